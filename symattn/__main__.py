@@ -1,0 +1,3 @@
+from symattn.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,223 @@
+"""Build the attention computation as an ordered list of named steps.
+
+``derive(problem)`` returns a ``Derivation``: a tuple of frozen ``Step``
+records (name, LaTeX symbol and formula, operands, exact value grid). The
+step names are canonical and shared by the checker and every renderer::
+
+    X, W_Q, W_K, W_V, Q, K, V, scores, scaled, mask, masked, exp, exp_sum,
+    weights, output
+
+Rational inputs take the fast exact core (``grids``); inputs with roots or
+identifiers take the SymPy path (``symbolic``). Nothing here formats numbers.
+
+>>> from symattn.problem import Problem
+>>> problem = Problem.from_mapping({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]],
+...                                            "V": [[1], [2]]}, "options": {"scale": "none"}})
+>>> derivation = derive(problem)
+>>> [step.name for step in derivation.steps]
+['Q', 'K', 'V', 'scores', 'scaled', 'exp', 'exp_sum', 'weights', 'output']
+>>> derivation["scores"].value.exact(0, 0)
+1
+"""
+
+from __future__ import annotations
+
+__all__ = ["Step", "Derivation", "derive", "STEP_INFO", "STEP_NAMES"]
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from flint import fmpq, fmpq_mat
+
+from symattn import grids
+from symattn.entries import Symbolic
+from symattn.errors import InputError
+from symattn.exact import NEG_INF, Surd
+from symattn.problem import EntryMatrix, Problem
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    symbol: str            # LaTeX symbol of the result
+    formula: str           # LaTeX right-hand side in terms of operands
+    operands: tuple[str, ...]
+    description: str
+
+
+STEP_INFO: dict[str, StepInfo] = {
+    "X": StepInfo("X", "X", (), "input embeddings, one row per token"),
+    "W_Q": StepInfo("W_Q", "W_Q", (), "query projection"),
+    "W_K": StepInfo("W_K", "W_K", (), "key projection"),
+    "W_V": StepInfo("W_V", "W_V", (), "value projection"),
+    "Q": StepInfo("Q", "X W_Q", ("X", "W_Q"), "queries"),
+    "K": StepInfo("K", "X W_K", ("X", "W_K"), "keys"),
+    "V": StepInfo("V", "X W_V", ("X", "W_V"), "values"),
+    "scores": StepInfo("S", "Q K^{\\top}", ("Q", "K"), "raw scores q_i . k_j"),
+    "scaled": StepInfo("\\tilde{S}", "\\frac{Q K^{\\top}}{\\sqrt{d_k}}", ("scores",),
+                       "scores after scaling (and temperature)"),
+    "mask": StepInfo("M", "M", (), "additive mask: 0 keeps, -oo masks"),
+    "masked": StepInfo("Z", "\\tilde{S} + M", ("scaled", "mask"), "scaled scores plus mask"),
+    "exp": StepInfo("E", "e^{Z_{ij}}", ("masked",), "exponentials, not max-shifted"),
+    "exp_sum": StepInfo("\\Sigma", "\\sum_j e^{Z_{ij}}", ("exp",), "row sums of the exponentials"),
+    "weights": StepInfo("A", "\\frac{E_{ij}}{\\Sigma_i}", ("exp", "exp_sum"),
+                        "attention weights, each row sums to 1"),
+    "output": StepInfo("O", "A V", ("weights", "V"), "weighted sums of the value rows"),
+}
+STEP_NAMES = tuple(STEP_INFO)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One named quantity of the derivation, with its exact value."""
+
+    name: str
+    symbol: str
+    formula: str
+    operands: tuple[str, ...]
+    description: str
+    value: grids.Grid
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.value.shape
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The steps of one problem, in order; index by step name."""
+
+    problem: Problem
+    steps: tuple[Step, ...]
+
+    def __getitem__(self, name: str) -> Step:
+        for step in self.steps:
+            if step.name == name:
+                return step
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return any(step.name == name for step in self.steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(step.name for step in self.steps)
+
+
+def make_step(name: str, value: grids.Grid, *, formula: str | None = None,
+              operands: tuple[str, ...] | None = None) -> Step:
+    info = STEP_INFO[name]
+    return Step(name, info.symbol, formula or info.formula,
+                info.operands if operands is None else operands, info.description, value)
+
+
+def scaled_formula(problem: Problem) -> str:
+    """LaTeX for the scaled step that says what was actually done."""
+    numerator = "S"
+    if problem.scale is None:
+        body = f"\\frac{{{numerator}}}{{\\sqrt{{d_k}}}}"
+    elif problem.scale == 1:
+        body = numerator
+    else:
+        body = f"s \\cdot {numerator}"
+    if problem.temperature != 1:
+        body = f"\\frac{{1}}{{T}} \\cdot {body}" if problem.scale is not None else \
+            f"\\frac{{{numerator}}}{{\\sqrt{{d_k}}\\, T}}"
+    return body
+
+
+def needs_symbolic(problem: Problem) -> bool:
+    """True when some input or option is not rational (roots, identifiers)."""
+    for matrix in problem.inputs.values():
+        for row in matrix:
+            for entry in row:
+                if isinstance(entry.value, (Symbolic, Surd)):
+                    return True
+    return isinstance(problem.scale, Symbolic) or isinstance(problem.temperature, Symbolic)
+
+
+def derive(problem: Problem) -> Derivation:
+    """All steps of the attention computation for ``problem``, exactly."""
+    if needs_symbolic(problem):
+        from symattn import symbolic
+
+        return Derivation(problem, symbolic.build_steps(problem))
+    return Derivation(problem, tuple(_rational_steps(problem)))
+
+
+def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
+    values = []
+    for row in matrix:
+        for entry in row:
+            value = entry.value
+            if not isinstance(value, fmpq):
+                if holes_to_zero:
+                    value = fmpq(0)
+                else:  # pragma: no cover - needs_symbolic routes these elsewhere
+                    raise InputError(f"entry {entry.text!r} is not rational")
+            values.append(value)
+    return fmpq_mat(len(matrix), len(matrix[0]), values)
+
+
+def scale_factor(problem: Problem) -> fmpq | Surd:
+    """The number every score is multiplied by: scale / temperature."""
+    scale = problem.scale_value
+    temperature = problem.temperature
+    assert isinstance(scale, (fmpq, Surd)) and isinstance(temperature, (fmpq, Surd))
+    inverse = 1 / temperature if isinstance(temperature, fmpq) else temperature.reciprocal()
+    factor = scale * inverse
+    assert isinstance(factor, (fmpq, Surd))
+    return factor
+
+
+def _rational_steps(problem: Problem) -> Iterator[Step]:
+    inputs = problem.inputs
+    matrices: dict[str, fmpq_mat] = {}
+    for name in ("X", "W_Q", "W_K", "W_V"):
+        if name in inputs:
+            matrices[name] = _to_fmpq_mat(inputs[name])
+            yield make_step(name, grids.RationalGrid(matrices[name]))
+    start = "scaled" if "scaled" in inputs else "scores" if "scores" in inputs else None
+    for name in ("Q", "K", "V"):
+        if name in inputs:
+            matrices[name] = _to_fmpq_mat(inputs[name])
+            yield make_step(name, grids.RationalGrid(matrices[name]), formula=name, operands=())
+        elif f"W_{name}" in inputs and (start is None or name == "V"):
+            matrices[name] = matrices["X"] * matrices[f"W_{name}"]
+            yield make_step(name, grids.RationalGrid(matrices[name]))
+    if start is None:
+        base = matrices["Q"] * matrices["K"].transpose()
+        yield make_step("scores", grids.RationalGrid(base))
+    else:
+        base = _to_fmpq_mat(inputs[start], holes_to_zero=True)
+        if start == "scores":
+            yield make_step("scores", grids.RationalGrid(base), formula="S", operands=())
+    allowed = problem.allowed()
+    factor = fmpq(1) if start == "scaled" else scale_factor(problem)
+    holes = frozenset((i, j) for i, row in enumerate(inputs[start]) for j, entry in
+                      enumerate(row) if entry.value is NEG_INF) if start else frozenset()
+    scaled = grids.ScaledGrid(base, factor, holes)
+    yield make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
+                    else scaled_formula(problem), operands=() if start == "scaled" else None)
+    any_masked = not all(all(row) for row in allowed)
+    if any_masked:
+        yield make_step("mask", grids.MaskGrid(allowed))
+        masked = grids.MaskedGrid(scaled, allowed)
+        yield make_step("masked", masked)
+    else:
+        masked = grids.MaskedGrid(scaled, allowed)
+    operand = "masked" if any_masked else "scaled"
+    if problem.normalisation == "softmax":
+        exp = grids.ExpGrid(masked)
+        yield make_step("exp", exp, operands=(operand,))
+        yield make_step("exp_sum", grids.ExpSumGrid(exp))
+        weights = grids.WeightsGrid(masked, "softmax", problem.fully_masked)
+        yield make_step("weights", weights)
+    else:
+        weights = grids.WeightsGrid(masked, "sum", problem.fully_masked)
+        yield make_step("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
+                        operands=(operand,))
+    if "V" in matrices:
+        yield make_step("output", grids.OutputGrid(weights, matrices["V"]))

@@ -1,0 +1,60 @@
+"""The few exceptions symattn raises.
+
+Verdicts about printed numbers are data (see ``verify``); exceptions are only
+for input that cannot be used. Every message says where the problem is (file,
+key, row, column), what was found and what was expected, so the command line
+can print it on one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SymattnError", "InputError", "ShapeError", "Location"]
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in a spec a value came from; rows and columns are 1-based."""
+
+    file: str | None = None
+    key: str | None = None
+    row: int | None = None
+    column: int | None = None
+
+    def at(self, *, key: str | None = None, row: int | None = None,
+           column: int | None = None) -> Location:
+        """Return a copy pointing further in (a sub-key, a row, a column)."""
+        new_key = self.key if key is None else (f"{self.key}.{key}" if self.key else key)
+        return replace(self, key=new_key,
+                       row=self.row if row is None else row,
+                       column=self.column if column is None else column)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.key:
+            parts.append(self.key)
+        if self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.column is not None:
+            parts.append(f"column {self.column}")
+        return ", ".join(parts)
+
+
+class SymattnError(Exception):
+    """Base class: anything symattn refuses, with a message fit for a user."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        self.message = message
+        self.location = location
+        super().__init__(f"{location}: {message}" if location and str(location) else message)
+
+
+class InputError(SymattnError, ValueError):
+    """A spec, entry or option that cannot be read or makes no sense."""
+
+
+class ShapeError(InputError):
+    """Matrices whose shapes do not fit the product or step that needs them."""

@@ -1,0 +1,296 @@
+"""The exact value of each step as a grid of entries, for the fast rational core.
+
+Inputs are rational, so Q, K, V and QK^T are exact ``fmpq_mat`` products, and
+every scaled score is ``factor * s`` with ``s`` rational and ``factor`` a
+rational or a single surd (1/sqrt(d_k)/T). From there on exactness is decided
+by structure, not by looking at digits:
+
+* e^x for a non-zero algebraic x is transcendental (Lindemann-Weierstrass), so
+  an exponential is rational only when x = 0 (e^0 = 1) or x = -oo (0);
+* a softmax weight is rational exactly when every unmasked score in its row is
+  equal (then it is 1/count): otherwise the exponentials of the distinct scores
+  would satisfy a non-trivial linear relation with algebraic coefficients;
+* an output entry sum_j w_j v_j is rational exactly when each group of equal
+  scores has the same mean value v, and then it equals that mean.
+
+Everything not rational is carried as an ``Irrational``: its exact text and a
+certified ball at any precision. Grids never format and never round.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Grid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid", "ExpGrid",
+           "ExpSumGrid", "WeightsGrid", "OutputGrid", "FullyMaskedRowError"]
+
+from functools import lru_cache
+from typing import Callable, Sequence
+
+from flint import arb, fmpq, fmpq_mat
+
+from symattn.errors import InputError
+from symattn.exact import (NAN, NEG_INF, Exact, Irrational, Surd, exact_text, to_ball,
+                           working_precision)
+
+
+class FullyMaskedRowError(InputError):
+    """Softmax of a row whose every score is -oo is 0/0."""
+
+
+class Grid:
+    """An n x m grid of exact values; subclasses say how each entry is made."""
+
+    shape: tuple[int, int]
+
+    def exact(self, i: int, j: int) -> Exact:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def ball(self, i: int, j: int, prec: int) -> arb | None:
+        return to_ball(self.exact(i, j), prec)
+
+    def text(self, i: int, j: int) -> str:
+        return exact_text(self.exact(i, j))
+
+    def rows(self) -> range:
+        return range(self.shape[0])
+
+    def columns(self) -> range:
+        return range(self.shape[1])
+
+
+class RationalGrid(Grid):
+    """A matrix of rationals (inputs, Q, K, V, QK^T)."""
+
+    def __init__(self, matrix: fmpq_mat) -> None:
+        self.matrix = matrix
+        self.shape = (matrix.nrows(), matrix.ncols())
+
+    def exact(self, i: int, j: int) -> Exact:
+        return self.matrix[i, j]
+
+
+class ScaledGrid(Grid):
+    """``factor * base``: the scores after 1/sqrt(d_k) and the temperature."""
+
+    def __init__(self, base: fmpq_mat, factor: fmpq | Surd,
+                 holes: frozenset[tuple[int, int]] = frozenset()) -> None:
+        self.base = base
+        self.factor = factor
+        self.holes = holes  # entries given as -oo in the input
+        self.shape = (base.nrows(), base.ncols())
+
+    def exact(self, i: int, j: int) -> Exact:
+        if (i, j) in self.holes:
+            return NEG_INF
+        return self.factor * self.base[i, j]
+
+    def factor_ball(self, prec: int) -> arb:
+        ball = to_ball(self.factor, prec)
+        assert ball is not None
+        return ball
+
+
+class MaskGrid(Grid):
+    """The additive mask: 0 where attention is allowed, -oo where it is not."""
+
+    def __init__(self, allowed: Sequence[Sequence[bool]]) -> None:
+        self.allowed = allowed
+        self.shape = (len(allowed), len(allowed[0]))
+
+    def exact(self, i: int, j: int) -> Exact:
+        return fmpq(0) if self.allowed[i][j] else NEG_INF
+
+
+class MaskedGrid(Grid):
+    """Scaled scores plus the mask: masked entries are exactly -oo."""
+
+    def __init__(self, scaled: ScaledGrid, allowed: Sequence[Sequence[bool]]) -> None:
+        self.scaled = scaled
+        self.allowed = allowed
+        self.shape = scaled.shape
+
+    def exact(self, i: int, j: int) -> Exact:
+        return self.scaled.exact(i, j) if self.allowed[i][j] else NEG_INF
+
+    def open_columns(self, i: int) -> list[int]:
+        return [j for j in range(self.shape[1]) if self.allowed[i][j]]
+
+
+def _exp_text(argument: Exact) -> str:
+    return f"exp({exact_text(argument)})"
+
+
+class ExpGrid(Grid):
+    """e to each masked score, row by row, not shifted by the row maximum."""
+
+    def __init__(self, masked: MaskedGrid) -> None:
+        self.masked = masked
+        self.shape = masked.shape
+
+    def exact(self, i: int, j: int) -> Exact:
+        argument = self.masked.exact(i, j)
+        if argument is NEG_INF:
+            return fmpq(0)
+        if argument == 0:
+            return fmpq(1)
+        masked = self.masked
+
+        def evaluate(prec: int) -> arb:
+            with working_precision(prec):
+                return (masked.scaled.factor_ball(prec) * arb(masked.scaled.base[i, j])).exp()
+
+        return Irrational(_exp_text(argument), evaluate)
+
+
+class ExpSumGrid(Grid):
+    """Row sums of the exponentials: an n x 1 column."""
+
+    def __init__(self, exp: ExpGrid) -> None:
+        self.exp_grid = exp
+        self.shape = (exp.shape[0], 1)
+
+    def exact(self, i: int, j: int = 0) -> Exact:
+        columns = self.exp_grid.masked.open_columns(i)
+        base = self.exp_grid.masked.scaled.base
+        if all(base[i, c] == 0 for c in columns):
+            return fmpq(len(columns))
+        exp_grid = self.exp_grid
+        text = " + ".join(exp_grid.text(i, c) for c in columns)
+
+        def evaluate(prec: int) -> arb:
+            total = arb(0)
+            for c in columns:
+                term = exp_grid.ball(i, c, prec)
+                assert term is not None
+                with working_precision(prec):
+                    total += term
+            return total
+
+        return Irrational(text, evaluate)
+
+
+class WeightsGrid(Grid):
+    """Row-normalised weights: softmax (default) or division by the row sum."""
+
+    def __init__(self, masked: MaskedGrid, normalisation: str, fully_masked: str) -> None:
+        self.masked = masked
+        self.normalisation = normalisation
+        self.fully_masked = fully_masked
+        self.shape = masked.shape
+        self.row_ball_cache: Callable[[int, int], list[arb | None]] = lru_cache(maxsize=4096)(
+            self._row_balls)
+        for i in range(self.shape[0]):
+            self._check_row(i)
+
+    @property
+    def base(self) -> fmpq_mat:
+        return self.masked.scaled.base
+
+    def _check_row(self, i: int) -> None:
+        columns = self.masked.open_columns(i)
+        if not columns and self.fully_masked == "error":
+            raise FullyMaskedRowError(
+                f"row {i + 1} of the scores is fully masked, so softmax is 0/0; set "
+                "options.fully_masked to \"nan\" (as PyTorch returns) or \"zeros\"")
+        if columns and self.normalisation == "sum":
+            total = sum((self.base[i, c] for c in columns), fmpq(0))
+            if total == 0:
+                raise InputError(f"row {i + 1} of the scores sums to 0, so dividing by the "
+                                 "row sum is undefined; use normalisation = \"softmax\"")
+
+    def row_is_rational(self, i: int) -> bool:
+        """Softmax: all unmasked scores equal. Sum normalisation: always."""
+        columns = self.masked.open_columns(i)
+        if self.normalisation == "sum" or not columns:
+            return True
+        first = self.base[i, columns[0]]
+        return all(self.base[i, c] == first for c in columns)
+
+    def exact(self, i: int, j: int) -> Exact:
+        columns = self.masked.open_columns(i)
+        if not columns:
+            return NAN if self.fully_masked == "nan" else fmpq(0)
+        if not self.masked.allowed[i][j]:
+            return fmpq(0)
+        if self.normalisation == "sum":
+            total = sum((self.base[i, c] for c in columns), fmpq(0))
+            return self.base[i, j] / total
+        if self.row_is_rational(i):
+            return fmpq(1, len(columns))
+        exp_terms = [_exp_text(self.masked.exact(i, c)) for c in columns]
+        text = f"{_exp_text(self.masked.exact(i, j))}/({' + '.join(exp_terms)})"
+        return Irrational(text, lambda prec: self.row_ball_cache(i, prec)[j])  # type: ignore[return-value]
+
+    def _row_balls(self, i: int, prec: int) -> list[arb | None]:
+        """Certified softmax of row i, shifted by the row maximum (exactly)."""
+        columns = self.masked.open_columns(i)
+        result: list[arb | None] = [None] * self.shape[1]
+        with working_precision(prec):
+            factor = self.masked.scaled.factor_ball(prec)
+            row = [self.base[i, c] for c in columns]
+            # The factor is positive, so the largest scaled score has the largest s.
+            top = max(row)
+            exps = [(factor * arb(s - top)).exp() if s != top else arb(1) for s in row]
+            total = sum(exps, arb(0))
+            for c, e in zip(columns, exps):
+                result[c] = e / total
+            for c in range(self.shape[1]):
+                if result[c] is None:
+                    result[c] = arb(0)
+        return result
+
+    def ball(self, i: int, j: int, prec: int) -> arb | None:
+        value = self.exact(i, j)
+        if isinstance(value, Irrational):
+            return self.row_ball_cache(i, prec)[j]
+        return to_ball(value, prec)
+
+
+class OutputGrid(Grid):
+    """``weights @ V``: each output row is the weighted sum of the value rows."""
+
+    def __init__(self, weights: WeightsGrid, values: fmpq_mat) -> None:
+        self.weights = weights
+        self.values = values
+        self.shape = (weights.shape[0], values.ncols())
+
+    def exact(self, i: int, k: int) -> Exact:
+        weights = self.weights
+        columns = weights.masked.open_columns(i)
+        if not columns:
+            return NAN if weights.fully_masked == "nan" else fmpq(0)
+        if weights.row_is_rational(i):
+            return sum((_as_fmpq(weights.exact(i, c)) * self.values[c, k] for c in columns),
+                       fmpq(0))
+        common = self._common_group_mean(i, k, columns)
+        if common is not None:
+            return common
+        numerator = " + ".join(f"{exact_text(self.values[c, k])}*"
+                               f"{_exp_text(weights.masked.exact(i, c))}"
+                               for c in columns if self.values[c, k] != 0)
+        denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
+        return Irrational(f"({numerator})/({denominator})",
+                          lambda prec: self._ball(i, k, prec))
+
+    def _common_group_mean(self, i: int, k: int, columns: list[int]) -> fmpq | None:
+        """The rational value of the entry, if every equal-score group has one mean."""
+        base = self.weights.base
+        groups: dict[fmpq, list[fmpq]] = {}
+        for c in columns:
+            groups.setdefault(base[i, c], []).append(self.values[c, k])
+        means = {sum(vs, fmpq(0)) / len(vs) for vs in groups.values()}
+        return means.pop() if len(means) == 1 else None
+
+    def _ball(self, i: int, k: int, prec: int) -> arb:
+        row = self.weights.row_ball_cache(i, prec)
+        with working_precision(prec):
+            total = arb(0)
+            for c in self.weights.masked.open_columns(i):
+                weight = row[c]
+                assert weight is not None
+                total += weight * arb(self.values[c, k])
+            return total
+
+
+def _as_fmpq(value: Exact) -> fmpq:
+    assert isinstance(value, fmpq)
+    return value

@@ -1,0 +1,419 @@
+"""A validated attention problem: input matrices and options, shapes checked.
+
+``Problem.from_mapping`` takes the plain mapping a spec file holds (numbers
+still as their printed text) and returns a frozen ``Problem``, or raises
+``InputError`` naming the key, row and column at fault. The next stage is
+``engine.derive``.
+
+>>> problem = Problem.from_mapping({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]],
+...                                            "V": [[1], [2]]}})
+>>> problem.shape("Q"), problem.d_k
+((1, 2), 2)
+"""
+
+from __future__ import annotations
+
+__all__ = ["Problem", "EntryMatrix", "MaskSpec", "INPUT_NAMES", "OPTION_NAMES"]
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from flint import fmpq
+
+from symattn.entries import Entry, Symbolic, parse_entry
+from symattn.errors import InputError, Location, ShapeError
+from symattn.exact import NEG_INF, Exact, Surd, surd_sqrt
+
+INPUT_NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled")
+OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
+                "fully_masked", "query_positions", "digits", "rounding")
+TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
+                   "options", "claims")
+NORMALISATIONS = ("softmax", "sum")
+FULLY_MASKED_POLICIES = ("error", "nan", "zeros")
+
+EntryMatrix = tuple[tuple[Entry, ...], ...]
+
+
+def _unknown_key(key: str, known: tuple[str, ...], location: Location) -> InputError:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
+    if not close:
+        close = [k for k in known if k.lower() == key.lower()]
+    hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
+    return InputError(f"unknown key `{key}`{hint}", location)
+
+
+def check_keys(mapping: Mapping[str, Any], known: tuple[str, ...], location: Location) -> None:
+    for key in mapping:
+        if key not in known:
+            raise _unknown_key(str(key), known, location.at(key=str(key)))
+
+
+def read_matrix(raw: Any, location: Location) -> EntryMatrix:
+    """A list of rows (or one flat list, read as a single row) of entries."""
+    if isinstance(raw, str) or not isinstance(raw, (list, tuple)):
+        raise InputError(f"expected a matrix (a list of rows), got {_describe(raw)}", location)
+    if not raw:
+        raise InputError("the matrix is empty", location)
+    rows = raw if all(isinstance(r, (list, tuple)) for r in raw) else None
+    if rows is None:
+        if any(isinstance(r, (list, tuple)) for r in raw):
+            raise InputError("mixes rows (lists) and single numbers", location)
+        rows = [raw]
+    width = len(rows[0])
+    matrix = []
+    for i, row in enumerate(rows, start=1):
+        if len(row) == 0:
+            raise InputError("row is empty", location.at(row=i))
+        if len(row) != width:
+            raise ShapeError(f"ragged matrix: row {i} has {len(row)} entries but row 1 has "
+                             f"{width}", location.at(row=i))
+        matrix.append(tuple(parse_entry(_literal(value), location.at(row=i, column=j))
+                            for j, value in enumerate(row, start=1)))
+    return tuple(matrix)
+
+
+def _literal(value: Any) -> Any:
+    # Spec loaders hand numbers over as their printed text (a str subclass).
+    return str(value) if isinstance(value, str) else value
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the text {str(value)!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+@dataclass(frozen=True)
+class MaskSpec:
+    """Which (query, key) pairs may attend: ``kind`` is none, causal, padding or matrix."""
+
+    kind: str = "none"
+    padded_keys: tuple[int, ...] = ()          # 0-based key indices
+    allowed: tuple[tuple[bool, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Everything needed to derive one attention computation."""
+
+    inputs: Mapping[str, EntryMatrix]
+    title: str = ""
+    description: str = ""
+    tokens: tuple[str, ...] = ()
+    d_k: int | None = None
+    scale: Exact | Symbolic | None = None          # None: 1/sqrt(d_k)
+    temperature: Exact | Symbolic = fmpq(1)
+    mask: MaskSpec = MaskSpec()
+    normalisation: str = "softmax"
+    fully_masked: str = "error"
+    query_positions: tuple[int, ...] | None = None  # 1-based positions of the query rows
+    digits: int = 6
+    rounding: str = "half-up"
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    source: str | None = None
+
+    # ----------------------------------------------------------------- reading
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], source: str | None = None) -> Problem:
+        """Validate a spec mapping (as read from TOML or JSON) into a Problem."""
+        where = Location(file=source)
+        if not isinstance(data, Mapping):
+            raise InputError("a spec must be a table of keys", where)
+        check_keys(data, TOP_LEVEL_NAMES, where)
+        raw_inputs = data.get("inputs")
+        if not isinstance(raw_inputs, Mapping) or not raw_inputs:
+            raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
+                             "scores / scaled", where.at(key="inputs"))
+        check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
+        options = data.get("options", {})
+        if not isinstance(options, Mapping):
+            raise InputError("[options] must be a table", where.at(key="options"))
+        check_keys(options, OPTION_NAMES, where.at(key="options"))
+        inputs = cls._read_inputs(raw_inputs, where.at(key="inputs"))
+        title = data.get("title", "")
+        if not isinstance(title, str):
+            raise InputError("title must be text", where.at(key="title"))
+        tokens = data.get("tokens", [])
+        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+            raise InputError("tokens must be a list of strings", where.at(key="tokens"))
+        claims = data.get("claims", {})
+        if not isinstance(claims, Mapping):
+            raise InputError("[claims] must be a table", where.at(key="claims"))
+        problem = cls(inputs=inputs, title=str(title),
+                      description=str(data.get("description", "")),
+                      tokens=tuple(str(t) for t in tokens), claims=claims, source=source,
+                      **cls._read_options(options, where.at(key="options")))
+        problem._check_shapes(where)
+        return problem
+
+    @staticmethod
+    def _read_inputs(raw: Mapping[str, Any], where: Location) -> dict[str, EntryMatrix]:
+        inputs: dict[str, EntryMatrix] = {}
+        for name in INPUT_NAMES:
+            if name not in raw:
+                continue
+            value = raw[name]
+            if isinstance(value, str) and value.strip().lower() == "identity":
+                if not name.startswith("W_"):
+                    raise InputError("only W_Q, W_K and W_V may be \"identity\"",
+                                     where.at(key=name))
+                if "X" not in raw:
+                    raise InputError("\"identity\" needs X to know its size",
+                                     where.at(key=name))
+                size = len(read_matrix(raw["X"], where.at(key="X"))[0])
+                inputs[name] = tuple(tuple(Entry(fmpq(int(i == j)), 0, str(int(i == j)))
+                                           for j in range(size)) for i in range(size))
+                continue
+            matrix = read_matrix(value, where.at(key=name))
+            if name not in ("scores", "scaled"):
+                for i, row in enumerate(matrix, start=1):
+                    for j, entry in enumerate(row, start=1):
+                        if entry.value is NEG_INF:
+                            raise InputError("-inf is only allowed in scores or scaled "
+                                             "(where it masks)", where.at(key=name, row=i,
+                                                                          column=j))
+            inputs[name] = matrix
+        return inputs
+
+    @staticmethod
+    def _read_options(raw: Mapping[str, Any], where: Location) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        if "d_k" in raw:
+            result["d_k"] = _positive_int(raw["d_k"], where.at(key="d_k"), "d_k")
+        if "scale" in raw:
+            value = raw["scale"]
+            if isinstance(value, str) and value.strip().lower() in ("none", "1", "off"):
+                result["scale"] = fmpq(1)
+            elif isinstance(value, str) and value.strip().lower() == "default":
+                pass
+            else:
+                result["scale"] = _positive_value(value, where.at(key="scale"), "scale")
+        if "temperature" in raw:
+            result["temperature"] = _positive_value(raw["temperature"],
+                                                    where.at(key="temperature"), "temperature")
+        norm_key = "normalisation" if "normalisation" in raw else "normalization"
+        if norm_key in raw:
+            norm = str(raw[norm_key]).strip().lower()
+            if norm not in NORMALISATIONS:
+                raise InputError(f"unknown normalisation {raw[norm_key]!r}; use softmax or "
+                                 "sum", where.at(key=norm_key))
+            result["normalisation"] = norm
+        if "fully_masked" in raw:
+            policy = str(raw["fully_masked"]).strip().lower()
+            if policy not in FULLY_MASKED_POLICIES:
+                raise InputError(f"unknown fully_masked policy {raw['fully_masked']!r}; use "
+                                 "error, nan or zeros", where.at(key="fully_masked"))
+            result["fully_masked"] = policy
+        if "mask" in raw:
+            result["mask"] = _read_mask(raw["mask"], where.at(key="mask"))
+        if "query_positions" in raw:
+            positions = raw["query_positions"]
+            if not isinstance(positions, list) or not positions:
+                raise InputError("query_positions must be a list of 1-based positions",
+                                 where.at(key="query_positions"))
+            result["query_positions"] = tuple(
+                _positive_int(p, where.at(key="query_positions", column=k), "a position")
+                for k, p in enumerate(positions, start=1))
+        if "digits" in raw:
+            result["digits"] = _positive_int(raw["digits"], where.at(key="digits"), "digits")
+        if "rounding" in raw:
+            from symattn.rounding import parse_rounding
+
+            try:
+                result["rounding"] = parse_rounding(str(raw["rounding"])).value
+            except InputError as error:
+                raise InputError(error.message, where.at(key="rounding")) from None
+        return result
+
+    # ------------------------------------------------------------------ shapes
+    def shape(self, name: str) -> tuple[int, int]:
+        matrix = self.inputs[name]
+        return len(matrix), len(matrix[0])
+
+    def _check_shapes(self, where: Location) -> None:
+        has = self.inputs.__contains__
+        start = [n for n in ("scaled", "scores") if has(n)]
+        if len(start) == 2:
+            raise InputError("give scores or scaled, not both", where.at(key="inputs"))
+        if start:
+            for name in ("X", "W_Q", "W_K", "Q", "K"):
+                if has(name):
+                    raise InputError(f"{name} is not used when {start[0]} is given directly; "
+                                     "remove one of them", where.at(key=f"inputs.{name}"))
+            n, m = self.shape(start[0])
+            if has("V") and self.shape("V")[0] != m:
+                raise ShapeError(f"weights @ V needs V to have {m} rows (one per key), but V "
+                                 f"is {_dims(self.shape('V'))}", where.at(key="inputs.V"))
+            if start[0] == "scores" and self.scale is None and self.d_k is None:
+                raise InputError("scores are given directly, so d_k is unknown: set "
+                                 "options.d_k or options.scale", where.at(key="options"))
+        else:
+            for name in ("Q", "K", "V"):
+                weight = f"W_{name}"
+                if has(name) and (has(weight)):
+                    raise InputError(f"give {name} directly or X with {weight}, not both",
+                                     where.at(key=f"inputs.{weight}"))
+                if not has(name) and not (has("X") and has(weight)):
+                    if name == "V" and not has(weight):
+                        continue  # no V: the derivation stops at the weights
+                    missing = weight if has("X") else f"{name} (or X with {weight})"
+                    raise InputError(f"missing input {missing}", where.at(key="inputs"))
+            if has("X"):
+                x_shape = self.shape("X")
+                for weight in ("W_Q", "W_K", "W_V"):
+                    if has(weight) and self.shape(weight)[0] != x_shape[1]:
+                        raise ShapeError(
+                            f"X @ {weight} needs {weight} to have {x_shape[1]} rows (X is "
+                            f"{_dims(x_shape)}), but {weight} is {_dims(self.shape(weight))}",
+                            where.at(key=f"inputs.{weight}"))
+            q, k = self.projected_shape("Q"), self.projected_shape("K")
+            if q[1] != k[1]:
+                raise ShapeError(f"Q @ K^T needs Q and K to have the same number of columns, "
+                                 f"but Q is {_dims(q)} and K is {_dims(k)}",
+                                 where.at(key="inputs"))
+            if has("V") or has("W_V"):
+                v = self.projected_shape("V")
+                if v[0] != k[0]:
+                    raise ShapeError(f"weights @ V needs V to have one row per key ({k[0]}), "
+                                     f"but V is {_dims(v)}", where.at(key="inputs"))
+        n, m = self.score_shape()
+        self._check_mask(n, m, where.at(key="options.mask"))
+        if self.query_positions is not None and len(self.query_positions) != n:
+            raise ShapeError(f"query_positions has {len(self.query_positions)} entries but "
+                             f"there are {n} queries", where.at(key="options.query_positions"))
+        if self.tokens and len(self.tokens) not in (n, m):
+            raise ShapeError(f"tokens lists {len(self.tokens)} names but there are {n} "
+                             f"queries and {m} keys", where.at(key="tokens"))
+
+    def projected_shape(self, name: str) -> tuple[int, int]:
+        """Shape of Q, K or V, given directly or as X @ W."""
+        if name in self.inputs:
+            return self.shape(name)
+        return self.shape("X")[0], self.shape(f"W_{name}")[1]
+
+    def score_shape(self) -> tuple[int, int]:
+        for name in ("scaled", "scores"):
+            if name in self.inputs:
+                return self.shape(name)
+        return self.projected_shape("Q")[0], self.projected_shape("K")[0]
+
+    def _check_mask(self, n: int, m: int, where: Location) -> None:
+        mask = self.mask
+        if mask.kind == "causal" and n != m and self.query_positions is None:
+            raise ShapeError(f"a causal mask with {n} queries and {m} keys is ambiguous; set "
+                             "options.query_positions (the 1-based position of each query)",
+                             where)
+        if mask.kind == "padding":
+            for key in mask.padded_keys:
+                if key >= m:
+                    raise ShapeError(f"padded key position {key + 1} is beyond the {m} keys",
+                                     where)
+        if mask.kind == "matrix" and mask.allowed is not None:
+            shape = (len(mask.allowed), len(mask.allowed[0]))
+            if shape != (n, m):
+                raise ShapeError(f"the mask is {_dims(shape)} but the scores are "
+                                 f"{_dims((n, m))}", where)
+        if self.query_positions is not None:
+            for k, position in enumerate(self.query_positions, start=1):
+                if position > m:
+                    raise ShapeError(f"query position {position} is beyond the {m} keys",
+                                     where.at(column=k))
+
+    # -------------------------------------------------------------- properties
+    @property
+    def d_k_value(self) -> int | None:
+        """d_k as used for the default scale (explicit, else the columns of K)."""
+        if self.d_k is not None:
+            return self.d_k
+        if "scaled" in self.inputs or "scores" in self.inputs:
+            return None
+        return self.projected_shape("K")[1]
+
+    @property
+    def scale_value(self) -> Exact | Symbolic:
+        if self.scale is not None:
+            return self.scale
+        d_k = self.d_k_value
+        assert d_k is not None
+        return surd_sqrt(fmpq(1, d_k))
+
+    def allowed(self) -> list[list[bool]]:
+        """For each query row and key column, whether attention is allowed."""
+        n, m = self.score_shape()
+        positions = self.query_positions or tuple(range(1, n + 1))
+        mask = self.mask
+        allowed = [[True] * m for _ in range(n)]
+        for i in range(n):
+            for j in range(m):
+                if mask.kind == "causal":
+                    allowed[i][j] = j + 1 <= positions[i]
+                elif mask.kind == "padding":
+                    allowed[i][j] = j not in mask.padded_keys
+                elif mask.kind == "matrix" and mask.allowed is not None:
+                    allowed[i][j] = mask.allowed[i][j]
+        for name in ("scaled", "scores"):
+            for i, row in enumerate(self.inputs.get(name, ())):
+                for j, entry in enumerate(row):
+                    if entry.value is NEG_INF:
+                        allowed[i][j] = False
+        return allowed
+
+
+
+def _dims(shape: tuple[int, int]) -> str:
+    return f"{shape[0]}x{shape[1]}"
+
+
+def _positive_int(raw: Any, where: Location, what: str) -> int:
+    entry = parse_entry(_literal(raw), where)
+    value = entry.value
+    if not isinstance(value, fmpq) or value.q != 1 or value <= 0:
+        raise InputError(f"{what} must be a positive whole number, got {entry.text!r}", where)
+    return int(value.p)
+
+
+def _positive_value(raw: Any, where: Location, what: str) -> Exact | Symbolic:
+    entry = parse_entry(_literal(raw), where)
+    value = entry.value
+    if isinstance(value, fmpq) and value <= 0 or isinstance(value, Surd) and value.coefficient <= 0:
+        raise InputError(f"{what} must be positive, got {entry.text!r}", where)
+    if value is NEG_INF:
+        raise InputError(f"{what} must be a positive number, got {entry.text!r}", where)
+    return value
+
+
+def _read_mask(raw: Any, where: Location) -> MaskSpec:
+    if isinstance(raw, str):
+        kind = raw.strip().lower()
+        if kind in ("none", "causal"):
+            return MaskSpec(kind=kind)
+        raise InputError(f"unknown mask {raw!r}; use \"none\", \"causal\", a list of padded "
+                         "key positions, or a matrix of 0/1 or 0/-inf", where)
+    if isinstance(raw, list) and raw and all(isinstance(r, list) for r in raw):
+        matrix = read_matrix(raw, where)
+        values = [entry.value for row in matrix for entry in row]
+        # With -inf (or only zeros) the mask is additive: 0 keeps, -inf masks.
+        # Otherwise it is boolean: 1 keeps, 0 masks.
+        additive = NEG_INF in values or all(v == 0 for v in values if isinstance(v, fmpq))
+        keep, drop = (fmpq(0), NEG_INF) if additive else (fmpq(1), fmpq(0))
+        allowed = []
+        for i, row in enumerate(matrix, start=1):
+            allowed_row = []
+            for j, entry in enumerate(row, start=1):
+                if entry.value == keep or entry.value is drop:
+                    allowed_row.append(entry.value == keep)
+                else:
+                    kind = "0/-inf (additive)" if additive else "0/1"
+                    raise InputError(f"this {kind} mask has the entry {entry.text!r}; use "
+                                     "either 0/1 or 0/-inf throughout",
+                                     where.at(row=i, column=j))
+            allowed.append(tuple(allowed_row))
+        return MaskSpec(kind="matrix", allowed=tuple(allowed))
+    if isinstance(raw, list):
+        padded = []
+        for k, value in enumerate(raw, start=1):
+            padded.append(_positive_int(value, where.at(column=k), "a padded key position") - 1)
+        return MaskSpec(kind="padding", padded_keys=tuple(sorted(set(padded))))
+    raise InputError(f"unknown mask {_describe(raw)}", where)

@@ -1,0 +1,135 @@
+"""Rounding decided with certainty, and the one decimal formatter.
+
+A rational is rounded with integer arithmetic. An irrational value is rounded
+from a certified ball: rounding is monotone, so when both ends of the ball
+round to the same integer every point inside does too, and the decision is
+proved. Otherwise the caller raises the precision and asks again. A binary
+float never decides anything here.
+
+>>> round_scaled(fmpq(855, 1000), 2, Rounding.HALF_UP)
+86
+>>> round_scaled(fmpq(855, 1000), 2, Rounding.HALF_EVEN)
+86
+>>> round_scaled(fmpq(845, 1000), 2, Rounding.HALF_EVEN)
+84
+>>> format_scaled(-5, 2)
+'-0.05'
+"""
+
+from __future__ import annotations
+
+__all__ = ["Rounding", "round_scaled", "round_ball", "format_scaled", "is_tie",
+           "distance_to_tie", "parse_rounding"]
+
+from enum import Enum
+
+from flint import arb, fmpq, fmpz
+
+from symattn.errors import InputError
+
+
+class Rounding(Enum):
+    """How a value is rounded to a number of decimal places."""
+
+    HALF_UP = "half-up"        # halves away from zero, as people round by hand
+    HALF_EVEN = "half-even"    # halves to the even neighbour (banker's rounding)
+    TRUNCATE = "truncate"      # towards zero: drop the further digits
+
+
+_ALIASES = {"half-up": Rounding.HALF_UP, "half_up": Rounding.HALF_UP,
+            "half-even": Rounding.HALF_EVEN, "half_even": Rounding.HALF_EVEN,
+            "bankers": Rounding.HALF_EVEN, "truncate": Rounding.TRUNCATE,
+            "down": Rounding.TRUNCATE, "truncation": Rounding.TRUNCATE}
+
+
+def parse_rounding(name: str) -> Rounding:
+    """Rounding rule from its name (``half-up``, ``half-even``, ``truncate``)."""
+    try:
+        return _ALIASES[name.strip().lower()]
+    except KeyError:
+        raise InputError(f"unknown rounding rule {name!r}; use half-up, half-even "
+                         "or truncate") from None
+
+
+def _pow10(places: int) -> fmpq:
+    return fmpq(10) ** places
+
+
+def round_scaled(value: fmpq, places: int, rule: Rounding) -> int:
+    """``value * 10**places`` rounded to an integer under ``rule`` (exactly)."""
+    scaled = value * _pow10(places)
+    numerator, denominator = int(scaled.p), int(scaled.q)
+    negative = numerator < 0
+    quotient, remainder = divmod(abs(numerator), denominator)
+    if rule is Rounding.TRUNCATE or remainder == 0:
+        result = quotient
+    else:
+        twice = 2 * remainder
+        if twice > denominator or (twice == denominator and (
+                rule is Rounding.HALF_UP or quotient % 2 == 1)):
+            result = quotient + 1
+        else:
+            result = quotient
+    return -result if negative else result
+
+
+def is_tie(value: fmpq, places: int, rule: Rounding) -> bool:
+    """True when the rule, not the value, decides the last digit.
+
+    For the half rules that is a value exactly halfway between two candidates;
+    for truncation, a value with nothing beyond the printed digits is never a tie.
+    """
+    if rule is Rounding.TRUNCATE:
+        return False
+    scaled = value * _pow10(places)
+    return int(scaled.q) == 2
+
+
+def _exact_dyadic(point: arb) -> fmpq:
+    """An exact arb (as ``mid()`` and ``rad()`` return) as a rational."""
+    if point.is_zero():
+        return fmpq(0)
+    mantissa, exponent = point.man_exp()
+    return fmpq(int(mantissa)) * fmpq(2) ** int(exponent)
+
+
+def _ball_endpoints(ball: arb) -> tuple[fmpq, fmpq]:
+    # mid() and rad() are exact whatever the context precision, so the
+    # endpoints are computed in rationals rather than with arb's rounding.
+    middle, radius = _exact_dyadic(ball.mid()), _exact_dyadic(ball.rad())
+    return middle - radius, middle + radius
+
+
+def round_ball(ball: arb, places: int, rule: Rounding) -> int | None:
+    """The rounded scaled integer if the ball decides it, else None."""
+    if not ball.is_finite():
+        return None
+    low, high = _ball_endpoints(ball)
+    rounded_low = round_scaled(low, places, rule)
+    if rounded_low == round_scaled(high, places, rule):
+        return rounded_low
+    return None
+
+
+def distance_to_tie(ball: arb, places: int) -> arb:
+    """How far (in units of the last printed place) the value is from a midpoint."""
+    scaled = ball * arb(fmpz(10) ** places if places >= 0 else fmpq(1, 10 ** -places))
+    fraction = scaled - scaled.floor()
+    return abs(fraction - arb(fmpq(1, 2)))
+
+
+def format_scaled(scaled: int, places: int, decimal_separator: str = ".") -> str:
+    """Decimal text of ``scaled / 10**places``, trailing zeros kept.
+
+    Negative places print as an integer with that many trailing zeros.
+
+    >>> format_scaled(40, 2)
+    '0.40'
+    >>> format_scaled(12, -2)
+    '1200'
+    """
+    if places <= 0:
+        return str(scaled * 10 ** (-places))
+    sign = "-" if scaled < 0 else ""
+    digits = str(abs(scaled)).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}{decimal_separator}{digits[-places:]}"

@@ -1,0 +1,77 @@
+"""Turn a derivation into strings, once, for every renderer.
+
+A ``StepView`` holds only text: the step's name, symbol, formula, shape, and
+for the rows and columns on show the exact form and the decimal. Renderers
+(text, JSON, LaTeX, Markdown) lay these strings out; none of them computes or
+rounds. Large matrices are elided: only the first and last rows and columns
+are formatted at all, so a 1024 x 1024 step costs a few dozen entries.
+"""
+
+from __future__ import annotations
+
+__all__ = ["StepView", "DerivationView", "build_view", "shown_indices"]
+
+from dataclasses import dataclass
+
+from symattn.engine import Derivation, Step
+from symattn.formatting import NumberFormat
+
+
+def shown_indices(count: int, limit: int | None) -> tuple[int, ...]:
+    """Indices on show: all of them, or the first and last when there are too many.
+
+    >>> shown_indices(10, 4)
+    (0, 1, 8, 9)
+    """
+    if limit is None or count <= limit:
+        return tuple(range(count))
+    head = (limit + 1) // 2
+    tail = limit - head
+    return tuple(range(head)) + tuple(range(count - tail, count))
+
+
+@dataclass(frozen=True)
+class StepView:
+    name: str
+    symbol: str
+    formula: str
+    operands: tuple[str, ...]
+    description: str
+    shape: tuple[int, int]
+    rows: tuple[int, ...]
+    columns: tuple[int, ...]
+    exact: tuple[tuple[str, ...], ...]
+    decimal: tuple[tuple[str | None, ...], ...]
+
+    @property
+    def elided(self) -> bool:
+        return len(self.rows) < self.shape[0] or len(self.columns) < self.shape[1]
+
+
+@dataclass(frozen=True)
+class DerivationView:
+    title: str
+    description: str
+    number_format: NumberFormat
+    steps: tuple[StepView, ...]
+
+
+def step_view(step: Step, number_format: NumberFormat, limit: int | None) -> StepView:
+    grid = step.value
+    rows = shown_indices(grid.shape[0], limit)
+    columns = shown_indices(grid.shape[1], limit)
+    exact = tuple(tuple(grid.text(i, j) for j in columns) for i in rows)
+    decimal = tuple(tuple(number_format.format(grid.exact(i, j)) for j in columns)
+                    for i in rows)
+    return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
+                    grid.shape, rows, columns, exact, decimal)
+
+
+def build_view(derivation: Derivation, number_format: NumberFormat | None = None,
+               limit: int | None = 8, steps: tuple[str, ...] | None = None) -> DerivationView:
+    """Strings for every step (or the named ones), at ``number_format``."""
+    number_format = number_format or NumberFormat()
+    chosen = [s for s in derivation.steps if steps is None or s.name in steps]
+    problem = derivation.problem
+    return DerivationView(problem.title, problem.description, number_format,
+                          tuple(step_view(step, number_format, limit) for step in chosen))
