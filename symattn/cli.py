@@ -66,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
                              "0 shows all)")
     derive.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
 
+    check = commands.add_parser("check", help="judge the printed numbers ([claims]) of specs",
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=EPILOG)
+    _add_source(check, many=True)
+    check.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
+    check.add_argument("--rounding", default=None,
+                       help="rounding the document used: half-up, half-even or truncate "
+                            "(default: the spec's options.rounding, else half-up)")
+    check.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                       help="check N files in parallel processes (output stays in input order)")
+    check.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+
     commands.add_parser("examples", help="list the bundled examples")
     return parser
 
@@ -125,7 +137,47 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"derive": _cmd_derive, "examples": _cmd_examples}
+def check_one(source: str, rounding: str | None) -> object:
+    """Report for one spec file, or the error message when it is unusable."""
+    from symattn import engine, spec, verify
+    from symattn.errors import SymattnError
+
+    try:
+        return verify.check(engine.derive(spec.load(source)), rounding)
+    except SymattnError as error:
+        return f"symattn: error: {error}"
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from symattn import render_report
+    from symattn.errors import InputError
+    from symattn.rounding import parse_rounding
+
+    sources = _sources(args)
+    if not sources:
+        raise InputError("check needs at least one spec: FILE ... or --example NAME")
+    if args.rounding is not None:
+        parse_rounding(args.rounding)
+    if args.jobs > 1 and len(sources) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(pool.map(check_one, sources, [args.rounding] * len(sources)))
+    else:
+        results = [check_one(source, args.rounding) for source in sources]
+    reports = [r for r in results if not isinstance(r, str)]
+    for message in (r for r in results if isinstance(r, str)):
+        print(message, file=sys.stderr)
+    layout = {"text": render_report.report_text, "markdown": render_report.report_markdown,
+              "json": render_report.report_json}[args.format]
+    if reports:
+        _write(layout(reports), args.output)
+    if len(reports) < len(results):
+        return EXIT_INPUT
+    return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK
+
+
+COMMANDS = {"derive": _cmd_derive, "check": _cmd_check, "examples": _cmd_examples}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,466 @@
+"""Verdicts on printed numbers: ok, propagated, wrong - decided with certainty.
+
+For each claim the exact value is rounded to the printed places under the
+rule in force (half-up unless the spec or the command says otherwise), with
+``numeric.decide_scaled``: rationals exactly, everything else from certified
+balls. A number that is not ok is recomputed along the document's own path:
+every operand that the document printed is taken as printed (rounded), every
+other operand is itself recomputed that way, down to the inputs. If the
+printed number follows from that, it is ``propagated`` and the report names the
+printed numbers that carried the rounding; otherwise it is ``wrong`` and the
+report says what it should be and what it does match. Verdicts are data;
+nothing here raises for a wrong number.
+
+>>> import symattn
+>>> report = check(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
+>>> [v.verdict for v in report.verdicts if v.position == "output[2,2]"]
+['propagated']
+"""
+
+from __future__ import annotations
+
+__all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Iterable
+
+from flint import fmpq
+
+from symattn import arith
+from symattn.claims import QUERY_ROW_STEPS, Claim, Target, read_claims
+from symattn.engine import Derivation, derive, scale_factor
+from symattn.errors import InputError
+from symattn.exact import NAN, NEG_INF, Exact, exact_text
+from symattn.numeric import UndecidedError, decide_scaled, fixed_decimal
+from symattn.rounding import Rounding, format_scaled, is_tie, parse_rounding, round_scaled
+
+VERDICTS = ("ok", "propagated", "wrong", "undecided")
+FLAGS = ("tie", "near-tie", "inconsistent", "approximate")
+NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
+_SHOWN_EXTRA_PLACES = 4
+_SEARCH_LIMIT = 4096        # entries searched for "matches a different entry"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement on one printed number (all fields are plain text)."""
+
+    claim: Claim
+    position: str                 # 1-based, e.g. "weights[3,1]"
+    printed: str
+    exact: str                    # exact closed form
+    exact_decimal: str            # exact value with a few more places than printed
+    exact_rounded: str            # exact value rounded as the document should print it
+    recomputed: str | None        # from the document's own numbers, same places
+    verdict: str                  # ok | propagated | wrong | undecided
+    flags: tuple[str, ...]
+    reason: str
+    carried_from: tuple[str, ...] = ()
+
+    @property
+    def step(self) -> str:
+        return self.claim.target.step
+
+    @property
+    def label(self) -> str:
+        return self.claim.label
+
+
+@dataclass(frozen=True)
+class Report:
+    """All verdicts of one spec, in the order the claims were written."""
+
+    title: str
+    source: str | None
+    rounding: Rounding
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {name: 0 for name in VERDICTS}
+        for verdict in self.verdicts:
+            counts[verdict.verdict] += 1
+        return counts
+
+    @property
+    def has_wrong(self) -> bool:
+        return any(v.verdict == "wrong" for v in self.verdicts)
+
+
+def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Report:
+    """Judge every claim of the derivation's problem."""
+    problem = derivation.problem
+    rule = rounding if isinstance(rounding, Rounding) else parse_rounding(
+        rounding or problem.rounding)
+    shapes = {step.name: step.shape for step in derivation.steps}
+    claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
+    checker = _Checker(derivation, rule, claims)
+    verdicts = [checker.judge(claim) for claim in claims]
+    verdicts = _flag_inconsistent(verdicts)
+    return Report(problem.title, problem.source, rule, tuple(verdicts))
+
+
+class _Checker:
+    def __init__(self, derivation: Derivation, rule: Rounding, claims: list[Claim]) -> None:
+        self.derivation = derivation
+        self.problem = derivation.problem
+        self.rule = rule
+        self.printed: dict[Target, Claim] = {}
+        for claim in sorted(claims, key=lambda c: (not c.primary, c.order)):
+            self.printed.setdefault(claim.target, claim)
+        self.memo: dict[Target, tuple[Exact, frozenset[Claim]]] = {}
+        self._unscaled: Derivation | None | bool = False
+
+    # ------------------------------------------------------------ positions
+    def row_label(self, target: Target) -> int:
+        positions = self.problem.query_positions
+        if positions is not None and target.step in QUERY_ROW_STEPS:
+            return positions[target.row]
+        return target.row + 1
+
+    def position(self, target: Target) -> str:
+        return target.describe(self.row_label(target))
+
+    # ------------------------------------------------------------ exact values
+    def grid(self, name: str):  # type: ignore[no-untyped-def]
+        return self.derivation[name].value
+
+    def exact(self, target: Target, derivation: Derivation | None = None) -> Exact:
+        derivation = derivation or self.derivation
+        grid = lambda name: derivation[name].value  # noqa: E731
+        i, j = target.row, target.column
+        if target.part == "divisor":
+            factor = scale_factor(derivation.problem)
+            return 1 / factor if isinstance(factor, fmpq) else factor.reciprocal()
+        if target.part == "entry":
+            return grid(target.step).exact(i, j)
+        if target.part == "sum":
+            if target.step == "weights":
+                first = grid("weights").exact(i, 0)
+                if first is NAN:
+                    return NAN
+                open_row = any(grid("weights").exact(i, c) != 0 for c in grid("weights").columns())
+                return fmpq(1) if open_row else fmpq(0)
+            return arith.total(grid(target.step).exact(i, c) for c in grid(target.step).columns())
+        t = target.term
+        if target.step == "scores":
+            return arith.multiply(grid("Q").exact(i, t), grid("K").exact(j, t))
+        if target.step == "output":
+            return arith.multiply(grid("weights").exact(i, t), grid("V").exact(t, j))
+        return grid("exp").exact(i, t)          # exp_sum terms
+
+    # ------------------------------------------------ the document's own path
+    def operand(self, step: str, i: int, j: int) -> tuple[Exact, frozenset[Claim]]:
+        target = Target(step, i, j)
+        claim = self.printed.get(target)
+        if claim is not None and claim.printed.value is not NEG_INF and not claim.printed.percent:
+            return claim.printed.value, frozenset({claim})
+        if claim is not None and claim.printed.percent:
+            return claim.printed.value / 100, frozenset({claim})
+        return self.recompute(target)
+
+    def has(self, name: str) -> bool:
+        return name in self.derivation
+
+    def recompute(self, target: Target) -> tuple[Exact, frozenset[Claim]]:
+        if target not in self.memo:
+            self.memo[target] = self._recompute(target)
+        return self.memo[target]
+
+    def _sum(self, pairs: Iterable[tuple[Exact, frozenset[Claim]]]) -> tuple[Exact, frozenset[Claim]]:
+        values, used = [], frozenset()
+        for value, claims in pairs:
+            values.append(value)
+            used |= claims
+        return arith.total(values), used
+
+    def _product(self, left: tuple[Exact, frozenset[Claim]], right: tuple[Exact, frozenset[Claim]]
+                 ) -> tuple[Exact, frozenset[Claim]]:
+        return arith.multiply(left[0], right[0]), left[1] | right[1]
+
+    def _terms(self, target: Target) -> list[Claim] | None:
+        """The printed terms of an entry's sum, if the document printed all of them."""
+        count = {"scores": lambda: self.grid("Q").shape[1],
+                 "output": lambda: self.grid("weights").shape[1],
+                 "exp_sum": lambda: self.grid("exp").shape[1]}.get(target.step)
+        if count is None:
+            return None
+        terms = [self.printed.get(Target(target.step, target.row, target.column, "term", t))
+                 for t in range(count())]
+        return terms if all(t is not None for t in terms) else None  # type: ignore[return-value]
+
+    def _recompute(self, target: Target) -> tuple[Exact, frozenset[Claim]]:
+        step, i, j = target.step, target.row, target.column
+        if target.part in ("divisor",):
+            return self.exact(target), frozenset()
+        if target.part == "sum":
+            columns = self.grid(step).columns()
+            return self._sum(self.operand(step, i, c) for c in columns)
+        if target.part == "term":
+            t = target.term
+            if step == "scores":
+                return self._product(self.operand("Q", i, t), self.operand("K", j, t))
+            if step == "output":
+                return self._product(self.operand("weights", i, t), self.operand("V", t, j))
+            return self.operand("exp", i, t)
+        terms = self._terms(target)
+        if terms is not None:
+            return arith.total(t.printed.value for t in terms), frozenset(terms)
+        if step in ("Q", "K", "V") and self.has("X") and self.derivation[step].operands:
+            weight = f"W_{step}"
+            inner = self.grid("X").shape[1]
+            return self._sum(self._product(self.operand("X", i, k), self.operand(weight, k, j))
+                             for k in range(inner))
+        if step == "scores" and self.derivation["scores"].operands:
+            inner = self.grid("Q").shape[1]
+            return self._sum(self._product(self.operand("Q", i, k), self.operand("K", j, k))
+                             for k in range(inner))
+        if step == "scaled" and self.derivation["scaled"].operands:
+            score = self.operand("scores", i, j)
+            divisor = self.printed.get(Target("divisor", part="divisor"))
+            if divisor is not None:
+                return arith.divide(score[0], divisor.printed.value), score[1] | {divisor}
+            return arith.multiply(score[0], scale_factor(self.problem)), score[1]
+        if step == "masked":
+            if self.grid("mask").exact(i, j) is NEG_INF:
+                return NEG_INF, frozenset()
+            return self.operand("scaled", i, j)
+        if step == "exp":
+            source = "masked" if self.has("masked") else "scaled"
+            value, used = self.operand(source, i, j)
+            return arith.exp(value), used
+        if step == "exp_sum":
+            return self._sum(self.operand("exp", i, c) for c in self.grid("exp").columns())
+        if step == "weights":
+            if not self._allowed(i, j) or not self._open(i):
+                return self.exact(target), frozenset()
+            if self.problem.normalisation == "sum":
+                source = "masked" if self.has("masked") else "scaled"
+                value, used = self.operand(source, i, j)
+                row = self._sum(self.operand(source, i, c) for c in self._open_columns(i))
+                return arith.divide(value, row[0]), used | row[1]
+            numerator = self.operand("exp", i, j)
+            denominator = self.operand("exp_sum", i, 0)
+            return arith.divide(numerator[0], denominator[0]), numerator[1] | denominator[1]
+        if step == "output" and self.has("V"):
+            return self._sum(self._product(self.operand("weights", i, c), self.operand("V", c, j))
+                             for c in self.grid("weights").columns())
+        return self.exact(target), frozenset()
+
+    def _allowed(self, i: int, j: int) -> bool:
+        return not self.has("mask") or self.grid("mask").exact(i, j) is not NEG_INF
+
+    def _open_columns(self, i: int) -> list[int]:
+        return [c for c in self.grid("weights").columns() if self._allowed(i, c)]
+
+    def _open(self, i: int) -> bool:
+        return bool(self._open_columns(i))
+
+    # ---------------------------------------------------------------- verdicts
+    def decide(self, value: Exact, places: int, rule: Rounding | None = None) -> int:
+        return decide_scaled(value, places, rule or self.rule)
+
+    def judge(self, claim: Claim) -> Verdict:
+        target, printed = claim.target, claim.printed
+        position = self.position(target)
+        flags = ["approximate"] if printed.approximate else []
+        exact = self.exact(target)
+        base = dict(claim=claim, position=position, printed=printed.text,
+                    exact=exact_text(exact) if exact is not NAN else "nan")
+        if printed.value is NEG_INF or exact is NEG_INF:
+            same = printed.value is NEG_INF and exact is NEG_INF
+            return Verdict(**base, exact_decimal="-inf" if exact is NEG_INF else "",
+                           exact_rounded="-inf" if exact is NEG_INF else "",
+                           recomputed=None, verdict="ok" if same else "wrong",
+                           flags=tuple(flags),
+                           reason="masked: exactly -inf" if same else (
+                               "this entry is masked (-inf)" if exact is NEG_INF else
+                               "this entry is not masked"))
+        if exact is NAN or not getattr(exact, "is_numeric", True):
+            return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
+                           verdict="undecided", flags=tuple(flags),
+                           reason="the exact value has no decimal (symbolic or nan)")
+        places = printed.places
+        scale = fmpq(100) if printed.percent else fmpq(1)
+        value = arith.multiply(exact, scale)
+        printed_scaled = int(printed.value * fmpq(10) ** places)
+        unit = "%" if printed.percent else ""
+        try:
+            rounded = self.decide(value, places)
+        except UndecidedError as error:
+            return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
+                           verdict="undecided", flags=tuple(flags), reason=str(error))
+        exact_rounded = format_scaled(rounded, places) + unit
+        exact_decimal = _shown_decimal(value, places) + unit
+        flags += self._tie_flags(value, places)
+        base.update(exact_decimal=exact_decimal, exact_rounded=exact_rounded)
+        if rounded == printed_scaled:
+            reason = f"exact {exact_decimal} rounds {self.rule.value} to {exact_rounded}"
+            if "tie" in flags:
+                other = Rounding.HALF_EVEN if self.rule is Rounding.HALF_UP else Rounding.HALF_UP
+                reason += (f"; exactly halfway, so the rule decides ({other.value} gives "
+                           f"{format_scaled(self.decide(value, places, other), places)}{unit})")
+            return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
+                           reason=reason)
+        recomputed_value, used = self.recompute(target)
+        recomputed = None
+        if used:
+            recomputed_scaled = self.decide(arith.multiply(recomputed_value, scale), places)
+            recomputed = format_scaled(recomputed_scaled, places) + unit
+            if recomputed_scaled == printed_scaled:
+                carried = tuple(sorted((c for c in used if c.target != target
+                                        and self._is_rounded(c)), key=lambda c: c.order))
+                names = ", ".join(f"{self.position(c.target)} = {c.printed.text}"
+                                  for c in carried)
+                shown = _shown_decimal(arith.multiply(recomputed_value, scale), places)
+                return Verdict(**base, recomputed=recomputed, verdict="propagated",
+                               flags=tuple(flags),
+                               reason=f"exact {exact_decimal} rounds to {exact_rounded}, but "
+                                      f"from the document's printed {names}: {shown}{unit} "
+                                      f"-> {recomputed}",
+                               carried_from=tuple(self.position(c.target) for c in carried))
+        matches = self._explain(claim, value, printed_scaled, places, scale,
+                                recomputed_value if used else None)
+        reason = f"should be {exact_rounded} (exact {exact_decimal})"
+        if recomputed is not None:
+            reason += f"; from the document's own numbers it would be {recomputed}"
+        if matches:
+            reason += "; matches " + ", ".join(matches)
+        return Verdict(**base, recomputed=recomputed, verdict="wrong", flags=tuple(flags),
+                       reason=reason)
+
+    def _is_rounded(self, claim: Claim) -> bool:
+        """True when a printed number differs from its exact value (it carries error)."""
+        printed = claim.printed.value
+        if printed is NEG_INF:
+            return False
+        exact = self.exact(claim.target)
+        value = printed / 100 if claim.printed.percent else printed
+        return not (isinstance(exact, fmpq) and exact == value)
+
+    def _tie_flags(self, value: Exact, places: int) -> list[str]:
+        if self.rule is Rounding.TRUNCATE:
+            return []
+        if isinstance(value, fmpq):
+            if is_tie(value, places, self.rule):
+                return ["tie"]
+            scaled = abs(value) * fmpq(10) ** places
+            fraction = scaled - int(scaled.p) // int(scaled.q)
+            return ["near-tie"] if abs(fraction - fmpq(1, 2)) < NEAR_TIE else []
+        # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
+        # grid of thousandths of the last place (certified, like any rounding).
+        fine = self.decide(value, places + 3, Rounding.TRUNCATE)
+        remainder = abs(fine) % 1000
+        return ["near-tie"] if remainder in (499, 500) else []
+
+    def _explain(self, claim: Claim, value: Exact, printed_scaled: int, places: int,
+                 scale: fmpq, recomputed: Exact | None) -> list[str]:
+        """What a wrong number does match, if anything."""
+        found = []
+        if self.rule is not Rounding.TRUNCATE and \
+                self.decide(value, places, Rounding.TRUNCATE) == printed_scaled:
+            found.append("truncation instead of rounding")
+        if recomputed is not None and self.rule is not Rounding.TRUNCATE and self.decide(
+                arith.multiply(recomputed, scale), places, Rounding.TRUNCATE) == printed_scaled:
+            found.append("truncation of the value from the document's own numbers")
+        if abs(self.decide(value, places) - printed_scaled) == 1:
+            found.append("the exact value off by one in the last digit")
+        if self.decide(arith.multiply(value, fmpq(-1)), places) == printed_scaled:
+            found.append("the value with the opposite sign")
+        target = claim.target
+        if target.part == "entry":
+            other = self._other_entry(target, printed_scaled, places, scale)
+            if other:
+                found.append(f"{other}, a different entry of the same step")
+            unscaled = self._unscaled_value(target)
+            if unscaled is not None and self.decide(arith.multiply(unscaled, scale),
+                                                    places) == printed_scaled:
+                found.append("the value without the 1/sqrt(d_k) scaling")
+        return found
+
+    def _other_entry(self, target: Target, printed_scaled: int, places: int,
+                     scale: fmpq) -> str | None:
+        grid = self.grid(target.step)
+        rows, columns = grid.shape
+        if rows * columns > _SEARCH_LIMIT:
+            return None
+        order = [(target.row, c) for c in range(columns)] + \
+            [(r, c) for r in range(rows) for c in range(columns) if r != target.row]
+        for r, c in order:
+            if (r, c) == (target.row, target.column):
+                continue
+            value = grid.exact(r, c)
+            if value is NEG_INF or value is NAN or not getattr(value, "is_numeric", True):
+                continue
+            try:
+                if self.decide(arith.multiply(value, scale), places) == printed_scaled:
+                    return self.position(Target(target.step, r, c))
+            except UndecidedError:
+                continue
+        return None
+
+    def _unscaled_value(self, target: Target) -> Exact | None:
+        if target.step not in ("scaled", "masked", "exp", "exp_sum", "weights", "output") or \
+                not self.has("scaled") or not self.derivation["scaled"].operands:
+            return None
+        if self._unscaled is False:
+            variant = dataclasses.replace(self.problem, scale=fmpq(1), temperature=fmpq(1))
+            try:
+                self._unscaled = derive(variant)
+            except InputError:
+                self._unscaled = None
+        if not isinstance(self._unscaled, Derivation):
+            return None
+        value = self.exact(target, self._unscaled)
+        return None if value is NEG_INF or value is NAN else value
+
+
+def _shown_decimal(value: Exact, places: int) -> str:
+    """The value with a few more places than printed; exact digits when it terminates.
+
+    >>> _shown_decimal(fmpq(26, 25), 2), _shown_decimal(fmpq(1, 3), 2)
+    ('1.04', '0.333333...')
+    """
+    extra = max(places, 0) + _SHOWN_EXTRA_PLACES
+    if isinstance(value, fmpq):
+        for shown in range(max(places, 0), extra + 1):
+            if (value * fmpq(10) ** shown).q == 1:
+                return fixed_decimal(value, shown)
+    return fixed_decimal(value, extra) + "..."
+
+
+def _flag_inconsistent(verdicts: list[Verdict]) -> list[Verdict]:
+    """Flag every printing of a quantity printed twice with different values."""
+    groups: dict[Target, list[int]] = {}
+    for index, verdict in enumerate(verdicts):
+        groups.setdefault(verdict.claim.target, []).append(index)
+    result = list(verdicts)
+    for indices in groups.values():
+        if len(indices) < 2:
+            continue
+        printings = [verdicts[k].claim.printed for k in indices]
+        if not _consistent(printings):
+            others = ", ".join(f"{verdicts[k].printed}" + (f" ({verdicts[k].label})"
+                                                           if verdicts[k].label else "")
+                               for k in indices)
+            for k in indices:
+                verdict = verdicts[k]
+                result[k] = dataclasses.replace(
+                    verdict, flags=verdict.flags + ("inconsistent",),
+                    reason=verdict.reason + f"; printed differently elsewhere: {others}")
+    return result
+
+
+def _consistent(printings: list) -> bool:  # type: ignore[type-arg]
+    """Printings agree if each coarser one is the rounding of each finer one."""
+    values = [(p.value / 100 if p.percent else p.value, p.places + (2 if p.percent else 0))
+              for p in printings if p.value is not NEG_INF]
+    for value, places in values:
+        for other, other_places in values:
+            if other_places <= places:
+                coarse = round_scaled(value, other_places, Rounding.HALF_UP)
+                if coarse != int(other * fmpq(10) ** other_places):
+                    return False
+    return True
+
