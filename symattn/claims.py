@@ -63,6 +63,8 @@ class Target:
         if self.part == "divisor":
             return "divisor"
         base = f"{self.step}[{row_label},{self.column + 1}]"
+        if self.step == "exp_sum":   # a column vector: one index
+            base = f"{self.step}[{row_label}]"
         if self.part == "sum":
             return f"{self.step}[{row_label}].sum"
         if self.part == "term":

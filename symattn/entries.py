@@ -49,6 +49,8 @@ _GROUPED_POINT = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+\.\d+")    # 2,980.96
 _GROUPED_SPACE = re.compile(r"[+-]?\d{1,3}(?: \d{3})+(?:[.,]\d+)?")  # 33 554 432
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")       # 0,309
 _INF = re.compile(r"([+-]?)\s*(?:inf|infinity|oo)", re.IGNORECASE)
+_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
+_POWERS_OF_TEN = [10 ** k for k in range(40)]
 _IDENT = re.compile(r"[^\W\d]\w*")
 _RESERVED = {"sqrt", "inf", "infinity", "oo", "nan"}
 
@@ -122,6 +124,12 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
     >>> parse_entry("w_11").value.text
     'w_11'
     """
+    if isinstance(raw, str) and _PLAIN_DECIMAL.fullmatch(raw):
+        # The common case, kept cheap for large matrices: -12.345
+        whole, _, fraction = raw.partition(".")
+        return Entry(fmpq(int(whole + fraction), _POWERS_OF_TEN[len(fraction)])
+                     if len(fraction) < len(_POWERS_OF_TEN) else parse_number_literal(
+                         raw.lstrip("-"))[0] * (-1 if raw[0] == "-" else 1), len(fraction), raw)
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
         raise InputError(f"expected a number or a string, got {type(raw).__name__} {raw!r}",
                          location)

@@ -138,10 +138,19 @@ def surd_sqrt(q: fmpq) -> Exact:
 
 @dataclass(frozen=True)
 class Irrational:
-    """A number proved irrational, with its exact text and certified balls."""
+    """A number proved irrational, with its exact text and certified balls.
 
-    text: str
+    ``describe`` is the SymPy-readable exact form, or a function making it:
+    building the text of every entry of a large matrix would cost more than
+    the arithmetic, so it is made only when someone reads it.
+    """
+
+    describe: str | Callable[[], str]
     evaluate: Callable[[int], arb]
+
+    @property
+    def text(self) -> str:
+        return self.describe if isinstance(self.describe, str) else self.describe()
 
     def ball(self, prec: int) -> arb:
         return self.evaluate(prec)

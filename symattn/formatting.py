@@ -16,11 +16,13 @@ from __future__ import annotations
 __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from symattn.exact import NAN, NEG_INF
-from symattn.numeric import fixed_decimal, significant_decimal
-from symattn.rounding import Rounding
+from symattn.grids import EXACT_ZERO
+from symattn.numeric import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
+                             significant_decimal, significant_from_ball, start_precision)
+from symattn.rounding import Rounding, format_scaled
 
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
@@ -60,3 +62,35 @@ class NumberFormat:
             return fixed_decimal(value, self.places, self.rounding, self.separator)
         assert self.digits is not None
         return significant_decimal(value, self.digits, self.rounding, self.separator)
+
+    def format_block(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
+                     ) -> tuple[tuple[str | None, ...], ...]:
+        """Decimals of a block of a grid, evaluated as balls in one batch.
+
+        Entries the batch cannot decide (an exact halfway case, a ball too
+        wide) fall back to ``format``, which settles them exactly.
+        """
+        if len(rows) * len(columns) <= 16:
+            return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
+        target = self.places if self.places is not None else self.digits
+        assert target is not None
+        balls = grid.balls(start_precision(target, 0), rows, columns)
+        separator, rule, places, digits = self.separator, self.rounding, self.places, self.digits
+        use_floats = rule is not Rounding.TRUNCATE
+        zero_text = "0" if places is None else format_scaled(0, places, separator)
+        result = []
+        for i, ball_row in zip(rows, balls):
+            row = []
+            for j, ball in zip(columns, ball_row):
+                if ball is EXACT_ZERO:
+                    row.append(zero_text)
+                    continue
+                text = None
+                if use_floats:
+                    text = float_decimal_from_ball(ball, places, digits, separator)
+                if text is None:
+                    text = fixed_from_ball(ball, places, rule, separator) if places is not None \
+                        else significant_from_ball(ball, target, rule, separator)
+                row.append(text if text is not None else self.format(grid.exact(i, j)))
+            result.append(tuple(row))
+        return tuple(result)

@@ -20,16 +20,21 @@ certified ball at any precision. Grids never format and never round.
 from __future__ import annotations
 
 __all__ = ["Grid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid", "ExpGrid",
-           "ExpSumGrid", "WeightsGrid", "OutputGrid", "FullyMaskedRowError"]
+           "ExpSumGrid", "WeightsGrid", "OutputGrid", "FullyMaskedRowError", "EXACT_ZERO"]
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable, Sequence
 
-from flint import arb, fmpq, fmpq_mat
+from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat
 
 from symattn.errors import InputError
 from symattn.exact import (NAN, NEG_INF, Exact, Irrational, Surd, exact_text, to_ball,
                            working_precision)
+
+
+# One shared exact zero for masked weights: formatters recognise it by identity
+# and skip the work of printing half a million zeros one by one.
+EXACT_ZERO = arb(0)
 
 
 class FullyMaskedRowError(InputError):
@@ -50,6 +55,15 @@ class Grid:
     def text(self, i: int, j: int) -> str:
         return exact_text(self.exact(i, j))
 
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> list[list[arb | None]]:
+        """Certified balls for a block of entries (None for -oo and nan).
+
+        Subclasses compute whole rows or matrices at once where that is
+        cheaper than entry by entry.
+        """
+        return [[self.ball(i, j, prec) for j in columns] for i in rows]
+
     def rows(self) -> range:
         return range(self.shape[0])
 
@@ -66,6 +80,12 @@ class RationalGrid(Grid):
 
     def exact(self, i: int, j: int) -> Exact:
         return self.matrix[i, j]
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> list[list[arb | None]]:
+        matrix = self.matrix
+        with working_precision(prec):
+            return [[arb(matrix[i, j]) for j in columns] for i in rows]
 
 
 class ScaledGrid(Grid):
@@ -138,7 +158,7 @@ class ExpGrid(Grid):
             with working_precision(prec):
                 return (masked.scaled.factor_ball(prec) * arb(masked.scaled.base[i, j])).exp()
 
-        return Irrational(_exp_text(argument), evaluate)
+        return Irrational(lambda: _exp_text(argument), evaluate)
 
 
 class ExpSumGrid(Grid):
@@ -154,7 +174,9 @@ class ExpSumGrid(Grid):
         if all(base[i, c] == 0 for c in columns):
             return fmpq(len(columns))
         exp_grid = self.exp_grid
-        text = " + ".join(exp_grid.text(i, c) for c in columns)
+
+        def text() -> str:
+            return " + ".join(exp_grid.text(i, c) for c in columns)
 
         def evaluate(prec: int) -> arb:
             total = arb(0)
@@ -216,26 +238,51 @@ class WeightsGrid(Grid):
             return self.base[i, j] / total
         if self.row_is_rational(i):
             return fmpq(1, len(columns))
-        exp_terms = [_exp_text(self.masked.exact(i, c)) for c in columns]
-        text = f"{_exp_text(self.masked.exact(i, j))}/({' + '.join(exp_terms)})"
+        def text() -> str:
+            terms = " + ".join(_exp_text(self.masked.exact(i, c)) for c in columns)
+            return f"{_exp_text(self.masked.exact(i, j))}/({terms})"
+
         return Irrational(text, lambda prec: self.row_ball_cache(i, prec)[j])  # type: ignore[return-value]
 
+    @cached_property
+    def _integer_scores(self) -> tuple[fmpz_mat, fmpz]:
+        """The scores as integers over one common denominator: s_ij = N_ij / D."""
+        return self.base.numer_denom()
+
     def _row_balls(self, i: int, prec: int) -> list[arb | None]:
-        """Certified softmax of row i, shifted by the row maximum (exactly)."""
+        """Certified softmax of row i, shifted by the row maximum (exactly).
+
+        With s_ij = N_ij / D, each exponent is (factor / D) * (N_ij - max_j N_ij):
+        an exact integer difference times one ball, so the shift by the row
+        maximum costs nothing in accuracy and every exponential is at most 1.
+        """
         columns = self.masked.open_columns(i)
-        result: list[arb | None] = [None] * self.shape[1]
+        zero = EXACT_ZERO
+        if self.normalisation == "sum" or not columns:
+            return [self.ball(i, c, prec) for c in range(self.shape[1])]
+        numerators, denominator = self._integer_scores
         with working_precision(prec):
-            factor = self.masked.scaled.factor_ball(prec)
-            row = [self.base[i, c] for c in columns]
-            # The factor is positive, so the largest scaled score has the largest s.
+            step = self.masked.scaled.factor_ball(prec) / denominator
+            row = [numerators[i, c] for c in columns]
+            # The factor is positive, so the largest scaled score has the largest N.
             top = max(row)
-            exps = [(factor * arb(s - top)).exp() if s != top else arb(1) for s in row]
-            total = sum(exps, arb(0))
+            one = arb(1)
+            exps = [(step * (s - top)).exp() if s != top else one for s in row]
+            total = sum(exps, zero)
+            result: list[arb | None] = [zero] * self.shape[1]
             for c, e in zip(columns, exps):
                 result[c] = e / total
-            for c in range(self.shape[1]):
-                if result[c] is None:
-                    result[c] = arb(0)
+        return result
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> list[list[arb | None]]:
+        result = []
+        for i in rows:
+            if self.normalisation == "sum" or not self.masked.open_columns(i):
+                result.append([self.ball(i, j, prec) for j in columns])
+            else:
+                row = self.row_ball_cache(i, prec)
+                result.append([row[j] for j in columns])
         return result
 
     def ball(self, i: int, j: int, prec: int) -> arb | None:
@@ -264,12 +311,14 @@ class OutputGrid(Grid):
         common = self._common_group_mean(i, k, columns)
         if common is not None:
             return common
-        numerator = " + ".join(f"{exact_text(self.values[c, k])}*"
-                               f"{_exp_text(weights.masked.exact(i, c))}"
-                               for c in columns if self.values[c, k] != 0)
-        denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
-        return Irrational(f"({numerator})/({denominator})",
-                          lambda prec: self._ball(i, k, prec))
+        def text() -> str:
+            numerator = " + ".join(f"{exact_text(self.values[c, k])}*"
+                                   f"{_exp_text(weights.masked.exact(i, c))}"
+                                   for c in columns if self.values[c, k] != 0)
+            denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
+            return f"({numerator})/({denominator})"
+
+        return Irrational(text, lambda prec: self._ball(i, k, prec))
 
     def _common_group_mean(self, i: int, k: int, columns: list[int]) -> fmpq | None:
         """The rational value of the entry, if every equal-score group has one mean."""
@@ -279,6 +328,20 @@ class OutputGrid(Grid):
             groups.setdefault(base[i, c], []).append(self.values[c, k])
         means = {sum(vs, fmpq(0)) / len(vs) for vs in groups.values()}
         return means.pop() if len(means) == 1 else None
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> list[list[arb | None]]:
+        """weights @ V for the chosen rows as one ball-matrix product."""
+        weights = self.weights
+        if weights.fully_masked == "nan" and any(
+                not weights.masked.open_columns(i) for i in rows):
+            return super().balls(prec, rows, columns)
+        m = self.values.nrows()
+        block = weights.balls(prec, rows, range(m))
+        with working_precision(prec):
+            values = arb_mat(self.values)
+            product = arb_mat(len(rows), m, [b for row in block for b in row]) * values
+            return [[product[r, c] for c in columns] for r in range(len(rows))]
 
     def _ball(self, i: int, k: int, prec: int) -> arb:
         row = self.weights.row_ball_cache(i, prec)

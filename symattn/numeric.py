@@ -16,6 +16,7 @@ halfway cases, which the engine recognises as rationals before they get here.
 from __future__ import annotations
 
 __all__ = ["decide_scaled", "fixed_decimal", "significant_decimal", "UndecidedError",
+           "fixed_from_ball", "significant_from_ball", "float_decimal_from_ball",
            "MAX_PRECISION_BITS", "start_precision"]
 
 import math
@@ -24,7 +25,8 @@ from flint import fmpq
 
 from symattn.errors import SymattnError
 from symattn.exact import NAN, NEG_INF, Exact, to_ball
-from symattn.rounding import Rounding, format_scaled, round_ball, round_scaled
+from symattn.rounding import (Rounding, decimal_bounds, format_scaled, round_ball, round_bounds,
+                              round_scaled)
 
 MAX_PRECISION_BITS = 1 << 16
 _LOG2_10 = math.log2(10)
@@ -119,3 +121,101 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
         else:
             exponent -= 1
     raise UndecidedError("could not settle the number of significant digits")  # pragma: no cover
+
+
+# --------------------------------------------------------------- from a ball
+# The batch path: a whole matrix is evaluated as balls at one precision, and
+# each entry is formatted from its ball when the ball decides it. Entries it
+# cannot decide (too wide a ball, or an exact halfway case) return None and go
+# through the per-entry functions above, which raise the precision or round
+# the exact rational.
+
+def fixed_from_ball(ball: object, places: int, rule: Rounding, separator: str = ".",
+                    guard_digits: int = 8) -> str | None:
+    """``places`` decimals of the value in ``ball`` if the ball decides them."""
+    if ball is None:
+        return None
+    low, high, exponent = decimal_bounds(ball, max(places, 0) + guard_digits + 8)  # type: ignore[arg-type]
+    scaled = round_bounds(low, high, exponent, places, rule)
+    return None if scaled is None else format_scaled(scaled, places, separator)
+
+
+def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: str = ".",
+                          guard_digits: int = 8) -> str | None:
+    """``digits`` significant digits of the value in ``ball`` if the ball decides them."""
+    if ball is None:
+        return None
+    if ball.is_zero():  # type: ignore[attr-defined]
+        return "0"
+    low, high, exponent = decimal_bounds(ball, digits + guard_digits)  # type: ignore[arg-type]
+    if low <= 0 <= high:
+        return None
+    magnitude = len(str(abs(low) if abs(low) < abs(high) else abs(high))) - 1 + exponent
+    for _ in range(3):
+        places = digits - 1 - magnitude
+        scaled = round_bounds(low, high, exponent, places, rule)
+        if scaled is None:
+            return None
+        length = len(str(abs(scaled)))
+        if length == digits:
+            return format_scaled(scaled, places, separator)
+        if length > digits:
+            if scaled % 10 == 0 and len(str(abs(scaled // 10))) == digits:
+                return format_scaled(scaled // 10, places - 1, separator)
+            magnitude += 1
+        else:
+            magnitude -= 1
+    return None
+
+
+_EPS = 2.0 ** -50            # a few units in the last place of a double, rounded up
+_EXACT_POWERS = [10.0 ** k for k in range(23)]   # 10**k is an exact double for k <= 22
+
+
+def float_decimal_from_ball(ball: object, places: int | None, digits: int | None,
+                            separator: str = ".") -> str | None:
+    """The fast path for half-up and half-even: decide the rounding in doubles.
+
+    The true value lies within ``delta`` of ``x = float(mid)``, where ``delta``
+    bounds the ball's radius plus the conversion error. If the distance from
+    ``x`` to the nearest rounding midpoint, less every floating-point error
+    made in measuring it, exceeds ``delta``, then no point of the ball is
+    near a midpoint: the true value rounds exactly as ``x`` does, and Python's
+    correctly rounded ``%f`` formatting of ``x`` gives the digits. Anything
+    closer, out of double range, or beyond 22 places returns None and is
+    decided by the slower exact paths. Halves never reach this path (a value
+    within ``delta`` of a midpoint is always passed on), so half-up and
+    half-even agree here.
+    """
+    if ball is None:
+        return None
+    x = float(ball)  # the midpoint rounded to a double (python-flint converts the midpoint)
+    if x == 0.0:
+        if not ball.is_zero():  # type: ignore[attr-defined]
+            return None
+        if places is None:
+            return "0"   # an exact zero (a masked weight), as significant_decimal prints it
+        return format_scaled(0, places, separator)
+    magnitude = abs(x)
+    if not 1e-290 < magnitude < 1e290:
+        return None
+    delta = float(ball.rad()) * (1 + _EPS) + magnitude * _EPS  # type: ignore[attr-defined]
+    if places is None:
+        assert digits is not None
+        places = digits - 1 - math.floor(math.log10(magnitude))
+    if not 0 <= places <= 22:
+        return None
+    power = _EXACT_POWERS[places]
+    scaled = magnitude * power
+    if scaled >= 2.0 ** 52:
+        return None
+    fraction = scaled - math.floor(scaled)
+    margin = abs(fraction - 0.5) - scaled * _EPS - delta * power * (1 + _EPS)
+    if margin <= 0.0:
+        return None
+    text = f"{x:.{places}f}"
+    if digits is not None and len(text.lstrip("-").replace(".", "").lstrip("0")) != digits:
+        return None   # crossed a power of ten (9.99999 -> 10.0000): let the slow path do it
+    if text[0] == "-" and not text.strip("-0."):
+        text = text[1:]
+    return text if separator == "." else text.replace(".", separator)

@@ -69,8 +69,14 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
         if len(row) != width:
             raise ShapeError(f"ragged matrix: row {i} has {len(row)} entries but row 1 has "
                              f"{width}", location.at(row=i))
-        matrix.append(tuple(parse_entry(_literal(value), location.at(row=i, column=j))
-                            for j, value in enumerate(row, start=1)))
+        try:
+            matrix.append(tuple(parse_entry(_literal(value)) for value in row))
+        except InputError:
+            # Parse again, entry by entry, only to say exactly where the bad one is
+            # (building a location for every entry would cost more than parsing).
+            for j, value in enumerate(row, start=1):
+                parse_entry(_literal(value), location.at(row=i, column=j))
+            raise
     return tuple(matrix)
 
 

@@ -18,7 +18,7 @@ float never decides anything here.
 
 from __future__ import annotations
 
-__all__ = ["Rounding", "round_scaled", "round_ball", "format_scaled", "is_tie",
+__all__ = ["Rounding", "round_scaled", "round_ratio", "decimal_bounds", "round_bounds", "round_ball", "format_scaled", "is_tie",
            "distance_to_tie", "parse_rounding"]
 
 from enum import Enum
@@ -58,7 +58,11 @@ def _pow10(places: int) -> fmpq:
 def round_scaled(value: fmpq, places: int, rule: Rounding) -> int:
     """``value * 10**places`` rounded to an integer under ``rule`` (exactly)."""
     scaled = value * _pow10(places)
-    numerator, denominator = int(scaled.p), int(scaled.q)
+    return round_ratio(int(scaled.p), int(scaled.q), rule)
+
+
+def round_ratio(numerator: int, denominator: int, rule: Rounding) -> int:
+    """``numerator / denominator`` (denominator > 0) rounded to an integer under ``rule``."""
     negative = numerator < 0
     quotient, remainder = divmod(abs(numerator), denominator)
     if rule is Rounding.TRUNCATE or remainder == 0:
@@ -100,13 +104,40 @@ def _ball_endpoints(ball: arb) -> tuple[fmpq, fmpq]:
     return middle - radius, middle + radius
 
 
-def round_ball(ball: arb, places: int, rule: Rounding) -> int | None:
-    """The rounded scaled integer if the ball decides it, else None."""
+def decimal_bounds(ball: arb, digits: int) -> tuple[int, int, int]:
+    """Integers (low, high, exponent) with the ball inside [low, high] * 10**exponent.
+
+    ``arb.mid_rad_10exp`` gives a decimal midpoint and radius that enclose the
+    ball; this is much cheaper than converting the binary endpoints exactly.
+    """
+    middle, radius, exponent = ball.mid_rad_10exp(digits)
+    middle, radius = int(middle), int(radius)
+    return middle - radius, middle + radius, int(exponent)
+
+
+def round_bounds(low: int, high: int, exponent: int, places: int, rule: Rounding) -> int | None:
+    """Round every point of [low, high] * 10**exponent to ``places``; None if they differ."""
+    shift = exponent + places
+    if shift >= 0:
+        return low * 10 ** shift if low == high else None
+    unit = 10 ** -shift
+    rounded = round_ratio(low, unit, rule)
+    return rounded if rounded == round_ratio(high, unit, rule) else None
+
+
+def round_ball(ball: arb, places: int, rule: Rounding, digits: int | None = None) -> int | None:
+    """The rounded scaled integer if the ball decides it, else None.
+
+    Rounding is monotone, so when both ends of the enclosure round to the same
+    integer, so does every point inside: the decision is proved.
+    """
     if not ball.is_finite():
         return None
-    low, high = _ball_endpoints(ball)
-    rounded_low = round_scaled(low, places, rule)
-    if rounded_low == round_scaled(high, places, rule):
+    if digits is not None:
+        return round_bounds(*decimal_bounds(ball, digits), places, rule)
+    low_q, high_q = _ball_endpoints(ball)
+    rounded_low = round_scaled(low_q, places, rule)
+    if rounded_low == round_scaled(high_q, places, rule):
         return rounded_low
     return None
 

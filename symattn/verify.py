@@ -13,7 +13,7 @@ nothing here raises for a wrong number.
 
 >>> import symattn
 >>> report = check(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
->>> [v.verdict for v in report.verdicts if v.position == "output[2,2]"]
+>>> [v.verdict for v in report.verdicts if v.position == "output[2,2]" and not v.label]
 ['propagated']
 """
 
@@ -28,7 +28,7 @@ from typing import Iterable
 from flint import fmpq
 
 from symattn import arith
-from symattn.claims import QUERY_ROW_STEPS, Claim, Target, read_claims
+from symattn.claims import QUERY_ROW_STEPS, Claim, Printed, Target, read_claims
 from symattn.engine import Derivation, derive, scale_factor
 from symattn.errors import InputError
 from symattn.exact import NAN, NEG_INF, Exact, exact_text
@@ -97,7 +97,7 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Rep
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
     checker = _Checker(derivation, rule, claims)
     verdicts = [checker.judge(claim) for claim in claims]
-    verdicts = _flag_inconsistent(verdicts)
+    verdicts = _flag_inconsistent(verdicts, rule)
     return Report(problem.title, problem.source, rule, tuple(verdicts))
 
 
@@ -323,10 +323,12 @@ class _Checker:
         matches = self._explain(claim, value, printed_scaled, places, scale,
                                 recomputed_value if used else None)
         reason = f"should be {exact_rounded} (exact {exact_decimal})"
-        if recomputed is not None:
+        if recomputed is not None and recomputed != exact_rounded:
             reason += f"; from the document's own numbers it would be {recomputed}"
         if matches:
             reason += "; matches " + ", ".join(matches)
+        if abs(rounded - printed_scaled) == 1:
+            reason += "; off by one in the last digit"
         return Verdict(**base, recomputed=recomputed, verdict="wrong", flags=tuple(flags),
                        reason=reason)
 
@@ -364,8 +366,6 @@ class _Checker:
         if recomputed is not None and self.rule is not Rounding.TRUNCATE and self.decide(
                 arith.multiply(recomputed, scale), places, Rounding.TRUNCATE) == printed_scaled:
             found.append("truncation of the value from the document's own numbers")
-        if abs(self.decide(value, places) - printed_scaled) == 1:
-            found.append("the exact value off by one in the last digit")
         if self.decide(arith.multiply(value, fmpq(-1)), places) == printed_scaled:
             found.append("the value with the opposite sign")
         target = claim.target
@@ -430,37 +430,59 @@ def _shown_decimal(value: Exact, places: int) -> str:
     return fixed_decimal(value, extra) + "..."
 
 
-def _flag_inconsistent(verdicts: list[Verdict]) -> list[Verdict]:
-    """Flag every printing of a quantity printed twice with different values."""
+def _flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
+    """Flag each printing that no single value could share with another printing
+    of the same quantity (0.394 and 0.395 clash; 39% and 0.395 do not)."""
     groups: dict[Target, list[int]] = {}
     for index, verdict in enumerate(verdicts):
         groups.setdefault(verdict.claim.target, []).append(index)
     result = list(verdicts)
     for indices in groups.values():
-        if len(indices) < 2:
-            continue
-        printings = [verdicts[k].claim.printed for k in indices]
-        if not _consistent(printings):
-            others = ", ".join(f"{verdicts[k].printed}" + (f" ({verdicts[k].label})"
-                                                           if verdicts[k].label else "")
-                               for k in indices)
-            for k in indices:
+        for k in indices:
+            clashes = [m for m in indices if m != k and not _compatible(
+                verdicts[k].claim.printed, verdicts[m].claim.printed, rule)]
+            if clashes:
                 verdict = verdicts[k]
+                others = ", ".join(verdicts[m].printed + (f" ({verdicts[m].label})"
+                                                          if verdicts[m].label else "")
+                                   for m in clashes)
                 result[k] = dataclasses.replace(
                     verdict, flags=verdict.flags + ("inconsistent",),
                     reason=verdict.reason + f"; printed differently elsewhere: {others}")
     return result
 
 
-def _consistent(printings: list) -> bool:  # type: ignore[type-arg]
-    """Printings agree if each coarser one is the rounding of each finer one."""
-    values = [(p.value / 100 if p.percent else p.value, p.places + (2 if p.percent else 0))
-              for p in printings if p.value is not NEG_INF]
-    for value, places in values:
-        for other, other_places in values:
-            if other_places <= places:
-                coarse = round_scaled(value, other_places, Rounding.HALF_UP)
-                if coarse != int(other * fmpq(10) ** other_places):
-                    return False
-    return True
+def _rounding_interval(printed: Printed, rule: Rounding) -> tuple[fmpq, bool, fmpq, bool]:
+    """Values that print as ``printed`` under ``rule``: (low, low closed, high, high closed)."""
+    value = printed.value / 100 if printed.percent else printed.value
+    places = printed.places + (2 if printed.percent else 0)
+    unit = fmpq(1, 10) ** places if places >= 0 else fmpq(10) ** -places
+    assert isinstance(value, fmpq)
+    if rule is Rounding.TRUNCATE:
+        if value > 0:
+            return value, True, value + unit, False
+        if value < 0:
+            return value - unit, False, value, True
+        return -unit, False, unit, False
+    half = unit / 2
+    if rule is Rounding.HALF_UP:
+        # Halves go away from zero: the half above a positive value is not its own.
+        if value > 0:
+            return value - half, True, value + half, False
+        if value < 0:
+            return value - half, False, value + half, True
+        return -half, False, half, False
+    last_digit_even = int(value / unit) % 2 == 0
+    return value - half, last_digit_even, value + half, last_digit_even
 
+
+def _compatible(first: Printed, second: Printed, rule: Rounding) -> bool:
+    if first.value is NEG_INF or second.value is NEG_INF:
+        return first.value is second.value
+    low1, closed_low1, high1, closed_high1 = _rounding_interval(first, rule)
+    low2, closed_low2, high2, closed_high2 = _rounding_interval(second, rule)
+    low, low_closed = (low1, closed_low1) if low1 > low2 else (low2, closed_low2) \
+        if low2 > low1 else (low1, closed_low1 and closed_low2)
+    high, high_closed = (high1, closed_high1) if high1 < high2 else (high2, closed_high2) \
+        if high2 < high1 else (high1, closed_high1 and closed_high2)
+    return low < high or (low == high and low_closed and high_closed)

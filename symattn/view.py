@@ -61,8 +61,7 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None) -> Ste
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
     exact = tuple(tuple(grid.text(i, j) for j in columns) for i in rows)
-    decimal = tuple(tuple(number_format.format(grid.exact(i, j)) for j in columns)
-                    for i in rows)
+    decimal = number_format.format_block(grid, rows, columns)
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                     grid.shape, rows, columns, exact, decimal)
 
