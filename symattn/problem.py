@@ -7,7 +7,7 @@ still as their printed text) and returns a frozen ``Problem``, or raises
 
 >>> problem = Problem.from_mapping({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]],
 ...                                            "V": [[1], [2]]}})
->>> problem.shape("Q"), problem.d_k
+>>> problem.shape("Q"), problem.d_k_value
 ((1, 2), 2)
 """
 
