@@ -9,24 +9,46 @@ Load a spec, derive every step exactly, and read each step as data:
 '26/25'
 >>> symattn.NumberFormat(places=2).format(derivation["weights"].value.exact(2, 0))
 '0.40'
+>>> report = symattn.check(derivation)
+>>> report.counts["wrong"]
+0
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
 from symattn._version import __version__
-from symattn.engine import Derivation, Step, derive
-from symattn.errors import InputError, ShapeError, SymattnError
-from symattn.formatting import NumberFormat
-from symattn.problem import Problem
-from symattn.rounding import Rounding
-from symattn.spec import load, loads
 
-__all__ = ["__version__", "derive", "load", "loads", "load_example", "Derivation", "Step",
-           "Problem", "NumberFormat", "Rounding", "SymattnError", "InputError", "ShapeError"]
+# Public names and the module each lives in. They are imported on first use,
+# so `symattn --help` and `--version` start without loading the exact core.
+_EXPORTS = {
+    "derive": "symattn.engine", "Derivation": "symattn.engine", "Step": "symattn.engine",
+    "check": "symattn.verify", "Report": "symattn.verify", "Verdict": "symattn.verify",
+    "load": "symattn.spec", "loads": "symattn.spec",
+    "Problem": "symattn.problem", "NumberFormat": "symattn.formatting",
+    "Rounding": "symattn.rounding", "SymattnError": "symattn.errors",
+    "InputError": "symattn.errors", "ShapeError": "symattn.errors",
+}
+
+__all__ = ["__version__", "load_example", *_EXPORTS]
 
 
-def load_example(name: str) -> Problem:
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'symattn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+def load_example(name: str) -> Any:
     """The Problem of a bundled example (see ``symattn examples``)."""
-    from symattn import examples
+    from symattn import examples, spec
 
-    return load(examples.path(name))
+    return spec.load(examples.path(name))

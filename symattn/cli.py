@@ -89,6 +89,18 @@ def _sources(args: argparse.Namespace) -> list[str]:
     return list(files) + [str(examples.path(name)) for name in args.example]
 
 
+def _display_name(source: str) -> str:
+    """How a report names its spec: the example's name, or the path as given."""
+    from pathlib import Path
+
+    from symattn import examples
+
+    path = Path(source)
+    if path.parent == examples.path(examples.names()[0]).parent:
+        return f"example {path.stem}"
+    return source
+
+
 def _number_format(args: argparse.Namespace, default_digits: int = 6):  # type: ignore[no-untyped-def]
     from symattn.errors import InputError
     from symattn.formatting import NumberFormat
@@ -142,8 +154,11 @@ def check_one(source: str, rounding: str | None) -> object:
     from symattn import engine, spec, verify
     from symattn.errors import SymattnError
 
+    import dataclasses
+
     try:
-        return verify.check(engine.derive(spec.load(source)), rounding)
+        report = verify.check(engine.derive(spec.load(source)), rounding)
+        return dataclasses.replace(report, source=_display_name(source))
     except SymattnError as error:
         return f"symattn: error: {error}"
 
@@ -164,7 +179,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(check_one, sources, [args.rounding] * len(sources)))
     else:
-        results = [check_one(source, args.rounding) for source in sources]
+        from symattn import progress
+
+        results = []
+        with progress.task(len(sources), "checking"):
+            for source in sources:
+                results.append(check_one(source, args.rounding))
+                progress.advance()
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
         print(message, file=sys.stderr)
@@ -189,8 +210,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     from symattn.errors import SymattnError
 
+    from symattn import progress
+
     try:
-        return COMMANDS[args.command](args)
+        with progress.enabled():
+            return COMMANDS[args.command](args)
     except SymattnError as error:
         print(f"symattn: error: {error}", file=sys.stderr)
         return EXIT_INPUT

@@ -18,6 +18,7 @@ __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from symattn import progress
 from symattn.exact import NAN, NEG_INF
 from symattn.grids import EXACT_ZERO
 from symattn.numeric import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
@@ -74,12 +75,18 @@ class NumberFormat:
             return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
         target = self.places if self.places is not None else self.digits
         assert target is not None
+        with progress.task(len(rows), "decimals"):
+            return self._format_balls(grid, rows, columns, target)
+
+    def _format_balls(self, grid: Any, rows: Sequence[int], columns: Sequence[int],
+                      target: int) -> tuple[tuple[str | None, ...], ...]:
         balls = grid.balls(start_precision(target, 0), rows, columns)
         separator, rule, places, digits = self.separator, self.rounding, self.places, self.digits
         use_floats = rule is not Rounding.TRUNCATE
         zero_text = "0" if places is None else format_scaled(0, places, separator)
         result = []
         for i, ball_row in zip(rows, balls):
+            progress.advance()
             row = []
             for j, ball in zip(columns, ball_row):
                 if ball is EXACT_ZERO:
