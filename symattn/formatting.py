@@ -22,8 +22,12 @@ from symattn import progress
 from symattn.exact import NAN, NEG_INF
 from symattn.grids import EXACT_ZERO
 from symattn.numeric import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
-                             significant_decimal, significant_from_ball, start_precision)
+                             significant_decimal, significant_from_ball, start_precision,
+                             to_scientific)
 from symattn.rounding import Rounding, format_scaled
+
+# Positional notation is kept while it adds at most this many zeros to the digits.
+SCIENTIFIC_BEYOND = 7
 
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
@@ -62,7 +66,18 @@ class NumberFormat:
         if self.places is not None:
             return fixed_decimal(value, self.places, self.rounding, self.separator)
         assert self.digits is not None
-        return significant_decimal(value, self.digits, self.rounding, self.separator)
+        return self._notation(significant_decimal(value, self.digits, self.rounding,
+                                                  self.separator))
+
+    def _notation(self, text: str) -> str:
+        """Significant digits of very small or large numbers read better as 1.23e-30."""
+        if self.places is not None or text in ("0", "-inf", "nan") or "e" in text:
+            return text
+        body = text.lstrip("-")
+        if len(body) > self.digits + SCIENTIFIC_BEYOND:   # many leading or trailing zeros
+            assert self.digits is not None
+            return to_scientific(text, self.digits)
+        return text
 
     def format_block(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
                      ) -> tuple[tuple[str | None, ...], ...]:
@@ -98,6 +113,9 @@ class NumberFormat:
                 if text is None:
                     text = fixed_from_ball(ball, places, rule, separator) if places is not None \
                         else significant_from_ball(ball, target, rule, separator)
-                row.append(text if text is not None else self.format(grid.exact(i, j)))
+                if text is None:
+                    row.append(self.format(grid.exact(i, j)))
+                else:
+                    row.append(self._notation(text))
             result.append(tuple(row))
         return tuple(result)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 __all__ = ["decide_scaled", "fixed_decimal", "significant_decimal", "UndecidedError",
            "fixed_from_ball", "significant_from_ball", "float_decimal_from_ball",
+           "to_scientific",
            "MAX_PRECISION_BITS", "start_precision"]
 
 import math
@@ -169,12 +170,16 @@ def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: 
 
 
 _EPS = 2.0 ** -50            # a few units in the last place of a double, rounded up
-_EXACT_POWERS = [10.0 ** k for k in range(23)]   # 10**k is an exact double for k <= 22
+_SLACK = 2.0 ** -44          # bound on the error of scaling by 10**places (many ulps)
+_POWERS = [10.0 ** k for k in range(300)]   # exact up to 10**22, within an ulp beyond
 
 
 def float_decimal_from_ball(ball: object, places: int | None, digits: int | None,
                             separator: str = ".") -> str | None:
     """The fast path for half-up and half-even: decide the rounding in doubles.
+
+    It relies on IEEE double arithmetic and on powers of ten within an ulp
+    (exact up to 10**22); the error allowance is far larger than both.
 
     The true value lies within ``delta`` of ``x = float(mid)``, where ``delta``
     bounds the ball's radius plus the conversion error. If the distance from
@@ -203,19 +208,46 @@ def float_decimal_from_ball(ball: object, places: int | None, digits: int | None
     if places is None:
         assert digits is not None
         places = digits - 1 - math.floor(math.log10(magnitude))
-    if not 0 <= places <= 22:
+    if not 0 <= places < len(_POWERS):
         return None
-    power = _EXACT_POWERS[places]
+    power = _POWERS[places]
     scaled = magnitude * power
     if scaled >= 2.0 ** 52:
         return None
     fraction = scaled - math.floor(scaled)
-    margin = abs(fraction - 0.5) - scaled * _EPS - delta * power * (1 + _EPS)
+    # ``scaled`` is within scaled * _SLACK of magnitude * 10**places (one rounding
+    # in 10**places, one in the product); the ball adds delta * 10**places.
+    margin = abs(fraction - 0.5) - scaled * _SLACK - delta * power * (1 + _EPS)
     if margin <= 0.0:
         return None
+    if digits is not None and places > digits + 7:
+        text = f"{x:.{digits - 1}e}"   # tiny: scientific (the formatter keeps it)
+        if text[1 if x < 0 else 0] == "0" or len(text.split("e")[0].lstrip("-").replace(".", "")) != digits:
+            return None
+        return text if separator == "." else text.replace(".", separator)
     text = f"{x:.{places}f}"
     if digits is not None and len(text.lstrip("-").replace(".", "").lstrip("0")) != digits:
         return None   # crossed a power of ten (9.99999 -> 10.0000): let the slow path do it
     if text[0] == "-" and not text.strip("-0."):
         text = text[1:]
     return text if separator == "." else text.replace(".", separator)
+
+
+def to_scientific(text: str, digits: int) -> str:
+    """Rewrite a positional decimal with ``digits`` significant digits as ``d.ddde-12``.
+
+    >>> to_scientific("0.0000000001230", 4), to_scientific("-123400000000000000000000", 4)
+    ('1.230e-10', '-1.234e+23')
+    """
+    sign = "-" if text.startswith("-") else ""
+    body = text.lstrip("-")
+    separator = "," if "," in body else "."
+    whole, _, fraction = body.partition(separator)
+    all_digits = whole + fraction
+    significant = all_digits.lstrip("0")
+    if not significant:
+        return text
+    exponent = len(whole) - 1 - (len(all_digits) - len(significant))
+    mantissa = significant[:digits].ljust(digits, "0")
+    tail = f"{separator}{mantissa[1:]}" if digits > 1 else ""
+    return f"{sign}{mantissa[0]}{tail}e{exponent:+03d}"
