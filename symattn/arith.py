@@ -15,7 +15,8 @@ exactly; anything else becomes an ``Irrational`` evaluated on demand.
 
 from __future__ import annotations
 
-__all__ = ["add", "multiply", "divide", "exp", "total"]
+__all__ = ["add", "subtract", "multiply", "divide", "exp", "total", "sqrt", "relu", "gelu",
+           "sign"]
 
 from typing import Iterable
 
@@ -47,6 +48,10 @@ def _paren(value: Exact) -> str:
 def add(left: Exact, right: Exact) -> Exact:
     if left is NEG_INF or right is NEG_INF:
         return NEG_INF
+    if isinstance(right, fmpq) and right == 0:
+        return left
+    if isinstance(left, fmpq) and left == 0:
+        return right
     if isinstance(left, fmpq) and isinstance(right, fmpq):
         return left + right
     if isinstance(left, Surd) and isinstance(right, Surd) and left.radicand == right.radicand:
@@ -64,6 +69,10 @@ def total(values: Iterable[Exact]) -> Exact:
 def multiply(left: Exact, right: Exact) -> Exact:
     if isinstance(left, (fmpq, Surd)) and isinstance(right, (fmpq, Surd)):
         return left * right
+    if isinstance(right, fmpq) and right == 1:
+        return left
+    if isinstance(left, fmpq) and left == 1:
+        return right
     if isinstance(left, fmpq) and left == 0 or isinstance(right, fmpq) and right == 0:
         return fmpq(0)
     return _wrap(f"{_paren(left)}*{_paren(right)}", (left, right), lambda a, b: a * b)
@@ -72,6 +81,8 @@ def multiply(left: Exact, right: Exact) -> Exact:
 def divide(left: Exact, right: Exact) -> Exact:
     if isinstance(right, fmpq) and right == 0:
         raise ZeroDivisionError("division by zero")
+    if isinstance(right, fmpq) and right == 1:
+        return left
     if isinstance(left, fmpq) and isinstance(right, fmpq):
         return left / right
     if isinstance(right, Surd) and isinstance(left, (fmpq, Surd)):
@@ -88,3 +99,45 @@ def exp(value: Exact) -> Exact:
     if isinstance(value, fmpq) and value == 0:
         return fmpq(1)
     return _wrap(f"exp({exact_text(value)})", (value,), lambda a: a.exp())
+
+
+def subtract(left: Exact, right: Exact) -> Exact:
+    return add(left, multiply(right, fmpq(-1)))
+
+
+def sign(value: Exact, max_bits: int = 1 << 14) -> int:
+    """-1, 0 or 1, proved: exactly for rationals and surds, from balls otherwise."""
+    if isinstance(value, fmpq):
+        return (value > 0) - (value < 0)
+    if isinstance(value, Surd):
+        return (value.coefficient > 0) - (value.coefficient < 0)
+    bits = 64
+    while bits <= max_bits:
+        ball = _ball(value, bits)
+        if not ball.contains(0):
+            return 1 if ball > 0 else -1
+        bits *= 2
+    from symattn.numeric import UndecidedError
+
+    raise UndecidedError(f"could not decide the sign of {exact_text(value)}")
+
+
+def sqrt(value: Exact) -> Exact:
+    """Square root of a non-negative value (exact for rationals: a rational or a surd)."""
+    if isinstance(value, fmpq):
+        from symattn.exact import surd_sqrt
+
+        return surd_sqrt(value)
+    return _wrap(f"sqrt({exact_text(value)})", (value,), lambda a: a.sqrt())
+
+
+def relu(value: Exact) -> Exact:
+    return value if sign(value) > 0 else fmpq(0)
+
+
+def gelu(value: Exact) -> Exact:
+    """x * Phi(x) = x/2 * (1 + erf(x/sqrt(2))), exactly 0 at 0."""
+    if isinstance(value, fmpq) and value == 0:
+        return fmpq(0)
+    return _wrap(f"{_paren(value)}*(1 + erf({_paren(value)}/sqrt(2)))/2", (value,),
+                 lambda a: a * (1 + (a / arb(2).sqrt()).erf()) / 2)

@@ -31,7 +31,8 @@ from symattn.exact import NEG_INF, NegInf
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
-                             "weights", "output"})
+                             "weights", "output", "residual_1", "norm_1", "ffn_hidden",
+                             "ffn_activated", "ffn", "residual_2", "norm_2"})
 _KEY = re.compile(r"^\s*(?P<step>[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
                   r"(?:\.\s*(?P<part>terms|sum))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 _SKIP = ("?", "")

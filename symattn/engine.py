@@ -22,17 +22,18 @@ identifiers take the SymPy path (``symbolic``). Nothing here formats numbers.
 
 from __future__ import annotations
 
-__all__ = ["Step", "Derivation", "derive", "STEP_INFO", "STEP_NAMES"]
+__all__ = ["Step", "Derivation", "derive", "STEP_INFO", "STEP_NAMES", "StepInfo", "formula_step",
+           "Operand", "EntryRule"]
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 from flint import fmpq, fmpq_mat
 
 from symattn import grids
 from symattn.entries import Symbolic
 from symattn.errors import InputError
-from symattn.exact import NEG_INF, Surd
+from symattn.exact import NEG_INF, Exact, Surd
 from symattn.problem import EntryMatrix, Problem
 
 
@@ -66,6 +67,12 @@ STEP_INFO: dict[str, StepInfo] = {
 STEP_NAMES = tuple(STEP_INFO)
 
 
+# How one entry of a step follows from entries of its operands: the checker
+# calls it with the document's printed numbers in place of exact ones.
+Operand = Callable[[str, int, int], Exact]
+EntryRule = Callable[[Operand, int, int], Exact]
+
+
 @dataclass(frozen=True)
 class Step:
     """One named quantity of the derivation, with its exact value."""
@@ -76,6 +83,7 @@ class Step:
     operands: tuple[str, ...]
     description: str
     value: grids.Grid
+    entry: EntryRule | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -104,6 +112,19 @@ class Derivation:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(step.name for step in self.steps)
+
+
+def formula_step(info: StepInfo, name: str, shape: tuple[int, int], entry: EntryRule,
+                 earlier: Sequence[Step]) -> Step:
+    """A step whose every entry follows from earlier steps by ``entry``."""
+    by_name = {step.name: step for step in earlier}
+
+    def exact(step: str, i: int, j: int) -> Exact:
+        return by_name[step].value.exact(i, j)
+
+    values = [[entry(exact, i, j) for j in range(shape[1])] for i in range(shape[0])]
+    return Step(name, info.symbol, info.formula, info.operands, info.description,
+                grids.ValueGrid(values), entry)
 
 
 def make_step(name: str, value: grids.Grid, *, formula: str | None = None,
@@ -140,11 +161,18 @@ def needs_symbolic(problem: Problem) -> bool:
 
 def derive(problem: Problem) -> Derivation:
     """All steps of the attention computation for ``problem``, exactly."""
+    from symattn import layer
+
+    steps = layer.input_steps(problem)
     if needs_symbolic(problem):
         from symattn import symbolic
 
-        return Derivation(problem, symbolic.build_steps(problem))
-    return Derivation(problem, tuple(_rational_steps(problem)))
+        steps += symbolic.build_steps(problem)
+    else:
+        steps += _rational_steps(problem)
+    for stage in layer.STAGES:
+        steps += stage(problem, steps)
+    return Derivation(problem, tuple(steps))
 
 
 def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
@@ -159,6 +187,13 @@ def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
                     raise InputError(f"entry {entry.text!r} is not rational")
             values.append(value)
     return fmpq_mat(len(matrix), len(matrix[0]), values)
+
+
+def _embedding_lookup(problem: Problem, name: str) -> dict[str, object]:
+    """X picked from the vocabulary is a step with W_vocab as its operand."""
+    if name != "X" or not problem.sequence:
+        return {}
+    return {"formula": "W_{vocab}[\\text{tokens}]", "operands": ("W_vocab",)}
 
 
 def scale_factor(problem: Problem) -> fmpq | Surd:
@@ -178,7 +213,8 @@ def _rational_steps(problem: Problem) -> Iterator[Step]:
     for name in ("X", "W_Q", "W_K", "W_V"):
         if name in inputs:
             matrices[name] = _to_fmpq_mat(inputs[name])
-            yield make_step(name, grids.RationalGrid(matrices[name]))
+            yield make_step(name, grids.RationalGrid(matrices[name]),
+                            **_embedding_lookup(problem, name))
     start = "scaled" if "scaled" in inputs else "scores" if "scores" in inputs else None
     for name in ("Q", "K", "V"):
         if name in inputs:

@@ -19,7 +19,7 @@ certified ball at any precision. Grids never format and never round.
 
 from __future__ import annotations
 
-__all__ = ["Grid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid", "ExpGrid",
+__all__ = ["Grid", "ValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid", "ExpGrid",
            "ExpSumGrid", "WeightsGrid", "OutputGrid", "FullyMaskedRowError", "EXACT_ZERO"]
 
 from functools import cached_property, lru_cache
@@ -69,6 +69,21 @@ class Grid:
 
     def columns(self) -> range:
         return range(self.shape[1])
+
+
+class ValueGrid(Grid):
+    """A grid of values computed entry by entry (the steps after attention).
+
+    Values are rational where the arithmetic stays rational (see ``arith``) and
+    ``Irrational`` otherwise; meant for the small matrices of worked examples.
+    """
+
+    def __init__(self, values: Sequence[Sequence[Exact]]) -> None:
+        self.values = [list(row) for row in values]
+        self.shape = (len(self.values), len(self.values[0]) if self.values else 0)
+
+    def exact(self, i: int, j: int) -> Exact:
+        return self.values[i][j]
 
 
 class RationalGrid(Grid):

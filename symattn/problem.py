@@ -15,7 +15,6 @@ from __future__ import annotations
 
 __all__ = ["Problem", "EntryMatrix", "MaskSpec", "INPUT_NAMES", "OPTION_NAMES"]
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -23,73 +22,18 @@ from flint import fmpq
 
 from symattn.entries import Entry, Symbolic, parse_entry
 from symattn.errors import InputError, Location, ShapeError
+from symattn.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
+                                  read_readout, read_sequence, read_vocabulary)
+from symattn.tables import EntryMatrix, _describe, _literal, check_keys, read_matrix
 from symattn.exact import NEG_INF, Exact, Surd, surd_sqrt
 
-INPUT_NAMES = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled")
+INPUT_NAMES = ("sequence", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled")
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
                 "fully_masked", "query_positions", "digits", "rounding")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
-                   "options", "claims")
+                   "options", "claims", "vocabulary", "ffn", "readout")
 NORMALISATIONS = ("softmax", "sum")
 FULLY_MASKED_POLICIES = ("error", "nan", "zeros")
-
-EntryMatrix = tuple[tuple[Entry, ...], ...]
-
-
-def _unknown_key(key: str, known: tuple[str, ...], location: Location) -> InputError:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
-    if not close:
-        close = [k for k in known if k.lower() == key.lower()]
-    hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
-    return InputError(f"unknown key `{key}`{hint}", location)
-
-
-def check_keys(mapping: Mapping[str, Any], known: tuple[str, ...], location: Location) -> None:
-    for key in mapping:
-        if key not in known:
-            raise _unknown_key(str(key), known, location.at(key=str(key)))
-
-
-def read_matrix(raw: Any, location: Location) -> EntryMatrix:
-    """A list of rows (or one flat list, read as a single row) of entries."""
-    if isinstance(raw, str) or not isinstance(raw, (list, tuple)):
-        raise InputError(f"expected a matrix (a list of rows), got {_describe(raw)}", location)
-    if not raw:
-        raise InputError("the matrix is empty", location)
-    rows = raw if all(isinstance(r, (list, tuple)) for r in raw) else None
-    if rows is None:
-        if any(isinstance(r, (list, tuple)) for r in raw):
-            raise InputError("mixes rows (lists) and single numbers", location)
-        rows = [raw]
-    width = len(rows[0])
-    matrix = []
-    for i, row in enumerate(rows, start=1):
-        if len(row) == 0:
-            raise InputError("row is empty", location.at(row=i))
-        if len(row) != width:
-            raise ShapeError(f"ragged matrix: row {i} has {len(row)} entries but row 1 has "
-                             f"{width}", location.at(row=i))
-        try:
-            matrix.append(tuple(parse_entry(_literal(value)) for value in row))
-        except InputError:
-            # Parse again, entry by entry, only to say exactly where the bad one is
-            # (building a location for every entry would cost more than parsing).
-            for j, value in enumerate(row, start=1):
-                parse_entry(_literal(value), location.at(row=i, column=j))
-            raise
-    return tuple(matrix)
-
-
-def _literal(value: Any) -> Any:
-    # Spec loaders hand numbers over as their printed text (a str subclass).
-    return str(value) if isinstance(value, str) else value
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, str):
-        return f"the text {str(value)!r}"
-    return f"{type(value).__name__} {value!r}"
-
 
 @dataclass(frozen=True)
 class MaskSpec:
@@ -119,6 +63,10 @@ class Problem:
     rounding: str = "half-up"
     claims: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
+    vocabulary: Vocabulary | None = None
+    sequence: tuple[int, ...] = ()          # token ids when X comes from the vocabulary
+    ffn: FeedForward | None = None
+    readout: Readout | None = None
 
     # ----------------------------------------------------------------- reading
     @classmethod
@@ -133,6 +81,15 @@ class Problem:
             raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
                              "scores / scaled", where.at(key="inputs"))
         check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
+        layer = cls._read_layer(data, raw_inputs, where)
+        if "sequence" in raw_inputs:
+            if "X" in raw_inputs:
+                raise InputError("give X or sequence, not both", where.at(key="inputs.X"))
+            ids, embeddings = read_sequence(raw_inputs["sequence"], layer.get("vocabulary"),
+                                            where.at(key="inputs.sequence"))
+            layer["sequence"] = ids
+            raw_inputs = {**{k: v for k, v in raw_inputs.items() if k != "sequence"},
+                          "X": [[entry.text for entry in row] for row in embeddings]}
         options = data.get("options", {})
         if not isinstance(options, Mapping):
             raise InputError("[options] must be a table", where.at(key="options"))
@@ -150,9 +107,69 @@ class Problem:
         problem = cls(inputs=inputs, title=str(title),
                       description=str(data.get("description", "")),
                       tokens=tuple(str(t) for t in tokens), claims=claims, source=source,
-                      **cls._read_options(options, where.at(key="options")))
+                      **layer, **cls._read_options(options, where.at(key="options")))
         problem._check_shapes(where)
+        problem._check_layer_shapes(where)
         return problem
+
+    @staticmethod
+    def _read_layer(data: Mapping[str, Any], raw_inputs: Mapping[str, Any], where: Location
+                    ) -> dict[str, Any]:
+        layer: dict[str, Any] = {}
+        if "vocabulary" in data:
+            layer["vocabulary"] = read_vocabulary(data["vocabulary"], where.at(key="vocabulary"))
+        if "ffn" in data:
+            layer["ffn"] = read_feed_forward(data["ffn"], where.at(key="ffn"))
+        if "readout" in data:
+            layer["readout"] = read_readout(data["readout"], where.at(key="readout"))
+        return layer
+
+    def _check_layer_shapes(self, where: Location) -> None:
+        n, _ = self.score_shape()
+        if not ("V" in self.inputs or "W_V" in self.inputs):
+            if self.ffn or self.readout:
+                raise InputError("the feed-forward and readout steps need V (or W_V)", where)
+            return
+        width = self.projected_shape("V")[1] if "scores" not in self.inputs and \
+            "scaled" not in self.inputs else self.shape("V")[1]
+        ffn = self.ffn
+        if ffn is not None:
+            if ffn.residual and ("X" not in self.inputs or self.shape("X")[1] != width):
+                raise ShapeError(f"a residual connection adds X to the attention output, so X "
+                                 f"must be given with {width} columns", where.at(key="ffn.residual"))
+            first = ffn.W if ffn.W is not None else ffn.W_1
+            assert first is not None
+            if len(first) != width:
+                name = "W" if ffn.W is not None else "W_1"
+                raise ShapeError(f"the attention output has {width} columns, so ffn.{name} "
+                                 f"needs {width} rows, but it has {len(first)}",
+                                 where.at(key=f"ffn.{name}"))
+            last = ffn.W if ffn.W is not None else ffn.W_2
+            assert last is not None
+            if ffn.residual and len(last[0]) != width:
+                raise ShapeError(f"a residual connection needs the FFN to keep {width} columns",
+                                 where.at(key="ffn"))
+            width = len(last[0])
+        readout = self.readout
+        if readout is not None:
+            if readout.position is not None:
+                positions = self.query_positions or tuple(range(1, n + 1))
+                if readout.position not in positions:
+                    raise InputError(f"position {readout.position} is not a query position "
+                                     f"({', '.join(map(str, positions))})",
+                                     where.at(key="readout.position"))
+            if readout.unembedding is None:
+                if self.vocabulary is None:
+                    raise InputError("a tied unembedding needs [vocabulary]; or give "
+                                     "readout.unembedding", where.at(key="readout"))
+                if self.vocabulary.d_model != width:
+                    raise ShapeError(f"the tied unembedding has d_model "
+                                     f"{self.vocabulary.d_model} but the layer output has "
+                                     f"{width} columns", where.at(key="readout"))
+            elif len(readout.unembedding) != width:
+                raise ShapeError(f"unembedding needs {width} rows (one per output column), "
+                                 f"but it has {len(readout.unembedding)}",
+                                 where.at(key="readout.unembedding"))
 
     @staticmethod
     def _read_inputs(raw: Mapping[str, Any], where: Location) -> dict[str, EntryMatrix]:

@@ -10,26 +10,32 @@ from __future__ import annotations
 __all__ = ["render_text", "render_json", "matrix_lines"]
 
 import json
+import re
 from typing import Sequence
 
 from symattn._version import __version__
 from symattn.view import DerivationView, StepView
 
-_PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma"}
+EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
+
+_PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
 
 
 def _plain(latex: str) -> str:
-    """A readable plain-text version of the step formulas used by the engine."""
+    """Plain text for the engine's own step formulas (never user text)."""
     text = latex
     for old, new in (("\\frac{Q K^{\\top}}{\\sqrt{d_k}}", "Q K^T / sqrt(d_k)"),
-                     ("Q K^{\\top}", "Q K^T"), ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
+                     ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
                      ("\\frac{S}{\\sqrt{d_k}}", "S / sqrt(d_k)"), ("\\frac{1}{T} \\cdot ", "(1/T) "),
-                     ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"), ("e^{Z_{ij}}", "exp(Z_ij)"),
-                     ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"),
                      ("\\frac{E_{ij}}{\\Sigma_i}", "E_ij / Sigma_i"),
-                     ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij")):
+                     ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
+                     ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
+                     ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
+                     ("\\,", " "), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma")):
         text = text.replace(old, new)
-    return text
+    text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"_\{([^}]*)\}", r"_\1", text)
+    return text.replace("{", "").replace("}", "")
 
 
 def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: Sequence[int],
@@ -50,12 +56,17 @@ def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: S
 
 
 def _step_text(step: StepView, digits_label: str) -> list[str]:
-    symbol = _PLAIN_SYMBOLS.get(step.symbol, step.symbol)
+    symbol = _PLAIN_SYMBOLS.get(step.symbol, _plain(step.symbol))
     formula = _plain(step.formula)
-    head = f"{step.name}: {symbol}" + (f" = {formula}" if formula != symbol else "")
+    head = step.name if symbol == step.name else f"{step.name}: {symbol}"
+    if formula not in (symbol, step.name):
+        head += f" = {formula}"
     lines = [head, f"  {step.description}; {step.shape[0]}x{step.shape[1]}"]
     same = all(e == d for er, dr in zip(step.exact, step.decimal) for e, d in zip(er, dr))
-    if not same:
+    longest = max((len(e) for row in step.exact for e in row), default=0)
+    if longest > EXACT_WIDTH:
+        lines.append(f"  exact: closed forms up to {longest} characters (see --format json)")
+    elif not same:
         lines.append("  exact:")
         lines += matrix_lines(step.exact, step.rows, step.columns)
     decimals = [[d if d is not None else "(symbolic)" for d in row] for row in step.decimal]
@@ -79,6 +90,9 @@ def render_text(view: DerivationView) -> str:
         out.append("")
     for step in view.steps:
         out += _step_text(step, label)
+        out.append("")
+    out += view.notes
+    if view.notes:
         out.append("")
     return "\n".join(out)
 

@@ -207,6 +207,16 @@ class _Checker:
         terms = self._terms(target)
         if terms is not None:
             return arith.total(t.printed.value for t in terms), frozenset(terms)
+        rule = self.derivation[step].entry if self.has(step) else None
+        if rule is not None:
+            used: set[Claim] = set()
+
+            def operand(name: str, row: int, column: int) -> Exact:
+                value, claims = self.operand(name, row, column)
+                used.update(claims)
+                return value
+
+            return rule(operand, i, j), frozenset(used)
         if step in ("Q", "K", "V") and self.has("X") and self.derivation[step].operands:
             weight = f"W_{step}"
             inner = self.grid("X").shape[1]
@@ -309,6 +319,10 @@ class _Checker:
             recomputed_scaled = self.decide(arith.multiply(recomputed_value, scale), places)
             recomputed = format_scaled(recomputed_scaled, places) + unit
             if recomputed_scaled == printed_scaled:
+                document_tie = isinstance(recomputed_value, fmpq) and "tie" not in flags and \
+                    is_tie(recomputed_value * scale, places, self.rule)
+                if document_tie:
+                    flags.append("tie")
                 carried = tuple(sorted((c for c in used if c.target != target
                                         and self._is_rounded(c)), key=lambda c: c.order))
                 names = ", ".join(f"{self.position(c.target)} = {c.printed.text}"
@@ -318,7 +332,9 @@ class _Checker:
                                flags=tuple(flags),
                                reason=f"exact {exact_decimal} rounds to {exact_rounded}, but "
                                       f"from the document's printed {names}: {shown}{unit} "
-                                      f"-> {recomputed}",
+                                      f"-> {recomputed}" + (
+                                          f" (exactly halfway: {self.rule.value} decides)"
+                                          if document_tie else ""),
                                carried_from=tuple(self.position(c.target) for c in carried))
         matches = self._explain(claim, value, printed_scaled, places, scale,
                                 recomputed_value if used else None)

@@ -54,6 +54,7 @@ class DerivationView:
     description: str
     number_format: NumberFormat
     steps: tuple[StepView, ...]
+    notes: tuple[str, ...] = ()     # sentences after the steps (e.g. the predicted token)
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None) -> StepView:
@@ -73,4 +74,14 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     chosen = [s for s in derivation.steps if steps is None or s.name in steps]
     problem = derivation.problem
     return DerivationView(problem.title, problem.description, number_format,
-                          tuple(step_view(step, number_format, limit) for step in chosen))
+                          tuple(step_view(step, number_format, limit) for step in chosen),
+                          _notes(derivation))
+
+
+def _notes(derivation: Derivation) -> tuple[str, ...]:
+    if "probs" not in derivation:
+        return ()
+    from symattn import layer
+
+    best = layer.most_likely_tokens(derivation)
+    return (f"most likely next token: {' = '.join(best)}",)
