@@ -28,12 +28,13 @@ from flint import fmpq
 from symattn.entries import parse_entry
 from symattn.errors import InputError, Location
 from symattn.exact import NEG_INF, NegInf
+from symattn.names import base_name
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
                              "weights", "output", "residual_1", "norm_1", "ffn_hidden",
-                             "ffn_activated", "ffn", "residual_2", "norm_2"})
-_KEY = re.compile(r"^\s*(?P<step>[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
+                             "ffn_activated", "ffn", "residual_2", "norm_2", "concat"})
+_KEY = re.compile(r"^\s*(?P<step>(?:head\d+\.)?[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
                   r"(?:\.\s*(?P<part>terms|sum))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 _SKIP = ("?", "")
 
@@ -64,7 +65,7 @@ class Target:
         if self.part == "divisor":
             return "divisor"
         base = f"{self.step}[{row_label},{self.column + 1}]"
-        if self.step == "exp_sum":   # a column vector: one index
+        if self.step.endswith("exp_sum"):   # a column vector: one index
             base = f"{self.step}[{row_label}]"
         if self.part == "sum":
             return f"{self.step}[{row_label}].sum"
@@ -116,7 +117,7 @@ def read_printed(raw: Any, location: Location | None = None) -> Printed | None:
 
 def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,
                location: Location) -> int:
-    if positions is not None and step in QUERY_ROW_STEPS:
+    if positions is not None and base_name(step) in QUERY_ROW_STEPS:
         if number not in positions:
             raise InputError(f"row {number} is not one of the query positions "
                              f"{list(positions)}", location)
@@ -162,7 +163,7 @@ def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]]
                 f"; this derivation has {', '.join(shapes)}"
             raise InputError(f"no step named `{step}`{hint}", here)
         rows, columns = shapes[step]
-        positions = query_positions if step in QUERY_ROW_STEPS else None
+        positions = query_positions if base_name(step) in QUERY_ROW_STEPS else None
         row_numbers = list(positions) if positions else list(range(1, rows + 1))
 
         def entry(row_number: int, column_number: int, value: Any, loc: Location) -> None:
@@ -213,15 +214,16 @@ def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]]
             if len(parts) != 2:
                 raise InputError("terms are written STEP[i,j].terms", here)
             number, column = _index(parts[0], here, "row"), _index(parts[1], here, "column")
-            if step not in ("scores", "output", "exp_sum"):
+            if base_name(step) not in ("scores", "output", "exp_sum"):
                 raise InputError("terms can be given for scores (q_ik k_jk), output "
                                  "(w_ij v_jk) and exp_sum (the exponentials)", here)
             row = _row_index(number, step, positions, rows, here)
             if not 1 <= column <= columns:
                 raise InputError(f"column {column} is outside {step}", here)
-            length = {"scores": shapes["Q"][1] if "Q" in shapes else 0,
-                      "output": shapes["weights"][1] if "weights" in shapes else 0,
-                      "exp_sum": shapes["exp"][1] if "exp" in shapes else 0}[step]
+            prefix = step[: len(step) - len(base_name(step))]
+            length = {"scores": shapes.get(prefix + "Q", (0, 0))[1],
+                      "output": shapes.get(prefix + "weights", (0, 0))[1],
+                      "exp_sum": shapes.get(prefix + "exp", (0, 0))[1]}[base_name(step)]
             if length == 0:
                 raise InputError(f"this derivation has no terms for {step}", here)
             for t, value in enumerate(as_list(raw, length, "the terms"), start=0):

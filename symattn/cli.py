@@ -16,7 +16,7 @@ from typing import Sequence
 
 from symattn._version import __version__
 
-EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 EPILOG = """\
 examples:
@@ -223,6 +223,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as error:  # a bug in symattn: one line, not a traceback
+        import os
+
+        if os.environ.get("SYMATTN_DEBUG"):
+            raise
+        print(f"symattn: internal error: {type(error).__name__}: {error} (this is a bug in "
+              "symattn; run again with SYMATTN_DEBUG=1 for the traceback and report it)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

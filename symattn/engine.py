@@ -47,6 +47,7 @@ class StepInfo:
 
 STEP_INFO: dict[str, StepInfo] = {
     "X": StepInfo("X", "X", (), "input embeddings, one row per token"),
+    "X_kv": StepInfo("X_{kv}", "X_{kv}", (), "the sequence keys and values come from"),
     "W_Q": StepInfo("W_Q", "W_Q", (), "query projection"),
     "W_K": StepInfo("W_K", "W_K", (), "key projection"),
     "W_V": StepInfo("W_V", "W_V", (), "value projection"),
@@ -164,10 +165,17 @@ def derive(problem: Problem) -> Derivation:
     from symattn import layer
 
     steps = layer.input_steps(problem)
+    multi_head = problem.heads > 1 or "W_O" in problem.inputs
     if needs_symbolic(problem):
+        if multi_head:
+            raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")
         from symattn import symbolic
 
         steps += symbolic.build_steps(problem)
+    elif multi_head:
+        from symattn import multihead
+
+        steps += multihead.build_steps(problem)
     else:
         steps += _rational_steps(problem)
     for stage in layer.STAGES:
@@ -207,10 +215,15 @@ def scale_factor(problem: Problem) -> fmpq | Surd:
     return factor
 
 
+def source_of(name: str, inputs: object) -> str:
+    """The sequence a projection reads: keys and values may come from X_kv."""
+    return "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"  # type: ignore[operator]
+
+
 def _rational_steps(problem: Problem) -> Iterator[Step]:
     inputs = problem.inputs
     matrices: dict[str, fmpq_mat] = {}
-    for name in ("X", "W_Q", "W_K", "W_V"):
+    for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
         if name in inputs:
             matrices[name] = _to_fmpq_mat(inputs[name])
             yield make_step(name, grids.RationalGrid(matrices[name]),
@@ -221,8 +234,18 @@ def _rational_steps(problem: Problem) -> Iterator[Step]:
             matrices[name] = _to_fmpq_mat(inputs[name])
             yield make_step(name, grids.RationalGrid(matrices[name]), formula=name, operands=())
         elif f"W_{name}" in inputs and (start is None or name == "V"):
-            matrices[name] = matrices["X"] * matrices[f"W_{name}"]
-            yield make_step(name, grids.RationalGrid(matrices[name]))
+            source = source_of(name, inputs)
+            matrices[name] = matrices[source] * matrices[f"W_{name}"]
+            yield make_step(name, grids.RationalGrid(matrices[name]),
+                            formula=f"{'X_{kv}' if source == 'X_kv' else 'X'} W_{name}",
+                            operands=(source, f"W_{name}"))
+    yield from attention_core(problem, matrices, start)
+
+
+def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str | None
+                   ) -> Iterator[Step]:
+    """scores ... output from exact Q, K (or given scores) and V."""
+    inputs = problem.inputs
     if start is None:
         base = matrices["Q"] * matrices["K"].transpose()
         yield make_step("scores", grids.RationalGrid(base))

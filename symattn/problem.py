@@ -27,9 +27,10 @@ from symattn.layer_config import (FeedForward, Readout, Vocabulary, read_feed_fo
 from symattn.tables import EntryMatrix, _describe, _literal, check_keys, read_matrix
 from symattn.exact import NEG_INF, Exact, Surd, surd_sqrt
 
-INPUT_NAMES = ("sequence", "X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled")
+INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
+               "scaled")
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
-                "fully_masked", "query_positions", "digits", "rounding")
+                "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout")
 NORMALISATIONS = ("softmax", "sum")
@@ -67,6 +68,8 @@ class Problem:
     sequence: tuple[int, ...] = ()          # token ids when X comes from the vocabulary
     ffn: FeedForward | None = None
     readout: Readout | None = None
+    heads: int = 1
+    kv_heads: int | None = None             # grouped-query attention: K/V heads shared
 
     # ----------------------------------------------------------------- reading
     @classmethod
@@ -179,15 +182,26 @@ class Problem:
                 continue
             value = raw[name]
             if isinstance(value, str) and value.strip().lower() == "identity":
-                if not name.startswith("W_"):
-                    raise InputError("only W_Q, W_K and W_V may be \"identity\"",
+                if name not in ("W_Q", "W_K", "W_V", "W_O"):
+                    raise InputError("only W_Q, W_K, W_V and W_O may be \"identity\"",
                                      where.at(key=name))
-                if "X" not in raw:
-                    raise InputError("\"identity\" needs X to know its size",
+                source = "X_kv" if name in ("W_K", "W_V") and "X_kv" in raw else "X"
+                if source not in raw:
+                    raise InputError(f"\"identity\" needs {source} to know its size",
                                      where.at(key=name))
-                size = len(read_matrix(raw["X"], where.at(key="X"))[0])
+                size = len(read_matrix(raw[source], where.at(key=source))[0])
                 inputs[name] = tuple(tuple(Entry(fmpq(int(i == j)), 0, str(int(i == j)))
                                            for j in range(size)) for i in range(size))
+                continue
+            if name in ("W_Q", "W_K", "W_V") and _is_per_head(value):
+                # One matrix per head: their columns side by side make the full matrix.
+                blocks = [read_matrix(block, where.at(key=f"{name}[{h}]"))
+                          for h, block in enumerate(value, start=1)]
+                if len({len(b) for b in blocks}) != 1 or len({len(b[0]) for b in blocks}) != 1:
+                    raise ShapeError("the per-head matrices must all have the same shape",
+                                     where.at(key=name))
+                inputs[name] = tuple(tuple(e for block in blocks for e in block[r])
+                                     for r in range(len(blocks[0])))
                 continue
             matrix = read_matrix(value, where.at(key=name))
             if name not in ("scores", "scaled"):
@@ -239,6 +253,9 @@ class Problem:
             result["query_positions"] = tuple(
                 _positive_int(p, where.at(key="query_positions", column=k), "a position")
                 for k, p in enumerate(positions, start=1))
+        for name in ("heads", "kv_heads"):
+            if name in raw:
+                result[name] = _positive_int(raw[name], where.at(key=name), name)
         if "digits" in raw:
             result["digits"] = _positive_int(raw["digits"], where.at(key="digits"), "digits")
         if "rounding" in raw:
@@ -283,16 +300,20 @@ class Problem:
                         continue  # no V: the derivation stops at the weights
                     missing = weight if has("X") else f"{name} (or X with {weight})"
                     raise InputError(f"missing input {missing}", where.at(key="inputs"))
+            if has("X_kv") and not has("X"):
+                raise InputError("X_kv (keys and values) needs X (queries) too",
+                                 where.at(key="inputs"))
             if has("X"):
-                x_shape = self.shape("X")
                 for weight in ("W_Q", "W_K", "W_V"):
+                    source = "X_kv" if weight != "W_Q" and has("X_kv") else "X"
+                    x_shape = self.shape(source)
                     if has(weight) and self.shape(weight)[0] != x_shape[1]:
                         raise ShapeError(
-                            f"X @ {weight} needs {weight} to have {x_shape[1]} rows (X is "
-                            f"{_dims(x_shape)}), but {weight} is {_dims(self.shape(weight))}",
-                            where.at(key=f"inputs.{weight}"))
+                            f"{source} @ {weight} needs {weight} to have {x_shape[1]} rows "
+                            f"({source} is {_dims(x_shape)}), but {weight} is "
+                            f"{_dims(self.shape(weight))}", where.at(key=f"inputs.{weight}"))
             q, k = self.projected_shape("Q"), self.projected_shape("K")
-            if q[1] != k[1]:
+            if q[1] != k[1] and self.heads == 1:
                 raise ShapeError(f"Q @ K^T needs Q and K to have the same number of columns, "
                                  f"but Q is {_dims(q)} and K is {_dims(k)}",
                                  where.at(key="inputs"))
@@ -301,6 +322,7 @@ class Problem:
                 if v[0] != k[0]:
                     raise ShapeError(f"weights @ V needs V to have one row per key ({k[0]}), "
                                      f"but V is {_dims(v)}", where.at(key="inputs"))
+        self._check_heads(where)
         n, m = self.score_shape()
         self._check_mask(n, m, where.at(key="options.mask"))
         if self.query_positions is not None and len(self.query_positions) != n:
@@ -310,11 +332,44 @@ class Problem:
             raise ShapeError(f"tokens lists {len(self.tokens)} names but there are {n} "
                              f"queries and {m} keys", where.at(key="tokens"))
 
+    def _check_heads(self, where: Location) -> None:
+        heads, kv_heads = self.heads, self.kv_heads or self.heads
+        multi = heads > 1 or "W_O" in self.inputs
+        if not multi:
+            if self.kv_heads not in (None, 1):
+                raise InputError("kv_heads needs heads > 1", where.at(key="options.kv_heads"))
+            return
+        if "scores" in self.inputs or "scaled" in self.inputs:
+            raise InputError("several heads need Q, K, V (or X and the W's), not scores",
+                             where.at(key="options.heads"))
+        if heads % kv_heads:
+            raise InputError(f"kv_heads ({kv_heads}) must divide heads ({heads})",
+                             where.at(key="options.kv_heads"))
+        q, k, v = (self.projected_shape(n) for n in "QKV")
+        if q[1] % heads:
+            raise ShapeError(f"Q has {q[1]} columns, which do not split into {heads} heads",
+                             where.at(key="options.heads"))
+        d_k = q[1] // heads
+        if k[1] != kv_heads * d_k:
+            raise ShapeError(f"with {kv_heads} key/value head(s) of d_k = {d_k}, K needs "
+                             f"{kv_heads * d_k} columns but has {k[1]}", where.at(key="inputs"))
+        if v[1] % kv_heads:
+            raise ShapeError(f"V has {v[1]} columns, which do not split into {kv_heads} "
+                             "key/value heads", where.at(key="inputs"))
+        if "W_O" in self.inputs:
+            d_v = v[1] // kv_heads
+            rows = self.shape("W_O")[0]
+            if rows != heads * d_v:
+                raise ShapeError(f"concat(heads) has {heads} x {d_v} = {heads * d_v} columns, "
+                                 f"so W_O needs that many rows, but it has {rows}",
+                                 where.at(key="inputs.W_O"))
+
     def projected_shape(self, name: str) -> tuple[int, int]:
-        """Shape of Q, K or V, given directly or as X @ W."""
+        """Shape of Q, K or V, given directly or as X @ W (X_kv @ W for K and V)."""
         if name in self.inputs:
             return self.shape(name)
-        return self.shape("X")[0], self.shape(f"W_{name}")[1]
+        source = "X_kv" if name in ("K", "V") and "X_kv" in self.inputs else "X"
+        return self.shape(source)[0], self.shape(f"W_{name}")[1]
 
     def score_shape(self) -> tuple[int, int]:
         for name in ("scaled", "scores"):
@@ -352,7 +407,7 @@ class Problem:
             return self.d_k
         if "scaled" in self.inputs or "scores" in self.inputs:
             return None
-        return self.projected_shape("K")[1]
+        return self.projected_shape("Q")[1] // self.heads
 
     @property
     def scale_value(self) -> Exact | Symbolic:
@@ -383,6 +438,12 @@ class Problem:
                         allowed[i][j] = False
         return allowed
 
+
+
+def _is_per_head(value: Any) -> bool:
+    """A list of matrices (a 3-D list), one per head."""
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(m, list) and m and all(isinstance(r, list) for r in m) for m in value)
 
 
 def _dims(shape: tuple[int, int]) -> str:

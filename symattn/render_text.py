@@ -31,7 +31,7 @@ def _plain(latex: str) -> str:
                      ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
                      ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
                      ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
-                     ("\\,", " "), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma")):
+                     ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma")):
         text = text.replace(old, new)
     text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
     text = re.sub(r"_\{([^}]*)\}", r"_\1", text)

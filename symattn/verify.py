@@ -32,6 +32,7 @@ from symattn.claims import QUERY_ROW_STEPS, Claim, Printed, Target, read_claims
 from symattn.engine import Derivation, derive, scale_factor
 from symattn.errors import InputError
 from symattn.exact import NAN, NEG_INF, Exact, exact_text
+from symattn.names import split_name
 from symattn.numeric import UndecidedError, decide_scaled, fixed_decimal
 from symattn.rounding import Rounding, format_scaled, is_tie, parse_rounding, round_scaled
 
@@ -115,7 +116,7 @@ class _Checker:
     # ------------------------------------------------------------ positions
     def row_label(self, target: Target) -> int:
         positions = self.problem.query_positions
-        if positions is not None and target.step in QUERY_ROW_STEPS:
+        if positions is not None and split_name(target.step)[1] in QUERY_ROW_STEPS:
             return positions[target.row]
         return target.row + 1
 
@@ -136,19 +137,21 @@ class _Checker:
         if target.part == "entry":
             return grid(target.step).exact(i, j)
         if target.part == "sum":
-            if target.step == "weights":
-                first = grid("weights").exact(i, 0)
-                if first is NAN:
+            if split_name(target.step)[1] == "weights":
+                weights = grid(target.step)
+                if weights.exact(i, 0) is NAN:
                     return NAN
-                open_row = any(grid("weights").exact(i, c) != 0 for c in grid("weights").columns())
+                open_row = any(weights.exact(i, c) != 0 for c in weights.columns())
                 return fmpq(1) if open_row else fmpq(0)
             return arith.total(grid(target.step).exact(i, c) for c in grid(target.step).columns())
         t = target.term
-        if target.step == "scores":
-            return arith.multiply(grid("Q").exact(i, t), grid("K").exact(j, t))
-        if target.step == "output":
-            return arith.multiply(grid("weights").exact(i, t), grid("V").exact(t, j))
-        return grid("exp").exact(i, t)          # exp_sum terms
+        prefix, base = split_name(target.step)
+        if base == "scores":
+            return arith.multiply(grid(prefix + "Q").exact(i, t), grid(prefix + "K").exact(j, t))
+        if base == "output" and derivation.__contains__(prefix + "weights"):
+            return arith.multiply(grid(prefix + "weights").exact(i, t),
+                                  grid(prefix + "V").exact(t, j))
+        return grid(prefix + "exp").exact(i, t)          # exp_sum terms
 
     # ------------------------------------------------ the document's own path
     def operand(self, step: str, i: int, j: int) -> tuple[Exact, frozenset[Claim]]:
@@ -181,11 +184,11 @@ class _Checker:
 
     def _terms(self, target: Target) -> list[Claim] | None:
         """The printed terms of an entry's sum, if the document printed all of them."""
-        count = {"scores": lambda: self.grid("Q").shape[1],
-                 "output": lambda: self.grid("weights").shape[1],
-                 "exp_sum": lambda: self.grid("exp").shape[1]}.get(target.step)
-        if count is None:
+        prefix, base = split_name(target.step)
+        operand = {"scores": "Q", "output": "weights", "exp_sum": "exp"}.get(base)
+        if operand is None or not self.has(prefix + operand):
             return None
+        count = lambda: self.grid(prefix + operand).shape[1]  # noqa: E731
         terms = [self.printed.get(Target(target.step, target.row, target.column, "term", t))
                  for t in range(count())]
         return terms if all(t is not None for t in terms) else None  # type: ignore[return-value]
@@ -197,13 +200,17 @@ class _Checker:
         if target.part == "sum":
             columns = self.grid(step).columns()
             return self._sum(self.operand(step, i, c) for c in columns)
+        # Inside a head, the attention steps read that head's own operands.
+        prefix, base = split_name(step)
+        op = lambda name, r, c: self.operand(prefix + name, r, c)  # noqa: E731
+        has = lambda name: self.has(prefix + name)  # noqa: E731
         if target.part == "term":
             t = target.term
-            if step == "scores":
-                return self._product(self.operand("Q", i, t), self.operand("K", j, t))
-            if step == "output":
-                return self._product(self.operand("weights", i, t), self.operand("V", t, j))
-            return self.operand("exp", i, t)
+            if base == "scores":
+                return self._product(op("Q", i, t), op("K", j, t))
+            if base == "output":
+                return self._product(op("weights", i, t), op("V", t, j))
+            return op("exp", i, t)
         terms = self._terms(target)
         if terms is not None:
             return arith.total(t.printed.value for t in terms), frozenset(terms)
@@ -217,55 +224,53 @@ class _Checker:
                 return value
 
             return rule(operand, i, j), frozenset(used)
-        if step in ("Q", "K", "V") and self.has("X") and self.derivation[step].operands:
-            weight = f"W_{step}"
-            inner = self.grid("X").shape[1]
-            return self._sum(self._product(self.operand("X", i, k), self.operand(weight, k, j))
+        operands = self.derivation[step].operands if self.has(step) else ()
+        if not prefix and base in ("Q", "K", "V") and len(operands) == 2:
+            source, weight = operands
+            inner = self.grid(source).shape[1]
+            return self._sum(self._product(op(source, i, k), op(weight, k, j))
                              for k in range(inner))
-        if step == "scores" and self.derivation["scores"].operands:
-            inner = self.grid("Q").shape[1]
-            return self._sum(self._product(self.operand("Q", i, k), self.operand("K", j, k))
-                             for k in range(inner))
-        if step == "scaled" and self.derivation["scaled"].operands:
-            score = self.operand("scores", i, j)
+        if base == "scores" and operands:
+            inner = self.grid(prefix + "Q").shape[1]
+            return self._sum(self._product(op("Q", i, k), op("K", j, k)) for k in range(inner))
+        if base == "scaled" and operands:
+            score = op("scores", i, j)
             divisor = self.printed.get(Target("divisor", part="divisor"))
             if divisor is not None:
                 return arith.divide(score[0], divisor.printed.value), score[1] | {divisor}
             return arith.multiply(score[0], scale_factor(self.problem)), score[1]
-        if step == "masked":
-            if self.grid("mask").exact(i, j) is NEG_INF:
+        if base == "masked":
+            if self.grid(prefix + "mask").exact(i, j) is NEG_INF:
                 return NEG_INF, frozenset()
-            return self.operand("scaled", i, j)
-        if step == "exp":
-            source = "masked" if self.has("masked") else "scaled"
-            value, used = self.operand(source, i, j)
-            return arith.exp(value), used
-        if step == "exp_sum":
-            return self._sum(self.operand("exp", i, c) for c in self.grid("exp").columns())
-        if step == "weights":
-            if not self._allowed(i, j) or not self._open(i):
+            return op("scaled", i, j)
+        if base == "exp":
+            value, used_claims = op("masked" if has("masked") else "scaled", i, j)
+            return arith.exp(value), used_claims
+        if base == "exp_sum":
+            return self._sum(op("exp", i, c) for c in self.grid(prefix + "exp").columns())
+        if base == "weights":
+            if not self._allowed(prefix, i, j) or not self._open_columns(prefix, i):
                 return self.exact(target), frozenset()
             if self.problem.normalisation == "sum":
-                source = "masked" if self.has("masked") else "scaled"
-                value, used = self.operand(source, i, j)
-                row = self._sum(self.operand(source, i, c) for c in self._open_columns(i))
-                return arith.divide(value, row[0]), used | row[1]
-            numerator = self.operand("exp", i, j)
-            denominator = self.operand("exp_sum", i, 0)
+                source = "masked" if has("masked") else "scaled"
+                value, used_claims = op(source, i, j)
+                row = self._sum(op(source, i, c) for c in self._open_columns(prefix, i))
+                return arith.divide(value, row[0]), used_claims | row[1]
+            numerator = op("exp", i, j)
+            denominator = op("exp_sum", i, 0)
             return arith.divide(numerator[0], denominator[0]), numerator[1] | denominator[1]
-        if step == "output" and self.has("V"):
-            return self._sum(self._product(self.operand("weights", i, c), self.operand("V", c, j))
-                             for c in self.grid("weights").columns())
+        if base == "output" and has("V") and has("weights"):
+            return self._sum(self._product(op("weights", i, c), op("V", c, j))
+                             for c in self.grid(prefix + "weights").columns())
         return self.exact(target), frozenset()
 
-    def _allowed(self, i: int, j: int) -> bool:
-        return not self.has("mask") or self.grid("mask").exact(i, j) is not NEG_INF
+    def _allowed(self, prefix: str, i: int, j: int) -> bool:
+        return not self.has(prefix + "mask") or \
+            self.grid(prefix + "mask").exact(i, j) is not NEG_INF
 
-    def _open_columns(self, i: int) -> list[int]:
-        return [c for c in self.grid("weights").columns() if self._allowed(i, c)]
-
-    def _open(self, i: int) -> bool:
-        return bool(self._open_columns(i))
+    def _open_columns(self, prefix: str, i: int) -> list[int]:
+        return [c for c in self.grid(prefix + "weights").columns()
+                if self._allowed(prefix, i, c)]
 
     # ---------------------------------------------------------------- verdicts
     def decide(self, value: Exact, places: int, rule: Rounding | None = None) -> int:
