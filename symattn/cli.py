@@ -79,7 +79,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
 
     commands.add_parser("examples", help="list the bundled examples")
+    for module in _plugin_modules():
+        COMMANDS.update(module.register(commands))
     return parser
+
+
+# Commands that live in their own modules: each has register(subparsers), which
+# adds its parser and returns {command name: handler(args) -> exit status}.
+PLUGINS: tuple[str, ...] = ()
+
+
+def _plugin_modules() -> list:  # type: ignore[type-arg]
+    from importlib import import_module
+
+    return [import_module(name) for name in PLUGINS]
 
 
 def _sources(args: argparse.Namespace) -> list[str]:

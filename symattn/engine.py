@@ -178,7 +178,9 @@ def derive(problem: Problem) -> Derivation:
         steps += multihead.build_steps(problem)
     else:
         steps += _rational_steps(problem)
-    for stage in layer.STAGES:
+    from symattn import diagnostics
+
+    for stage in layer.STAGES + diagnostics.STAGES:
         steps += stage(problem, steps)
     return Derivation(problem, tuple(steps))
 

@@ -24,15 +24,18 @@ from symattn.entries import Entry, Symbolic, parse_entry
 from symattn.errors import InputError, Location, ShapeError
 from symattn.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
                                   read_readout, read_sequence, read_vocabulary)
-from symattn.tables import EntryMatrix, _describe, _literal, check_keys, read_matrix
+from symattn.tables import EntryMatrix, _describe, _literal, check_keys, read_bool, read_matrix
 from symattn.exact import NEG_INF, Exact, Surd, surd_sqrt
 
 INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
                "scaled")
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
-                "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads")
+                "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads",
+                "positions", "position_base")
+POSITION_KINDS = ("none", "sinusoidal", "rope")
+DIAGNOSTICS = ("entropy", "jacobian")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
-                   "options", "claims", "vocabulary", "ffn", "readout")
+                   "options", "claims", "vocabulary", "ffn", "readout", "diagnostics")
 NORMALISATIONS = ("softmax", "sum")
 FULLY_MASKED_POLICIES = ("error", "nan", "zeros")
 
@@ -70,6 +73,9 @@ class Problem:
     readout: Readout | None = None
     heads: int = 1
     kv_heads: int | None = None             # grouped-query attention: K/V heads shared
+    positions: str = "none"                 # none | sinusoidal (added to X) | rope (rotates Q, K)
+    position_base: int = 10000              # the 10000 in the sinusoid / RoPE frequencies
+    diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian
 
     # ----------------------------------------------------------------- reading
     @classmethod
@@ -125,6 +131,14 @@ class Problem:
             layer["ffn"] = read_feed_forward(data["ffn"], where.at(key="ffn"))
         if "readout" in data:
             layer["readout"] = read_readout(data["readout"], where.at(key="readout"))
+        if "diagnostics" in data:
+            table, here = data["diagnostics"], where.at(key="diagnostics")
+            if not isinstance(table, Mapping):
+                raise InputError("[diagnostics] must be a table", here)
+            check_keys(table, DIAGNOSTICS, here)
+            layer["diagnostics"] = tuple(name for name in DIAGNOSTICS
+                                         if name in table and read_bool(table[name],
+                                                                        here.at(key=name)))
         return layer
 
     def _check_layer_shapes(self, where: Location) -> None:
@@ -253,9 +267,15 @@ class Problem:
             result["query_positions"] = tuple(
                 _positive_int(p, where.at(key="query_positions", column=k), "a position")
                 for k, p in enumerate(positions, start=1))
-        for name in ("heads", "kv_heads"):
+        for name in ("heads", "kv_heads", "position_base"):
             if name in raw:
                 result[name] = _positive_int(raw[name], where.at(key=name), name)
+        if "positions" in raw:
+            kind = str(raw["positions"]).strip().lower()
+            if kind not in POSITION_KINDS:
+                raise InputError(f"unknown positions {raw['positions']!r}; use none, "
+                                 "sinusoidal or rope", where.at(key="positions"))
+            result["positions"] = kind
         if "digits" in raw:
             result["digits"] = _positive_int(raw["digits"], where.at(key="digits"), "digits")
         if "rounding" in raw:
