@@ -151,7 +151,16 @@ class MaskedGrid(Grid):
 
 
 def _exp_text(argument: Exact) -> str:
-    return f"exp({exact_text(argument)})"
+    return "1" if argument == 0 else f"exp({exact_text(argument)})"
+
+
+def _times(coefficient: fmpq, factor: str) -> str:
+    """``coefficient*factor`` written as a reader would: no "1*", no "*1"."""
+    if coefficient == 1:
+        return factor
+    if factor == "1":
+        return exact_text(coefficient)
+    return f"{exact_text(coefficient)}*{factor}"
 
 
 class ExpGrid(Grid):
@@ -327,11 +336,12 @@ class OutputGrid(Grid):
         if common is not None:
             return common
         def text() -> str:
-            numerator = " + ".join(f"{exact_text(self.values[c, k])}*"
-                                   f"{_exp_text(weights.masked.exact(i, c))}"
+            numerator = " + ".join(_times(self.values[c, k], _exp_text(weights.masked.exact(i, c)))
                                    for c in columns if self.values[c, k] != 0)
             denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
-            return f"({numerator})/({denominator})"
+            # a lone product needs no parentheses: a*b/c reads (a*b)/c
+            return f"{numerator}/({denominator})" if " + " not in numerator \
+                else f"({numerator})/({denominator})"
 
         return Irrational(text, lambda prec: self._ball(i, k, prec))
 
