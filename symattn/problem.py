@@ -22,6 +22,8 @@ from flint import fmpq
 
 from symattn.entries import Entry, Symbolic, parse_entry
 from symattn.errors import InputError, Location, ShapeError
+from symattn.limits import DEFAULT as DEFAULT_LIMITS
+from symattn.limits import Limits, check_problem, check_raw_matrix
 from symattn.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
                                   read_readout, read_sequence, read_vocabulary)
 from symattn.tables import EntryMatrix, _describe, _literal, check_keys, read_bool, read_matrix
@@ -79,7 +81,8 @@ class Problem:
 
     # ----------------------------------------------------------------- reading
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], source: str | None = None) -> Problem:
+    def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,
+                     limits: Limits = DEFAULT_LIMITS) -> Problem:
         """Validate a spec mapping (as read from TOML or JSON) into a Problem."""
         where = Location(file=source)
         if not isinstance(data, Mapping):
@@ -103,6 +106,8 @@ class Problem:
         if not isinstance(options, Mapping):
             raise InputError("[options] must be a table", where.at(key="options"))
         check_keys(options, OPTION_NAMES, where.at(key="options"))
+        for name, value in raw_inputs.items():
+            check_raw_matrix(value, limits, where.at(key=f"inputs.{name}"))
         inputs = cls._read_inputs(raw_inputs, where.at(key="inputs"))
         title = data.get("title", "")
         if not isinstance(title, str):
@@ -119,7 +124,18 @@ class Problem:
                       **layer, **cls._read_options(options, where.at(key="options")))
         problem._check_shapes(where)
         problem._check_layer_shapes(where)
+        n, m = problem.score_shape()
+        check_problem(n, m, problem.heads, problem.is_symbolic, limits, where.at(key="inputs"))
         return problem
+
+    @property
+    def is_symbolic(self) -> bool:
+        """True when some input is not rational: the derivation takes the SymPy path."""
+        if self.positions != "none" or isinstance(self.scale, Symbolic) or \
+                isinstance(self.temperature, Symbolic):
+            return True
+        return any(isinstance(entry.value, (Symbolic, Surd)) for matrix in self.inputs.values()
+                   for row in matrix for entry in row)
 
     @staticmethod
     def _read_layer(data: Mapping[str, Any], raw_inputs: Mapping[str, Any], where: Location

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from symattn.errors import InputError, Location
+from symattn.limits import DEFAULT, Limits
 from symattn.problem import Problem
 
 if sys.version_info >= (3, 11):
@@ -75,12 +76,13 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
         raise InputError("TOML nested too deeply", where) from None
 
 
-def loads(text: str, source: str = "<spec>", kind: str | None = None) -> Problem:
+def loads(text: str, source: str = "<spec>", kind: str | None = None,
+          limits: Limits = DEFAULT) -> Problem:
     """A Problem from spec text."""
-    return Problem.from_mapping(read_mapping(text, source, kind), source=source)
+    return Problem.from_mapping(read_mapping(text, source, kind), source=source, limits=limits)
 
 
-def load(path: str | Path) -> Problem:
+def load(path: str | Path, limits: Limits = DEFAULT) -> Problem:
     """A Problem from a spec file (``.toml`` or ``.json``)."""
     path = Path(path)
     source = str(path)
@@ -97,4 +99,4 @@ def load(path: str | Path) -> Problem:
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text (byte {error.start + 1} is 0x{raw[error.start]:02x}); "
                          "save the file as UTF-8", Location(file=source)) from None
-    return loads(text, source)
+    return loads(text, source, limits=limits)
