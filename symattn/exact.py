@@ -213,7 +213,7 @@ def exact_text(value: Exact) -> str:
         a = value.coefficient
         root = f"sqrt({value.radicand})"
         sign = "-" if a < 0 else ""
-        num, den = abs(int(a.p)), int(a.q)
+        num, den = abs(a.p), a.q   # flint integers: printed at any length
         head = root if num == 1 else f"{num}*{root}"
         return f"{sign}{head}" if den == 1 else f"{sign}{head}/{den}"
     return value.text

@@ -26,8 +26,8 @@ from flint import fmpq
 
 from symattn.errors import SymattnError
 from symattn.exact import NAN, NEG_INF, Exact, to_ball
-from symattn.rounding import (Rounding, decimal_bounds, format_scaled, round_ball, round_bounds,
-                              round_scaled)
+from symattn.rounding import (Rounding, decimal_bounds, decimal_digits, format_scaled,
+                              round_ball, round_bounds, round_scaled)
 
 MAX_PRECISION_BITS = 1 << 16
 _LOG2_10 = math.log2(10)
@@ -78,7 +78,7 @@ def _estimate_exponent(value: Exact) -> int | None:
         if value == 0:
             return None
         p, q = abs(int(value.p)), int(value.q)
-        return len(str(p)) - len(str(q))
+        return len(decimal_digits(p)) - len(decimal_digits(q))
     bits = 64
     while bits <= MAX_PRECISION_BITS:
         ball = to_ball(value, bits)
@@ -111,11 +111,11 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
     for _ in range(4):
         places = digits - 1 - exponent
         scaled = decide_scaled(value, places, rule)
-        length = len(str(abs(scaled)))
+        length = len(decimal_digits(abs(scaled)))
         if length == digits:
             return format_scaled(scaled, places, decimal_separator)
         if length > digits:
-            if scaled % 10 == 0 and len(str(abs(scaled // 10))) == digits:
+            if scaled % 10 == 0 and len(decimal_digits(abs(scaled // 10))) == digits:
                 # 9.9995 -> 10.000 at 4 figures: one digit fewer, same value.
                 return format_scaled(scaled // 10, places - 1, decimal_separator)
             exponent += 1
@@ -151,17 +151,17 @@ def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: 
     low, high, exponent = decimal_bounds(ball, digits + guard_digits)  # type: ignore[arg-type]
     if low <= 0 <= high:
         return None
-    magnitude = len(str(abs(low) if abs(low) < abs(high) else abs(high))) - 1 + exponent
+    magnitude = len(decimal_digits(min(abs(low), abs(high)))) - 1 + exponent
     for _ in range(3):
         places = digits - 1 - magnitude
         scaled = round_bounds(low, high, exponent, places, rule)
         if scaled is None:
             return None
-        length = len(str(abs(scaled)))
+        length = len(decimal_digits(abs(scaled)))
         if length == digits:
             return format_scaled(scaled, places, separator)
         if length > digits:
-            if scaled % 10 == 0 and len(str(abs(scaled // 10))) == digits:
+            if scaled % 10 == 0 and len(decimal_digits(abs(scaled // 10))) == digits:
                 return format_scaled(scaled // 10, places - 1, separator)
             magnitude += 1
         else:

@@ -18,7 +18,7 @@ float never decides anything here.
 
 from __future__ import annotations
 
-__all__ = ["Rounding", "round_scaled", "round_ratio", "decimal_bounds", "round_bounds", "round_ball", "format_scaled", "is_tie",
+__all__ = ["Rounding", "decimal_digits", "round_scaled", "round_ratio", "decimal_bounds", "round_bounds", "round_ball", "format_scaled", "is_tie",
            "distance_to_tie", "parse_rounding"]
 
 from enum import Enum
@@ -133,9 +133,12 @@ def round_ball(ball: arb, places: int, rule: Rounding, digits: int | None = None
     """
     if not ball.is_finite():
         return None
-    if digits is not None:
-        return round_bounds(*decimal_bounds(ball, digits), places, rule)
-    low_q, high_q = _ball_endpoints(ball)
+    try:
+        if digits is not None:
+            return round_bounds(*decimal_bounds(ball, digits), places, rule)
+        low_q, high_q = _ball_endpoints(ball)
+    except (OverflowError, ValueError, MemoryError):
+        return None   # beyond what exact endpoints can represent: undecided at this precision
     rounded_low = round_scaled(low_q, places, rule)
     if rounded_low == round_scaled(high_q, places, rule):
         return rounded_low
@@ -149,6 +152,11 @@ def distance_to_tie(ball: arb, places: int) -> arb:
     return abs(fraction - arb(fmpq(1, 2)))
 
 
+def decimal_digits(number: int) -> str:
+    """``str(number)`` without Python's 4300-digit limit (flint prints any length)."""
+    return str(number) if -10 ** 4000 < number < 10 ** 4000 else str(fmpz(number))
+
+
 def format_scaled(scaled: int, places: int, decimal_separator: str = ".") -> str:
     """Decimal text of ``scaled / 10**places``, trailing zeros kept.
 
@@ -160,7 +168,7 @@ def format_scaled(scaled: int, places: int, decimal_separator: str = ".") -> str
     '1200'
     """
     if places <= 0:
-        return str(scaled * 10 ** (-places))
+        return decimal_digits(scaled * 10 ** (-places))
     sign = "-" if scaled < 0 else ""
-    digits = str(abs(scaled)).rjust(places + 1, "0")
+    digits = decimal_digits(abs(scaled)).rjust(places + 1, "0")
     return f"{sign}{digits[:-places]}{decimal_separator}{digits[-places:]}"

@@ -30,7 +30,7 @@ from flint import fmpq
 from symattn import arith
 from symattn.claims import QUERY_ROW_STEPS, Claim, Printed, Target, read_claims
 from symattn.engine import Derivation, derive, scale_factor
-from symattn.errors import InputError
+from symattn.errors import InputError, Location
 from symattn.exact import NAN, NEG_INF, Exact, exact_text
 from symattn.names import split_name
 from symattn.numeric import UndecidedError, decide_scaled, fixed_decimal
@@ -96,10 +96,25 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Rep
         rounding or problem.rounding)
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
+    for claim in claims:
+        if claim.target.part == "divisor" and not _has_divisor(derivation):
+            raise InputError("there is no divisor here: the scaled scores are given directly "
+                             "or the scale is symbolic", Location(file=problem.source,
+                                                                  key=f"claims.{claim.key}"))
     checker = _Checker(derivation, rule, claims)
     verdicts = [checker.judge(claim) for claim in claims]
     verdicts = _flag_inconsistent(verdicts, rule)
     return Report(problem.title, problem.source, rule, tuple(verdicts))
+
+
+def _has_divisor(derivation: Derivation) -> bool:
+    from symattn.exact import Surd
+
+    problem = derivation.problem
+    if "scaled" not in derivation or not derivation["scaled"].operands:
+        return "head1.scaled" in derivation and problem.d_k_value is not None
+    return isinstance(problem.scale_value, (fmpq, Surd)) and \
+        isinstance(problem.temperature, (fmpq, Surd))
 
 
 class _Checker:
@@ -238,6 +253,8 @@ class _Checker:
             divisor = self.printed.get(Target("divisor", part="divisor"))
             if divisor is not None:
                 return arith.divide(score[0], divisor.printed.value), score[1] | {divisor}
+            if not _has_divisor(self.derivation):   # a symbolic scale: no numeric path
+                return self.exact(target), frozenset()
             return arith.multiply(score[0], scale_factor(self.problem)), score[1]
         if base == "masked":
             if self.grid(prefix + "mask").exact(i, j) is NEG_INF:
