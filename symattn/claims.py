@@ -33,7 +33,12 @@ from symattn.names import base_name
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
                              "weights", "output", "residual_1", "norm_1", "ffn_hidden",
-                             "ffn_activated", "ffn", "residual_2", "norm_2", "concat"})
+                             "ffn_activated", "ffn", "residual_2", "norm_2", "concat",
+                             "entropy", "entropy_max", "jacobian_norm",
+                             "jacobian_norm_unscaled"})
+# Steps that are one column (a value per query row): reported with one index.
+COLUMN_STEPS = frozenset({"exp_sum", "entropy", "entropy_max", "jacobian_norm",
+                          "jacobian_norm_unscaled"})
 _KEY = re.compile(r"^\s*(?P<step>(?:head\d+\.)?[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
                   r"(?:\.\s*(?P<part>terms|sum))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 _SKIP = ("?", "")
@@ -65,7 +70,7 @@ class Target:
         if self.part == "divisor":
             return "divisor"
         base = f"{self.step}[{row_label},{self.column + 1}]"
-        if self.step.endswith("exp_sum"):   # a column vector: one index
+        if base_name(self.step) in COLUMN_STEPS:   # a column vector: one index
             base = f"{self.step}[{row_label}]"
         if self.part == "sum":
             return f"{self.step}[{row_label}].sum"

@@ -24,6 +24,7 @@ examples:
   symattn derive --example 000-cat-chases-mouse every step, 6 significant digits
   symattn derive my.toml --digits 40            40 correct significant digits
   symattn derive my.toml --places 2 --format json
+  symattn derive my.toml --format latex -o d.tex --pdf  worked example as LaTeX and PDF
   symattn check --example 001                   verdicts on a document's printed numbers
 
 exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input, 130 interrupted.
@@ -38,13 +39,26 @@ def _add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
                         help="use a bundled example (see `symattn examples`)")
 
 
+def _add_limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-size", type=int, metavar="N",
+                        help="largest number of entries in any matrix, scores included "
+                             "(default 4,194,304 = 2048 x 2048)")
+
+
 def _add_number_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--digits", type=int, metavar="N",
-                       help="significant digits of every decimal (default 6)")
+                       help="significant digits of every decimal (default: the spec's "
+                            "options.digits, else 6)")
     group.add_argument("--places", type=int, metavar="N", help="fixed decimal places instead")
-    parser.add_argument("--rounding", default="half-up",
-                        help="half-up (default), half-even or truncate")
+    parser.add_argument("--rounding", default=None,
+                        help="half-up, half-even or truncate (default: the spec's "
+                             "options.rounding, else half-up)")
+
+
+def one_line(message: str) -> str:
+    """Error messages stay on one line, whatever a key or value contained."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,16 +74,38 @@ def build_parser() -> argparse.ArgumentParser:
                                  epilog=EPILOG)
     _add_source(derive)
     _add_number_options(derive)
-    derive.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    _add_limit_option(derive)
+    derive.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
+                        default="text", help="text (default), json, latex (a worked example: "
+                        "formula, numbers substituted, result) or markdown ($...$ math)")
     derive.add_argument("--max-rows", type=int, default=8, metavar="N",
-                        help="elide matrices larger than N rows/columns in text (default 8; "
-                             "0 shows all)")
+                        help="elide matrices larger than N rows/columns in text, latex and "
+                             "markdown (default 8; 0 shows all)")
     derive.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    derive.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
+                        help="decimal separator: a point (en, default) or a comma "
+                             "(pl, cs, ru, uk)")
+    document = derive.add_argument_group("latex and markdown")
+    document.add_argument("--pdf", action="store_true",
+                          help="compile the LaTeX to a PDF (latexmk or pdflatex): -o OUT.pdf, or "
+                               "-o OUT.tex for both files; default: the spec's name .pdf")
+    document.add_argument("--fragment", action="store_true",
+                          help="LaTeX to \\input into another document instead of a standalone one")
+    document.add_argument("--template-dir", metavar="DIR",
+                          help="templates in DIR override the bundled ones by name "
+                               "(docs/templates.md; they run as trusted code)")
+    document.add_argument("--detail", choices=("summary", "full"), default="full",
+                          help="full (default): substitutions and expanded rows; summary: "
+                               "formulas and results only")
+    document.add_argument("--expand-rows", metavar="ROWS",
+                          help="query rows to write out entry by entry, 1-based, e.g. 1,3 or "
+                               "all (default: the last row, or all rows when there are <= 3)")
 
     check = commands.add_parser("check", help="judge the printed numbers ([claims]) of specs",
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=EPILOG)
     _add_source(check, many=True)
+    _add_limit_option(check)
     check.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
     check.add_argument("--rounding", default=None,
                        help="rounding the document used: half-up, half-even or truncate "
@@ -86,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Commands that live in their own modules: each has register(subparsers), which
 # adds its parser and returns {command name: handler(args) -> exit status}.
-PLUGINS: tuple[str, ...] = ()
+PLUGINS: tuple[str, ...] = ("symattn.cli_sizes", "symattn.cli_explore", "symattn.cli_positions",
+                            "symattn.cli_kvcache")
 
 
 def _plugin_modules() -> list:  # type: ignore[type-arg]
@@ -114,7 +151,8 @@ def _display_name(source: str) -> str:
     return source
 
 
-def _number_format(args: argparse.Namespace, default_digits: int = 6):  # type: ignore[no-untyped-def]
+def _number_format(args: argparse.Namespace, default_digits: int = 6,  # type: ignore[no-untyped-def]
+                   default_rounding: str = "half-up"):
     from symattn.errors import InputError
     from symattn.formatting import NumberFormat
     from symattn.rounding import parse_rounding
@@ -124,7 +162,21 @@ def _number_format(args: argparse.Namespace, default_digits: int = 6):  # type: 
     if args.places is not None and not -100 <= args.places <= 10_000:
         raise InputError(f"--places must be between -100 and 10000, got {args.places}")
     return NumberFormat(digits=args.digits if args.digits is not None else default_digits,
-                        places=args.places, rounding=parse_rounding(args.rounding))
+                        places=args.places,
+                        rounding=parse_rounding(args.rounding or default_rounding),
+                        locale=getattr(args, "locale", None) or "en")
+
+
+def _limits(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from symattn.errors import InputError
+    from symattn.limits import DEFAULT, Limits
+
+    size = getattr(args, "max_size", None)
+    if size is None:
+        return DEFAULT
+    if size < 1:
+        raise InputError(f"--max-size must be at least 1, got {size}")
+    return Limits.scaled(size)
 
 
 def _write(text: str, output: str | None) -> None:
@@ -152,8 +204,16 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     sources = _sources(args)
     if len(sources) != 1:
         raise InputError("derive takes exactly one spec: a FILE or --example NAME")
-    number_format = _number_format(args)
-    derivation = engine.derive(spec.load(sources[0]))
+    problem = spec.load(sources[0], limits=_limits(args))
+    number_format = _number_format(args, problem.digits, problem.rounding)
+    document_options = args.pdf or args.fragment or args.template_dir is not None or \
+        args.detail != "full" or args.expand_rows is not None
+    if args.format in ("text", "json") and document_options and not args.pdf:
+        raise InputError("--fragment, --template-dir, --detail and --expand-rows apply to "
+                         "--format latex or markdown (or --pdf)")
+    derivation = engine.derive(problem)
+    if args.pdf or args.format in ("latex", "markdown"):
+        return _derive_document(args, derivation, number_format, sources[0])
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     built = view.build_view(derivation, number_format, limit=limit)
     text = render_text.render_json(built) if args.format == "json" \
@@ -162,7 +222,72 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def check_one(source: str, rounding: str | None) -> object:
+def _expand_rows(text: str | None) -> tuple[int, ...] | None:
+    """``--expand-rows 1,3`` as labels; ``all`` as every row (an empty tuple)."""
+    from symattn.errors import InputError
+
+    if text is None:
+        return None
+    if text.strip().lower() == "all":
+        return ()
+    rows = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) < 1:
+            raise InputError(f"--expand-rows: {part!r} is not a row number (1-based, e.g. 1,3)")
+        rows.append(int(part))
+    return tuple(rows)
+
+
+def _derive_document(args: argparse.Namespace, derivation: object, number_format: object,
+                     source: str) -> int:
+    """``derive --format latex|markdown`` and ``--pdf``."""
+    from pathlib import Path
+
+    from symattn import worked
+    from symattn.errors import InputError
+
+    if args.pdf and args.format not in ("text", "latex"):
+        raise InputError("--pdf compiles LaTeX; use it with --format latex (or alone)")
+    if args.pdf and args.fragment:
+        raise InputError("a --fragment cannot be compiled on its own; drop --fragment or --pdf")
+    rows = _expand_rows(args.expand_rows)
+    if rows == ():
+        rows = tuple(worked.row_labels(derivation))  # type: ignore[arg-type]
+    options = worked.Options(number_format=number_format,  # type: ignore[arg-type]
+                             detail=args.detail, expand_rows=rows,
+                             limit=None if args.max_rows == 0 else max(args.max_rows, 2))
+    if args.format == "markdown":
+        from symattn.render_markdown import render_markdown
+
+        text = render_markdown(derivation, options,  # type: ignore[arg-type]
+                               template_dir=args.template_dir)
+        _write(text, args.output)
+        return EXIT_OK
+    from symattn.render_latex import render_latex
+
+    tex = render_latex(derivation, options, fragment=args.fragment,  # type: ignore[arg-type]
+                       template_dir=args.template_dir)
+    if not args.pdf:
+        _write(tex, args.output)
+        return EXIT_OK
+    from symattn.files import write_atomically
+    from symattn.pdf import compile_pdf
+
+    pdf = compile_pdf(tex)
+    output = args.output or f"{Path(source).stem}.pdf"
+    if output == "-":
+        sys.stdout.buffer.write(pdf)
+        return EXIT_OK
+    if output.lower().endswith(".tex"):
+        write_atomically(output, tex)
+        output = str(Path(output).with_suffix(".pdf"))
+    write_atomically(output, pdf)
+    print(f"symattn: wrote {output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def check_one(source: str, rounding: str | None, max_size: int | None = None) -> object:
     """Report for one spec file, or the error message when it is unusable."""
     from symattn import engine, spec, verify
     from symattn.errors import SymattnError
@@ -170,10 +295,18 @@ def check_one(source: str, rounding: str | None) -> object:
     import dataclasses
 
     try:
-        report = verify.check(engine.derive(spec.load(source)), rounding)
+        from symattn import sizes   # a [sizes] spec: docs/sizes.md
+        mapping = sizes.read_spec(source)
+        if mapping is not None and sizes.is_sizes_spec(mapping):
+            report = sizes.check_spec(mapping, source, rounding)
+            return dataclasses.replace(report, source=_display_name(source))
+        from symattn.limits import DEFAULT, Limits
+
+        limits = DEFAULT if max_size is None else Limits.scaled(max_size)
+        report = verify.check(engine.derive(spec.load(source, limits=limits)), rounding)
         return dataclasses.replace(report, source=_display_name(source))
     except SymattnError as error:
-        return f"symattn: error: {error}"
+        return f"symattn: error: {one_line(str(error))}"
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -190,14 +323,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            results = list(pool.map(check_one, sources, [args.rounding] * len(sources)))
+            results = list(pool.map(check_one, sources, [args.rounding] * len(sources),
+                                    [args.max_size] * len(sources)))
     else:
         from symattn import progress
 
         results = []
         with progress.task(len(sources), "checking"):
             for source in sources:
-                results.append(check_one(source, args.rounding))
+                results.append(check_one(source, args.rounding, args.max_size))
                 progress.advance()
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
@@ -229,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with progress.enabled():
             return COMMANDS[args.command](args)
     except SymattnError as error:
-        print(f"symattn: error: {error}", file=sys.stderr)
+        print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)

@@ -7,6 +7,8 @@ step names are canonical and shared by the checker and every renderer::
     X, W_Q, W_K, W_V, Q, K, V, scores, scaled, mask, masked, exp, exp_sum,
     weights, output
 
+(and with ``options.positions``: PE, X_pos before Q, or Q_rot, K_rot after V).
+
 Rational inputs take the fast exact core (``grids``); inputs with roots or
 identifiers take the SymPy path (``symbolic``). Nothing here formats numbers.
 
@@ -32,7 +34,7 @@ from flint import fmpq, fmpq_mat
 
 from symattn import grids
 from symattn.entries import Symbolic
-from symattn.errors import InputError
+from symattn.errors import InputError, Location
 from symattn.exact import NEG_INF, Exact, Surd
 from symattn.problem import EntryMatrix, Problem
 
@@ -51,9 +53,20 @@ STEP_INFO: dict[str, StepInfo] = {
     "W_Q": StepInfo("W_Q", "W_Q", (), "query projection"),
     "W_K": StepInfo("W_K", "W_K", (), "key projection"),
     "W_V": StepInfo("W_V", "W_V", (), "value projection"),
+    # options.positions = "sinusoidal" (symattn.positions): encodings added to X
+    "PE": StepInfo("\\mathrm{PE}", "\\mathrm{PE}", (), "sinusoidal positional encodings"),
+    "X_pos": StepInfo("X_{pos}", "X + \\mathrm{PE}", ("X", "PE"),
+                      "each token's vector plus the encoding of its position"),
+    "PE_kv": StepInfo("\\mathrm{PE}_{kv}", "\\mathrm{PE}_{kv}", (),
+                      "sinusoidal positional encodings of the key/value sequence"),
+    "X_kv_pos": StepInfo("X_{kv,pos}", "X_{kv} + \\mathrm{PE}_{kv}", ("X_kv", "PE_kv"),
+                         "each key/value token's vector plus the encoding of its position"),
     "Q": StepInfo("Q", "X W_Q", ("X", "W_Q"), "queries"),
     "K": StepInfo("K", "X W_K", ("X", "W_K"), "keys"),
     "V": StepInfo("V", "X W_V", ("X", "W_V"), "values"),
+    # options.positions = "rope": queries and keys rotated by their positions
+    "Q_rot": StepInfo("Q_{rot}", "R_p q_p", ("Q",), "queries rotated by their positions"),
+    "K_rot": StepInfo("K_{rot}", "R_p k_p", ("K",), "keys rotated by their positions"),
     "scores": StepInfo("S", "Q K^{\\top}", ("Q", "K"), "raw scores q_i . k_j"),
     "scaled": StepInfo("\\tilde{S}", "\\frac{Q K^{\\top}}{\\sqrt{d_k}}", ("scores",),
                        "scores after scaling (and temperature)"),
@@ -114,6 +127,18 @@ class Derivation:
     def names(self) -> tuple[str, ...]:
         return tuple(step.name for step in self.steps)
 
+    def _repr_latex_(self) -> str:
+        """Jupyter / nbconvert: the worked example as a LaTeX fragment."""
+        from symattn.render_latex import render_latex
+
+        return render_latex(self, fragment=True)
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter: the worked example as Markdown with $...$ math."""
+        from symattn.render_markdown import render_markdown
+
+        return render_markdown(self)
+
 
 def formula_step(info: StepInfo, name: str, shape: tuple[int, int], entry: EntryRule,
                  earlier: Sequence[Step]) -> Step:
@@ -162,11 +187,25 @@ def needs_symbolic(problem: Problem) -> bool:
 
 def derive(problem: Problem) -> Derivation:
     """All steps of the attention computation for ``problem``, exactly."""
+    try:
+        return _derive(problem)
+    except InputError as error:
+        if error.location is not None:
+            raise
+        # Problems found while computing (a fully masked row) still name the spec.
+        raise type(error)(error.message, Location(file=problem.source)) from None
+
+
+def _derive(problem: Problem) -> Derivation:
     from symattn import layer
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
-    if needs_symbolic(problem):
+    if problem.positions != "none":   # sines and cosines: the SymPy path (symattn.positions)
+        from symattn import positions
+
+        positions.check(problem)
+    if needs_symbolic(problem) or problem.positions != "none":
         if multi_head:
             raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")
         from symattn import symbolic

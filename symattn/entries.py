@@ -44,12 +44,13 @@ MAX_EXPONENT = 10_000
 _UNICODE = str.maketrans({"\u2212": "-", "\u2013": "-", "\u00d7": "*", "\u22c5": "*",
                           "\u00b7": "*", "\u2217": "*", "\u2009": " ", "\u202f": " ",
                           "\u00a0": " ", "\u221e": "inf"})
-_NUMBER = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_GROUPED_POINT = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+\.\d+")    # 2,980.96
-_GROUPED_SPACE = re.compile(r"[+-]?\d{1,3}(?: \d{3})+(?:[.,]\d+)?")  # 33 554 432
-_DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")       # 0,309
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_GROUPED_POINT = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+")    # 2,980.96
+_GROUPED_SPACE = re.compile(r"[+-]?[0-9]{1,3}(?: [0-9]{3})+(?:[.,][0-9]+)?")  # 33 554 432
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?")       # 0,309
 _INF = re.compile(r"([+-]?)\s*(?:inf|infinity|oo)", re.IGNORECASE)
-_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_MAX_LENGTH = 2000
 _POWERS_OF_TEN = [10 ** k for k in range(40)]
 _IDENT = re.compile(r"[^\W\d]\w*")
 _RESERVED = {"sqrt", "inf", "infinity", "oo", "nan"}
@@ -124,7 +125,7 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
     >>> parse_entry("w_11").value.text
     'w_11'
     """
-    if isinstance(raw, str) and _PLAIN_DECIMAL.fullmatch(raw):
+    if isinstance(raw, str) and len(raw) <= _MAX_LENGTH and _PLAIN_DECIMAL.fullmatch(raw):
         # The common case, kept cheap for large matrices: -12.345
         whole, _, fraction = raw.partition(".")
         return Entry(fmpq(int(whole + fraction), _POWERS_OF_TEN[len(fraction)])
@@ -139,8 +140,9 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
     text = raw.translate(_UNICODE).strip()
     if not text:
         raise InputError("empty entry; write a number such as 0 or 0.5", location)
-    if len(text) > 2000:
-        raise InputError(f"entry is {len(text)} characters long; the limit is 2000", location)
+    if len(text) > _MAX_LENGTH:
+        raise InputError(f"entry is {len(text)} characters long; the limit is {_MAX_LENGTH}",
+                         location)
     inf = _INF.fullmatch(text)
     if inf:
         if inf.group(1) == "-":
@@ -178,7 +180,7 @@ class _SyntaxProblem(Exception):
 class _Parser:
     """Recursive descent over the grammar in the module docstring."""
 
-    _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+    _TOKEN = re.compile(r"\s*(?:(?P<num>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
                         r"|(?P<name>[^\W\d]\w*)|(?P<op>\*\*|[-+*/^()]))")
 
     def __init__(self, text: str) -> None:
@@ -318,6 +320,8 @@ def _fold(tree: tuple[Any, ...]) -> Exact | None:
             result = _reciprocal(result)
         return result
     left, right = _fold(tree[1]), _fold(tree[2])
+    if kind == "div" and isinstance(right, fmpq) and right == 0:
+        raise ZeroDivisionError   # also when the numerator is symbolic: a/0
     if left is None or right is None:
         return None
     if kind in ("add", "sub"):

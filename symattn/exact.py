@@ -20,6 +20,7 @@ __all__ = ["NEG_INF", "NegInf", "NAN", "NotANumber", "working_precision", "Surd"
            "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt"]
 
 from contextlib import contextmanager
+from math import isqrt
 from dataclasses import dataclass
 from typing import Callable, Iterator, Union
 
@@ -74,6 +75,17 @@ def squarefree_split(n: int) -> tuple[int, int]:
     """
     if n <= 0:
         raise ValueError("squarefree_split needs a positive integer")
+    if n.bit_length() > 128:
+        # Factoring a huge number could take minutes: take out small square
+        # factors only. The radicand may then not be square-free, which costs
+        # canonical forms (sqrt(8) stays apart from 2*sqrt(2)), never correctness.
+        g = 1
+        for p in range(2, 1000):
+            while n % (p * p) == 0:
+                n //= p * p
+                g *= p
+        root = isqrt(n)
+        return (g * root, 1) if root * root == n else (g, n)
     g, r = 1, 1
     for p, e in fmpz(n).factor():
         p = int(p)

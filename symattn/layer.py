@@ -30,7 +30,7 @@ from symattn import arith, grids
 from symattn.engine import Operand, Step, StepInfo, formula_step
 from symattn.entries import Symbolic
 from symattn.errors import InputError
-from symattn.exact import Exact
+from symattn.exact import Exact, exact_text
 from symattn.problem import Problem
 from symattn.tables import EntryMatrix
 
@@ -108,6 +108,14 @@ def _sum_rule(left: str, right: str) -> Callable[[Operand, int, int], Exact]:
 def _layernorm_rule(source: str, width: int, epsilon: Exact) -> Callable[[Operand, int, int], Exact]:
     def rule(operand: Operand, i: int, j: int) -> Exact:
         row = [operand(source, i, k) for k in range(width)]
+        # Entries with the same closed form are the same number: a constant row is
+        # centred to exact zeros even when its entries are irrational.
+        constant = len({exact_text(x) for x in row}) == 1
+        if constant and epsilon == 0:
+            raise InputError(f"LayerNorm of row {i + 1} of {source}: every entry is the same, "
+                             "so the variance is 0 and the row is 0/0; set ffn.epsilon > 0")
+        if constant:
+            return fmpq(0)
         mean = arith.divide(arith.total(row), fmpq(width))
         centred = [arith.subtract(x, mean) for x in row]
         variance = arith.divide(arith.total(arith.multiply(c, c) for c in centred), fmpq(width))
@@ -233,20 +241,28 @@ def _softmax_rule(source: str, size: int, temperature: Exact
 
 
 def most_likely_tokens(derivation: object) -> list[str]:
-    """Names (or ids) of the token(s) with the highest probability, compared exactly."""
-    probs = derivation["probs"].value  # type: ignore[index]
-    size = probs.shape[1]
+    """Names (or ids) of the token(s) with the highest probability, compared exactly.
+
+    Softmax keeps the order of the logits, so the logits are compared. Tokens
+    whose logits have the same closed form (identical unembedding columns, or
+    equal rationals) tie exactly; others are told apart with certified balls.
+    """
+    logits = derivation["logits"].value  # type: ignore[index]
+    size = logits.shape[1]
+    values = [logits.exact(0, j) for j in range(size)]
     best = [0]
     for j in range(1, size):
-        difference = arith.subtract(probs.exact(0, j), probs.exact(0, best[0]))
-        direction = arith.sign(difference)
+        if exact_text(values[j]) == exact_text(values[best[0]]):
+            best.append(j)
+            continue
+        direction = arith.sign(arith.subtract(values[j], values[best[0]]))
         if direction > 0:
             best = [j]
         elif direction == 0:
             best.append(j)
     problem = derivation.problem  # type: ignore[attr-defined]
     names = problem.vocabulary.tokens if problem.vocabulary else None
-    return [names[j] if names else str(j) for j in best]
+    return [names[j] if names and j < len(names) else str(j) for j in best]
 
 
 STAGES = (feed_forward, readout)

@@ -6,7 +6,7 @@ at a working precision that is doubled until the rounding is decided (see
 this way; the cap only protects against values that are secretly exact
 halfway cases, which the engine recognises as rationals before they get here.
 
->>> from flint import fmpq
+>>> from flint import arb, fmpq
 >>> fixed_decimal(fmpq(1, 3), 4)
 '0.3333'
 >>> significant_decimal(fmpq(2, 3), 3)
@@ -22,10 +22,10 @@ __all__ = ["decide_scaled", "fixed_decimal", "significant_decimal", "UndecidedEr
 
 import math
 
-from flint import fmpq
+from flint import arb, fmpq
 
 from symattn.errors import SymattnError
-from symattn.exact import NAN, NEG_INF, Exact, to_ball
+from symattn.exact import NAN, NEG_INF, Exact, to_ball, working_precision
 from symattn.rounding import (Rounding, decimal_bounds, decimal_digits, format_scaled,
                               round_ball, round_bounds, round_scaled)
 
@@ -72,32 +72,67 @@ def fixed_decimal(value: Exact, places: int, rule: Rounding = Rounding.HALF_UP,
     return format_scaled(decide_scaled(value, places, rule), places, decimal_separator)
 
 
-def _estimate_exponent(value: Exact) -> int | None:
-    """floor(log10 |value|), possibly off by one; None for zero."""
+def _exponent(value: Exact) -> int | None:
+    """floor(log10 |value|), proved; None for zero."""
     if isinstance(value, fmpq):
         if value == 0:
             return None
-        p, q = abs(int(value.p)), int(value.q)
-        return len(decimal_digits(p)) - len(decimal_digits(q))
+        magnitude = abs(value)
+        p, q = int(magnitude.p), int(magnitude.q)
+        exponent = len(decimal_digits(p)) - len(decimal_digits(q))   # within one
+        if magnitude < fmpq(10) ** exponent:
+            exponent -= 1
+        elif magnitude >= fmpq(10) ** (exponent + 1):
+            exponent += 1
+        return exponent
     bits = 64
     while bits <= MAX_PRECISION_BITS:
         ball = to_ball(value, bits)
         assert ball is not None
         if not ball.contains(0):
-            mantissa, exponent = ball.mid().man_exp()
-            binary = int(exponent) + int(mantissa).bit_length() if mantissa else 0
-            return math.floor((binary - 1) / _LOG2_10)
+            mantissa, power = ball.mid().man_exp()
+            binary = int(power) + int(mantissa).bit_length() if mantissa else 0
+            estimate = math.floor((binary - 1) / _LOG2_10)
+            with working_precision(bits):
+                size = abs(ball)
+                for exponent in (estimate - 1, estimate, estimate + 1):
+                    low, high = arb(10) ** exponent, arb(10) ** (exponent + 1)
+                    if size >= low and size < high:   # both comparisons proved
+                        return exponent
         bits *= 2
-    raise UndecidedError(f"could not tell {getattr(value, 'text', value)} from zero")
+    raise UndecidedError(f"could not tell the size of {getattr(value, 'text', value)}")
+
+
+def _power_of_ten(value: Exact, digits: int, rule: Rounding, separator: str) -> str:
+    """A value whose size cannot be settled because it is (or hugs) a power of ten.
+
+    Every point within half a unit of the last digit of 10**k prints as
+    1.000...*10**k at ``digits`` figures, on either side of 10**k; so if the
+    value rounds to exactly that at the places of exponent k, that is the answer.
+    """
+    ball = to_ball(value, MAX_PRECISION_BITS // 16)
+    if ball is None or ball.contains(0):
+        raise UndecidedError(f"could not tell {getattr(value, 'text', value)} from zero")
+    mantissa, power = ball.mid().man_exp()
+    binary = int(power) + int(mantissa).bit_length()
+    for exponent in {math.floor((binary - 1) / _LOG2_10), round((binary - 1) / _LOG2_10)}:
+        places = digits - 1 - exponent
+        try:
+            scaled = decide_scaled(value, places, rule)
+        except UndecidedError:
+            continue
+        if abs(scaled) == 10 ** (digits - 1):
+            return format_scaled(scaled, places, separator)
+    raise UndecidedError(f"could not decide the digits of {getattr(value, 'text', value)}")
 
 
 def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HALF_UP,
                         decimal_separator: str = ".") -> str:
     """``value`` to ``digits`` significant digits, in positional notation.
 
-    >>> from flint import fmpq
-    >>> significant_decimal(fmpq(99995, 10000), 4)
-    '10.00'
+    >>> from flint import arb, fmpq
+    >>> significant_decimal(fmpq(99995, 10000), 4), significant_decimal(fmpq(24, 25), 2)
+    ('10.00', '0.96')
     >>> significant_decimal(fmpq(0), 3)
     '0'
     """
@@ -105,23 +140,18 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
         return "-inf"
     if value is NAN:
         return "nan"
-    exponent = _estimate_exponent(value)
+    try:
+        exponent = _exponent(value)
+    except UndecidedError:
+        return _power_of_ten(value, digits, rule, decimal_separator)
     if exponent is None:
         return "0"
-    for _ in range(4):
-        places = digits - 1 - exponent
-        scaled = decide_scaled(value, places, rule)
-        length = len(decimal_digits(abs(scaled)))
-        if length == digits:
-            return format_scaled(scaled, places, decimal_separator)
-        if length > digits:
-            if scaled % 10 == 0 and len(decimal_digits(abs(scaled // 10))) == digits:
-                # 9.9995 -> 10.000 at 4 figures: one digit fewer, same value.
-                return format_scaled(scaled // 10, places - 1, decimal_separator)
-            exponent += 1
-        else:
-            exponent -= 1
-    raise UndecidedError("could not settle the number of significant digits")  # pragma: no cover
+    places = digits - 1 - exponent
+    scaled = decide_scaled(value, places, rule)
+    if len(decimal_digits(abs(scaled))) > digits:
+        # Rounded up to the next power of ten (9.9995 -> 10.00): one place fewer.
+        return format_scaled(scaled // 10, places - 1, decimal_separator)
+    return format_scaled(scaled, places, decimal_separator)
 
 
 # --------------------------------------------------------------- from a ball
@@ -151,22 +181,17 @@ def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: 
     low, high, exponent = decimal_bounds(ball, digits + guard_digits)  # type: ignore[arg-type]
     if low <= 0 <= high:
         return None
-    magnitude = len(decimal_digits(min(abs(low), abs(high)))) - 1 + exponent
-    for _ in range(3):
-        places = digits - 1 - magnitude
-        scaled = round_bounds(low, high, exponent, places, rule)
-        if scaled is None:
-            return None
-        length = len(decimal_digits(abs(scaled)))
-        if length == digits:
-            return format_scaled(scaled, places, separator)
-        if length > digits:
-            if scaled % 10 == 0 and len(decimal_digits(abs(scaled // 10))) == digits:
-                return format_scaled(scaled // 10, places - 1, separator)
-            magnitude += 1
-        else:
-            magnitude -= 1
-    return None
+    low_digits = len(decimal_digits(abs(low)))
+    if low_digits != len(decimal_digits(abs(high))):
+        return None   # the ball straddles a power of ten: its size is not settled
+    magnitude = low_digits - 1 + exponent
+    places = digits - 1 - magnitude
+    scaled = round_bounds(low, high, exponent, places, rule)
+    if scaled is None:
+        return None
+    if len(decimal_digits(abs(scaled))) > digits:   # rounded up to a power of ten
+        return format_scaled(scaled // 10, places - 1, separator)
+    return format_scaled(scaled, places, separator)
 
 
 _EPS = 2.0 ** -50            # a few units in the last place of a double, rounded up

@@ -199,6 +199,11 @@ class Problem:
                     raise ShapeError(f"the tied unembedding has d_model "
                                      f"{self.vocabulary.d_model} but the layer output has "
                                      f"{width} columns", where.at(key="readout"))
+            elif self.vocabulary is not None and \
+                    len(readout.unembedding[0]) != self.vocabulary.size:
+                raise ShapeError(f"unembedding has {len(readout.unembedding[0])} columns but "
+                                 f"the vocabulary has {self.vocabulary.size} tokens",
+                                 where.at(key="readout.unembedding"))
             elif len(readout.unembedding) != width:
                 raise ShapeError(f"unembedding needs {width} rows (one per output column), "
                                  f"but it has {len(readout.unembedding)}",
@@ -381,6 +386,8 @@ class Problem:
         if heads % kv_heads:
             raise InputError(f"kv_heads ({kv_heads}) must divide heads ({heads})",
                              where.at(key="options.kv_heads"))
+        if not ("V" in self.inputs or "W_V" in self.inputs):
+            raise InputError("several heads need V (or W_V)", where.at(key="inputs"))
         q, k, v = (self.projected_shape(n) for n in "QKV")
         if q[1] % heads:
             raise ShapeError(f"Q has {q[1]} columns, which do not split into {heads} heads",
@@ -476,6 +483,12 @@ class Problem:
 
 
 
+def _has_identifier(tree: tuple[Any, ...]) -> bool:
+    if tree[0] == "sym":
+        return True
+    return any(isinstance(part, tuple) and _has_identifier(part) for part in tree[1:])
+
+
 def _is_per_head(value: Any) -> bool:
     """A list of matrices (a 3-D list), one per head."""
     return isinstance(value, list) and bool(value) and all(
@@ -486,11 +499,16 @@ def _dims(shape: tuple[int, int]) -> str:
     return f"{shape[0]}x{shape[1]}"
 
 
+_LARGEST_COUNT = 10 ** 9   # heads, d_k, positions: far beyond any model, far below overflow
+
+
 def _positive_int(raw: Any, where: Location, what: str) -> int:
     entry = parse_entry(_literal(raw), where)
     value = entry.value
     if not isinstance(value, fmpq) or value.q != 1 or value <= 0:
         raise InputError(f"{what} must be a positive whole number, got {entry.text!r}", where)
+    if value > _LARGEST_COUNT:
+        raise InputError(f"{what} must be at most {_LARGEST_COUNT:,}, got {entry.text!r}", where)
     return int(value.p)
 
 
@@ -499,6 +517,15 @@ def _positive_value(raw: Any, where: Location, what: str) -> Exact | Symbolic:
     value = entry.value
     if isinstance(value, fmpq) and value <= 0 or isinstance(value, Surd) and value.coefficient <= 0:
         raise InputError(f"{what} must be positive, got {entry.text!r}", where)
+    if isinstance(value, Symbolic) and not _has_identifier(value.tree):
+        from symattn.arith import sign
+        from symattn.exact import Irrational
+        from symattn.symbolic import to_ball
+
+        expression = value.to_sympy()
+        if expression.is_number and sign(Irrational(value.text, lambda bits: to_ball(
+                expression, bits))) <= 0:
+            raise InputError(f"{what} must be positive, got {entry.text!r}", where)
     if value is NEG_INF:
         raise InputError(f"{what} must be a positive number, got {entry.text!r}", where)
     return value
@@ -522,8 +549,10 @@ def _read_mask(raw: Any, where: Location) -> MaskSpec:
         for i, row in enumerate(matrix, start=1):
             allowed_row = []
             for j, entry in enumerate(row, start=1):
-                if entry.value == keep or entry.value is drop:
-                    allowed_row.append(entry.value == keep)
+                value = entry.value
+                if value is keep or value is drop or (
+                        isinstance(value, fmpq) and value in (keep, drop)):
+                    allowed_row.append(value is keep or value == keep)
                 else:
                     kind = "0/-inf (additive)" if additive else "0/1"
                     raise InputError(f"this {kind} mask has the entry {entry.text!r}; use "

@@ -31,7 +31,8 @@ def _plain(latex: str) -> str:
                      ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
                      ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
                      ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
-                     ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma")):
+                     ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma"),
+                     ("\\sum_j ", "sum_j "), ("\\log_2", "log2"), ("\\max", "max"), ("\\|", "||")):
         text = text.replace(old, new)
     text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
     text = re.sub(r"_\{([^}]*)\}", r"_\1", text)

@@ -34,6 +34,11 @@ class PrintedNumber(str):
     __slots__ = ()
 
 
+def _toml_float(text: str) -> PrintedNumber:
+    # TOML allows digit separators (1_000.5); the digits are what was printed.
+    return PrintedNumber(text.replace("_", ""))
+
+
 def _json_constant(name: str) -> PrintedNumber:
     return PrintedNumber({"-Infinity": "-inf", "Infinity": "inf", "NaN": "nan"}[name])
 
@@ -69,7 +74,7 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
             raise InputError("a JSON spec must be an object {...}", where)
         return data
     try:
-        return tomllib.loads(text, parse_float=PrintedNumber)
+        return tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"not valid TOML: {error}", where) from None
     except RecursionError:

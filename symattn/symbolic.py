@@ -55,7 +55,16 @@ def value_to_sympy(value: Exact | Symbolic) -> sympy.Expr:
 
 
 def to_ball(expr: sympy.Expr, prec: int) -> arb:
-    """A certified ball for a closed-form expression (no free symbols)."""
+    """A certified ball for a closed-form expression (no free symbols).
+
+    Understands rationals, sums, products, integer and rational powers (roots
+    of integers such as 10000**(-1/3)), exp, sin, cos, E and pi.
+
+    >>> import sympy
+    >>> ball = to_ball(sympy.sin(sympy.Rational(1, 100)) + sympy.cos(sympy.pi / 3), 64)
+    >>> ball.mid().str(12, radius=False), ball.rad() < 1e-15
+    ('0.509999833334', True)
+    """
     with working_precision(prec):
         return _ball(expr)
 
@@ -75,11 +84,16 @@ def _ball(expr: sympy.Expr) -> arb:
         if exponent.is_Integer:
             return _ball(base) ** int(exponent)
         if exponent.is_Rational:
+            # 10**(2/3) and 10000**(-1/3): a root of the base, then an integer power
             root = _ball(base).root(int(exponent.q)) if exponent.q != 2 else _ball(base).sqrt()
             return root ** int(exponent.p)
         return (_ball(exponent) * _ball(base).log()).exp()
     if isinstance(expr, sympy.exp):
         return _ball(expr.args[0]).exp()
+    if isinstance(expr, sympy.sin):
+        return _ball(expr.args[0]).sin()
+    if isinstance(expr, sympy.cos):
+        return _ball(expr.args[0]).cos()
     if expr == sympy.E:
         return arb(1).exp()
     if expr == sympy.pi:
@@ -132,26 +146,50 @@ def _matrix(entries: EntryMatrix) -> sympy.Matrix:
 
 def build_steps(problem: Problem) -> tuple[Any, ...]:
     """The same named steps as the fast path, with SymPy values."""
-    from symattn.engine import make_step, scaled_formula
+    from symattn.engine import _embedding_lookup, make_step, scaled_formula, source_of
 
     inputs = problem.inputs
     matrices: dict[str, sympy.Matrix] = {}
     steps = []
-    for name in ("X", "W_Q", "W_K", "W_V"):
+    for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
         if name in inputs:
             matrices[name] = _matrix(inputs[name])
-            steps.append(make_step(name, SympyGrid(matrices[name])))
+            steps.append(make_step(name, SympyGrid(matrices[name]),
+                                   **_embedding_lookup(problem, name)))
+    # options.positions (symattn.positions): PE added to X, or Q and K rotated
+    sources = {"X": "X", "X_kv": "X_kv"}
+    if problem.positions == "sinusoidal":
+        from symattn import positions
+
+        steps += positions.encoding_steps(problem, matrices)
+        sources = {"X": "X_pos", "X_kv": "X_kv_pos"}
     start = "scaled" if "scaled" in inputs else "scores" if "scores" in inputs else None
     for name in ("Q", "K", "V"):
         if name in inputs:
             matrices[name] = _matrix(inputs[name])
             steps.append(make_step(name, SympyGrid(matrices[name]), formula=name, operands=()))
         elif f"W_{name}" in inputs and (start is None or name == "V"):
-            matrices[name] = (matrices["X"] * matrices[f"W_{name}"]).applyfunc(sympy.expand)
-            steps.append(make_step(name, SympyGrid(matrices[name])))
+            source = sources[source_of(name, inputs)]
+            matrices[name] = (matrices[source] * matrices[f"W_{name}"]).applyfunc(sympy.expand)
+            symbol = {"X_kv": "X_{kv}", "X_pos": "X_{pos}", "X_kv_pos": "X_{kv,pos}"}
+            steps.append(make_step(name, SympyGrid(matrices[name]),
+                                   formula=f"{symbol.get(source, source)} W_{name}",
+                                   operands=(source, f"W_{name}")))
     if start is None:
-        scores = (matrices["Q"] * matrices["K"].T).applyfunc(sympy.expand)
-        steps.append(make_step("scores", SympyGrid(scores)))
+        left, right = "Q", "K"
+        if problem.positions == "rope":
+            from symattn import positions
+
+            steps += positions.rotation_steps(problem, matrices)
+            left, right = "Q_rot", "K_rot"
+        scores = (matrices[left] * matrices[right].T).applyfunc(sympy.expand)
+        if problem.positions != "none":
+            from symattn import positions
+
+            scores = scores.applyfunc(positions.linearise)
+        steps.append(make_step("scores", SympyGrid(scores), **(
+            {} if left == "Q" else {"formula": "Q_{rot} K_{rot}^{\\top}",
+                                    "operands": (left, right)})))
     else:
         scores = _matrix(inputs[start])
         if start == "scores":

@@ -18,9 +18,10 @@ EntryMatrix = tuple[tuple[Entry, ...], ...]
 
 
 def _unknown_key(key: str, known: tuple[str, ...], location: Location) -> InputError:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
+    # A key that differs only in case is surely the one meant (W_q -> W_Q).
+    close = [k for k in known if k.lower() == key.lower()]
     if not close:
-        close = [k for k in known if k.lower() == key.lower()]
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
     hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
     return InputError(f"unknown key `{key}`{hint}", location)
 

@@ -246,8 +246,10 @@ class _Checker:
             return self._sum(self._product(op(source, i, k), op(weight, k, j))
                              for k in range(inner))
         if base == "scores" and operands:
-            inner = self.grid(prefix + "Q").shape[1]
-            return self._sum(self._product(op("Q", i, k), op("K", j, k)) for k in range(inner))
+            left, right = (split_name(o)[1] for o in operands)   # Q, K (or Q_rot, K_rot)
+            inner = self.grid(prefix + left).shape[1]
+            return self._sum(self._product(op(left, i, k), op(right, j, k))
+                             for k in range(inner))
         if base == "scaled" and operands:
             score = op("scores", i, j)
             divisor = self.printed.get(Target("divisor", part="divisor"))
@@ -335,10 +337,17 @@ class _Checker:
                            f"{format_scaled(self.decide(value, places, other), places)}{unit})")
             return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
                            reason=reason)
-        recomputed_value, used = self.recompute(target)
         recomputed = None
-        if used:
-            recomputed_scaled = self.decide(arith.multiply(recomputed_value, scale), places)
+        recomputed_value: Exact = exact
+        try:
+            recomputed_value, used = self.recompute(target)
+            recomputed_scaled = self.decide(arith.multiply(recomputed_value, scale), places) \
+                if used else None
+        except (ValueError, ZeroDivisionError, UndecidedError):
+            # The document's own numbers give no finite value here (a printed -inf
+            # used as a number, a printed zero sum): there is no path to follow.
+            used, recomputed_scaled = frozenset(), None
+        if used and recomputed_scaled is not None:
             recomputed = format_scaled(recomputed_scaled, places) + unit
             if recomputed_scaled == printed_scaled:
                 document_tie = isinstance(recomputed_value, fmpq) and "tie" not in flags and \

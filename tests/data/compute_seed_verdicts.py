@@ -5,6 +5,15 @@ bundled example changes. This script is independent of symattn on purpose: it
 reads the spec files with ``tomllib`` and redoes attention with mpmath at 50
 digits, straight from the formulas, so the data can judge symattn's checker.
 
+What is computed (exactly, to 50 digits): X (given, or the embeddings of the
+``sequence``: column t of the d_model x V matrix W_vocab, or row t with
+``layout = "rows"``), Q, K, V, scores, scaled, mask, masked, exp, exp_sum,
+weights, output; then, for an ``[ffn]`` with one matrix W (no residual, no
+LayerNorm; anything else is refused), ffn = output W_FFN on every row; for a
+``[readout]``, h = the row of the last step (ffn, else output) at the readout
+position (default: the last), logits = h W_vocab (tied: the d_model x V matrix;
+or the given unembedding U), probs = softmax(logits / T).
+
 Verdicts (half-up rounding: halves away from zero):
 
 * ``ok``: the exact value, rounded to the printed places, is the printed number
@@ -13,7 +22,18 @@ Verdicts (half-up rounding: halves away from zero):
   the document's own printed numbers, always the most recent printing (claims
   are written in document order) of each operand; an operand never printed is
   recomputed the same way from its own operands, down to the exact inputs.
+  The layer's document path: ffn from the printed output (and the exact
+  W_FFN), h from the printed ffn, logits from the printed h, probs from the
+  printed logits.
 * ``wrong``: neither.
+* ``tie`` (a flag): the exact value, or (for a number that is not ``ok``) the
+  value recomputed from the document's numbers, is exactly halfway between two
+  printable numbers at the printed places, so half-up decides (e.g. ffn[3,2]
+  from the printed output: 0.73 x 1.0 + 0.25 x 0.5 = 0.855, printed 0.86).
+  Exactly: a value reached by sums, products and quotients of printed decimals
+  and rational inputs is recomputed in Fractions (``Document(rational=True)``)
+  and rounded exactly; a value through exp or sqrt is rounded at 50 digits
+  and the script stops if it is within 10^-35 of a halfway point.
 * ``inconsistent`` (a flag on a printing): the same quantity is printed again
   elsewhere with a value this printing cannot share, i.e. the two cannot be
   roundings of one number (the sets of values that
@@ -26,6 +46,8 @@ import re
 import sys
 import tomllib
 from decimal import Decimal
+from fractions import Fraction
+from math import isqrt
 from pathlib import Path
 
 import mpmath
@@ -82,6 +104,13 @@ class Printed:
         v = mpf(self.digits)
         return v / 100 if self.percent else v
 
+    def fraction(self):
+        """The printed value as an exact Fraction (percent divided by 100)."""
+        if self.is_neg_inf:
+            return NEG_INF
+        v = Fraction(Decimal(self.digits))
+        return v / 100 if self.percent else v
+
     def rounds_to_me(self, x) -> bool:
         """Does x, rounded half-up to the printed places, give this printing?"""
         if self.is_neg_inf or x == NEG_INF:
@@ -95,7 +124,13 @@ class Printed:
 
 
 def round_half_up(x, places: int) -> int:
-    """x rounded half away from zero to `places`, as an integer count of 10^-places."""
+    """x rounded half away from zero to `places`, as an integer count of 10^-places.
+
+    A Fraction is rounded exactly; an mpf close to a tie is refused."""
+    if isinstance(x, Fraction):
+        y = abs(x) * 10 ** places
+        sign = -1 if x < 0 else 1
+        return sign * int(y + Fraction(1, 2))      # int() truncates: floor for y >= 0
     y = x * mpf(10) ** places
     sign = -1 if y < 0 else 1
     y = abs(y)
@@ -103,6 +138,14 @@ def round_half_up(x, places: int) -> int:
     if abs(frac - mpf("0.5")) < TIE_GUARD:
         raise ArithmeticError(f"{x} is too close to a rounding tie at {places} places")
     return sign * int(mpmath.floor(y + mpf("0.5")))
+
+
+def is_tie(x, p: "Printed") -> bool:
+    """Is x exactly halfway between two numbers printable like p? (x a Fraction)"""
+    if not isinstance(x, Fraction) or p.is_neg_inf:
+        return False
+    y = x * (100 if p.percent else 1) * 10 ** p.places
+    return (y - Fraction(1, 2)).denominator == 1
 
 
 def interval(p: Printed):
@@ -122,6 +165,10 @@ def consistent(a: Printed, b: Printed) -> bool:
 
 # --------------------------------------------------------------------------- exact attention
 
+class NotRational(ArithmeticError):
+    """A rational recomputation met exp or an irrational square root."""
+
+
 def number(x):
     if isinstance(x, (int, float)):
         return mpf(str(x))
@@ -134,10 +181,42 @@ def number(x):
     return mpf(s.replace(",", ".") if "." not in s else s.replace(",", ""))
 
 
+def fraction(x):
+    """The exact rational value of a spec entry (decimal, integer, a/b), else NEG_INF / None."""
+    s = str(x).strip().replace("−", "-")
+    if s in ("-inf", "-∞"):
+        return NEG_INF
+    s = s.replace(",", ".") if "." not in s else s.replace(",", "")
+    try:
+        if "/" in s:
+            a, b = s.split("/")
+            return Fraction(Decimal(a.strip())) / Fraction(Decimal(b.strip()))
+        return Fraction(Decimal(s))
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def to_mpf(x):
+    """An mpf from a Fraction (exactly rounded at 50 digits), or x itself."""
+    if isinstance(x, Fraction):
+        return mpf(x.numerator) / mpf(x.denominator)
+    return x
+
+
 def matrix(raw):
     if isinstance(raw, list) and raw and not isinstance(raw[0], list):
         raw = [raw]
     return [[number(x) for x in row] for row in raw]
+
+
+def rational_matrix(raw):
+    if isinstance(raw, list) and raw and not isinstance(raw[0], list):
+        raw = [raw]
+    return [[fraction(x) for x in row] for row in raw]
+
+
+def identity(d, one):
+    return [[one if i == j else 0 * one for j in range(d)] for i in range(d)]
 
 
 def matmul(a, b):
@@ -145,33 +224,68 @@ def matmul(a, b):
             for i in range(len(a))]
 
 
+def transpose(a):
+    return [list(column) for column in zip(*a)]
+
+
 class Model:
-    """Every step of one spec, exactly (to 50 digits), with 1-based positions."""
+    """Every step of one spec, exactly (to 50 digits), with 1-based positions.
+
+    ``q`` holds the input matrices as exact Fractions (None for an entry that is
+    not rational), for the rational recomputations that decide ties.
+    """
+
+    INPUTS = ("X", "W_Q", "W_K", "W_V", "mask", "divisor", "W_vocab", "W_FFN", "U")
 
     def __init__(self, spec: dict):
         inputs, options = spec.get("inputs", {}), spec.get("options", {})
         self.given = set(inputs)
-        m = {}
-        if "X" in inputs:
-            m["X"] = matrix(inputs["X"])
+        m, q = {}, {}
+        vocabulary = spec.get("vocabulary")
+        if vocabulary is not None:
+            layout = vocabulary.get("layout", "columns")
+            if layout not in ("columns", "rows"):
+                raise NotImplementedError(f"vocabulary layout {layout!r}")
+            # W_vocab as written (for claims on it) and as d_model x V columns (for logits)
+            m["W_vocab"], q["W_vocab"] = matrix(vocabulary["W_vocab"]), \
+                rational_matrix(vocabulary["W_vocab"])
+            columns = {k: (v if layout == "columns" else transpose(v))
+                       for k, v in (("m", m["W_vocab"]), ("q", q["W_vocab"]))}
+            self.vocabulary_columns = columns
+            self.vocabulary_tokens = list(vocabulary["tokens"])
+        if "sequence" in inputs:
+            if vocabulary is None:
+                raise ValueError("sequence without a vocabulary")
+            ids = [t if isinstance(t, int) else self.vocabulary_tokens.index(t)
+                   for t in inputs["sequence"]]
+            # X: row t is the embedding (column t of the d_model x V matrix) of token t
+            m["X"] = [[row[t] for row in self.vocabulary_columns["m"]] for t in ids]
+            q["X"] = [[row[t] for row in self.vocabulary_columns["q"]] for t in ids]
+        elif "X" in inputs:
+            m["X"], q["X"] = matrix(inputs["X"]), rational_matrix(inputs["X"])
+        if "X" in m:
             d = len(m["X"][0])
             for w in ("W_Q", "W_K", "W_V"):
                 if w in inputs:
-                    m[w] = ([[mpf(int(i == j)) for j in range(d)] for i in range(d)]
-                            if inputs[w] == "identity" else matrix(inputs[w]))
+                    if inputs[w] == "identity":
+                        m[w], q[w] = identity(d, mpf(1)), identity(d, Fraction(1))
+                    else:
+                        m[w], q[w] = matrix(inputs[w]), rational_matrix(inputs[w])
         for name, w in (("Q", "W_Q"), ("K", "W_K"), ("V", "W_V")):
             if name in inputs:
-                m[name] = matrix(inputs[name])
+                m[name], q[name] = matrix(inputs[name]), rational_matrix(inputs[name])
             elif w in m:
                 m[name] = matmul(m["X"], m[w])
+        self.d_k = None
+        self.temperature = fraction(options.get("temperature", 1))
         if "scaled" in inputs:
-            m["scaled"] = matrix(inputs["scaled"])
+            m["scaled"], q["scaled"] = matrix(inputs["scaled"]), rational_matrix(inputs["scaled"])
             self.divisor = mpf(1)
         else:
-            m["scores"] = [[mpmath.fsum(q[k] * kk[k] for k in range(len(q))) for kk in m["K"]]
-                           for q in m["Q"]]
-            d_k = int(options.get("d_k", len(m["K"][0])))
-            self.divisor = mpmath.sqrt(d_k) * number(options.get("temperature", 1))
+            m["scores"] = [[mpmath.fsum(q_[k] * kk[k] for k in range(len(q_))) for kk in m["K"]]
+                           for q_ in m["Q"]]
+            self.d_k = int(options.get("d_k", len(m["K"][0])))
+            self.divisor = mpmath.sqrt(self.d_k) * to_mpf(self.temperature)
             m["scaled"] = [[s / self.divisor for s in row] for row in m["scores"]]
         n, k = len(m["scaled"]), len(m["scaled"][0])
         self.positions = list(options.get("query_positions", range(1, n + 1)))
@@ -183,6 +297,7 @@ class Model:
         else:
             raise NotImplementedError(f"mask {mask!r}")
         m["mask"] = [[mpf(0) if kp else NEG_INF for kp in row] for row in keep]
+        q["mask"] = [[Fraction(0) if kp else NEG_INF for kp in row] for row in keep]
         m["masked"] = [[s if kp else NEG_INF for s, kp in zip(row, krow)]
                        for row, krow in zip(m["scaled"], keep)]
         m["exp"] = [[mpf(0) if z == NEG_INF else mpmath.exp(z) for z in row] for row in m["masked"]]
@@ -190,9 +305,41 @@ class Model:
         m["weights"] = [[e / s[0] for e in row] for row, s in zip(m["exp"], m["exp_sum"])]
         if "V" in m:
             m["output"] = matmul(m["weights"], m["V"])
-        self.m = m
         self.query_steps = {"scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights",
-                            "output"} | ({"Q"} if "query_positions" in options else set())
+                            "output", "ffn"} | ({"Q"} if "query_positions" in options else set())
+        # the layer after attention: FFN(x) = x W_FFN on every output row, then the readout
+        self.last = "output"
+        ffn = spec.get("ffn")
+        if ffn is not None:
+            unsupported = set(ffn) - {"W", "residual", "layernorm"}
+            if unsupported or ffn.get("residual", False) or ffn.get("layernorm", False):
+                raise NotImplementedError(f"ffn beyond one linear map: {sorted(ffn)}")
+            m["W_FFN"], q["W_FFN"] = matrix(ffn["W"]), rational_matrix(ffn["W"])
+            m["ffn"] = matmul(m["output"], m["W_FFN"])
+            self.last = "ffn"
+        readout = spec.get("readout")
+        self.readout_row = None
+        if readout is not None:
+            unsupported = set(readout) - {"position", "unembedding", "temperature"}
+            if unsupported:
+                raise NotImplementedError(f"readout keys {sorted(unsupported)}")
+            position = int(readout.get("position", self.positions[-1]))
+            self.readout_row = self.positions.index(position)       # 0-based row of `last`
+            m["h"] = [list(m[self.last][self.readout_row])]
+            unembedding = readout.get("unembedding", "tied")
+            if isinstance(unembedding, str) and unembedding.strip().lower() == "tied":
+                self.unembedding = "W_vocab"
+                self.unembedding_columns = self.vocabulary_columns
+            else:
+                self.unembedding = "U"
+                m["U"], q["U"] = matrix(unembedding), rational_matrix(unembedding)
+                self.unembedding_columns = {"m": m["U"], "q": q["U"]}
+            self.readout_temperature = fraction(readout.get("temperature", 1))
+            m["logits"] = matmul(m["h"], self.unembedding_columns["m"])
+            t = to_mpf(self.readout_temperature)
+            exps = [mpmath.exp(z / t) for z in m["logits"][0]]
+            m["probs"] = [[e / mpmath.fsum(exps) for e in exps]]
+        self.m, self.q = m, q
 
     def row(self, step, i):
         """0-based row of a 1-based position i."""
@@ -217,16 +364,48 @@ class Model:
             return m["weights"][i][t] * m["V"][t][j]
         raise ValueError(f"no terms for {step}")
 
+    def rational_input(self, step, pos):
+        """An input entry as an exact Fraction (NotRational when it is not rational)."""
+        if step == "divisor":
+            if self.d_k is None:
+                return Fraction(1)
+            root = isqrt(self.d_k)
+            if root * root != self.d_k or self.temperature is None:
+                raise NotRational("sqrt(d_k)")
+            return root * self.temperature
+        value = self.q[step][self.row(step, pos[0])][pos[1] - 1]
+        if value is None:
+            raise NotRational(step)
+        return value
+
 
 class Document:
-    """The document's own numbers: the most recent printing of each quantity."""
+    """The document's own numbers: the most recent printing of each quantity.
 
-    def __init__(self, model: Model):
+    With ``rational=True`` every value is an exact Fraction (printed numbers as
+    printed, inputs exactly) and a recomputation through exp or an irrational
+    root raises NotRational: this decides whether a recomputed value is exactly
+    halfway between two printable numbers. Without printings noted, the
+    rational recomputation is the exact value itself (where it is rational).
+    """
+
+    def __init__(self, model: Model, rational: bool = False):
         self.model = model
+        self.rational = rational
         self.printed: dict = {}        # (step, pos, suffix, term) -> value
 
     def note(self, step, pos, suffix, term, value):
         self.printed[(step, pos, suffix, term)] = value
+
+    def fsum(self, values):
+        return sum(values, Fraction(0)) if self.rational else mpmath.fsum(values)
+
+    def exp(self, z):
+        if z == NEG_INF:
+            return Fraction(0) if self.rational else mpf(0)
+        if self.rational:
+            raise NotRational("exp")
+        return mpmath.exp(z)
 
     def P(self, step, pos):
         """An operand: its most recent printing, else recomputed from printed operands."""
@@ -238,16 +417,20 @@ class Document:
     def recompute(self, step, pos, suffix=None, term=None):
         md = self.model
         m = md.m
-        if step in md.given or step in ("X", "W_Q", "W_K", "W_V", "mask", "divisor"):
+        if step in md.given or step in Model.INPUTS:
+            if self.rational:
+                if suffix is not None or term is not None:
+                    raise NotRational(f"{step}{suffix}")
+                return md.rational_input(step, pos)
             return md.exact(step, pos, suffix, term)
         if step in ("Q", "K", "V"):
             w = {"Q": "W_Q", "K": "W_K", "V": "W_V"}[step]
             i, j = pos
-            return mpmath.fsum(self.P("X", (i, c + 1)) * self.P(w, (c + 1, j))
-                               for c in range(len(m["X"][0])))
+            return self.fsum(self.P("X", (i, c + 1)) * self.P(w, (c + 1, j))
+                             for c in range(len(m["X"][0])))
         if suffix == ".sum":
             (i,) = pos
-            return mpmath.fsum(self.P(step, (i, j + 1)) for j in range(len(m[step][0])))
+            return self.fsum(self.P(step, (i, j + 1)) for j in range(len(m[step][0])))
         if step == "scores":
             i, j = pos
             d = len(m["Q"][0])
@@ -255,18 +438,19 @@ class Document:
                 return self.P("Q", (i, term)) * self.P("K", (j, term))
             terms = [self.printed.get((step, pos, ".terms", t + 1)) for t in range(d)]
             if all(t is not None for t in terms):
-                return mpmath.fsum(terms)
-            return mpmath.fsum(self.P("Q", (i, c + 1)) * self.P("K", (j, c + 1)) for c in range(d))
+                return self.fsum(terms)
+            return self.fsum(self.P("Q", (i, c + 1)) * self.P("K", (j, c + 1)) for c in range(d))
         if step == "scaled":
-            div = self.printed.get(("divisor", (), None, None), md.divisor)
+            div = self.printed.get(("divisor", (), None, None))
+            if div is None:
+                div = md.rational_input("divisor", ()) if self.rational else md.divisor
             return self.P("scores", pos) / div
         if step == "masked":
             if md.exact("mask", pos) == NEG_INF:
                 return NEG_INF
             return self.P("scaled", pos)
         if step == "exp":
-            z = self.P("masked", pos)
-            return mpf(0) if z == NEG_INF else mpmath.exp(z)
+            return self.exp(self.P("masked", pos))
         if step == "exp_sum":
             (i,) = pos
             k = len(m["exp"][0])
@@ -274,8 +458,8 @@ class Document:
                 return self.P("exp", (i, term))
             terms = [self.printed.get((step, pos, ".terms", t + 1)) for t in range(k)]
             if all(t is not None for t in terms):
-                return mpmath.fsum(terms)
-            return mpmath.fsum(self.P("exp", (i, j + 1)) for j in range(k))
+                return self.fsum(terms)
+            return self.fsum(self.P("exp", (i, j + 1)) for j in range(k))
         if step == "weights":
             i, j = pos
             return self.P("exp", pos) / self.P("exp_sum", (i,))
@@ -286,9 +470,36 @@ class Document:
                 return self.P("weights", (i, term)) * self.P("V", (term, k))
             terms = [self.printed.get((step, pos, ".terms", t + 1)) for t in range(n)]
             if all(t is not None for t in terms):
-                return mpmath.fsum(terms)
-            return mpmath.fsum(self.P("weights", (i, j + 1)) * self.P("V", (j + 1, k))
-                               for j in range(n))
+                return self.fsum(terms)
+            return self.fsum(self.P("weights", (i, j + 1)) * self.P("V", (j + 1, k))
+                             for j in range(n))
+        if step == "ffn":
+            # ffn[i, j] = sum_k output[i, k] W_FFN[k, j], from the printed output
+            i, j = pos
+            return self.fsum(self.P("output", (i, c + 1)) * self.P("W_FFN", (c + 1, j))
+                             for c in range(len(m["W_FFN"])))
+        if step == "h":
+            # h is the readout row of the last step before it, as printed there
+            _, j = pos
+            return self.P(md.last, (md.positions[md.readout_row], j))
+        if step == "logits":
+            # logits[1, j] = sum_k h[k] U[k, j] (U = W_vocab as d_model x V, or the given U)
+            _, j = pos
+            columns = md.unembedding_columns["q" if self.rational else "m"]
+            if any(row[j - 1] is None for row in columns):
+                raise NotRational("unembedding")
+            return self.fsum(self.P("h", (1, c + 1)) * columns[c][j - 1]
+                             for c in range(len(columns)))
+        if step == "probs":
+            # softmax(logits / T) of the printed logits
+            _, j = pos
+            size = len(m["logits"][0])
+            logits = [self.P("logits", (1, c + 1)) for c in range(size)]
+            if self.rational:
+                raise NotRational("exp")
+            t = to_mpf(md.readout_temperature)
+            exps = [mpmath.exp(z / t) for z in logits]
+            return exps[j - 1] / mpmath.fsum(exps)
         raise ValueError(f"cannot recompute {step}")
 
 
@@ -306,6 +517,12 @@ def expand(key: str, value, model: Model):
     n_rows = len(model.m[step])
     row_pos = (model.positions if step in model.query_steps else list(range(1, n_rows + 1)))
     if index is None:
+        if isinstance(value, list) and value and not isinstance(value[0], list) \
+                and step != "exp_sum":
+            # a flat list is one row (h, logits, probs)
+            for c, text in enumerate(value):
+                entries.append(((c + 1,), (row_pos[0], c + 1), None, str(text)))
+            return step, label, suffix, entries
         for r, row in enumerate(value):
             if not isinstance(row, list):
                 row = [row]
@@ -340,6 +557,7 @@ def expand(key: str, value, model: Model):
 
 
 def fmt(x) -> str:
+    x = to_mpf(x)
     if x == NEG_INF:
         return "-inf"
     if x == 0:
@@ -352,7 +570,15 @@ def judge(name: str) -> list[dict]:
                          parse_float=str)
     model = Model(spec)
     doc = Document(model)
+    exact_q = Document(model, rational=True)      # no printings: the exact value, if rational
+    doc_q = Document(model, rational=True)        # the document's path in Fractions
     rows = []
+
+    def rational(document, *where):
+        try:
+            return document.recompute(*where)
+        except NotRational:
+            return None
     for key, value in spec.get("claims", {}).items():
         step, label, suffix, entries = expand(key, value, model)
         judged = []
@@ -362,22 +588,34 @@ def judge(name: str) -> list[dict]:
             p = Printed(text)
             exact = model.exact(step, pos, suffix, term)
             again = doc.recompute(step, pos, suffix, term)
+            # where the value is rational, round the Fraction: exact ties are decided exactly
+            for approx, document in ((exact, exact_q), (again, doc_q)):
+                q = rational(document, step, pos, suffix, term)
+                if q is not None and q != NEG_INF:
+                    assert abs(to_mpf(q) - approx) <= mpf(10) ** -40 * (1 + abs(approx)), \
+                        (name, key, pos, q, approx)
+                if document is exact_q:
+                    exact = exact if q is None else q
+                else:
+                    again = again if q is None else q
             if p.rounds_to_me(exact):
                 verdict = "ok"
             elif p.rounds_to_me(again):
                 verdict = "propagated"
             else:
                 verdict = "wrong"
-            judged.append((at, pos, term, p, exact, again, verdict))
+            tie = is_tie(exact, p) or (verdict != "ok" and is_tie(again, p))
+            judged.append((at, pos, term, p, exact, again, verdict, tie))
         # the claim's own numbers become the document's, for later claims
-        for at, pos, term, p, exact, again, verdict in judged:
+        for at, pos, term, p, exact, again, verdict, tie in judged:
             doc.note(step, pos, suffix, term, p.value())
-        for at, pos, term, p, exact, again, verdict in judged:
+            doc_q.note(step, pos, suffix, term, p.fraction())
+        for at, pos, term, p, exact, again, verdict, tie in judged:
             rows.append(dict(example=name, key=key, step=step, label=label or "",
                              suffix=(suffix or "").lstrip("."), position=list(pos), term=term,
                              at=list(at), printed=p.text, approximate=p.approximate,
                              percent=p.percent, exact=fmt(exact), recomputed=fmt(again),
-                             verdict=verdict, _p=p))
+                             verdict=verdict, tie=tie, _p=p))
     # inconsistent: two printings of one quantity that cannot round from one number
     groups: dict = {}
     for r in rows:
@@ -413,7 +651,9 @@ def main() -> int:
            "#   [i] for exp_sum and row sums; [] for the divisor), term (1-based, .terms only),",
            "#   at (1-based index of the entry inside the claim's value; [] for a scalar),",
            "#   printed (text as in the spec), exact (20 significant digits),",
-           "#   recomputed (from the document's own printed numbers), verdict, inconsistent.",
+           "#   recomputed (from the document's own printed numbers), verdict, inconsistent,",
+           "#   tie (the exact value, or for a number not ok the recomputed one, is exactly",
+           "#   halfway at the printed places: half-up decided), approximate.",
            ""]
     for name in SEED_EXAMPLES:
         rows = judge(name)
@@ -422,7 +662,8 @@ def main() -> int:
         for r in rows:
             out.append("[[claim]]")
             for field in ("example", "key", "position", "term", "at", "printed", "exact",
-                          "recomputed", "verdict", "inconsistent", "approximate", "note"):
+                          "recomputed", "verdict", "inconsistent", "tie", "approximate",
+                          "note"):
                 if field == "term" and r["term"] is None:
                     continue
                 if field == "note":
@@ -430,6 +671,9 @@ def main() -> int:
                     if r["inconsistent"]:
                         note = ((note + "; ") if note else "") + \
                             "printed elsewhere with a different value"
+                    if r["tie"]:
+                        note = ((note + "; ") if note else "") + \
+                            "exactly halfway: half-up decides"
                     if note:
                         out.append(f"note = {toml_value(note)}")
                     continue

@@ -1,0 +1,143 @@
+"""Message catalogs: every fixed phrase of the worksheets and derivations, per language.
+
+One TOML file per language ships in this folder (``en.toml``, ``pl.toml``,
+``cs.toml``, ``ru.toml``, ``uk.toml``). A message is LaTeX text written by us
+(trusted: it may contain ``$...$`` and ``~``), with placeholders ``{{name}}``
+that ``fill`` replaces by strings the caller has already formatted or escaped.
+Sections are TOML tables; a path joins them with dots.
+
+>>> en = load("en")
+>>> en.text("step.exp_sum")
+'Each row of exponentials is added up; this sum is the softmax denominator.'
+>>> load("pl").fill("step.row", query="3")
+'Wiersz~3'
+>>> en.fill("step.row", query="3", extra="x")
+Traceback (most recent call last):
+...
+KeyError: "message step.row has no placeholder {{extra}}"
+
+Templates reach messages as attributes (``\\VAR{t.step.exp_sum}``) and fill them
+with ``\\VAR{t.fill('step.row', query=row.query)}``; a missing message is an
+error naming it, never an empty string.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LANGUAGES", "Catalog", "load", "placeholders"]
+
+import re
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+LANGUAGES = ("en", "pl", "cs", "ru", "uk")
+_PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
+
+
+def placeholders(message: str) -> set[str]:
+    """The names of the placeholders in a message.
+
+    >>> sorted(placeholders("{{a}} and {{b_2}} but not {a}"))
+    ['a', 'b_2']
+    """
+    return set(_PLACEHOLDER.findall(message))
+
+
+class Catalog:
+    """The messages of one language (or one section of them)."""
+
+    __slots__ = ("language", "_data", "_path")
+
+    def __init__(self, language: str, data: dict[str, Any], path: str = "") -> None:
+        self.language = language
+        self._data = data
+        self._path = path
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.language!r}, {self._path or 'all'})"
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._data[key]
+        if isinstance(value, dict):
+            return Catalog(self.language, value, f"{self._path}.{key}" if self._path else key)
+        return value
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(f"no message {self._path + '.' if self._path else ''}{key} "
+                                 f"in the {self.language!r} catalog") from None
+
+    def get(self, path: str) -> Any:
+        """The message (text, list or section) at a dotted path, or None."""
+        node: Any = self._data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return Catalog(self.language, node, path) if isinstance(node, dict) else node
+
+    def text(self, path: str) -> str:
+        """The message at ``path``; KeyError (naming it) when there is none."""
+        value = self.get(path)
+        if not isinstance(value, str):
+            raise KeyError(f"no message {path} in the {self.language!r} catalog")
+        return value
+
+    def list(self, path: str) -> list[str]:
+        value = self.get(path)
+        if not isinstance(value, list):
+            raise KeyError(f"no list {path} in the {self.language!r} catalog")
+        return list(value)
+
+    def fill(self, path: str, **values: str) -> str:
+        """The message with each ``{{name}}`` replaced by ``values[name]`` (strings only)."""
+        message = self.text(path)
+        wanted = placeholders(message)
+        for name, value in values.items():
+            if name not in wanted:
+                raise KeyError(f"message {path} has no placeholder {{{{{name}}}}}")
+            if not isinstance(value, str):
+                raise TypeError(f"message {path}: {name} must be text, got "
+                                f"{type(value).__name__}")
+        missing = wanted - set(values)
+        if missing:
+            raise KeyError(f"message {path} needs {', '.join(sorted(missing))}")
+        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], message)
+
+    def keys(self) -> list[str]:
+        """Every dotted path to a message (text or list), sorted."""
+        out: list[str] = []
+
+        def walk(node: dict[str, Any], prefix: str) -> None:
+            for key, value in node.items():
+                path = f"{prefix}.{key}" if prefix else key
+                if isinstance(value, dict):
+                    walk(value, path)
+                else:
+                    out.append(path)
+        walk(self._data, "")
+        return sorted(out)
+
+
+@lru_cache(maxsize=None)
+def load(language: str) -> Catalog:
+    """The catalog of ``language`` (one of ``LANGUAGES``)."""
+    from symattn.errors import InputError
+
+    if language not in LANGUAGES:
+        raise InputError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    path = Path(__file__).resolve().parent / f"{language}.toml"
+    with path.open("rb") as stream:
+        return Catalog(language, tomllib.load(stream))

@@ -1,0 +1,87 @@
+"""Compile a LaTeX document to PDF with latexmk or pdflatex, safely.
+
+The document is compiled in a fresh temporary folder, without shell escape,
+in non-stop mode that halts on the first error, with TeX's file access
+restricted to that folder (``openin_any=p``, ``openout_any=p``), and with a
+timeout after which the whole process group is killed. latexmk is used when
+installed (``-norc``: no configuration files are read), else pdflatex.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PdfError", "compile_pdf", "compiler", "INSTALL_HINT"]
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+from symattn.errors import SymattnError
+
+INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: apt-get install texlive-latex-base "
+                "texlive-latex-recommended texlive-latex-extra latexmk, and "
+                "texlive-lang-cyrillic for Cyrillic text; macOS: MacTeX; Windows: MiKTeX), "
+                "or write the LaTeX with --format latex -o FILE.tex and compile it elsewhere")
+TIMEOUT = 120.0
+_FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+
+
+class PdfError(SymattnError):
+    """No TeX installed, or the document did not compile."""
+
+
+def compiler() -> list[str] | None:
+    """The command to run on ``doc.tex``, or None when pdflatex is missing."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        return None
+    latexmk = shutil.which("latexmk")
+    if latexmk is not None:
+        return [latexmk, "-norc", "-pdf", f"-pdflatex={pdflatex} %O %S", *_FLAGS, "doc.tex"]
+    return [pdflatex, *_FLAGS, "doc.tex"]
+
+
+def _first_error(log: str) -> str:
+    """The first TeX error of a log, with its line: 'Undefined control sequence (line 12 ...)'."""
+    errors = [(m.start(), m.group(2).strip(), m.group(1)) for m in
+              re.finditer(r"^(?:\./)?doc\.tex:(\d+): (.*)$", log, re.MULTILINE)]
+    for match in re.finditer(r"^! (.*)$", log, re.MULTILINE):
+        line = re.search(r"^(?:l\.|(?:\./)?doc\.tex:)(\d+)", log[match.end():], re.MULTILINE)
+        errors.append((match.start(), match.group(1).strip(), line.group(1) if line else ""))
+    if not errors:
+        return "no error message in the log"
+    _, message, line = min(errors)
+    return message + (f" (line {line} of the LaTeX)" if line else "")
+
+
+def compile_pdf(tex: str, timeout: float = TIMEOUT) -> bytes:
+    """The PDF of a standalone LaTeX document (raises ``PdfError``)."""
+    command = compiler()
+    if command is None:
+        raise PdfError(f"cannot make a PDF: pdflatex is not installed; {INSTALL_HINT}")
+    env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
+    with tempfile.TemporaryDirectory(prefix="symattn-pdf-") as folder:
+        work = Path(folder)
+        (work / "doc.tex").write_text(tex, encoding="utf-8")
+        process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
+                           "the document was not compiled") from None
+        pdf = work / "doc.pdf"
+        if process.returncode != 0 or not pdf.is_file():
+            log_file = work / "doc.log"
+            log = log_file.read_text(encoding="utf-8", errors="replace") \
+                if log_file.is_file() else output.decode("utf-8", "replace")
+            error = _first_error(log)
+            hint = f"; a LaTeX package is missing: {INSTALL_HINT}" if "not found" in error else ""
+            raise PdfError(f"{Path(command[0]).name} failed: {error}{hint}")
+        return pdf.read_bytes()

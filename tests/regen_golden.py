@@ -1,0 +1,41 @@
+"""The golden files: a small example rendered as LaTeX and Markdown.
+
+tests/test_latex_golden.py compares the renderers' output with the files in
+tests/golden/. After an intended change of the output, regenerate them from
+the repository root and review the diff (and the compiled PDF) by eye::
+
+    python -m tests.regen_golden
+    git diff tests/golden/
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+EXAMPLE = "001-softmax-10-2-1"
+
+
+def rendered() -> dict[str, str]:
+    """File name -> expected text (the version number replaced by VERSION)."""
+    import symattn
+    from symattn._version import __version__
+    from symattn.render_latex import render_latex
+    from symattn.render_markdown import render_markdown
+
+    derivation = symattn.derive(symattn.load_example(EXAMPLE))
+    texts = {f"{EXAMPLE}.tex": render_latex(derivation),
+             f"{EXAMPLE}.md": render_markdown(derivation)}
+    return {name: text.replace(f"symattn {__version__}", "symattn VERSION")
+            for name, text in texts.items()}
+
+
+def main() -> None:
+    GOLDEN.mkdir(exist_ok=True)
+    for name, text in rendered().items():
+        (GOLDEN / name).write_text(text, encoding="utf-8")
+        print(f"wrote {GOLDEN / name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,333 @@
+"""The command line (symattn.cli): exit codes, JSON schema, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symattn.examples
+from reference import causal, fractions, is_attention_spec, numpy_attention
+from symattn.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = symattn.examples.names()
+# size specs ([sizes] instead of [inputs]) are for `symattn sizes` / `check`, not derive
+ATTENTION = [name for name in NAMES if is_attention_spec(symattn.examples.path(name))]
+SIZES = [name for name in NAMES if name not in ATTENTION]
+
+
+def run(capsys, *argv):
+    """main(argv) -> (status, stdout, stderr); argparse exits become statuses."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = exit_.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_one_line_error(err, *parts):
+    assert "Traceback" not in err
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("symattn: error: "), err
+    for part in parts:
+        assert part in lines[0], (part, err)
+
+
+# ------------------------------------------------------------- basics
+def test_version(capsys):
+    status, out, _ = run(capsys, "--version")
+    assert status == 0
+    assert re.fullmatch(r"symattn \d+\.\d+\.\d+\S*\n", out)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["derive", "--help"], ["-h"]])
+def test_help(capsys, argv):
+    status, out, _ = run(capsys, *argv)
+    assert status == 0
+    assert "usage: symattn" in out
+    assert "derive" in out
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    status, out, _ = run(capsys)
+    assert status == 2
+    assert "usage: symattn" in out
+
+
+def test_examples_lists_every_example(capsys):
+    status, out, _ = run(capsys, "examples")
+    assert status == 0
+    for name in NAMES:
+        assert name in out
+
+
+@pytest.mark.parametrize("name", ATTENTION)
+def test_derive_every_example(capsys, name):
+    status, out, err = run(capsys, "derive", "--example", name)
+    assert status == 0, err
+    assert "weights" in out
+    title, _ = symattn.examples.describe(name)
+    assert title in out
+
+
+@pytest.mark.parametrize("name", SIZES)
+def test_derive_refuses_a_size_spec_in_one_line(capsys, name):
+    status, out, err = run(capsys, "derive", "--example", name)
+    assert status == 2 and out == ""
+    assert_one_line_error(err, str(symattn.examples.path(name)))
+
+
+@pytest.mark.parametrize("name", ATTENTION)
+def test_json_schema(capsys, name):
+    status, out, err = run(capsys, "derive", "--example", name, "--format", "json")
+    assert status == 0, err
+    document = json.loads(out)
+    assert isinstance(document["steps"], list) and document["steps"]
+    for step in document["steps"]:
+        assert {"name", "shape", "exact", "value"} <= set(step)
+        assert isinstance(step["name"], str)
+        n, m = step["shape"]
+        assert isinstance(n, int) and isinstance(m, int) and n > 0 and m > 0
+        assert len(step["exact"]) == n and len(step["value"]) == n
+        for exact_row, value_row in zip(step["exact"], step["value"]):
+            assert len(exact_row) == m and len(value_row) == m
+            assert all(isinstance(x, str) for x in exact_row)
+            assert all(x is None or isinstance(x, str) for x in value_row)
+    names = [step["name"] for step in document["steps"]]
+    weights = [k for k, name in enumerate(names) if name.split(".")[-1] == "weights"]
+    sums = [k for k, name in enumerate(names) if name.split(".")[-1] == "exp_sum"]
+    assert weights and all(s < w for s, w in zip(sums, weights))
+
+
+def test_json_places_match_numpy_for_seed_000(capsys):
+    status, out, _ = run(capsys, "derive", "--example", "000-cat-chases-mouse", "--places", "2",
+                         "--format", "json")
+    assert status == 0
+    steps = {step["name"]: step for step in json.loads(out)["steps"]}
+    X = fractions([["1.0", "0.0"], ["0.2", "1.0"], ["0.8", "0.0"]])
+    ref = numpy_attention(X, X, X, allowed=causal(3, 3))
+    for name in ("scores", "scaled", "weights", "output"):
+        for i, row in enumerate(steps[name]["value"]):
+            for j, text in enumerate(row):
+                assert len(text.split(".")[1]) == 2            # trailing zeros kept
+                assert abs(float(text) - ref[name][i, j]) <= 0.005 + 1e-12
+    # the document's printed weights, which half-up rounding reproduces
+    assert steps["weights"]["value"][2] == ["0.40", "0.25", "0.35"]
+    assert steps["weights"]["value"][1] == ["0.36", "0.64", "0.00"]
+    assert steps["scores"]["exact"][1] == ["1/5", "26/25", "4/25"]
+
+
+def test_rounding_rules(capsys):
+    # softmax([10, 2, 1]) at 3 places under each rule, against numpy
+    spec = ["derive", "--example", "001-softmax-10-2-1", "--format", "json"]
+    for rule in ("half-up", "half-even", "truncate"):
+        status, out, _ = run(capsys, *spec, "--places", "3", "--rounding", rule)
+        assert status == 0
+        weights = {s["name"]: s for s in json.loads(out)["steps"]}["weights"]["value"][0]
+        e = np.exp(np.array([10.0, 2.0, 1.0]))
+        expected = e / e.sum()
+        for text, x in zip(weights, expected):
+            if rule == "truncate":
+                assert float(text) <= x < float(text) + 0.001
+            else:
+                assert abs(float(text) - x) <= 0.0005
+
+
+def test_output_file(capsys, tmp_path):
+    target = tmp_path / "out.json"
+    status, out, _ = run(capsys, "derive", "--example", "004-cat", "--format", "json",
+                         "-o", str(target))
+    assert status == 0 and out == ""
+    _, stdout_version, _ = run(capsys, "derive", "--example", "004-cat", "--format", "json")
+    assert json.loads(target.read_text(encoding="utf-8")) == json.loads(stdout_version)
+
+
+def test_subprocess_python_m_symattn(tmp_path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, "-m", "symattn", "derive", "--example",
+                             "000-cat-chases-mouse", "--digits", "8"],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "cat chases mouse" in result.stdout
+    assert "26/25" in result.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[inputs]\nscaled = [[1, \"x(\"]]\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "symattn", "derive", str(bad)],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 2
+    assert_one_line_error(result.stderr, "bad.toml", "row 1", "column 2")
+
+
+# ------------------------------------------------------- unusable input
+def spec_file(tmp_path, text, name="spec.toml"):
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("text, parts", [
+    # ragged rows
+    ('[inputs]\nX = [[1, 0], [0.2]]\nW_Q = "identity"\nW_K = "identity"\n',
+     ["inputs.X", "row 2", "ragged"]),
+    # wrong shapes
+    ('[inputs]\nX = [[1, 0], [0, 1]]\nW_Q = [[1, 0, 0]]\nW_K = "identity"\n',
+     ["inputs.W_Q", "2 rows"]),
+    ("[inputs]\nQ = [[1, 2]]\nK = [[1, 2, 3]]\n", ["inputs", "1x2", "1x3"]),
+    ("[inputs]\nQ = [[1, 2]]\nK = [[1, 2]]\nV = [[1], [2]]\n", ["inputs", "2x1"]),
+    # unknown key
+    ('[inputs]\nX = [[1, 0]]\nW_q = "identity"\nW_K = "identity"\n',
+     ["inputs.W_q", "unknown key `W_q`", "did you mean"]),
+    # a bad entry
+    ('[inputs]\nQ = [[1, 0], [0, "1..5"]]\nK = [[1, 0]]\n',
+     ["inputs.Q", "row 2", "column 2", "'1..5'"]),
+    ('[inputs]\nscaled = [[1, "+inf"]]\n', ["inputs.scaled", "row 1", "column 2"]),
+    # bad options
+    ("[inputs]\nscaled = [[1, 2]]\n[options]\nmask = [3]\n", ["options.mask"]),
+    ("[inputs]\nscaled = [[1, 2]]\n[options]\ntemperature = -1\n", ["options.temperature"]),
+    # invalid TOML
+    ("[inputs\nscaled = [[1, 2]]\n", ["not valid TOML", "line 1"]),
+])
+def test_malformed_toml_specs(capsys, tmp_path, text, parts):
+    path = spec_file(tmp_path, text)
+    status, out, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert out == ""
+    assert_one_line_error(err, str(path), *parts)
+
+
+@pytest.mark.parametrize("text, parts", [
+    ('{"inputs": {"scaled": [[1, 2]], "scaled": [[3, 4]]}}', ["duplicate key `scaled`"]),
+    ('{"title": "a", "title": "b", "inputs": {"scaled": [[1]]}}', ["duplicate key `title`"]),
+    ('{"inputs": {"scaled": [[1, 2]]', ["not valid JSON", "line 1"]),
+    ('{"inputs": {"Q": [[1, 2], [3]], "K": [[1, 2]]}}', ["inputs.Q", "row 2"]),
+    ('{"inputs": {"scaled": [[1, NaN]]}}', ["inputs.scaled", "row 1", "column 2"]),
+])
+def test_malformed_json_specs(capsys, tmp_path, text, parts):
+    path = spec_file(tmp_path, text, "spec.json")
+    status, _, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert_one_line_error(err, str(path), *parts)
+
+
+def test_non_utf8_spec(capsys, tmp_path):
+    path = spec_file(tmp_path, b'title = "\xff\xfe"\n[inputs]\nscaled = [[1]]\n')
+    status, _, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert_one_line_error(err, str(path), "UTF-8", "byte 10", "0xff")
+
+
+@pytest.mark.parametrize("argv, parts", [
+    (["derive", "/nonexistent/spec.toml"], ["/nonexistent/spec.toml", "no such file"]),
+    (["derive", "--example", "no-such-example"], ["no-such-example"]),
+    (["derive", "--example", "001"], ["ambiguous"]),
+    (["derive"], ["exactly one spec"]),
+    (["derive", "--example", "000", "--example", "004-cat"], ["exactly one spec"]),
+    (["derive", "--example", "000", "--digits", "0"], ["--digits"]),
+    (["derive", "--example", "000", "--rounding", "sideways"], ["sideways"]),
+])
+def test_unusable_arguments(capsys, argv, parts):
+    status, _, err = run(capsys, *argv)
+    assert status == 2
+    assert_one_line_error(err, *parts)
+
+
+def test_directory_as_spec(capsys, tmp_path):
+    status, _, err = run(capsys, "derive", str(tmp_path))
+    assert status == 2
+    assert_one_line_error(err, str(tmp_path), "directory")
+
+
+def test_argparse_errors_exit_2(capsys):
+    status, _, err = run(capsys, "derive", "--example", "000", "--digits", "many")
+    assert status == 2
+    assert "Traceback" not in err
+
+
+def test_fully_masked_row_message(capsys, tmp_path):
+    path = spec_file(tmp_path, '[inputs]\nscaled = [[1, 2], ["-inf", "-inf"]]\n')
+    status, _, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert_one_line_error(err, "row 2", "fully_masked")
+
+
+# ------------------------------------------------------------- known bugs
+def test_fully_masked_row_message_names_the_file(capsys, tmp_path):
+    path = spec_file(tmp_path, '[inputs]\nscaled = [[1, 2], ["-inf", "-inf"]]\n')
+    status, _, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert_one_line_error(err, str(path), "row 2")
+
+
+def test_unknown_key_suggests_w_q(capsys, tmp_path):
+    path = spec_file(tmp_path, '[inputs]\nX = [[1, 0]]\nW_q = "identity"\nW_K = "identity"\n')
+    status, _, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert_one_line_error(err, "unknown key `W_q`; did you mean `W_Q`?")
+
+
+def test_error_with_newline_in_key_is_one_line(capsys, tmp_path):
+    path = spec_file(tmp_path, '[inputs]\n"W_\\nq" = 1\nscaled = [[1, 2]]\n')
+    status, _, err = run(capsys, "derive", str(path))
+    assert status == 2
+    assert_one_line_error(err, str(path))
+
+
+# Regression tests: these failed with ValueError 'Exceeds the limit (4300 digits) for
+# integer string conversion' until symattn handled numbers beyond Python's int/str limit.
+def test_many_digits(capsys):
+    status, out, err = run(capsys, "derive", "--example", "004-cat", "--digits", "5000")
+    assert status == 0, err
+    steps = {s["name"]: s for s in json.loads(run(
+        capsys, "derive", "--example", "004-cat", "--digits", "5000", "--format", "json")[1]
+    )["steps"]}
+    text = steps["weights"]["value"][0][0]
+    assert len(text.partition("e")[0].replace(".", "").lstrip("0")) == 5000
+
+
+def test_many_places(capsys):
+    status, out, err = run(capsys, "derive", "--example", "004-cat", "--places", "4400")
+    assert status == 0, err
+
+
+@pytest.mark.parametrize("entry", ['"1e-5000"', "10000"])
+def test_extreme_entries(capsys, tmp_path, entry):
+    # 1e-5000 itself, and exp(10000) ~ 1e4342: more than 4300 digits in positional form
+    path = spec_file(tmp_path, f"[inputs]\nscaled = [[{entry}, 0]]\n")
+    status, out, err = run(capsys, "derive", str(path))
+    assert status in (0, 2), err
+    if status == 2:
+        assert_one_line_error(err, str(path))
+
+
+def test_output_to_a_directory(capsys, tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    status, _, err = run(capsys, "derive", "--example", "000", "-o", str(folder))
+    assert status == 2
+    assert_one_line_error(err, str(folder))
+
+
+def test_low_digit_counts(capsys, tmp_path):
+    path = spec_file(tmp_path, "[inputs]\nscaled = [[7, 7, 7, 7, 7]]\n")
+    status, out, _ = run(capsys, "derive", str(path), "--digits", "1", "--format", "json")
+    assert status == 0
+    weights = {s["name"]: s for s in json.loads(out)["steps"]}["weights"]["value"][0]
+    assert weights == ["0.2"] * 5
+    path = spec_file(tmp_path, "[inputs]\nscaled = [[0.96, 0]]\n[options]\nnormalisation = "
+                     "\"sum\"\n")
+    status, out, _ = run(capsys, "derive", str(path), "--digits", "2", "--format", "json")
+    scaled = {s["name"]: s for s in json.loads(out)["steps"]}["scaled"]["value"][0]
+    assert scaled[0] == "0.96"
