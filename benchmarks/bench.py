@@ -169,9 +169,10 @@ def problem_mappings(inputs: Inputs) -> list[dict[str, Any]]:
     options = {"mask": "causal"}
     if case.heads == 1:
         return [{"inputs": {"Q": inputs.q, "K": inputs.k, "V": inputs.v}, "options": options}]
-    return [{"inputs": {"X": inputs.x, **{name: _block(inputs.w[name], h, case.d)
+    # One multi-head problem: X is read once, the projections split into head blocks.
+    return [{"inputs": {"X": inputs.x, **{name: inputs.w[name]
                                           for name in ("W_Q", "W_K", "W_V")}},
-             "options": options} for h in range(case.heads)]
+             "options": {**options, "heads": case.heads}}]
 
 
 # ---------------------------------------------------------------------- numpy
@@ -402,7 +403,7 @@ class SymattnRun:
 CERTIFY = "block"     # set by --certify
 
 
-def certify_rows(derivation: Any, rows: Sequence[int]
+def certify_rows(derivation: Any, rows: Sequence[int], prefix: str = ""
                  ) -> list[tuple[int, list[str | None], list[str | None]]]:
     """Certified decimals of every weight and output entry of ``rows``.
 
@@ -410,8 +411,8 @@ def certify_rows(derivation: Any, rows: Sequence[int]
     symattn's renderers use); ``entry``: ``NumberFormat.format(grid.exact(i, j))``
     entry by entry.
     """
-    weights = derivation["weights"].value
-    output = derivation["output"].value
+    weights = derivation[prefix + "weights"].value
+    output = derivation[prefix + "output"].value
     if CERTIFY == "block":
         w_block = FORMAT.format_block(weights, rows, range(weights.shape[1]))
         o_block = FORMAT.format_block(output, rows, range(output.shape[1]))
@@ -436,18 +437,21 @@ def run_symattn(inputs: Inputs, stride: int = 1) -> SymattnRun:
     rows = sampled_rows(n, stride)
     build = derive_time = certify_time = 0.0
     decimals: list[tuple[int, list[str | None], list[str | None]]] = []
-    for head, mapping in enumerate(mappings):
+    for mapping in mappings:
         start = clock()
         problem = Problem.from_mapping(mapping)
         built = clock()
         derivation = derive(problem)
         middle = clock()
-        part = certify_rows(derivation, rows)
+        heads = inputs.case.heads
+        for head in range(heads):
+            prefix = f"head{head + 1}." if heads > 1 else ""
+            part = certify_rows(derivation, rows, prefix)
+            decimals += [(head * n + i, w, o) for i, w, o in part]
         end = clock()
         build += built - start
         derive_time += middle - built
         certify_time += end - middle
-        decimals += [(head * n + i, w, o) for i, w, o in part]
         del derivation, problem
     certify_time *= n / len(rows)
     return SymattnRun(build, derive_time, certify_time, len(rows), stride, decimals)

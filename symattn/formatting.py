@@ -71,7 +71,8 @@ class NumberFormat:
 
     def _notation(self, text: str) -> str:
         """Significant digits of very small or large numbers read better as 1.23e-30."""
-        if self.places is not None or text in ("0", "-inf", "nan") or "e" in text:
+        if self.places is not None or len(text) <= self.digits + SCIENTIFIC_BEYOND or \
+                "e" in text or text in ("-inf", "nan"):
             return text
         body = text.lstrip("-")
         if len(body) > self.digits + SCIENTIFIC_BEYOND:   # many leading or trailing zeros
@@ -95,7 +96,9 @@ class NumberFormat:
 
     def _format_balls(self, grid: Any, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:
-        balls = grid.balls(start_precision(target, 0), rows, columns)
+        # A little over the digits asked for: the float fast path needs the ball
+        # only a few digits narrower than the last place; the rest fall back.
+        balls = grid.balls(max(64, int(target * 3.33) + 40), rows, columns)
         separator, rule, places, digits = self.separator, self.rounding, self.places, self.digits
         use_floats = rule is not Rounding.TRUNCATE
         zero_text = "0" if places is None else format_scaled(0, places, separator)

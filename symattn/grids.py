@@ -300,13 +300,14 @@ class WeightsGrid(Grid):
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> list[list[arb | None]]:
+        whole_rows = list(columns) == list(range(self.shape[1]))
         result = []
         for i in rows:
             if self.normalisation == "sum" or not self.masked.open_columns(i):
                 result.append([self.ball(i, j, prec) for j in columns])
             else:
                 row = self.row_ball_cache(i, prec)
-                result.append([row[j] for j in columns])
+                result.append(row if whole_rows else [row[j] for j in columns])
         return result
 
     def ball(self, i: int, j: int, prec: int) -> arb | None:
@@ -362,10 +363,12 @@ class OutputGrid(Grid):
                 not weights.masked.open_columns(i) for i in rows):
             return super().balls(prec, rows, columns)
         m = self.values.nrows()
-        block = weights.balls(prec, rows, range(m))
+        flat: list[arb | None] = []
+        for row in weights.balls(prec, rows, range(m)):
+            flat.extend(row)
         with working_precision(prec):
             values = arb_mat(self.values)
-            product = arb_mat(len(rows), m, [b for row in block for b in row]) * values
+            product = arb_mat(len(rows), m, flat) * values
             return [[product[r, c] for c in columns] for r in range(len(rows))]
 
     def _ball(self, i: int, k: int, prec: int) -> arb:

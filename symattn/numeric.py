@@ -197,6 +197,7 @@ def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: 
 _EPS = 2.0 ** -50            # a few units in the last place of a double, rounded up
 _SLACK = 2.0 ** -44          # bound on the error of scaling by 10**places (many ulps)
 _POWERS = [10.0 ** k for k in range(300)]   # exact up to 10**22, within an ulp beyond
+_POWERS_INT = [10 ** k for k in range(400)]
 
 
 def float_decimal_from_ball(ball: object, places: int | None, digits: int | None,
@@ -245,16 +246,18 @@ def float_decimal_from_ball(ball: object, places: int | None, digits: int | None
     margin = abs(fraction - 0.5) - scaled * _SLACK - delta * power * (1 + _EPS)
     if margin <= 0.0:
         return None
+    rounded = math.floor(scaled + 0.5)   # the margin keeps scaled away from any .5
+    if digits is not None and (digits >= len(_POWERS_INT) or
+                               not _POWERS_INT[digits - 1] <= rounded < _POWERS_INT[digits]):
+        # The size estimate was off, or the value rounds up to the next power of
+        # ten (9.99999 -> 10.0000): let the exact paths decide the layout.
+        return None
     if digits is not None and places > digits + 7:
         text = f"{x:.{digits - 1}e}"   # tiny: scientific (the formatter keeps it)
-        if text[1 if x < 0 else 0] == "0" or len(text.split("e")[0].lstrip("-").replace(".", "")) != digits:
-            return None
-        return text if separator == "." else text.replace(".", separator)
-    text = f"{x:.{places}f}"
-    if digits is not None and len(text.lstrip("-").replace(".", "").lstrip("0")) != digits:
-        return None   # crossed a power of ten (9.99999 -> 10.0000): let the slow path do it
-    if text[0] == "-" and not text.strip("-0."):
-        text = text[1:]
+    else:
+        text = f"{x:.{places}f}"
+        if rounded == 0 and text[0] == "-":
+            text = text[1:]           # -0.00 prints as 0.00, as format_scaled does
     return text if separator == "." else text.replace(".", separator)
 
 
