@@ -27,7 +27,7 @@ from flint import fmpq
 
 from symattn.entries import parse_entry
 from symattn.errors import InputError, Location
-from symattn.exact import NEG_INF, NegInf
+from symattn.exact import NEG_INF, NegInf, Surd
 from symattn.names import base_name
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
@@ -46,13 +46,20 @@ _SKIP = ("?", "")
 
 @dataclass(frozen=True)
 class Printed:
-    """A printed number: its value, its decimal places, and how it was marked."""
+    """A printed number: its value, its decimal places, and how it was marked.
+
+    ``continues`` marks digits followed by an ellipsis (0.666...): the digits
+    shown are the leading digits of the value, so cutting them off is right.
+    ``exact`` marks a printed closed form (1/3, sqrt(2)/2), compared exactly.
+    """
 
     text: str
-    value: fmpq | NegInf
+    value: Any            # fmpq, NEG_INF, or a Surd for a printed root
     places: int
     percent: bool = False
     approximate: bool = False
+    continues: bool = False
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,8 +104,18 @@ class Claim:
         return not self.label
 
 
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_TIMES_TEN = re.compile(r"^(?P<mantissa>[+\-\u2212]?[0-9][0-9.,]*)\s*(?:[×x·*]|\\times|\\cdot)\s*"
+                        r"10\s*(?:\^|\*\*)?\s*\{?\s*(?P<exponent>[+\-\u2212]?[0-9]+)\s*\}?$")
+_ELLIPSIS = ("...", "\u2026")
+
+
 def read_printed(raw: Any, location: Location | None = None) -> Printed | None:
-    """Parse one printed number; None for a skipped entry ("?" or "")."""
+    """Parse one printed number; None for a skipped entry ("?" or "").
+
+    >>> read_printed("1.5 × 10⁻³").value, read_printed("0.666...").continues
+    (3/2000, True)
+    """
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
         raise InputError(f"a printed number must be a number or text, got {raw!r}", location)
     text = str(raw).strip()
@@ -111,13 +128,21 @@ def read_printed(raw: Any, location: Location | None = None) -> Printed | None:
     percent = body.endswith("%")
     if percent:
         body = body[:-1].strip()
+    continues = body.endswith(_ELLIPSIS)
+    if continues:
+        body = body.rstrip(".\u2026").strip()
+    scientific = _TIMES_TEN.match(body.translate(_SUPERSCRIPTS))
+    if scientific:   # 1.5 × 10^-3, 1.5·10⁻³, 1.5 \times 10^{-3}
+        body = f"{scientific['mantissa']}e{scientific['exponent']}".replace("\u2212", "-")
     entry = parse_entry(body, location)
     if entry.value is NEG_INF:
         return Printed(text, NEG_INF, 0, percent, approximate)
+    if entry.places is None and isinstance(entry.value, (fmpq, Surd)) and not continues:
+        return Printed(text, entry.value, 0, percent, approximate, exact=True)
     if entry.places is None or not isinstance(entry.value, fmpq):
-        raise InputError(f"{text!r} is not a printed decimal number (write the digits as "
-                         "printed, e.g. 0.394 or 83.83%)", location)
-    return Printed(text, entry.value, entry.places, percent, approximate)
+        raise InputError(f"{text!r} is not a printed number (write it as printed: 0.394, "
+                         "83.83%, 0.666..., 1/3, sqrt(2)/2)", location)
+    return Printed(text, entry.value, entry.places, percent, approximate, continues)
 
 
 def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,

@@ -31,7 +31,7 @@ from symattn import arith
 from symattn.claims import QUERY_ROW_STEPS, Claim, Printed, Target, read_claims
 from symattn.engine import Derivation, derive, scale_factor
 from symattn.errors import InputError, Location
-from symattn.exact import NAN, NEG_INF, Exact, exact_text
+from symattn.exact import NAN, NEG_INF, Exact, Surd, exact_text, to_ball
 from symattn.names import split_name
 from symattn.numeric import UndecidedError, decide_scaled, fixed_decimal
 from symattn.rounding import Rounding, format_scaled, is_tie, parse_rounding, round_scaled
@@ -315,6 +315,8 @@ class _Checker:
             return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
                            verdict="undecided", flags=tuple(flags),
                            reason="the exact value has no decimal (symbolic or nan)")
+        if printed.exact:
+            return self._judge_closed_form(claim, exact, base, flags)
         places = printed.places
         scale = fmpq(100) if printed.percent else fmpq(1)
         value = arith.multiply(exact, scale)
@@ -337,6 +339,10 @@ class _Checker:
                            f"{format_scaled(self.decide(value, places, other), places)}{unit})")
             return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
                            reason=reason)
+        if printed.continues and self.decide(value, places, Rounding.TRUNCATE) == printed_scaled:
+            return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
+                           reason=f"exact {exact_decimal} begins with the printed digits "
+                                  f"(the ellipsis says more follow)")
         recomputed = None
         recomputed_value: Exact = exact
         try:
@@ -378,6 +384,30 @@ class _Checker:
             reason += "; off by one in the last digit"
         return Verdict(**base, recomputed=recomputed, verdict="wrong", flags=tuple(flags),
                        reason=reason)
+
+    def _judge_closed_form(self, claim: Claim, exact: Exact, base: dict,  # type: ignore[type-arg]
+                           flags: list[str]) -> Verdict:
+        """A printed fraction or root (1/3, sqrt(2)/2): right only if exactly equal."""
+        printed = claim.printed.value / 100 if claim.printed.percent else claim.printed.value
+        shown = _shown_decimal(exact, 6)
+        base.update(exact_decimal=shown, exact_rounded=exact_text(exact))
+        if isinstance(exact, (fmpq, Surd)):
+            same = exact == printed
+        else:
+            try:   # an irrational value can be proved different, not equal
+                same = None if arith.sign(arith.subtract(exact, printed)) == 0 else False
+            except UndecidedError:
+                same = None
+        if same is None:
+            return Verdict(**base, recomputed=None, verdict="undecided", flags=tuple(flags),
+                           reason=f"the printed closed form and the exact value {shown} agree "
+                                  "to every digit computed, but equality cannot be proved")
+        if same:
+            return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
+                           reason=f"exactly {exact_text(exact)}")
+        return Verdict(**base, recomputed=None, verdict="wrong", flags=tuple(flags),
+                       reason=f"should be {exact_text(exact)} (exact {shown}), not "
+                              f"{exact_text(printed)}")
 
     def _is_rounded(self, claim: Claim) -> bool:
         """True when a printed number differs from its exact value (it carries error)."""
@@ -463,6 +493,12 @@ class _Checker:
         return None if value is NEG_INF or value is NAN else value
 
 
+def arb_interval(low: fmpq, high: fmpq) -> object:
+    from flint import arb
+
+    return arb((low + high) / 2, (high - low) / 2)
+
+
 def _shown_decimal(value: Exact, places: int) -> str:
     """The value with a few more places than printed; exact digits when it terminates.
 
@@ -505,6 +541,11 @@ def _rounding_interval(printed: Printed, rule: Rounding) -> tuple[fmpq, bool, fm
     places = printed.places + (2 if printed.percent else 0)
     unit = fmpq(1, 10) ** places if places >= 0 else fmpq(10) ** -places
     assert isinstance(value, fmpq)
+    if printed.continues:
+        # the digits shown begin the value: rounded or cut off
+        low = value - unit / 2 if value > 0 else value - unit
+        high = value + unit if value > 0 else value + unit / 2
+        return low, True, high, False
     if rule is Rounding.TRUNCATE:
         if value > 0:
             return value, True, value + unit, False
@@ -526,6 +567,13 @@ def _rounding_interval(printed: Printed, rule: Rounding) -> tuple[fmpq, bool, fm
 def _compatible(first: Printed, second: Printed, rule: Rounding) -> bool:
     if first.value is NEG_INF or second.value is NEG_INF:
         return first.value is second.value
+    if first.exact or second.exact:
+        if first.exact and second.exact:
+            return bool(first.value == second.value)
+        closed, decimal = (first, second) if first.exact else (second, first)
+        low, low_closed, high, high_closed = _rounding_interval(decimal, rule)
+        ball = to_ball(closed.value / 100 if closed.percent else closed.value, 128)
+        return ball is None or bool(ball.overlaps(arb_interval(low, high)))
     low1, closed_low1, high1, closed_high1 = _rounding_interval(first, rule)
     low2, closed_low2, high2, closed_high2 = _rounding_interval(second, rule)
     low, low_closed = (low1, closed_low1) if low1 > low2 else (low2, closed_low2) \

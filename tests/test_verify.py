@@ -268,3 +268,53 @@ def test_report_layouts(layout: str, capsys) -> None:  # type: ignore[no-untyped
         assert set(document["reports"][0]["summary"]) >= {"ok", "propagated", "wrong"}
     else:
         assert "propagated" in out
+
+
+# ------------------------------------------------- other ways numbers are printed
+PRINTED_FORMS = """
+[inputs]
+scaled = [[1, 1, 1]]
+V = [[1], [1], [0]]
+[claims]
+"weights[1,1]" = "1/3"
+"weights[1,2]" = "0.666..."
+"weights[1,3]" = "3.333 × 10⁻¹"
+"output[1,1]" = "0.666..."
+"output[1,1] @ rounded" = "0.667"
+"output[1,1] @ fraction" = "2/3"
+"output[1,1] @ wrong fraction" = "3/5"
+"""
+
+
+def test_closed_forms_ellipses_and_powers_of_ten() -> None:
+    # Equal scores: weights exactly 1/3 each, output (1 + 1 + 0)/3 = 2/3.
+    assert (Fraction(1, 3) + Fraction(1, 3)) == Fraction(2, 3)
+    result = verdicts(PRINTED_FORMS)
+    assert result["weights[1,1]"].verdict == "ok"                  # exactly 1/3
+    assert result["weights[1,2]"].verdict == "wrong"               # 0.666... is not 1/3
+    assert result["weights[1,3]"].verdict == "ok"                  # 0.3333 in 10^-1 notation
+    assert result["output[1,1]"].verdict == "ok"                   # the digits 2/3 begins with
+    assert result["output[1,1]@rounded"].verdict == "ok"
+    assert result["output[1,1]@fraction"].verdict == "ok"
+    assert result["output[1,1]@wrong fraction"].verdict == "wrong"
+    assert "inconsistent" in result["output[1,1]@wrong fraction"].flags
+    # 0.666... clashes with 3/5 only; it agrees with 0.667 and 2/3
+    assert "printed differently elsewhere: 3/5" in result["output[1,1]"].reason
+    assert result["output[1,1]@rounded"].reason.endswith(
+        "printed differently elsewhere: 3/5 (wrong fraction)")
+
+
+def test_printed_root_is_compared_exactly() -> None:
+    spec = """
+[inputs]
+Q = [[1, 0]]
+K = [[1, 0]]
+[claims]
+divisor = "sqrt(2)"
+"scaled[1,1]" = "sqrt(2)/2"
+"scaled[1,1] @ wrong" = "sqrt(3)/2"
+"""
+    result = verdicts(spec)
+    assert result["divisor"].verdict == "ok"
+    assert result["scaled[1,1]"].verdict == "ok"
+    assert result["scaled[1,1]@wrong"].verdict == "wrong"
