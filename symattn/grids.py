@@ -292,10 +292,10 @@ class WeightsGrid(Grid):
             top = max(row)
             one = arb(1)
             exps = [(step * (s - top)).exp() if s != top else one for s in row]
-            total = sum(exps, zero)
+            inverse = one / sum(exps, zero)   # one division, then products
             result: list[arb | None] = [zero] * self.shape[1]
             for c, e in zip(columns, exps):
-                result[c] = e / total
+                result[c] = e * inverse
         return result
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
