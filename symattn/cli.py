@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
 # Commands that live in their own modules: each has register(subparsers), which
 # adds its parser and returns {command name: handler(args) -> exit status}.
 PLUGINS: tuple[str, ...] = ("symattn.cli_sizes", "symattn.cli_explore", "symattn.cli_positions",
-                            "symattn.cli_kvcache")
+                            "symattn.cli_kvcache", "symattn.cli_worksheet")
 
 
 def _plugin_modules() -> list:  # type: ignore[type-arg]

@@ -23,7 +23,7 @@ A draw that fails is redrawn.
 >>> from symattn.exercises import Setup, variant_random
 >>> exercise = find_error(variant_random(5, 1, 1, "find_error"), Setup())
 >>> exercise.facts["mistake"], exercise.facts["step"], exercise.facts["first"]
-('rounded_carried', 'exp', ('exp[2,1]', 'propagated'))
+('column_softmax', 'weights', ('weights[1,1]', 'wrong'))
 """
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ def _grid(derivation: Any, step: str) -> list[list[Any]]:
     return [[grid.exact(i, j) for j in range(grid.shape[1])] for i in range(grid.shape[0])]
 
 
-def _planted(attention: Attention, mistake: str, rng: random.Random
+def _planted(attention: Attention, mistake: str, rng: random.Random, p: int = 3
              ) -> tuple[dict[str, list[list[Any]]], dict[str, int | None], str]:
     """The printed derivation (exact values per step), places per step, and a detail."""
     base = attention_spec(attention, mask="causal")
     right = derive_spec(base)
     detail = ""
-    places: dict[str, int | None] = {"scores": None, "scaled": 3, "masked": 3, "exp": 3,
-                                     "weights": 3, "output": 3}
+    places: dict[str, int | None] = {"scores": None, "scaled": p, "masked": p, "exp": p,
+                                     "weights": p, "output": p}
     if mistake == "no_scaling":
         wrong = derive_spec({**base, "options": {**base["options"], "scale": "none"}})
         printed = {step: _grid(wrong, step) for step in STEPS}
@@ -147,13 +147,14 @@ def find_error(rng: random.Random, setup: Setup) -> Exercise:
     allowed = tuple(setup.mistakes) or MISTAKES
     for _ in range(_TRIES):
         mistake = rng.choice(allowed)
-        if setup.base is not None:
-            attention = setup.base
+        base = setup.base
+        if base is not None and len(base.Q) == len(base.K) <= 4:
+            attention = base
             if mistake == "kv_swapped" and len(attention.K[0]) != len(attention.V[0]):
                 continue
-        else:
+        else:           # a causal derivation needs as many queries as keys: own numbers
             attention = draw_attention(rng, 3, 3, 2, 2)
-        printed, places, detail = _planted(attention, mistake, rng)
+        printed, places, detail = _planted(attention, mistake, rng, setup.places)
         spec = attention_spec(attention, mask="causal")
         claims = printed_claims(printed, places)
         first = _proved(spec, claims, mistake)
@@ -175,23 +176,20 @@ def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
     shown = [(f"({k + 1})\\; {SYMBOLS[name]}",
               tuple(tuple(Num(x, places[name]) for x in line) for line in printed[name]))
              for k, name in enumerate(STEPS)]
-    step_blank = Blank("step", r"\text{step}", step, kind="choice", options=STEPS)
+    step_blank = Blank("step", r"\text{step}", step, kind="choice", options=STEPS,
+                       marks="123456")
     mistake_blank = Blank("mistake", r"\text{mistake}", mistake, kind="choice",
                           options=MISTAKES)
     width = right[step].shape[1]
-    row_places = places[step] if places[step] is not None else setup.places
-    if mistake == "rounded_carried":
-        row_places = 3
+    row_places = places[step] or setup.places
     fixed = tuple(number_blank(f"r{j + 1}", f"{_lower(step)}_{{{row + 1},{j + 1}}}",
-                               right[step].value.exact(row, j), row_places or 3,
+                               right[step].value.exact(row, j), row_places,
                                (0, f"{step}[{row + 1},{j + 1}]")) for j in range(width))
     parts = (Text(Msg.of("kind.find_error.prompt", d_k=Num(attention.d_k))),
              Given((("Q", _rows(attention.Q)), ("K", _rows(attention.K)),
                     ("V", _rows(attention.V))), Msg.of("kind.find_error.given")),
              Given(tuple(shown), Msg.of("kind.find_error.printed")),
-             Choice(step_blank, tuple(Msg.of("kind.find_error.step_option",
-                                             number=Num(k + 1), symbol=Math(SYMBOLS[name]))
-                                      for k, name in enumerate(STEPS)),
+             Choice(step_blank, tuple(Math(SYMBOLS[name]) for name in STEPS),
                     Msg.of("kind.find_error.which_step")),
              Choice(mistake_blank, tuple(Msg.of(f"mistake.{m}.name") for m in MISTAKES),
                     Msg.of("kind.find_error.which_mistake")),
@@ -204,7 +202,7 @@ def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
              Note(Msg.of("kind.find_error.checked", where=User(first.position),
                          verdict=Msg.of(f"verdict.{first.verdict}"))))
     key_steps = (KeyStep(0, (step,) if step != "masked" else ("mask", "masked"),
-                         (row + 1,), row_places or 3),)
+                         (row + 1,), row_places),)
     return Exercise("find_error", parts, (spec,), key_steps, notes,
                     facts={"mistake": mistake, "step": step,
                            "first": (first.position, first.verdict),

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 __all__ = ["Num", "Math", "Msg", "User", "Fragment", "Blank", "Text", "Given", "Blanks",
            "Grid", "Table", "Choice", "Part", "KeyStep", "Note", "Exercise", "spec_number",
-           "spec_matrix", "decimal_value", "half_ulp", "tolerance_for", "CHOICE_LETTERS"]
+           "spec_matrix", "decimal_value", "half_ulp", "unit_of", "tolerance_for", "CHOICE_LETTERS"]
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
@@ -96,11 +96,12 @@ class Blank:
     unit: str = ""
     options: tuple[str, ...] = ()
     carried: fmpq = fmpq(0)
+    marks: str = CHOICE_LETTERS        # how options are named: A, B, ... or 1, 2, ...
 
     def expected(self, locale: str = "en") -> str:
         """The answer as the key prints it (plain text, the locale's separator)."""
         if self.kind == "choice":
-            return CHOICE_LETTERS[self.options.index(self.value)]
+            return self.marks[self.options.index(self.value)]
         if self.kind == "size":
             return f"{self.value} {self.unit}".strip()
         if self.value is NEG_INF:
@@ -131,6 +132,11 @@ def exact_places(value: Any) -> int:
     if places is None:
         raise ValueError(f"{value} has no finite decimal expansion; give places")
     return places
+
+
+def unit_of(places: int) -> Num:
+    """The rounding unit of ``places`` decimal places, as a number: 0.001 for 3."""
+    return Num(fmpq(1, 10 ** places))
 
 
 def half_ulp(places: int) -> fmpq:
@@ -199,10 +205,10 @@ class Table:
 
 @dataclass(frozen=True)
 class Choice:
-    """Tick one option: ``blank.options`` ids, each with a message."""
+    """Tick one option: ``blank.options`` ids, each with a label (a message or math)."""
 
     blank: Blank
-    labels: tuple[Msg, ...]
+    labels: tuple[Fragment, ...]
     caption: Msg | None = None
 
 

@@ -14,13 +14,14 @@ say where ``symattn check`` finds each one (``claim``).
 | ``fill_matrix`` | fills the missing cells of QK^T |
 | ``causal_mask`` | applies a causal mask and softmaxes the first rows |
 | ``find_error`` | finds the planted mistake in a derivation (``exercise_mistakes``) |
-| ``temperature``, ``no_scaling``, ``entropy``, ``sizes`` | what-if and size questions (``exercise_whatif``) |
+| ``temperature``, ``no_scaling`` | what-if questions (``exercise_whatif``) |
+| ``entropy``, ``sizes`` | entropy and size questions (``exercise_whatif``) |
 
 >>> exercise = build("softmax_table", variant_random(3, 1, 1, "softmax_table"), Setup())
 >>> [blank.id for blank in exercise.blanks][:3]
 ['e1', 'a1', 'e2']
 >>> [blank.expected("cs") for blank in exercise.blanks if blank.id == "sum"]
-['7,525']
+['7,737']
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = ["Setup", "KINDS", "DEFAULT_KINDS", "build", "derive_spec", "attention
            "softmax_carried", "number_blank", "variant_random"]
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from flint import fmpq
@@ -37,7 +38,7 @@ from flint import fmpq
 from symattn.engine import Derivation
 from symattn.exact import NEG_INF
 from symattn.exercise_model import (Blank, Blanks, Exercise, Given, Grid, KeyStep, Math, Msg,
-                                    Num, Table, Text, User, decimal_value, spec_matrix,
+                                    Num, Table, Text, User, decimal_value, unit_of, spec_matrix,
                                     spec_number, tolerance_for)
 from symattn.worksheet_generator import (Attention, clear_of_midpoints, draw_attention, draw_row,
                                          draw_tokens, variant_random)
@@ -54,7 +55,7 @@ class Setup:
     sentences: tuple[str, ...] = ("the cat sat on the warm mat",)   # token names to draw
     base: Attention | None = None        # the spec's own Q, K, V (a worksheet from a spec)
     mistakes: tuple[str, ...] = ()       # find_error: which mistakes may be planted (all)
-    mask_kinds: tuple[str, ...] = field(default=())
+    shape: Mapping[str, Any] | None = None   # sizes: d_model, heads, seq_len, layers, dtype
 
 
 # -------------------------------------------------------------------- helpers
@@ -73,12 +74,6 @@ def attention_spec(attention: Attention, tokens: Sequence[str] = (), *, mask: An
     if values:
         inputs["V"] = spec_matrix(attention.V)
     spec: dict[str, Any] = {"inputs": inputs, "options": {"d_k": attention.d_k}}
-    if attention.scale is not None:
-        from symattn.exact import Surd
-
-        scale = attention.scale
-        spec["options"]["scale"] = spec_number(scale) if not isinstance(scale, Surd) else \
-            f"{spec_number(scale.coefficient)}*sqrt({scale.radicand})"
     if tokens:
         spec["tokens"] = list(tokens)
     if mask is not None:
@@ -149,8 +144,8 @@ def number_blank(id: str, label: str, value: Any, places: int, claim: tuple[int,
     return Blank(id, label, value, places, claim, carried=carried)
 
 
-def _softmax_blanks(derivation: Derivation, row: int, places: int, ids: str = "a"
-                    ) -> tuple[list[Blank], Blank, list[Blank]]:
+def _softmax_blanks(derivation: Derivation, row: int, places: int, ids: str = "a",
+                    label: str | None = None) -> tuple[list[Blank], Blank, list[Blank]]:
     """Blanks for the exponentials, their sum and the weights of a row."""
     m = derivation["weights"].shape[1]
     exps = [_value(derivation, "exp", row, j) for j in range(m)]
@@ -164,7 +159,8 @@ def _softmax_blanks(derivation: Derivation, row: int, places: int, ids: str = "a
     weights = []
     for j in range(m):
         exact = _value(derivation, "weights", row, j)
-        weights.append(number_blank(f"{ids}{j + 1}", f"a_{{{r},{j + 1}}}", exact, places,
+        name = f"{label}_{{{j + 1}}}" if label else f"a_{{{r},{j + 1}}}"
+        weights.append(number_blank(f"{ids}{j + 1}", name, exact, places,
                                     (0, f"weights[{r},{j + 1}]"),
                                     tolerance_for(exact, carried[j], places)))
     return e_blanks, sum_blank, weights
@@ -175,17 +171,17 @@ def softmax_table(rng: random.Random, setup: Setup) -> Exercise:
     """A row of scores z; the student fills e^z, the sum and each weight."""
     p = setup.places
     for _ in range(200):
-        z = draw_row(rng, 4)
+        z = draw_row(rng, 4, distinct=True)
         spec = {"inputs": {"scaled": [[spec_number(x) for x in z]]}}
         derivation = derive_spec(spec)
-        e_blanks, sum_blank, weights = _softmax_blanks(derivation, 0, p)
+        e_blanks, sum_blank, weights = _softmax_blanks(derivation, 0, p, label="a")
         if _clear([b.value for b in e_blanks + [sum_blank] + weights], p):
             break
     rows = [(Num(j + 1), Num(z[j]), e_blanks[j], weights[j]) for j in range(len(z))]
     rows.append((Msg.of("sheet.sum"), "", sum_blank, Num(1)))
     table = Table((Math("j"), Math("z_j"), Math("e^{z_j}"), Math(r"a_j = e^{z_j} / \Sigma")),
                   tuple(rows))
-    text = Text(Msg.of("kind.softmax_table.prompt", places=Num(p)))
+    text = Text(Msg.of("kind.softmax_table.prompt", unit=unit_of(p)))
     return Exercise("softmax_table", (text, table), (spec,),
                     (KeyStep(0, ("exp", "exp_sum", "weights"), (1,), p),))
 
@@ -231,7 +227,7 @@ def weights_row(rng: random.Random, setup: Setup) -> Exercise:
             break
     r = row + 1
     text = Text(Msg.of("kind.weights_row.prompt", row=Num(r), token=_token_text(tokens, row),
-                       d_k=Num(attention.d_k), places=Num(p)))
+                       d_k=Num(attention.d_k), unit=unit_of(p)))
     return Exercise("weights_row", (text, _given(attention, False),
                                     Blanks(_scaled_blanks(derivation, row, p)),
                                     Blanks(tuple(weights))), (spec,),
@@ -254,7 +250,7 @@ def output_row(rng: random.Random, setup: Setup) -> Exercise:
             break
     r = row + 1
     text = Text(Msg.of("kind.output_row.prompt", row=Num(r), token=_token_text(tokens, row),
-                       d_k=Num(attention.d_k), places=Num(p), out_places=Num(q)))
+                       d_k=Num(attention.d_k), unit=unit_of(p), out_unit=unit_of(q)))
     return Exercise("output_row", (text, _given(attention), Blanks(tuple(weights)),
                                    Blanks(tuple(outputs))), (spec,),
                     (KeyStep(0, ("scores", "scaled", "exp", "exp_sum", "weights", "output"),
@@ -322,7 +318,7 @@ def causal_mask(rng: random.Random, setup: Setup) -> Exercise:
     first = tuple(number_blank(f"a1{j + 1}", f"a_{{1,{j + 1}}}",
                                _value(derivation, "weights", 0, j), p, (0, f"weights[1,{j + 1}]"))
                   for j in range(3))
-    parts = (Text(Msg.of("kind.causal_mask.prompt", places=Num(p))),
+    parts = (Text(Msg.of("kind.causal_mask.prompt", unit=unit_of(p))),
              Given(((r"\tilde{S}", _rows(scaled)),)),
              Grid(r"Z = \tilde{S} + M", z_rows),
              Blanks(first, Msg.of("kind.causal_mask.row", row=Num(1))),

@@ -38,6 +38,7 @@ from typing import Any, Sequence
 from flint import fmpq
 
 from symattn.exact import NAN, NEG_INF, Surd
+from symattn.rounding import decimal_digits
 
 SHORT = 60                  # longest exact form (characters of LaTeX) shown
 MAX_EXACT_PLACES = 8        # a terminating rational with more places is shown as a fraction
@@ -212,17 +213,17 @@ def _rational(q: fmpq, locale: str, inline: bool) -> str:
         assert text is not None
         return math_decimal(text)
     sign = "-" if q < 0 else ""
-    p, d = abs(int(q.p)), int(q.q)
+    p, d = decimal_digits(abs(int(q.p))), decimal_digits(int(q.q))   # any length
     return f"{sign}{p}/{d}" if inline else f"{sign}\\frac{{{p}}}{{{d}}}"
 
 
 def _surd(value: Surd, inline: bool) -> str:
     a = value.coefficient
     sign = "-" if a < 0 else ""
-    p, d = abs(int(a.p)), int(a.q)
-    root = f"\\sqrt{{{value.radicand}}}"
-    top = root if p == 1 else f"{p}{root}"
-    if d == 1:
+    p, d = decimal_digits(abs(int(a.p))), decimal_digits(int(a.q))
+    root = f"\\sqrt{{{decimal_digits(int(value.radicand))}}}"
+    top = root if p == "1" else f"{p}{root}"
+    if d == "1":
         return f"{sign}{top}"
     return f"{sign}{top}/{d}" if inline else f"{sign}\\frac{{{top}}}{{{d}}}"
 

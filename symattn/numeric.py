@@ -17,8 +17,8 @@ from __future__ import annotations
 
 __all__ = ["decide_scaled", "fixed_decimal", "significant_decimal", "UndecidedError",
            "fixed_from_ball", "significant_from_ball", "float_decimal_from_ball",
-           "to_scientific",
-           "MAX_PRECISION_BITS", "start_precision"]
+           "to_scientific", "OutOfRangeError",
+           "MAX_PRECISION_BITS", "MAX_DECIMAL_EXPONENT", "start_precision"]
 
 import math
 
@@ -30,11 +30,59 @@ from symattn.rounding import (Rounding, decimal_bounds, decimal_digits, format_s
                               round_ball, round_bounds, round_scaled)
 
 MAX_PRECISION_BITS = 1 << 16
+# Decimals are written in positional form first, so a number's size bounds the
+# work: numbers up to 10**MAX_DECIMAL_EXPONENT are written out (the exponential
+# of a scaled score up to about 230,000); beyond that is a clear error, not a hang.
+MAX_DECIMAL_EXPONENT = 100_000
 _LOG2_10 = math.log2(10)
 
 
 class UndecidedError(SymattnError):
     """The rounding could not be decided within the precision cap."""
+
+
+class OutOfRangeError(UndecidedError):
+    """A number too large to write out in decimals (or too small for significant digits)."""
+
+
+def _brief(value: Exact) -> str:
+    """The value's text for a message, shortened when it is very long."""
+    text = str(getattr(value, "text", value))
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text):,} characters)"
+
+
+def _power(exponent: int) -> str:
+    """10^exponent for a message; an exponent of more than 15 digits is only counted."""
+    digits = len(str(abs(exponent)))
+    if digits <= 15:
+        return f"10^{exponent:,}"
+    return f"10^({'-' if exponent < 0 else ''}a {digits}-digit number)"
+
+
+def _upper_exponent(ball: arb) -> int | None:
+    """A decimal exponent e with |x| < 10**e for every x in a finite ball; None for 0."""
+    upper = ball.abs_upper()
+    if upper.is_zero():
+        return None
+    mantissa, power = upper.man_exp()
+    binary = int(power) + int(mantissa).bit_length()     # |x| < 2**binary
+    # floor(binary * c) + 1 with c just above log10(2) (below it for binary < 0):
+    # integer arithmetic, as binary may have thousands of digits.
+    return (binary * (30103 if binary > 0 else 30102)) // 100_000 + 1
+
+
+def _check_size(value: Exact, ball: arb) -> None:
+    """Refuse a value whose finite ball lies wholly beyond 10**MAX_DECIMAL_EXPONENT."""
+    high = _upper_exponent(ball)
+    if high is not None and high > MAX_DECIMAL_EXPONENT + 1 and \
+            ball.abs_lower() > arb(10) ** MAX_DECIMAL_EXPONENT:
+        raise _too_large(value, high - 1)
+
+
+def _too_large(value: Exact, exponent: int | None = None) -> OutOfRangeError:
+    size = f"is about {_power(exponent)}" if exponent is not None else "is too large to evaluate"
+    return OutOfRangeError(f"{_brief(value)} {size}: beyond the 10^{MAX_DECIMAL_EXPONENT:,} "
+                           "symattn writes out in decimals")
 
 
 def start_precision(places: int, magnitude_digits: int = 4) -> int:
@@ -51,14 +99,26 @@ def decide_scaled(value: Exact, places: int, rule: Rounding = Rounding.HALF_UP,
     if value is NEG_INF or value is NAN:
         raise ValueError(f"{value!r} has no decimals")
     bits = start_precision(places)
+    rough = to_ball(value, 64)
+    if rough is not None and rough.is_finite():
+        high = _upper_exponent(rough)
+        if high is None or high < -places - 1:
+            return 0                # |value| < 10**-(places + 1): zero under every rule
+        _check_size(value, rough)
+        # A ball's precision is relative: only the digits that show (and a margin) count.
+        size = high if high < -8 else min(max(high, 4), MAX_DECIMAL_EXPONENT + 2)
+        bits = int(max(places + size, 0) * _LOG2_10) + 64
+        max_bits = max(max_bits, 2 * bits)
     while bits <= max_bits:
         ball = to_ball(value, bits)
         if ball is not None:
             decided = round_ball(ball, places, rule)
             if decided is not None:
                 return decided
+            if not ball.is_finite() and bits * 2 > max_bits:
+                raise _too_large(value)
         bits *= 2
-    raise UndecidedError(f"could not decide the rounding of {getattr(value, 'text', value)} "
+    raise UndecidedError(f"could not decide the rounding of {_brief(value)} "
                          f"to {places} places within {max_bits} bits")
 
 
@@ -89,6 +149,17 @@ def _exponent(value: Exact) -> int | None:
     while bits <= MAX_PRECISION_BITS:
         ball = to_ball(value, bits)
         assert ball is not None
+        if not ball.is_finite():
+            if bits * 2 > MAX_PRECISION_BITS:
+                raise _too_large(value)
+            bits *= 2
+            continue
+        _check_size(value, ball)
+        high = _upper_exponent(ball)
+        if high is not None and high < -MAX_DECIMAL_EXPONENT:
+            raise OutOfRangeError(f"{_brief(value)} is below {_power(high)}: too small to write "
+                                  f"with significant digits (the limit is "
+                                  f"10^-{MAX_DECIMAL_EXPONENT:,}); use --places")
         if not ball.contains(0):
             mantissa, power = ball.mid().man_exp()
             binary = int(power) + int(mantissa).bit_length() if mantissa else 0
@@ -100,7 +171,7 @@ def _exponent(value: Exact) -> int | None:
                     if size >= low and size < high:   # both comparisons proved
                         return exponent
         bits *= 2
-    raise UndecidedError(f"could not tell the size of {getattr(value, 'text', value)}")
+    raise UndecidedError(f"could not tell the size of {_brief(value)}")
 
 
 def _power_of_ten(value: Exact, digits: int, rule: Rounding, separator: str) -> str:
@@ -112,7 +183,7 @@ def _power_of_ten(value: Exact, digits: int, rule: Rounding, separator: str) -> 
     """
     ball = to_ball(value, MAX_PRECISION_BITS // 16)
     if ball is None or ball.contains(0):
-        raise UndecidedError(f"could not tell {getattr(value, 'text', value)} from zero")
+        raise UndecidedError(f"could not tell {_brief(value)} from zero")
     mantissa, power = ball.mid().man_exp()
     binary = int(power) + int(mantissa).bit_length()
     for exponent in {math.floor((binary - 1) / _LOG2_10), round((binary - 1) / _LOG2_10)}:
@@ -123,7 +194,7 @@ def _power_of_ten(value: Exact, digits: int, rule: Rounding, separator: str) -> 
             continue
         if abs(scaled) == 10 ** (digits - 1):
             return format_scaled(scaled, places, separator)
-    raise UndecidedError(f"could not decide the digits of {getattr(value, 'text', value)}")
+    raise UndecidedError(f"could not decide the digits of {_brief(value)}")
 
 
 def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HALF_UP,
@@ -142,10 +213,18 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
         return "nan"
     try:
         exponent = _exponent(value)
+    except OutOfRangeError:
+        raise
     except UndecidedError:
         return _power_of_ten(value, digits, rule, decimal_separator)
     if exponent is None:
         return "0"
+    if exponent > MAX_DECIMAL_EXPONENT:
+        raise _too_large(value, exponent)
+    if exponent < -MAX_DECIMAL_EXPONENT:
+        raise OutOfRangeError(f"{_brief(value)} is about {_power(exponent)}: too small to write "
+                              f"with significant digits (the limit is "
+                              f"10^-{MAX_DECIMAL_EXPONENT:,}); use --places")
     places = digits - 1 - exponent
     scaled = decide_scaled(value, places, rule)
     if len(decimal_digits(abs(scaled))) > digits:
@@ -164,9 +243,11 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
 def fixed_from_ball(ball: object, places: int, rule: Rounding, separator: str = ".",
                     guard_digits: int = 8) -> str | None:
     """``places`` decimals of the value in ``ball`` if the ball decides them."""
-    if ball is None:
+    if ball is None or not ball.is_finite():  # type: ignore[attr-defined]
         return None
     low, high, exponent = decimal_bounds(ball, max(places, 0) + guard_digits + 8)  # type: ignore[arg-type]
+    if exponent + places > MAX_DECIMAL_EXPONENT:
+        return None   # too large to write out: the per-entry path says so
     scaled = round_bounds(low, high, exponent, places, rule)
     return None if scaled is None else format_scaled(scaled, places, separator)
 
@@ -174,7 +255,7 @@ def fixed_from_ball(ball: object, places: int, rule: Rounding, separator: str = 
 def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: str = ".",
                           guard_digits: int = 8) -> str | None:
     """``digits`` significant digits of the value in ``ball`` if the ball decides them."""
-    if ball is None:
+    if ball is None or not ball.is_finite():  # type: ignore[attr-defined]
         return None
     if ball.is_zero():  # type: ignore[attr-defined]
         return "0"
@@ -185,6 +266,8 @@ def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: 
     if low_digits != len(decimal_digits(abs(high))):
         return None   # the ball straddles a power of ten: its size is not settled
     magnitude = low_digits - 1 + exponent
+    if abs(magnitude) > MAX_DECIMAL_EXPONENT:
+        return None   # beyond what is written out: the per-entry path says so
     places = digits - 1 - magnitude
     scaled = round_bounds(low, high, exponent, places, rule)
     if scaled is None:

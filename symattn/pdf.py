@@ -57,12 +57,18 @@ def _first_error(log: str) -> str:
     return message + (f" (line {line} of the LaTeX)" if line else "")
 
 
-def compile_pdf(tex: str, timeout: float = TIMEOUT) -> bytes:
-    """The PDF of a standalone LaTeX document (raises ``PdfError``)."""
+def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False) -> bytes:
+    """The PDF of a standalone LaTeX document (raises ``PdfError``).
+
+    ``reproducible``: the same LaTeX gives the same bytes (the PDF's dates are
+    fixed at the epoch, ``SOURCE_DATE_EPOCH=0``).
+    """
     command = compiler()
     if command is None:
         raise PdfError(f"cannot make a PDF: pdflatex is not installed; {INSTALL_HINT}")
     env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
+    if reproducible:
+        env.update(SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
     with tempfile.TemporaryDirectory(prefix="symattn-pdf-") as folder:
         work = Path(folder)
         (work / "doc.tex").write_text(tex, encoding="utf-8")

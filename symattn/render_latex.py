@@ -13,8 +13,9 @@ judged by ``verify.check`` and each printed number is shown with its verdict.
 
 from __future__ import annotations
 
-__all__ = ["render_latex", "default_options", "judge"]
+__all__ = ["render_latex", "render_steps", "default_options", "judge"]
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -53,4 +54,28 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
     document = worked.build(derivation, report, options, latex.escape_text)
     return templating.render("document.tex.j2", template_dir, doc=document,
                              fragment=fragment, version=__version__,
-                             t=messages.load(options.language))
+                             messages=messages.load(options.language))
+
+
+def render_steps(derivation: Derivation, options: worked.Options | None = None,
+                 steps: tuple[str, ...] | None = None, *,
+                 template_dir: str | Path | None = None, report: Any = None) -> str:
+    """Chosen steps of ``derivation`` (all when ``steps`` is None), numbered from 1,
+    as LaTeX body text for another document (the worksheets' answer keys).
+
+    The same records and step templates as ``render_latex``; the including
+    document defines the macros (``_macros.tex.j2``'s ``definitions``).
+
+    >>> import symattn
+    >>> derivation = symattn.derive(symattn.load_example("001-softmax-10-2-1"))
+    >>> text = render_steps(derivation, worked.Options(language="cs"), ("weights",))
+    >>> text.startswith("\\\\subsection*{Krok 1: Váhy pozornosti}")
+    True
+    """
+    options = options or default_options(derivation)
+    document = worked.build(derivation, report, options, latex.escape_text)
+    chosen = [model for step, model in zip(derivation.steps, document.steps)
+              if steps is None or step.name in steps]
+    chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
+    return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,
+                             messages=messages.load(options.language))

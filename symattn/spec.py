@@ -70,6 +70,10 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
                              f"{error.colno})", where) from None
         except RecursionError:
             raise InputError("JSON nested too deeply", where) from None
+        except InputError:              # a duplicate key, found by the hook
+            raise
+        except ValueError as error:     # an integer of more than 4300 digits
+            raise InputError(f"not valid JSON: {error}", where) from None
         if not isinstance(data, dict):
             raise InputError("a JSON spec must be an object {...}", where)
         return data
@@ -79,6 +83,8 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
         raise InputError(f"not valid TOML: {error}", where) from None
     except RecursionError:
         raise InputError("TOML nested too deeply", where) from None
+    except ValueError as error:     # an integer of more than 4300 digits
+        raise InputError(f"not valid TOML: {error}", where) from None
 
 
 def loads(text: str, source: str = "<spec>", kind: str | None = None,

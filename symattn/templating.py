@@ -9,6 +9,8 @@ rights of whoever runs symattn, like any Python plug-in.
 Delimiters are LaTeX-safe (``\\BLOCK{...}``, ``\\VAR{...}``, ``\\#{...}``), line
 statements are off, undefined names are errors, and ``finalize`` refuses to
 print anything but a string: templates lay out strings, they never compute.
+Every template sees ``t``, the message catalog of the language being rendered
+(``symattn/messages``): its fixed phrases come from there.
 
 >>> environment().from_string(r"\\VAR{x} \\BLOCK{if y}yes\\BLOCK{endif}").render(x="a", y=True)
 'a yes'
@@ -19,6 +21,7 @@ from __future__ import annotations
 __all__ = ["TemplateError", "template_dirs", "environment", "render"]
 
 import traceback
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,35 @@ class TemplateError(SymattnError):
 
 class _NotAString(TypeError):
     pass
+
+
+_CATALOG: ContextVar[Any] = ContextVar("symattn_catalog", default=None)
+
+
+class _Messages:
+    """The template global ``t``: the message catalog of the render in progress.
+
+    A global (not a context variable), so macros imported without context see
+    it too; ``render(..., messages=catalog)`` chooses the catalog (English
+    when none is given).
+    """
+
+    @staticmethod
+    def _catalog() -> Any:
+        catalog = _CATALOG.get()
+        if catalog is None:
+            from symattn import messages
+
+            catalog = messages.load("en")
+        return catalog
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._catalog(), name)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._catalog()[key]
 
 
 def _finalize(value: Any) -> str:
@@ -76,7 +108,7 @@ def _environment(folders: tuple[str, ...]) -> Any:
     import jinja2
 
     loader = jinja2.FileSystemLoader(list(folders)) if folders else jinja2.DictLoader({})
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=loader,
         block_start_string=r"\BLOCK{", block_end_string="}",
         variable_start_string=r"\VAR{", variable_end_string="}",
@@ -84,6 +116,8 @@ def _environment(folders: tuple[str, ...]) -> Any:
         line_statement_prefix=None, line_comment_prefix=None,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         autoescape=False, undefined=jinja2.StrictUndefined, finalize=_finalize)
+    env.globals["t"] = _Messages()
+    return env
 
 
 def environment(user_dir: str | Path | None = None, bundled: bool = False) -> Any:
@@ -102,12 +136,15 @@ def _template_line(error: BaseException, folders: list[Path]) -> tuple[str, int]
     return found
 
 
-def render(name: str, user_dir: str | Path | None = None, **context: Any) -> str:
-    """Render template ``name``; any failure becomes a ``TemplateError``."""
+def render(name: str, user_dir: str | Path | None = None, messages: Any = None,
+           **context: Any) -> str:
+    """Render template ``name`` (phrases from the catalog ``messages``, else English);
+    any failure becomes a ``TemplateError``."""
     import jinja2
 
     folders = template_dirs(user_dir)
     env = _environment(tuple(str(f) for f in folders))
+    token = _CATALOG.set(messages)
     try:
         return str(env.get_template(name).render(**context))
     except jinja2.TemplateSyntaxError as error:
@@ -121,3 +158,5 @@ def render(name: str, user_dir: str | Path | None = None, **context: Any) -> str
         where = f"template {place[0]}, line {place[1]}" if place else f"template {name}"
         message = str(error) or type(error).__name__
         raise TemplateError(f"{where}: {message}") from None
+    finally:
+        _CATALOG.reset(token)

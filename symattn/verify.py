@@ -373,8 +373,11 @@ class _Checker:
                                           f" (exactly halfway: {self.rule.value} decides)"
                                           if document_tie else ""),
                                carried_from=tuple(self.position(c.target) for c in carried))
-        matches = self._explain(claim, value, printed_scaled, places, scale,
-                                recomputed_value if used else None)
+        try:
+            matches = self._explain(claim, value, printed_scaled, places, scale,
+                                    recomputed_value if used else None)
+        except UndecidedError:   # the hints are a courtesy; a value beyond them gets none
+            matches = []
         reason = f"should be {exact_rounded} (exact {exact_decimal})"
         if recomputed is not None and recomputed != exact_rounded:
             reason += f"; from the document's own numbers it would be {recomputed}"
@@ -429,7 +432,10 @@ class _Checker:
             return ["near-tie"] if abs(fraction - fmpq(1, 2)) < NEAR_TIE else []
         # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
         # grid of thousandths of the last place (certified, like any rounding).
-        fine = self.decide(value, places + 3, Rounding.TRUNCATE)
+        try:
+            fine = self.decide(value, places + 3, Rounding.TRUNCATE)
+        except UndecidedError:   # e.g. 1 - 10^-(10^9): not near a midpoint at these places
+            return []
         remainder = abs(fine) % 1000
         return ["near-tie"] if remainder in (499, 500) else []
 

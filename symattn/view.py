@@ -14,7 +14,9 @@ __all__ = ["StepView", "DerivationView", "build_view", "shown_indices"]
 from dataclasses import dataclass
 
 from symattn.engine import Derivation, Step
+from symattn.errors import Location
 from symattn.formatting import NumberFormat
+from symattn.numeric import UndecidedError
 
 
 def shown_indices(count: int, limit: int | None) -> tuple[int, ...]:
@@ -62,7 +64,10 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None) -> Ste
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
     exact = tuple(tuple(grid.text(i, j) for j in columns) for i in rows)
-    decimal = number_format.format_block(grid, rows, columns)
+    try:
+        decimal = number_format.format_block(grid, rows, columns)
+    except UndecidedError as error:   # a number too large to write out: say which step
+        raise type(error)(f"step {step.name}: {error.message}", error.location) from None
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                     grid.shape, rows, columns, exact, decimal)
 
@@ -73,8 +78,13 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     number_format = number_format or NumberFormat()
     chosen = [s for s in derivation.steps if steps is None or s.name in steps]
     problem = derivation.problem
-    return DerivationView(problem.title, problem.description, number_format,
-                          tuple(step_view(step, number_format, limit) for step in chosen),
+    try:
+        views = tuple(step_view(step, number_format, limit) for step in chosen)
+    except UndecidedError as error:
+        if error.location is not None:
+            raise
+        raise type(error)(error.message, Location(file=problem.source)) from None
+    return DerivationView(problem.title, problem.description, number_format, views,
                           _notes(derivation))
 
 

@@ -29,9 +29,12 @@ def printed_latex(verdict: Any) -> str:
     printed = verdict.claim.printed
     if printed.value is NEG_INF:
         return r"-\infty"
-    assert isinstance(printed.value, fmpq)
-    scaled = int(printed.value * fmpq(10) ** printed.places)
-    text = latex.math_decimal(format_scaled(scaled, printed.places))
+    if printed.exact:        # a printed closed form: 1/3, sqrt(2)/2
+        text = latex.exact_latex(printed.value) or ""
+    else:
+        assert isinstance(printed.value, fmpq)
+        scaled = int(printed.value * fmpq(10) ** printed.places)
+        text = latex.math_decimal(format_scaled(scaled, printed.places))
     return (r"{\approx}" if printed.approximate else "") + text + (
         r"\,\%" if printed.percent else "")
 

@@ -2,16 +2,17 @@
 
 Every draw comes from ``random.Random`` seeded with a text built from the
 seed, the variant, the exercise's place on the sheet and its kind, so the same
-seed gives the same numbers on every machine and Python version, and adding
-an exercise to a sheet does not change the others.
+seed gives the same numbers on every platform, and adding an exercise to a
+sheet does not change the others.
 
-*Nice* means: Q and K have entries in {-1, 0, 1, 2}, so raw scores are small
-integers; d_k is a perfect square (4 by default), so the scaled scores have at
-most two decimal places; each row of scores has at least two different values
-and a moderate spread (so no weight is 0.000 or 1.000 and the exponentials
-stay below e^3); values are small integers; and no answer lies within two
-percent of a unit in the last place of a rounding midpoint, so a student's
-calculator cannot round it the other way.
+*Nice* means: Q and K have entries in {-1, 0, 1, 2} (mostly 0 when d_k > 4),
+so raw scores are small integers; d_k is a perfect square (4 by default), so
+the scaled scores have at most two decimal places (for d_k = 9 the queries
+come in steps of 3, so the scaled scores stay whole); each row of scores has at
+least two different values and a spread of at most 3 (so no weight is 0.000 or
+1.000 and the exponentials stay small); values are small integers; and no
+answer lies within two percent of a unit in the last place of a rounding
+midpoint, so a student's calculator cannot round it the other way.
 
 >>> rng = variant_random(7, 1, 1, "weights_row")
 >>> attention = draw_attention(rng, n=3, m=3, d_k=4, d_v=2)
@@ -20,7 +21,7 @@ calculator cannot round it the other way.
 >>> draw_attention(variant_random(7, 1, 1, "weights_row"), 3, 3, 4, 2) == attention
 True
 >>> [str(z) for z in draw_row(variant_random(1, 1, 1, "softmax_table"), 4)]
-['1/2', '-1', '1', '3/2']
+['-1', '1', '-1/2', '3/2']
 """
 
 from __future__ import annotations
@@ -36,12 +37,12 @@ from typing import Any, Sequence
 from flint import fmpq
 
 from symattn.errors import InputError
-from symattn.exact import Surd
 from symattn.formatting import NumberFormat
 
 Matrix = tuple[tuple[fmpq, ...], ...]
 NICE_ROW = tuple(fmpq(k, 2) for k in range(-2, 5))       # -1, -0.5, ..., 2
 _QK = (-1, 0, 0, 1, 1, 1, 2)                             # entries of Q and K (weighted)
+_QK_SPARSE = (-1, 0, 0, 0, 0, 0, 0, 1, 1, 2)             # for d_k > 4: more zeros
 _V = (-1, 0, 1, 1, 2, 2, 3)                              # entries of V
 MAX_TRIES = 2000
 
@@ -55,7 +56,6 @@ class Attention:
     V: Matrix
     d_k: int
     tokens: tuple[str, ...] = ()
-    scale: Any = None            # None: 1/sqrt(d_k); else the problem's own scale
 
 
 def variant_random(seed: int, variant: int, slot: int, kind: str) -> random.Random:
@@ -89,6 +89,14 @@ def _matrix(rng: random.Random, rows: int, columns: int, pool: Sequence[int]) ->
     return tuple(tuple(fmpq(rng.choice(pool)) for _ in range(columns)) for _ in range(rows))
 
 
+def _terminates(n: int) -> bool:
+    """Whether 1/n has a finite decimal expansion (n = 2^a 5^b)."""
+    for p in (2, 5):
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
 def _spread_ok(row: Sequence[fmpq], low: fmpq, high: fmpq) -> bool:
     return len(set(row)) >= 2 and all(low <= x <= high for x in row) and \
         max(row) - min(row) <= 3
@@ -101,23 +109,30 @@ def draw_attention(rng: random.Random, n: int, m: int, d_k: int, d_v: int,
     For a d_k that is not a perfect square the bounds apply to QK^T / floor(sqrt(d_k)).
     """
     root = max(isqrt(d_k), 1)
-    for _ in range(MAX_TRIES):
-        Q = _matrix(rng, n, d_k, _QK)
-        K = _matrix(rng, m, d_k, _QK)
+    # sqrt(d_k) = 3: queries in steps of 3, so that QK^T / 3 is still whole.
+    step = root if is_square(d_k) and not _terminates(root) else 1
+    for attempt in range(MAX_TRIES):
+        strict = attempt < MAX_TRIES // 2     # then allow equal keys (d_k = 1 has few)
+        pool = _QK if d_k <= 4 else _QK_SPARSE
+        Q = tuple(tuple(x * step for x in row) for row in _matrix(rng, n, d_k, pool))
+        K = _matrix(rng, m, d_k, pool)
         scaled = [[s / root for s in row] for row in scores_of(Q, K)]
-        if all(_spread_ok(row, low, high) for row in scaled) and len(set(K)) == m:
+        if all(_spread_ok(row, low, high) for row in scaled) and \
+                (len(set(K)) == m or not strict):
             V = _matrix(rng, m, d_v, _V)
             columns = set(zip(*V))
-            if len(set(V)) == m and len(columns) == d_v and (0,) * m not in columns:
+            if (len(set(V)) == m or not strict) and len(columns) == d_v and \
+                    (0,) * m not in columns:
                 return Attention(Q, K, V, d_k)
     raise AssertionError("no nice attention problem found")    # pragma: no cover
 
 
-def draw_row(rng: random.Random, m: int, pool: Sequence[fmpq] = NICE_ROW) -> list[fmpq]:
-    """m scores from ``pool`` with at least three different values (two when m = 2)."""
+def draw_row(rng: random.Random, m: int, pool: Sequence[fmpq] = NICE_ROW,
+             distinct: bool = False) -> list[fmpq]:
+    """m scores from ``pool``: all different, or at least three different values."""
     for _ in range(MAX_TRIES):
         row = [rng.choice(pool) for _ in range(m)]
-        if len(set(row)) >= min(3, m):
+        if len(set(row)) >= (m if distinct else min(3, m)):
             return row
     raise AssertionError("no nice row found")    # pragma: no cover
 
@@ -135,7 +150,9 @@ def from_problem(problem: Any) -> Attention:
     """Q, K, V of a spec's problem (derived exactly), for exercises on the user's numbers.
 
     The spec must be rational (no roots, symbols or positions), single-head, and
-    give V; at most 6 queries and keys fit a sheet.
+    give V; at most 6 queries and keys fit a sheet. The exercises say what they
+    compute (softmax of QK^T / sqrt(d_k)), so the spec's scale, temperature,
+    mask and claims are not used.
     """
     from symattn.engine import derive
 
@@ -170,8 +187,5 @@ def from_problem(problem: Any) -> Attention:
             out.append(tuple(row))
         return tuple(out)
 
-    scale = problem.scale
-    if scale is not None and not isinstance(scale, (fmpq, Surd)):
-        raise InputError("a worksheet needs a numeric scale")
     d_k = problem.d_k_value or grids["Q"].shape[1]
-    return Attention(rows("Q"), rows("K"), rows("V"), d_k, tuple(problem.tokens), scale)
+    return Attention(rows("Q"), rows("K"), rows("V"), d_k, tuple(problem.tokens))

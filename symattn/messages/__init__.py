@@ -14,7 +14,7 @@ Sections are TOML tables; a path joins them with dots.
 >>> en.fill("step.row", query="3", extra="x")
 Traceback (most recent call last):
 ...
-KeyError: "message step.row has no placeholder {{extra}}"
+KeyError: 'message step.row has no placeholder {{extra}}'
 
 Templates reach messages as attributes (``\\VAR{t.step.exp_sum}``) and fill them
 with ``\\VAR{t.fill('step.row', query=row.query)}``; a missing message is an
