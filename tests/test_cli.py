@@ -15,6 +15,7 @@ import pytest
 import symattn.examples
 from reference import causal, fractions, is_attention_spec, numpy_attention
 from symattn.cli import main
+from cli_support import run, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = symattn.examples.names()
@@ -23,23 +24,8 @@ ATTENTION = [name for name in NAMES if is_attention_spec(symattn.examples.path(n
 SIZES = [name for name in NAMES if name not in ATTENTION]
 
 
-def run(capsys, *argv):
-    """main(argv) -> (status, stdout, stderr); argparse exits become statuses."""
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = exit_.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
-def assert_one_line_error(err, *parts):
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("symattn: error: "), err
-    for part in parts:
-        assert part in lines[0], (part, err)
 
 
 # ------------------------------------------------------------- basics

@@ -23,18 +23,12 @@ from symattn import arith, explore
 from symattn.cli import main
 from symattn.errors import InputError
 from symattn.exact import Irrational, Surd
+from cli_support import run
 
 THIRTY = symattn.NumberFormat(digits=30)
 DPS = 50
 
 
-def run(capsys, *argv):
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = exit_.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def decimal30(value) -> str:

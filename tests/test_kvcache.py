@@ -22,6 +22,7 @@ from symattn.errors import InputError
 from symattn.kvcache import decode, work_saved
 from symattn.positions import same_exact
 from symattn.problem import Problem
+from cli_support import run
 
 SEVENTEEN = NumberFormat(digits=17)
 
@@ -34,13 +35,6 @@ def as_floats(values):
     return np.array([float(SEVENTEEN.format(v)) for v in values])
 
 
-def run(capsys, *argv):
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = exit_.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def numpy_rope(x, base=10000.0):

@@ -26,6 +26,7 @@ from symattn.positions import (parse_order, permutation_check, permute_problem, 
                                sinusoidal_entry)
 from symattn.problem import Problem
 from symattn.symbolic import to_ball
+from cli_support import run, assert_one_line_error
 
 SIX = NumberFormat(digits=6)
 
@@ -39,22 +40,8 @@ def decimals(grid, fmt=NumberFormat(digits=17)):
                      for i in grid.rows()])
 
 
-def run(capsys, *argv):
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = exit_.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
-def assert_one_line_error(err, *parts):
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("symattn: error: "), err
-    for part in parts:
-        assert part in lines[0], (part, err)
 
 
 # ----------------------------------------------------- numpy references, by hand

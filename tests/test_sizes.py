@@ -19,29 +19,15 @@ from symattn import sizes
 from symattn.cli import main
 from symattn.errors import InputError
 from symattn.sizes import ModelShape, compute, read_size_printed
+from cli_support import run, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE_EXAMPLES = ["001-score-matrix-memory", "004-head-dimensions"]
 MiB, GiB = 1024 * 1024, 1024 * 1024 * 1024
 
 
-def run(capsys, *argv):
-    """main(argv) -> (status, stdout, stderr); argparse exits become statuses."""
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = exit_.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
-def assert_one_line_error(err, *parts):
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("symattn: error: "), err
-    for part in parts:
-        assert part in lines[0], (part, err)
 
 
 def check(mapping, rounding=None):
