@@ -20,11 +20,14 @@ from typing import Any, Callable, Sequence
 SIDE_BY_SIDE_WIDTH = 160     # wider comparisons are printed one below the other (when the
                              # output is not a terminal; on a terminal, its width decides)
 
+SIDE_BY_SIDE_LATEX = 64    # widest weights + output rows (characters) set side by side
+
 SWEEP_EPILOG = """\
 examples:
   symattn sweep --example 003-entropy-temperature --temperatures 0.3,1,2
   symattn sweep my.toml -T "1/2, 1, sqrt(2)" --digits 6 --format json
   symattn sweep my.toml -T "0,3;1;2"        decimal commas: separate with semicolons
+  symattn sweep my.toml --format latex -o sweep.tex --pdf    LaTeX and PDF
 
 Each T replaces the spec's own temperature (scaled scores are divided by T).
 Entropies are in bits; H_max = log2(number of unmasked keys of the row).
@@ -34,6 +37,7 @@ WHATIF_EPILOG = """\
 examples:
   symattn whatif --example 000-cat-chases-mouse
   symattn whatif my.toml --digits 3 --format json
+  symattn whatif my.toml --pdf -o whatif.pdf
 
 variants: no scaling (scale 1), no mask, K and V swapped (needs d_k = d_v),
 softmax over columns (each column of exp(scores) sums to 1; output = weights V).
@@ -67,18 +71,49 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
                         help="use a bundled example (see `symattn examples`)")
     parser.add_argument("--digits", type=int, default=4, metavar="N",
                         help="significant digits of every decimal (default 4)")
-    parser.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
+    parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    from symattn.render_reports import add_document_options
+
+    add_document_options(parser)
+
+
+def _source(args: argparse.Namespace) -> Any:
+    from symattn import examples
+
+    return args.file if args.file is not None else examples.path(args.example)
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from symattn import examples, spec
+    from symattn import spec
     from symattn.errors import InputError
+    from symattn.render_reports import check_document_options
 
     if (args.file is None) == (args.example is None):
         raise InputError(f"{args.command} takes exactly one spec: a FILE or --example NAME")
+    check_document_options(args)
     if not 1 <= args.digits <= 1000:
         raise InputError(f"--digits must be between 1 and 1000, got {args.digits}")
-    return spec.load(args.file if args.file is not None else examples.path(args.example))
+    return spec.load(_source(args))
+
+
+def _emit(args: argparse.Namespace, layout: Callable[..., str], *data: Any) -> None:
+    """Text or JSON to stdout or -o; LaTeX (--format latex, --pdf) through render_reports."""
+    from symattn import render_reports
+
+    if render_reports.wants_latex(args):
+        tex = layout(*data, fragment=args.fragment)
+        render_reports.emit(args, tex, render_reports.spec_stem(_source(args), args.command))
+        return
+    text = layout(*data)
+    if args.output is None or args.output == "-":
+        import sys
+
+        sys.stdout.write(text)
+    else:
+        from symattn.files import write_atomically
+
+        write_atomically(args.output, text)
 
 
 def _number_format(args: argparse.Namespace) -> Any:
@@ -102,17 +137,14 @@ def _title(kind: str, problem: Any) -> list[str]:
 
 # -------------------------------------------------------------------- sweep
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    import sys
-
     from symattn import explore
 
     temperatures = explore.parse_temperatures(args.temperatures)
     problem = _load(args)
     number_format = _number_format(args)
     sweeps = explore.sweep(problem, temperatures)
-    text = _sweep_json(problem, sweeps, number_format) if args.format == "json" \
-        else _sweep_text(problem, sweeps, number_format)
-    sys.stdout.write(text)
+    layout = {"json": _sweep_json, "latex": _sweep_latex}.get(args.format, _sweep_text)
+    _emit(args, _sweep_latex if args.pdf else layout, problem, sweeps, number_format)
     return 0
 
 
@@ -122,11 +154,21 @@ def _row_label(problem: Any, i: int) -> int:
     return positions[i] if positions else i + 1
 
 
-def _largest_text(largest: Any, fmt: Any, problem: Any) -> str:
+def _largest_parts(largest: Any, fmt: Any, problem: Any) -> tuple[str, str] | None:
+    """The largest weight as printed and where: ("0.9749", "row 5, key 5")."""
     if largest is None:
-        return "-"
+        return None
     value, i, j = largest
-    return f"{fmt.format(value)} (row {_row_label(problem, i)}, key {j + 1})"
+    return fmt.format(value), f"row {_row_label(problem, i)}, key {j + 1}"
+
+
+def _largest_text(largest: Any, fmt: Any, problem: Any) -> str:
+    parts = _largest_parts(largest, fmt, problem)
+    return "-" if parts is None else f"{parts[0]} ({parts[1]})"
+
+
+def _format_label(fmt: Any) -> str:
+    return f"{fmt.digits} significant digits, {fmt.rounding.value}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
@@ -143,10 +185,9 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
 def _sweep_text(problem: Any, sweeps: Sequence[Any], fmt: Any) -> str:
     out = _title("temperature sweep", problem)
     out.append(f"entropy of each row of weights in bits (H[i]), their mean, and the largest "
-               f"weight; {fmt.digits} significant digits, {fmt.rounding.value}")
+               f"weight; {_format_label(fmt)}")
     out += [f"note: {note}" for note in sweeps[0].notes]
-    out.append("largest weight: over rows with two or more unmasked keys (one key always "
-               "gets weight 1)")
+    out.append(f"largest weight: {LARGEST_NOTE}")
     for sweep in sweeps:
         out.append("")
         if sweep.head:
@@ -161,6 +202,37 @@ def _sweep_text(problem: Any, sweeps: Sequence[Any], fmt: Any) -> str:
                         [fmt.format(row.mean_entropy), _largest_text(row.largest, fmt, problem)])
         out += _table(header, rows)
     return "\n".join(out) + "\n"
+
+
+LARGEST_NOTE = "over rows with two or more unmasked keys (one key always gets weight 1)"
+
+
+def _sweep_latex(problem: Any, sweeps: Sequence[Any], fmt: Any, fragment: bool = False) -> str:
+    """templates/report_sweep.tex.j2: one table per head, a row per query row, a column per T."""
+    from symattn.render_reports import number, render, text
+
+    def largest(row: Any) -> dict[str, str]:
+        parts = _largest_parts(row.largest, fmt, problem)
+        return {"value": "", "where": ""} if parts is None else \
+            {"value": number(parts[0]), "where": text(parts[1])}
+
+    tables = []
+    for sweep in sweeps:
+        tables.append({
+            "head": text(sweep.head.replace("head", "head ")) if sweep.head else "",
+            "temperatures": [text(row.temperature.text) for row in sweep.rows],
+            "rows": [{"label": text(str(_row_label(problem, i))),
+                      "maximum": number(fmt.format(h)),
+                      "entropy": [number(fmt.format(row.entropy[i])) for row in sweep.rows]}
+                     for i, h in enumerate(sweep.entropy_max)],
+            "mean": {"maximum": number(fmt.format(_mean(sweep.entropy_max))),
+                     "entropy": [number(fmt.format(row.mean_entropy)) for row in sweep.rows]},
+            "largest": [largest(row) for row in sweep.rows],
+        })
+    doc = {"title": text(problem.title), "numbers": text(_format_label(fmt)),
+           "notes": [text(note) for note in sweeps[0].notes] if sweeps else [],
+           "largest_note": text(LARGEST_NOTE), "sweeps": tables}
+    return render("sweep", doc, fragment)
 
 
 def _mean(values: Sequence[Any]) -> Any:
@@ -194,16 +266,13 @@ def _sweep_json(problem: Any, sweeps: Sequence[Any], fmt: Any) -> str:
 
 # ------------------------------------------------------------------- whatif
 def _cmd_whatif(args: argparse.Namespace) -> int:
-    import sys
-
     from symattn import explore
 
     problem = _load(args)
     number_format = _number_format(args)
     variants = explore.whatif(problem)
-    text = _whatif_json(problem, variants, number_format) if args.format == "json" \
-        else _whatif_text(problem, variants, number_format)
-    sys.stdout.write(text)
+    layout = {"json": _whatif_json, "latex": _whatif_latex}.get(args.format, _whatif_text)
+    _emit(args, _whatif_latex if args.pdf else layout, problem, variants, number_format)
     return 0
 
 
@@ -275,7 +344,7 @@ def _width() -> int:
 
 def _whatif_text(problem: Any, variants: Sequence[Any], fmt: Any) -> str:
     out = _title("what if", problem)
-    out.append(f"{fmt.digits} significant digits, {fmt.rounding.value}")
+    out.append(_format_label(fmt))
     out.append("")
     original = variants[0]
     width = max(len(v.label) for v in variants)
@@ -287,6 +356,32 @@ def _whatif_text(problem: Any, variants: Sequence[Any], fmt: Any) -> str:
             out.append("")
             out += block
     return "\n".join(out) + "\n"
+
+
+def _whatif_latex(problem: Any, variants: Sequence[Any], fmt: Any,
+                  fragment: bool = False) -> str:
+    """templates/report_whatif.tex.j2: the notes, then the weights and outputs side by side."""
+    from symattn.render_reports import matrix, render, text
+
+    original = variants[0]
+    matrices, columns, width = [], 10, 0
+    for v in variants:
+        if v.weights is None and v.output is None:
+            continue
+        grids = {which: _cells(getattr(v, which), fmt)
+                 for which in ("weights", "output") if getattr(v, which) is not None}
+        cells = {which: matrix(rows) for which, rows in grids.items()}
+        matrices.append({"label": text(v.label), "weights": cells.get("weights", ""),
+                         "output": cells.get("output", "")})
+        columns = max([columns] + [len(tuple(getattr(v, w).columns())) for w in cells])
+        width = max(width, sum(max((sum(len(c) + 2 for c in row) for row in rows), default=0)
+                               for rows in grids.values()))
+    doc = {"title": text(problem.title), "numbers": text(_format_label(fmt)),
+           "variants": [{"label": text(v.label), "note": text(_note(v, original, fmt, problem))}
+                        for v in variants],
+           "matrices": matrices, "any_output": any(m["output"] for m in matrices),
+           "side_by_side": width <= SIDE_BY_SIDE_LATEX}
+    return render("whatif", doc, fragment, max_columns=columns)
 
 
 def _whatif_json(problem: Any, variants: Sequence[Any], fmt: Any) -> str:

@@ -21,6 +21,7 @@ examples:
   symattn kvcache --example 000-cat-chases-mouse
   symattn kvcache my.toml --places 3
   symattn kvcache my.toml --format json
+  symattn kvcache my.toml --format latex -o kvcache.tex --pdf
 
 The spec must be causal self-attention (options.mask = "causal", one query per
 key, X with W_Q, W_K, W_V or Q, K, V; positions none, sinusoidal or rope).
@@ -41,27 +42,33 @@ def register(subparsers: Any) -> dict[str, Any]:
     _add_number_options(parser)
     parser.add_argument("--max-rows", type=int, default=8, metavar="N",
                         help="show at most N cached rows per step (default 8; 0 shows all)")
-    parser.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    from symattn.render_reports import add_document_options
+
+    add_document_options(parser)
     return {"kvcache": run}
 
 
 def run(args: argparse.Namespace) -> int:
-    from symattn import kvcache, spec
+    from symattn import kvcache, render_reports, spec
     from symattn.errors import InputError
 
     sources = _sources(args)
     if len(sources) != 1:
         raise InputError("kvcache takes exactly one spec: a FILE or --example NAME")
+    render_reports.check_document_options(args)
     number_format = _number_format(args)
     problem = spec.load(sources[0])
     steps = kvcache.decode(problem)
-    if args.format == "json":
-        text = render_json(problem, steps, number_format)
+    limit = None if args.max_rows == 0 else max(args.max_rows, 2)
+    if render_reports.wants_latex(args):
+        tex = render_latex(problem, steps, number_format, limit, args.fragment)
+        render_reports.emit(args, tex, render_reports.spec_stem(sources[0], "kvcache"))
+    elif args.format == "json":
+        _write(render_json(problem, steps, number_format), args.output)
     else:
-        limit = None if args.max_rows == 0 else max(args.max_rows, 2)
-        text = render_text(problem, steps, number_format, limit)
-    _write(text, args.output)
+        _write(render_text(problem, steps, number_format, limit), args.output)
     if not all(step.equal for step in steps):   # pragma: no cover - would be a bug
         import sys
 
@@ -105,16 +112,92 @@ def _source(problem: Any, name: str, t: int) -> str:
     return f"{letter}_{t} = {made}"
 
 
-def render_text(problem: Any, steps: Any, number_format: Any, limit: int | None) -> str:
+def _source_latex(problem: Any, name: str, t: int) -> tuple[str, str]:
+    """``_source`` as mathematics, ``(q_{t}, x_{t} W_{Q})``: how q_t, k_t or v_t is made
+    from the new token alone."""
+    letter = name.lower()
+    if name in problem.inputs:
+        made = f"\\text{{row {t} of }} {name}"
+    else:
+        x = f"(x_{{{t}}} + \\mathit{{PE}}_{{{t}}})" if problem.positions == "sinusoidal" \
+            else f"x_{{{t}}}"
+        made = f"{x} W_{{{name}}}"
+    if problem.positions == "rope" and name in ("Q", "K"):
+        made = f"{made}\\ (\\text{{rotated to }} p = {t - 1})"   # RoPE positions are 0-based
+    return f"{letter}_{{{t}}}", made
+
+
+def _positions_text(problem: Any) -> str:
+    return "" if problem.positions == "none" else \
+        f", positions {problem.positions} (base {problem.position_base})"
+
+
+def _totals(steps: Any) -> tuple[str, str]:
+    """The closing lines: the result and the K/V rows the cache saved."""
     from symattn import kvcache
+
+    n = len(steps)
+    with_cache, without = kvcache.work_saved(steps)
+    proved = sum(step.equal for step in steps)
+    result = f"all {n} output rows equal the full causal computation exactly" if proved == n \
+        else f"only {proved} of {n} output rows were proved equal"
+    return result, (f"{with_cache} with the cache, {without} without ({without - with_cache} "
+                    f"saved: 2n = {with_cache} instead of n(n+1) = {without})")
+
+
+def _work_text(step: Any) -> str:
+    t = step.position
+    tokens = "token 1" if t == 1 else f"tokens 1..{t}"
+    return (f"{step.kv_rows} K/V rows computed (k_{t}, v_{t}); without the cache "
+            f"{step.kv_rows_without} (K and V of {tokens} again)")
+
+
+def render_latex(problem: Any, steps: Any, number_format: Any, limit: int | None,
+                 fragment: bool = False) -> str:
+    """templates/report_kvcache.tex.j2: each step's cache, scores, weights, output, proof."""
+    from symattn.render_reports import render, text, vector
+    from symattn.view import shown_indices
+
+    n = len(steps)
+    doc_steps = []
+    for step in steps:
+        t = step.position
+        cache = []
+        shown = shown_indices(t, limit)
+        for r, j in enumerate(shown):
+            cache.append({"elided": r > 0 and j != shown[r - 1] + 1, "index": str(j + 1),
+                          "key": vector(_cells(step.cached_keys[j], number_format)),
+                          "value": vector(_cells(step.cached_values[j], number_format)),
+                          "new": j == t - 1})
+        scaled = _cells(step.scaled, number_format)
+        scores = _cells(step.scores, number_format)
+        doc_steps.append({
+            "position": str(t), "token": text(step.token),
+            "new": [dict(zip(("lhs", "made"), _source_latex(problem, name, t)),
+                         vector=vector(_cells(getattr(step, field), number_format)))
+                    for name, field in (("Q", "query"), ("K", "key"), ("V", "value"))],
+            "rows": "1 row" if t == 1 else f"{t} rows", "cache": cache,
+            "scores": vector(scores), "scaled": vector(scaled) if scaled != scores else "",
+            "weights": vector(_cells(step.weights, number_format)),
+            "output": vector(_cells(step.output, number_format)),
+            "proof": [text(line) for line in _proof(step, n)],
+            "work": text(_work_text(step))})
+    result, saved = _totals(steps)
+    doc = {"title": text(problem.title), "count": str(n),
+           "positions": text(_positions_text(problem)),
+           "numbers": text(_label(number_format)), "rope": problem.positions == "rope",
+           "steps": doc_steps, "result": text(result), "saved": text(saved)}
+    return render("kvcache", doc, fragment)
+
+
+def render_text(problem: Any, steps: Any, number_format: Any, limit: int | None) -> str:
     from symattn.view import shown_indices
 
     n = len(steps)
     out = []
     title = f"KV cache: {problem.title}" if problem.title else "KV cache"
     out += [title, "=" * len(title)]
-    positions = "" if problem.positions == "none" else \
-        f", positions {problem.positions} (base {problem.position_base})"
+    positions = _positions_text(problem)
     out.append(f"causal self-attention decoded one token at a time ({n} tokens{positions}); "
                f"{_label(number_format)}")
     if problem.positions == "rope":
@@ -146,18 +229,11 @@ def render_text(problem: Any, steps: Any, number_format: Any, limit: int | None)
         lines = _proof(step, n)
         out.append("  proof   " + lines[0])
         out += ["          " + line for line in lines[1:]]
-        tokens = "token 1" if t == 1 else f"tokens 1..{t}"
-        out.append(f"  work    {step.kv_rows} K/V rows computed (k_{t}, v_{t}); without the "
-                   f"cache {step.kv_rows_without} (K and V of {tokens} again)")
+        out.append(f"  work    {_work_text(step)}")
         out.append("")
-    with_cache, without = kvcache.work_saved(steps)
-    proved = sum(step.equal for step in steps)
-    if proved == n:
-        out.append(f"result: all {n} output rows equal the full causal computation exactly")
-    else:   # pragma: no cover - would be a bug
-        out.append(f"result: only {proved} of {n} output rows were proved equal")
-    out.append(f"K/V rows computed: {with_cache} with the cache, {without} without "
-               f"({without - with_cache} saved: 2n = {with_cache} instead of n(n+1) = {without})")
+    result, saved = _totals(steps)
+    out.append(f"result: {result}")
+    out.append(f"K/V rows computed: {saved}")
     return "\n".join(out) + "\n"
 
 

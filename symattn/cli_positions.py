@@ -22,6 +22,7 @@ examples:
   symattn permute --example 003-positions-sinusoidal --order 3,1,2
   symattn permute --example 003-positions-sinusoidal --order 3,1,2 --positions none
   symattn permute my.toml --order 2,1,3 --positions rope --format json
+  symattn permute my.toml --order 2,1,3 --format latex -o permute.tex --pdf
 
 --order lists the original tokens' 1-based numbers in their new order: with
 3,1,2 the permuted problem's first token is the original token 3. Without
@@ -44,21 +45,25 @@ def register(subparsers: Any) -> dict[str, Any]:
     parser.add_argument("--positions", choices=("none", "sinusoidal", "rope"), default=None,
                         help="use these positions instead of the spec's options.positions")
     _add_number_options(parser)
-    parser.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    from symattn.render_reports import add_document_options
+
+    add_document_options(parser)
     return {"permute": run}
 
 
 def run(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from symattn import spec
+    from symattn import render_reports, spec
     from symattn.errors import InputError
     from symattn.positions import parse_order, permutation_check
 
     sources = _sources(args)
     if len(sources) != 1:
         raise InputError("permute takes exactly one spec: a FILE or --example NAME")
+    render_reports.check_document_options(args)
     number_format = _number_format(args)
     order = parse_order(args.order) if args.order is not None else None
     problem = spec.load(sources[0])
@@ -73,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
     if order is None:
         order = tuple(range(problem.score_shape()[0], 0, -1))
     result = permutation_check(problem, order)
+    if render_reports.wants_latex(args):
+        tex = render_latex(problem, result, number_format, args.fragment)
+        render_reports.emit(args, tex, render_reports.spec_stem(sources[0], "permute"))
+        return EXIT_OK
     layout = render_json if args.format == "json" else render_text
     _write(layout(problem, result, number_format), args.output)
     return EXIT_OK
@@ -105,7 +114,7 @@ def _distinguishing(row: Any, number_format: Any) -> tuple[list[str], list[str]]
     return mine, theirs
 
 
-def _count(label: str, counts: tuple[int, int, int], unit: str) -> str:
+def _count_text(counts: tuple[int, int, int], unit: str) -> str:
     equal, differ, undecided = counts
     total = equal + differ + undecided
     parts = [f"{equal} of {total} {unit} equal exactly"]
@@ -113,20 +122,51 @@ def _count(label: str, counts: tuple[int, int, int], unit: str) -> str:
         parts.append(f"{differ} proved different")
     if undecided:
         parts.append(f"{undecided} undecided")
-    return f"{label}: " + ", ".join(parts)
+    return ", ".join(parts)
+
+
+def _count(label: str, counts: tuple[int, int, int], unit: str) -> str:
+    return f"{label}: " + _count_text(counts, unit)
+
+
+def _positions_text(result: Any) -> str:
+    return "none" if result.positions == "none" else \
+        f"{result.positions} (base {result.position_base})"
+
+
+def _check_text(result: Any) -> str | None:
+    """How many rows' exact closed forms read back identical, when that was checked."""
+    texts = [row.text_equal for row in result.rows]
+    if all(t is None for t in texts):
+        return None
+    same = sum(1 for t in texts if t)
+    return f"exact closed forms identical (read back by SymPy) in {same} of {len(texts)} rows"
+
+
+def _verdict_text(row: Any) -> str:
+    return {"equal": "equal (exact)", "differs": "differs (proved)"}.get(row.verdict, row.verdict)
+
+
+def _result_text(result: Any) -> str:
+    n = len(result.order)
+    if result.equivariant:
+        return (f"equivariant - every {result.step} row of the permuted problem equals the "
+                f"permuted original row exactly ({n} of {n})")
+    differing = len(result.differing)
+    return (f"not equivariant - {differing} of {n} rows proved different (their certified "
+            "decimals differ)" + ("" if differing + sum(r.verdict == "equal" for r in result.rows)
+                                  == n else "; the others undecided"))
 
 
 def render_text(problem: Any, result: Any, number_format: Any) -> str:
     order = ",".join(map(str, result.order))
-    n = len(result.order)
     out = []
     title = f"permutation equivariance: {problem.title}" if problem.title \
         else "permutation equivariance"
     out += [title, "=" * len(title)]
     out.append(f"order {order}: token i of the permuted problem is token order[i] of the "
                "original")
-    positions = "none" if result.positions == "none" else \
-        f"{result.positions} (base {result.position_base})"
+    positions = _positions_text(result)
     out.append(f"positions: {positions}; mask: {result.mask}; compared: the {result.step} rows")
     out.append("")
     kind = "as rationals" if result.rational else "as exact expressions"
@@ -145,11 +185,9 @@ def render_text(problem: Any, result: Any, number_format: Any) -> str:
                     "order[i], each compared",
                     "        exactly, in permuted columns; so A'[i,j] = A[order[i],order[j]] "
                     "exactly"]
-    texts = [row.text_equal for row in result.rows]
-    if any(t is not None for t in texts):
-        same = sum(1 for t in texts if t)
-        out.append(f"check   exact closed forms identical (read back by SymPy) in {same} of "
-                   f"{n} rows")
+    check = _check_text(result)
+    if check is not None:
+        out.append(f"check   {check}")
     out.append("")
     header = ["row", "token", "original row", "verdict", f"{result.step} (permuted problem)",
               f"{result.step} (original row)" if result.step == "output"
@@ -157,26 +195,42 @@ def render_text(problem: Any, result: Any, number_format: Any) -> str:
     table = [header]
     for row in result.rows:
         mine, theirs = _distinguishing(row, number_format)
-        verdict = {"equal": "equal (exact)", "differs": "differs (proved)"}.get(row.verdict,
-                                                                              row.verdict)
-        table.append([str(row.row), row.token or "-", str(row.source), verdict,
+        table.append([str(row.row), row.token or "-", str(row.source), _verdict_text(row),
                       "[" + ", ".join(mine) + "]", "[" + ", ".join(theirs) + "]"])
     widths = [max(len(r[c]) for r in table) for c in range(len(header))]
     for r in table:
         out.append("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(r)).rstrip())
     out.append("")
-    if result.equivariant:
-        out.append(f"result: equivariant - every {result.step} row of the permuted problem "
-                   f"equals the permuted original row exactly ({n} of {n})")
-    else:
-        differing = len(result.differing)
-        out.append(f"result: not equivariant - {differing} of {n} rows proved different "
-                   "(their certified decimals differ)"
-                   + ("" if differing + sum(r.verdict == "equal" for r in result.rows) == n
-                      else "; the others undecided"))
+    out.append(f"result: {_result_text(result)}")
     for note in result.notes:
         out.append(f"note: {note}")
     return "\n".join(out) + "\n"
+
+
+def render_latex(problem: Any, result: Any, number_format: Any, fragment: bool = False) -> str:
+    """templates/report_permute.tex.j2: the comparison, its proof and its conclusion."""
+    from symattn.render_reports import render, text, vector
+
+    rows = []
+    for row in result.rows:
+        mine, theirs = _distinguishing(row, number_format)
+        rows.append({"row": text(str(row.row)), "token": text(row.token or "-"),
+                     "source": text(str(row.source)), "verdict": text(_verdict_text(row)),
+                     "equal": row.verdict == "equal",
+                     "permuted": vector(mine), "original": vector(theirs)})
+    check = _check_text(result)
+    proof = "" if not all(row.structural for row in result.rows) else result.step
+    doc = {"title": text(problem.title), "order": text(",".join(map(str, result.order))),
+           "positions": text(_positions_text(result)), "mask": text(result.mask),
+           "step": text(result.step), "output": result.step == "output",
+           "kind": text("as rationals" if result.rational else "as exact expressions"),
+           "score_counts": text(_count_text(result.scores, "entries")),
+           "value_counts": text(_count_text(result.values, "rows")) if result.values is not None
+           else "",
+           "proof": text(proof), "check": text(check) if check is not None else "",
+           "rows": rows, "equivariant": result.equivariant, "result": text(_result_text(result)),
+           "notes": [text(note) for note in result.notes]}
+    return render("permute", doc, fragment)
 
 
 def render_json(problem: Any, result: Any, number_format: Any) -> str:

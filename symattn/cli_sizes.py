@@ -21,7 +21,7 @@ is always the exact value as text, ``"1/4"``).
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "render_text", "render_json"]
+__all__ = ["register", "run", "render_text", "render_json", "render_latex"]
 
 import argparse
 from typing import Any, Callable
@@ -32,6 +32,7 @@ examples:
   symattn sizes --d-model 4096 --heads 32 --kv-heads 8 --layers 32 --seq-len 8192
   symattn sizes --d-model 768 --heads 12 --seq-len 1024 --layers 12 --vocab 50257 --bias
   symattn sizes --d-model 4096 --heads 32 --seq-len 1024 --format json
+  symattn sizes --d-model 4096 --heads 32 --seq-len 1024 --pdf -o sizes.pdf
 
 Units: 1 KiB = 2^10 bytes, 1 MiB = 2^20, 1 GiB = 2^30 (binary); 1 kB = 10^3,
 1 MB = 10^6, 1 GB = 10^9 (decimal). Every value is exact. See docs/sizes.md.
@@ -39,7 +40,7 @@ Units: 1 KiB = 2^10 bytes, 1 MiB = 2^20, 1 GiB = 2^30 (binary); 1 kB = 10^3,
 
 _INTEGERS = (("d_model", True), ("heads", True), ("seq_len", True), ("batch", False),
              ("kv_heads", False), ("layers", False), ("d_ff", False), ("vocab", False))
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "latex")
 
 
 def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
@@ -67,8 +68,11 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     parser.add_argument("--bias", action="store_true",
                         help="count the bias vectors of the projections and the FFN")
     parser.add_argument("--format", "-f", default="text", metavar="FORMAT",
-                        help="text (default) or json")
+                        help="text (default), json or latex")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    from symattn.render_reports import add_document_options
+
+    add_document_options(parser)
     return {"sizes": run}
 
 
@@ -108,12 +112,17 @@ def shape_from_args(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """The ``sizes`` command; returns the exit status (0)."""
+    from symattn import render_reports
     from symattn.errors import InputError
     from symattn.sizes import compute
 
     if args.format not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {args.format!r}")
+    render_reports.check_document_options(args)
     sizes = compute(shape_from_args(args))
+    if render_reports.wants_latex(args):
+        render_reports.emit(args, render_latex(sizes, args.fragment), "sizes")
+        return 0
     text = render_json(sizes) if args.format == "json" else render_text(sizes)
     if args.output is None or args.output == "-":
         import sys
@@ -132,35 +141,71 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
             + "  " + row[-1] for row in rows]
 
 
-def render_text(sizes: Any) -> str:
-    """A readable report: the shape, the tensors, the quantities."""
-    from symattn.sizes import format_bytes, group_digits
-
-    shape = sizes.shape
+def _shape_line(shape: Any) -> str:
     gqa = f", kv_heads {shape.kv}" if shape.kv != shape.heads else ""
-    lines = [f"d_model {shape.d_model}, heads {shape.heads} (head_dim {shape.head_dim})"
-             f"{gqa}, seq_len {shape.seq_len}, batch {shape.batch}, layers {shape.layers}, "
-             f"d_ff {shape.ff}" + (f", vocab {shape.vocab}" if shape.vocab else "")
-             + f", {shape.dtype} ({shape.bytes_per_element} "
-             + ("byte" if shape.bytes_per_element == 1 else "bytes") + " per number)"
-             + (", with biases" if shape.bias else ""), "",
-             "tensors of one layer ([in, out] for weights)"]
-    rows = [("name", "dims", "shape", "elements", "what")]
-    for tensor in sizes.tensors:
-        rows.append((tensor.name, "[" + ", ".join(tensor.dims) + "]", tensor.text(),
-                     group_digits(tensor.elements), tensor.description))
-    lines += _table(rows) + ["", "quantities"]
-    rows = [("name", "value", "", "formula")]
+    return (f"d_model {shape.d_model}, heads {shape.heads} (head_dim {shape.head_dim})"
+            f"{gqa}, seq_len {shape.seq_len}, batch {shape.batch}, layers {shape.layers}, "
+            f"d_ff {shape.ff}" + (f", vocab {shape.vocab}" if shape.vocab else "")
+            + f", {shape.dtype} ({shape.bytes_per_element} "
+            + ("byte" if shape.bytes_per_element == 1 else "bytes") + " per number)"
+            + (", with biases" if shape.bias else ""))
+
+
+def _tensor_rows(sizes: Any) -> list[tuple[str, ...]]:
+    """name, dims, shape, elements, what: as the text and LaTeX reports print them."""
+    from symattn.sizes import group_digits
+
+    return [(tensor.name, "[" + ", ".join(tensor.dims) + "]", tensor.text(),
+             group_digits(tensor.elements), tensor.description) for tensor in sizes.tensors]
+
+
+def _quantity_rows(sizes: Any) -> list[tuple[str, ...]]:
+    """name, value, human, formula = substituted."""
+    from symattn.sizes import group_digits
+
+    rows = []
     for quantity in sizes.quantities:
         value = group_digits(int(quantity.value)) if quantity.integral else quantity.exact
         if quantity.kind == "bytes":
             value += " B"
         rows.append((quantity.name, value, quantity.human(),
                      f"{quantity.formula} = {quantity.substituted}"))
-    lines += _table(rows)
+    return rows
+
+
+def _by_dtype(sizes: Any) -> list[tuple[str, str]]:
+    from symattn.sizes import format_bytes
+
+    return [(name, format_bytes(value)) for name, value in sizes.score_bytes_by_dtype]
+
+
+def render_text(sizes: Any) -> str:
+    """A readable report: the shape, the tensors, the quantities."""
+    lines = [_shape_line(sizes.shape), "", "tensors of one layer ([in, out] for weights)"]
+    lines += _table([("name", "dims", "shape", "elements", "what")] + _tensor_rows(sizes))
+    lines += ["", "quantities"]
+    lines += _table([("name", "value", "", "formula")] + _quantity_rows(sizes))
     lines += ["", "score matrix of one layer by dtype: " + ", ".join(
-        f"{name} {format_bytes(value)}" for name, value in sizes.score_bytes_by_dtype), ""]
+        f"{name} {size}" for name, size in _by_dtype(sizes)), ""]
     return "\n".join(lines)
+
+
+def render_latex(sizes: Any, fragment: bool = False) -> str:
+    """The same report as LaTeX (templates/report_sizes.tex.j2): a document or a fragment."""
+    from symattn.render_reports import render, text
+
+    def prose(value: str) -> str:      # "~" means "about" here, "x" times
+        return text(value.replace("~", "\u2248").replace(" x ", " \u00d7 "))
+
+    doc = {
+        "shape": text(_shape_line(sizes.shape)),
+        "tensors": [dict(zip(("name", "dims", "shape", "elements", "description"),
+                             map(text, row))) for row in _tensor_rows(sizes)],
+        "quantities": [dict(zip(("name", "value", "human", "formula"), map(prose, row)))
+                       for row in _quantity_rows(sizes)],
+        "by_dtype": [{"dtype": text(name), "size": text(size)} for name, size in _by_dtype(sizes)],
+    }
+    return render("sizes", doc, fragment)
 
 
 def render_json(sizes: Any) -> str:

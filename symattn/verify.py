@@ -327,6 +327,10 @@ class _Checker:
         except UndecidedError as error:
             return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
                            verdict="undecided", flags=tuple(flags), reason=str(error))
+        except ValueError:   # built from symbolic entries: no decimal exists
+            return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
+                           verdict="undecided", flags=tuple(flags),
+                           reason="the exact value has no decimal (symbolic or nan)")
         exact_rounded = format_scaled(rounded, places) + unit
         exact_decimal = _shown_decimal(value, places) + unit
         flags += self._tie_flags(value, places)
