@@ -1,3 +1,9 @@
-from symattn.cli import main
+try:
+    from symattn.cli import main
+except KeyboardInterrupt:   # Ctrl-C while Python is still starting symattn
+    import sys
+
+    print("symattn: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 raise SystemExit(main())

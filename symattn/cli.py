@@ -1,7 +1,8 @@
 """The ``symattn`` command: thin argument parsing, files and exit codes.
 
 Exit status: 0 success; 1 ``check`` found a wrong printed number; 2 unusable
-input or environment (the message names file, key, row and column); 130
+input or environment (the message names file, key, row and column); 3 an
+internal error (a bug: one line, the traceback with SYMATTN_DEBUG=1); 130
 interrupted. Heavy modules are imported only inside the commands, so
 ``--help`` and ``--version`` start instantly.
 """
@@ -27,8 +28,9 @@ examples:
   symattn derive my.toml --format latex -o d.tex --pdf  worked example as LaTeX and PDF
   symattn check --example 001                   verdicts on a document's printed numbers
 
-exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input, 130 interrupted.
-Spec format: docs/spec-format.md.
+exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input or environment
+(a bad spec or option, no TeX for --pdf), 3 internal error (a bug in symattn), 130 interrupted.
+Spec format: docs/spec-format.md; every error message and its fix: docs/errors.md.
 """
 
 
@@ -348,10 +350,31 @@ def _cmd_check(args: argparse.Namespace) -> int:
 COMMANDS = {"derive": _cmd_derive, "check": _cmd_check, "examples": _cmd_examples}
 
 
+def _located(error: Exception, args: argparse.Namespace) -> Exception:
+    """A number that cannot be written out names the command's one spec file."""
+    from symattn.errors import Location
+    from symattn.numeric import UndecidedError
+
+    if not isinstance(error, UndecidedError) or error.location is not None:
+        return error
+    names = []       # FILE (files for derive and check, file for the other commands) ...
+    for value in (getattr(args, "files", None), getattr(args, "file", None)):
+        names += [value] if isinstance(value, str) else list(value or [])
+    for value in (getattr(args, "example", None),):   # ... or --example NAME
+        names += [f"example {v}" for v in ([value] if isinstance(value, str) else value or [])]
+    if len(names) != 1:
+        return error
+    return type(error)(error.message, Location(file=names[0]))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("symattn: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.command is None:
         parser.print_help()
         return EXIT_INPUT
@@ -363,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with progress.enabled():
             return COMMANDS[args.command](args)
     except SymattnError as error:
-        print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
+        print(f"symattn: error: {one_line(str(_located(error, args)))}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)

@@ -93,9 +93,18 @@ def _check_numeric(derivation: Derivation, name: str, command: str) -> None:
                                  "symbolic (they have free symbols)")
 
 
-def _midpoint(ball: arb) -> fmpq:
-    mantissa, exponent = ball.mid().man_exp()
-    return fmpq(int(mantissa)) * fmpq(2) ** int(exponent)
+def _midpoint(ball: arb) -> tuple[int, int, int]:
+    """A key that orders balls by midpoint: sign, binary exponent, mantissa.
+
+    Not the midpoint as a rational: e^-(10^10) would need a 10^10-bit denominator.
+    """
+    mantissa, exponent = (int(x) for x in ball.mid().man_exp())
+    if mantissa == 0:
+        return (0, 0, 0)
+    size = abs(mantissa).bit_length()
+    top = abs(mantissa) << max(_PICK_BITS - size, 0) >> max(size - _PICK_BITS, 0)
+    sign = 1 if mantissa > 0 else -1
+    return (sign, sign * (exponent + size), sign * top)
 
 
 def _pick(balls: Sequence[arb | None]) -> tuple[int, int] | None:

@@ -83,14 +83,30 @@ def has_cyrillic(text: str) -> bool:
     return any(_is_cyrillic(ord(c)) for c in text)
 
 
+_LONG_WORD = re.compile(r"(\S{40,})")   # too long for a line: give TeX places to break it
+_WORD_PIECE = 1       # a break after every character: no line can overflow by more than one
+
+
 def escape_text(text: str) -> str:
     """``text`` as LaTeX text-mode material that prints literally.
 
     Every LaTeX special character becomes a harmless command or an escaped
     character, control characters become spaces, runs of Cyrillic letters are
     wrapped in ``\\symattncyr{...}`` (T2A font encoding) and any character pdflatex
-    cannot typeset becomes ``\\symattnchar{XXXX}``.
+    cannot typeset becomes ``\\symattnchar{XXXX}``. A word of 40 characters or
+    more may break after any character (``\\allowbreak``), so it cannot run off
+    the page.
     """
+    text = str(text)
+    if not _LONG_WORD.search(text):
+        return _escape_text(text)
+    pieces = _LONG_WORD.split(text)      # odd indices: the long words
+    return "".join(_escape_text(piece) if k % 2 == 0 else "\\allowbreak{}".join(
+        _escape_text(piece[i:i + _WORD_PIECE]) for i in range(0, len(piece), _WORD_PIECE))
+        for k, piece in enumerate(pieces))
+
+
+def _escape_text(text: str) -> str:
     out: list[str] = []
     cyrillic: list[str] = []
     text = str(text)

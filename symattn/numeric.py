@@ -53,7 +53,7 @@ def _brief(value: Exact) -> str:
 
 def _power(exponent: int) -> str:
     """10^exponent for a message; an exponent of more than 15 digits is only counted."""
-    digits = len(str(abs(exponent)))
+    digits = len(decimal_digits(abs(exponent)))
     if digits <= 15:
         return f"10^{exponent:,}"
     return f"10^({'-' if exponent < 0 else ''}a {digits}-digit number)"
@@ -71,12 +71,23 @@ def _upper_exponent(ball: arb) -> int | None:
     return (binary * (30103 if binary > 0 else 30102)) // 100_000 + 1
 
 
+def _about_exponent(ball: arb) -> int:
+    """floor(log10 |x|) of a ball's nonzero midpoint, for messages (exact below 10**15)."""
+    mantissa, power = ball.mid().man_exp()
+    mantissa = abs(int(mantissa))
+    binary = int(power) + mantissa.bit_length() - 1          # 2**binary <= |mid|
+    top = mantissa >> max(mantissa.bit_length() - 53, 0)
+    fraction = math.log2(top) - (top.bit_length() - 1)       # log2 |mid| - binary, in [0, 1)
+    log10_2 = 30102999566398119521                           # log10(2) to 20 digits
+    return (binary * log10_2 + int(fraction * log10_2)) // 10 ** 20
+
+
 def _check_size(value: Exact, ball: arb) -> None:
     """Refuse a value whose finite ball lies wholly beyond 10**MAX_DECIMAL_EXPONENT."""
     high = _upper_exponent(ball)
     if high is not None and high > MAX_DECIMAL_EXPONENT + 1 and \
             ball.abs_lower() > arb(10) ** MAX_DECIMAL_EXPONENT:
-        raise _too_large(value, high - 1)
+        raise _too_large(value, _about_exponent(ball))
 
 
 def _too_large(value: Exact, exponent: int | None = None) -> OutOfRangeError:
@@ -183,7 +194,13 @@ def _power_of_ten(value: Exact, digits: int, rule: Rounding, separator: str) -> 
     """
     ball = to_ball(value, MAX_PRECISION_BITS // 16)
     if ball is None or ball.contains(0):
-        raise UndecidedError(f"could not tell {_brief(value)} from zero")
+        finest = to_ball(value, MAX_PRECISION_BITS)
+        high = _upper_exponent(finest) if finest is not None and finest.is_finite() else None
+        if high is None:
+            raise UndecidedError(f"could not tell {_brief(value)} from zero")
+        raise OutOfRangeError(f"could not tell {_brief(value)} from zero: it is below "
+                              f"{_power(high)}, too close to 0 to write with significant "
+                              "digits")
     mantissa, power = ball.mid().man_exp()
     binary = int(power) + int(mantissa).bit_length()
     for exponent in {math.floor((binary - 1) / _LOG2_10), round((binary - 1) / _LOG2_10)}:

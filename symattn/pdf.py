@@ -82,6 +82,10 @@ def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False) 
             process.communicate()
             raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
                            "the document was not compiled") from None
+        except BaseException:     # Ctrl-C: TeX runs in its own session, so stop it too
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise
         pdf = work / "doc.pdf"
         if process.returncode != 0 or not pdf.is_file():
             log_file = work / "doc.log"

@@ -87,6 +87,9 @@ class Problem:
         where = Location(file=source)
         if not isinstance(data, Mapping):
             raise InputError("a spec must be a table of keys", where)
+        if "sizes" in data and "inputs" not in data:
+            raise InputError("this is a sizes spec ([sizes], no [inputs]): use `symattn check` "
+                             "for its claims or `symattn sizes` for the table", where)
         check_keys(data, TOP_LEVEL_NAMES, where)
         raw_inputs = data.get("inputs")
         if not isinstance(raw_inputs, Mapping) or not raw_inputs:
@@ -299,6 +302,9 @@ class Problem:
             result["positions"] = kind
         if "digits" in raw:
             result["digits"] = _positive_int(raw["digits"], where.at(key="digits"), "digits")
+            if result["digits"] > 10_000:      # the bound of --digits
+                raise InputError(f"digits must be between 1 and 10000, got {result['digits']}",
+                                 where.at(key="digits"))
         if "rounding" in raw:
             from symattn.rounding import parse_rounding
 

@@ -54,6 +54,10 @@ def _no_duplicates(source: str):  # type: ignore[no-untyped-def]
     return hook
 
 
+_LONG_NUMBER = ("a whole number has more than 4,300 digits, which Python does not read; "
+                "symattn reads entries of up to 2,000 characters")
+
+
 def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, Any]:
     """Parse spec text as TOML or JSON (chosen by ``kind`` or the file name)."""
     if kind is None:
@@ -72,19 +76,21 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
             raise InputError("JSON nested too deeply", where) from None
         except InputError:              # a duplicate key, found by the hook
             raise
-        except ValueError as error:     # an integer of more than 4300 digits
-            raise InputError(f"not valid JSON: {error}", where) from None
+        except ValueError:              # an integer of more than 4300 digits
+            raise InputError(f"not valid JSON: {_LONG_NUMBER}", where) from None
         if not isinstance(data, dict):
             raise InputError("a JSON spec must be an object {...}", where)
         return data
     try:
         return tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as error:
-        raise InputError(f"not valid TOML: {error}", where) from None
+        hint = "; a key or table is given twice" if str(error).startswith(
+            ("Cannot overwrite", "Cannot declare")) else ""
+        raise InputError(f"not valid TOML: {error}{hint}", where) from None
     except RecursionError:
         raise InputError("TOML nested too deeply", where) from None
-    except ValueError as error:     # an integer of more than 4300 digits
-        raise InputError(f"not valid TOML: {error}", where) from None
+    except ValueError:              # an integer of more than 4300 digits
+        raise InputError(f"not valid TOML: {_LONG_NUMBER}", where) from None
 
 
 def loads(text: str, source: str = "<spec>", kind: str | None = None,

@@ -13,6 +13,7 @@ __all__ = ["StepView", "DerivationView", "build_view", "shown_indices"]
 
 from dataclasses import dataclass
 
+from symattn import progress
 from symattn.engine import Derivation, Step
 from symattn.errors import Location
 from symattn.formatting import NumberFormat
@@ -63,13 +64,16 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None) -> Ste
     grid = step.value
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
-    exact = tuple(tuple(grid.text(i, j) for j in columns) for i in rows)
+    exact = []
+    for i in rows:   # closed forms can be long (a softmax row has one term per key)
+        exact.append(tuple(grid.text(i, j) for j in columns))
+        progress.advance()
     try:
         decimal = number_format.format_block(grid, rows, columns)
     except UndecidedError as error:   # a number too large to write out: say which step
         raise type(error)(f"step {step.name}: {error.message}", error.location) from None
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
-                    grid.shape, rows, columns, exact, decimal)
+                    grid.shape, rows, columns, tuple(exact), decimal)
 
 
 def build_view(derivation: Derivation, number_format: NumberFormat | None = None,
@@ -78,8 +82,11 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     number_format = number_format or NumberFormat()
     chosen = [s for s in derivation.steps if steps is None or s.name in steps]
     problem = derivation.problem
+    # One bar for the whole view: a row's closed forms, then its decimals.
+    rows = sum(len(shown_indices(step.value.shape[0], limit)) for step in chosen)
     try:
-        views = tuple(step_view(step, number_format, limit) for step in chosen)
+        with progress.task(2 * rows, "writing"):
+            views = tuple(step_view(step, number_format, limit) for step in chosen)
     except UndecidedError as error:
         if error.location is not None:
             raise

@@ -3,7 +3,9 @@
 About 11,000 generated entries and specs per run (bounded per test so CI stays
 fast). A SymattnError is the expected way to refuse input; any other exception
 is a bug. Specs that load are also derived and checked, so the engine and the
-checker are fuzzed too.
+checker are fuzzed too, and a few hundred are rendered as text, JSON, LaTeX and
+Markdown at random digits or places. Some specs get an extreme entry (scores of
+1e308, 1e-10000, 300-digit decimals): the answer or a clear error, never a hang.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ def matrices(max_side: int = 3) -> st.SearchStrategy:
                               min_size=rows, max_size=rows)))
 
 
+PRINTED = st.sampled_from(["0.5", "0.40", "1.000", "83.83%", "~3.997", "-inf", "?", "0,297",
+                           "2", "0.333", "abc", "", "1/3", "sqrt(2)/2", "0.666...",
+                           "1.5 × 10⁻³", "1e-9999"])
+EXTREME = st.sampled_from(["800", "-800", "1e5", "-1e5", "1e308", "-1e308", "1e10000",
+                           "1e-10000", "0." + "7" * 300, "9" * 1000, "1/3"])
 GOOD_NUMBER = st.one_of(st.integers(-9, 9).map(str), st.sampled_from(
     ["0.5", "-0.25", "1.0", "0.40", "1/3", "2.5e-1", "0,3", "-1.75", "800", "-800"]))
 
@@ -103,8 +110,7 @@ def specs(draw) -> dict:  # type: ignore[no-untyped-def]
         step = draw(st.sampled_from(steps))
         i, j = draw(st.integers(1, rows + 1)), draw(st.integers(1, keys + 1))
         form = draw(st.sampled_from(["entry", "row", "sum", "terms", "label", "divisor"]))
-        printed = draw(st.sampled_from(["0.5", "0.40", "1.000", "83.83%", "~3.997", "-inf",
-                                        "?", "0,297", "2", "0.333", "abc", ""]))
+        printed = draw(PRINTED)
         if form == "entry":
             claims[f"{step}[{i},{j}]"] = printed
         elif form == "row":
@@ -119,7 +125,7 @@ def specs(draw) -> dict:  # type: ignore[no-untyped-def]
             claims["divisor"] = printed
     spec = {"inputs": inputs, "options": options, "claims": claims}
     mutation = draw(st.sampled_from(["none"] * 6 + ["entry", "ragged", "key", "option",
-                                                    "empty", "drop"]))
+                                                    "empty", "drop", "extreme"]))
     if mutation == "entry":
         name = draw(st.sampled_from(sorted(inputs)))
         if isinstance(inputs[name], list):
@@ -137,6 +143,10 @@ def specs(draw) -> dict:  # type: ignore[no-untyped-def]
         inputs[draw(st.sampled_from(sorted(inputs)))] = []
     elif mutation == "drop":
         inputs.pop(draw(st.sampled_from(sorted(inputs))))
+    elif mutation == "extreme":
+        name = draw(st.sampled_from(sorted(inputs)))
+        if isinstance(inputs[name], list):
+            inputs[name][-1][-1] = draw(EXTREME)
     return spec
 
 
@@ -190,3 +200,36 @@ def test_random_spec_text(text: str) -> None:
             loads(text, "fuzz", kind=kind, limits=SMALL)
         except SymattnError:
             pass
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(SPECS, st.integers(1, 30), st.booleans(), st.data())
+def test_every_output_format_returns_or_refuses(mapping: dict, digits: int, places: bool,
+                                                data: st.DataObject) -> None:
+    from symattn import render_text, view, worked
+    from symattn.render_latex import render_latex
+    from symattn.render_markdown import render_markdown
+
+    number_format = symattn.NumberFormat(digits=None if places else digits,
+                                         places=digits if places else None)
+    try:
+        derivation = symattn.derive(symattn.Problem.from_mapping(mapping, "fuzz.toml",
+                                                                 limits=SMALL))
+        if data.draw(st.booleans()):   # claims that fit the steps, so verdicts are laid out
+            claims = {}
+            for step in derivation.steps:
+                if step.name in ("scaled", "exp", "exp_sum", "weights", "output"):
+                    i = data.draw(st.integers(1, step.shape[0]))
+                    j = data.draw(st.integers(1, step.shape[1]))
+                    claims[f"{step.name}[{i},{j}]"] = data.draw(PRINTED.filter(
+                        lambda text: text != "abc"))
+            derivation = symattn.derive(symattn.Problem.from_mapping(
+                {**mapping, "claims": claims}, "fuzz.toml", limits=SMALL))
+        built = view.build_view(derivation, number_format, limit=None)
+        render_text.render_text(built)
+        render_text.render_json(built)
+        options = worked.Options(number_format=number_format)
+        render_latex(derivation, options)
+        render_markdown(derivation, options)
+    except SymattnError:
+        pass

@@ -20,9 +20,14 @@ from symattn.exact import NEG_INF, Surd
 from symattn.formatting import NumberFormat
 from symattn.render_latex import render_latex
 
+# Words too long for a line: one plain, one made of special characters.
+LONG_WORD = "Pneumonoultramicroscopicsilicovolcanoconiosis" * 4
+LONG_SPECIAL = "a_b%c#d&e^f~g\\h{i}j$\\\\" * 6
 HOSTILE = {
-    "title": "\\input{/etc/passwd} \\write18{touch PWNED} 50% #1 & a_b ^ ~ $x$ }{",
-    "description": "\\catcode`\\{=12 \\def\\x{y} \\\\ \\end{document} <b>|</b> \"q\" -- ,,",
+    "title": "\\input{/etc/passwd} \\include{/etc/passwd} \\write18{touch PWNED} "
+             "50% #1 & a_b ^ ~ $x$ }{",
+    "description": "\\catcode`\\{=12 \\def\\x{y} \\\\ \\end{document} <b>|</b> \"q\" -- ,, "
+                   + LONG_WORD + " " + LONG_SPECIAL,
     "tokens": ["\\input{/etc/hostname}", "}{", "%#&_^~\\\\"],
     "inputs": {"X": [[1, 0], [0, 1], [1, 1]], "W_Q": "identity", "W_K": "identity",
                "W_V": "identity"},
@@ -87,11 +92,17 @@ def test_hostile_text_is_printed_literally(pdfs: dict[str, object],
     assert isinstance(pdf, bytes), pdf
     text = pdf_text(pdf)
     flat = re.sub(r"\s+", " ", text)
-    for literal in ("\\input{/etc/passwd}", "\\write18{touch", "50% #1 & a_b ^ ~ $x$ }{",
+    for literal in ("\\input{/etc/passwd}", "\\include{/etc/passwd}", "\\write18{touch",
+                    "50% #1 & a_b ^ ~ $x$ }{",
                     "\\catcode`\\{=12 \\def\\x{y} \\\\ \\end{document}", "<b>|</b>",
                     "\\input{/etc/hostname}", "%#&_^~\\\\", "@ \\write18{rm -rf x} %}{",
                     "evil\\input{x}_%.toml", "-- ,,"):
         assert literal in flat, literal
+    # Long words break across lines (pdftotext shows the break as white space),
+    # but every character is on the page.
+    compact = re.sub(r"\s+", "", text)
+    for word in (LONG_WORD, LONG_SPECIAL):
+        assert word in compact, word
     assert "root:" not in text                       # /etc/passwd was not read
     assert not Path(str(documents["pwned"])).exists()     # \write18 did not run
 
@@ -106,8 +117,8 @@ def test_unsupported_characters_are_named(pdfs: dict[str, object]) -> None:
 def test_hostile_source_has_no_live_commands(documents: dict[str, object]) -> None:
     tex = str(documents["hostile"])
     body = tex.split("\\begin{document}", 1)[1]
-    for command in ("\\input{", "\\write18", "\\catcode", "\\immediate", "\\def\\x",
-                    "\\end{document} <"):
+    for command in ("\\input{", "\\include{", "\\write18", "\\catcode", "\\immediate",
+                    "\\def\\x", "\\end{document} <"):
         assert command not in body, command
 
 
