@@ -319,7 +319,6 @@ def permute_problem(problem: Problem, order: Sequence[int]) -> Problem:
 
 
 TEXT_CHECK_TOKENS = 16    # permute compares closed forms as text up to this many tokens
-_SAFE_TEXT = re.compile(r"^[0-9a-z()+\-*/ .]*$")
 
 
 def _canonical(value: Any) -> Any:
@@ -335,15 +334,8 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, Surd):
         return sympy.Rational(int(value.coefficient.p), int(value.coefficient.q)) * \
             sympy.sqrt(value.radicand)
-    if isinstance(value, Irrational):
-        text = value.text
-        # the fast path's closed forms hold only numbers, sqrt, exp and + - * / ( )
-        if not _SAFE_TEXT.match(text) or set(re.findall(r"[a-z]+", text)) - {"exp", "sqrt"}:
-            return None
-        return sympy.parse_expr(text, local_dict={"exp": sympy.exp, "sqrt": sympy.sqrt},
-                                global_dict={"Integer": sympy.Integer,
-                                             "Rational": sympy.Rational,
-                                             "Float": sympy.Float})
+    # The fast path's closed forms (Irrational) are text only; symattn never hands
+    # text to a SymPy parser, so they get no second, SymPy-side comparison.
     return None
 
 
@@ -499,7 +491,53 @@ def _value_rows(value_pairs: list[list[tuple[Any, Any]]], n: int) -> tuple[int, 
     return equal, differ, total - equal - differ
 
 
+def _split_top(text: str, separator: str) -> list[str]:
+    """Split at ``separator`` outside parentheses."""
+    parts, depth, start, k = [], 0, 0, 0
+    while k < len(text):
+        char = text[k]
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and text.startswith(separator, k):
+            parts.append(text[start:k])
+            k += len(separator)
+            start = k
+            continue
+        k += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _sum_order_free(text: str) -> str:
+    """A closed form's text with every sum's terms sorted (a + b and b + a agree).
+
+    Sound for comparing symattn's own closed forms without parsing them: equal
+    results mean the two expressions differ at most in the order of added terms.
+    """
+    wrapped = text.startswith("(") and text.endswith(")") and \
+        len(_split_top(text[1:-1], ")(")) == 1 and _balanced(text[1:-1])
+    inner = text[1:-1] if wrapped else text
+    terms = _split_top(inner, " + ")
+    if len(terms) > 1:
+        inner = " + ".join(sorted(_sum_order_free(t) for t in terms))
+    else:
+        factors = _split_top(inner, "/")
+        if len(factors) > 1:
+            inner = "/".join(_sum_order_free(f) for f in factors)
+    return f"({inner})" if wrapped else inner
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _canonical_pair(a: Any, b: Any) -> bool | None:
+    if isinstance(a, Irrational) and isinstance(b, Irrational):
+        return _sum_order_free(a.text) == _sum_order_free(b.text)
     x, y = _canonical(a), _canonical(b)
     if x is None or y is None:
         return None
