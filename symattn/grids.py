@@ -22,6 +22,7 @@ from __future__ import annotations
 __all__ = ["Grid", "ValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid", "ExpGrid",
            "ExpSumGrid", "WeightsGrid", "OutputGrid", "FullyMaskedRowError", "EXACT_ZERO"]
 
+from abc import ABC, abstractmethod
 from functools import cached_property, lru_cache
 from typing import Callable, Sequence
 
@@ -41,13 +42,14 @@ class FullyMaskedRowError(InputError):
     """Softmax of a row whose every score is -oo is 0/0."""
 
 
-class Grid:
+class Grid(ABC):
     """An n x m grid of exact values; subclasses say how each entry is made."""
 
     shape: tuple[int, int]
 
+    @abstractmethod
     def exact(self, i: int, j: int) -> Exact:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """The exact value of entry (i, j), 0-based."""
 
     def ball(self, i: int, j: int, prec: int) -> arb | None:
         return to_ball(self.exact(i, j), prec)

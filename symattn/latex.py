@@ -62,7 +62,7 @@ _CYRILLIC_RANGES = ((0x400, 0x45F), (0x490, 0x493), (0x496, 0x49D), (0x4A0, 0x4A
                     (0x4D0, 0x4DF), (0x4E2, 0x4E9), (0x4EC, 0x4F5), (0x4F8, 0x4F9))
 _LIGATURE = re.compile(r"([-,])(?=\1)")
 CYRILLIC_MACRO = r"\symattncyr"      # {\fontencoding{T2A}\selectfont #1}, see _macros
-UNKNOWN_MACRO = r"\symattnchar"      # prints [U+XXXX] for a character LaTeX cannot set
+UNKNOWN_MACRO = r"\symattnchar"      # prints [U+hex code] for a character LaTeX cannot set
 
 
 def _is_cyrillic(code: int) -> bool:
@@ -93,7 +93,7 @@ def escape_text(text: str) -> str:
     Every LaTeX special character becomes a harmless command or an escaped
     character, control characters become spaces, runs of Cyrillic letters are
     wrapped in ``\\symattncyr{...}`` (T2A font encoding) and any character pdflatex
-    cannot typeset becomes ``\\symattnchar{XXXX}``. A word of 40 characters or
+    cannot typeset becomes ``\\symattnchar{<hex code>}``. A word of 40 characters or
     more may break after any character (``\\allowbreak``), so it cannot run off
     the page.
     """
