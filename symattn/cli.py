@@ -169,6 +169,17 @@ def _number_format(args: argparse.Namespace, default_digits: int = 6,  # type: i
                         locale=getattr(args, "locale", None) or "en")
 
 
+def load_one(args: argparse.Namespace, command: str):  # type: ignore[no-untyped-def]
+    """The one spec a command works on (a FILE or --example NAME), read and validated."""
+    from symattn import spec
+    from symattn.errors import InputError
+
+    sources = _sources(args)
+    if len(sources) != 1:
+        raise InputError(f"{command} takes exactly one spec: a FILE or --example NAME")
+    return spec.load(sources[0], limits=_limits(args))
+
+
 def _limits(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from symattn.errors import InputError
     from symattn.limits import DEFAULT, Limits
@@ -204,9 +215,7 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     from symattn.errors import InputError
 
     sources = _sources(args)
-    if len(sources) != 1:
-        raise InputError("derive takes exactly one spec: a FILE or --example NAME")
-    problem = spec.load(sources[0], limits=_limits(args))
+    problem = load_one(args, "derive")
     number_format = _number_format(args, problem.digits, problem.rounding)
     document_options = args.pdf or args.fragment or args.template_dir is not None or \
         args.detail != "full" or args.expand_rows is not None

@@ -13,7 +13,7 @@ __all__ = ["register"]
 import argparse
 from typing import Any
 
-from symattn.cli import (EXIT_INTERNAL, EXIT_OK, _add_number_options, _add_source,
+from symattn.cli import (load_one, EXIT_INTERNAL, EXIT_OK, _add_number_options, _add_source,
                          _number_format, _sources, _write)
 
 EPILOG = """\
@@ -55,11 +55,9 @@ def run(args: argparse.Namespace) -> int:
     from symattn.errors import InputError
 
     sources = _sources(args)
-    if len(sources) != 1:
-        raise InputError("kvcache takes exactly one spec: a FILE or --example NAME")
+    problem = load_one(args, "kvcache")
     render_reports.check_document_options(args)
     number_format = _number_format(args)
-    problem = spec.load(sources[0])
     steps = kvcache.decode(problem)
     limit = None if args.max_rows == 0 else max(args.max_rows, 2)
     if render_reports.wants_latex(args):

@@ -14,7 +14,7 @@ __all__ = ["register"]
 import argparse
 from typing import Any
 
-from symattn.cli import (EXIT_OK, _add_number_options, _add_source, _number_format, _sources,
+from symattn.cli import (load_one, EXIT_OK, _add_number_options, _add_source, _number_format, _sources,
                          _write)
 
 EPILOG = """\
@@ -61,12 +61,10 @@ def run(args: argparse.Namespace) -> int:
     from symattn.positions import parse_order, permutation_check
 
     sources = _sources(args)
-    if len(sources) != 1:
-        raise InputError("permute takes exactly one spec: a FILE or --example NAME")
+    problem = load_one(args, "permute")
     render_reports.check_document_options(args)
     number_format = _number_format(args)
     order = parse_order(args.order) if args.order is not None else None
-    problem = spec.load(sources[0])
     if args.positions is not None and args.positions != problem.positions:
         problem = dataclasses.replace(problem, positions=args.positions)
         if args.positions != "none":
