@@ -270,17 +270,11 @@ class Problem:
                                                     where.at(key="temperature"), "temperature")
         norm_key = "normalisation" if "normalisation" in raw else "normalization"
         if norm_key in raw:
-            norm = str(raw[norm_key]).strip().lower()
-            if norm not in NORMALISATIONS:
-                raise InputError(f"unknown normalisation {raw[norm_key]!r}; use softmax or "
-                                 "sum", where.at(key=norm_key))
-            result["normalisation"] = norm
+            result["normalisation"] = _choice(raw, norm_key, NORMALISATIONS, "normalisation",
+                                              where)
         if "fully_masked" in raw:
-            policy = str(raw["fully_masked"]).strip().lower()
-            if policy not in FULLY_MASKED_POLICIES:
-                raise InputError(f"unknown fully_masked policy {raw['fully_masked']!r}; use "
-                                 "error, nan or zeros", where.at(key="fully_masked"))
-            result["fully_masked"] = policy
+            result["fully_masked"] = _choice(raw, "fully_masked", FULLY_MASKED_POLICIES,
+                                             "fully_masked policy", where)
         if "mask" in raw:
             result["mask"] = _read_mask(raw["mask"], where.at(key="mask"))
         if "query_positions" in raw:
@@ -295,11 +289,7 @@ class Problem:
             if name in raw:
                 result[name] = _positive_int(raw[name], where.at(key=name), name)
         if "positions" in raw:
-            kind = str(raw["positions"]).strip().lower()
-            if kind not in POSITION_KINDS:
-                raise InputError(f"unknown positions {raw['positions']!r}; use none, "
-                                 "sinusoidal or rope", where.at(key="positions"))
-            result["positions"] = kind
+            result["positions"] = _choice(raw, "positions", POSITION_KINDS, "positions", where)
         if "digits" in raw:
             result["digits"] = _positive_int(raw["digits"], where.at(key="digits"), "digits")
             if result["digits"] > 10_000:      # the bound of --digits
@@ -487,6 +477,16 @@ class Problem:
                         allowed[i][j] = False
         return allowed
 
+
+
+def _choice(raw: Mapping[str, Any], key: str, choices: tuple[str, ...], what: str,
+            where: Location) -> str:
+    """One of ``choices`` (case and spaces ignored), or an error listing them."""
+    value = str(raw[key]).strip().lower()
+    if value not in choices:
+        listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
+        raise InputError(f"unknown {what} {raw[key]!r}; use {listed}", where.at(key=key))
+    return value
 
 
 def _has_identifier(tree: tuple[Any, ...]) -> bool:
