@@ -33,7 +33,6 @@ from typing import Callable, Iterator, Sequence
 from flint import fmpq, fmpq_mat
 
 from symattn import grids
-from symattn.entries import Symbolic
 from symattn.errors import InputError, Location
 from symattn.exact import NEG_INF, Exact, Surd
 from symattn.problem import EntryMatrix, Problem
@@ -175,16 +174,6 @@ def scaled_formula(problem: Problem) -> str:
     return body
 
 
-def needs_symbolic(problem: Problem) -> bool:
-    """True when some input or option is not rational (roots, identifiers)."""
-    for matrix in problem.inputs.values():
-        for row in matrix:
-            for entry in row:
-                if isinstance(entry.value, (Symbolic, Surd)):
-                    return True
-    return isinstance(problem.scale, Symbolic) or isinstance(problem.temperature, Symbolic)
-
-
 def derive(problem: Problem) -> Derivation:
     """All steps of the attention computation for ``problem``, exactly."""
     try:
@@ -205,7 +194,7 @@ def _derive(problem: Problem) -> Derivation:
         from symattn import positions
 
         positions.check(problem)
-    if needs_symbolic(problem) or problem.positions != "none":
+    if problem.is_symbolic:   # roots, identifiers or positions
         if multi_head:
             raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")
         from symattn import symbolic
@@ -225,6 +214,11 @@ def _derive(problem: Problem) -> Derivation:
 
 
 def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
+    try:   # the common case: every entry a rational
+        return fmpq_mat(len(matrix), len(matrix[0]),
+                        [entry.value for row in matrix for entry in row])
+    except TypeError:
+        pass
     values = []
     for row in matrix:
         for entry in row:
@@ -232,7 +226,7 @@ def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
             if not isinstance(value, fmpq):
                 if holes_to_zero:
                     value = fmpq(0)
-                else:  # pragma: no cover - needs_symbolic routes these elsewhere
+                else:  # pragma: no cover - symbolic problems take the SymPy path
                     raise InputError(f"entry {entry.text!r} is not rational")
             values.append(value)
     return fmpq_mat(len(matrix), len(matrix[0]), values)
@@ -298,7 +292,8 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
     factor = fmpq(1) if start == "scaled" else scale_factor(problem)
     holes = frozenset((i, j) for i, row in enumerate(inputs[start]) for j, entry in
                       enumerate(row) if entry.value is NEG_INF) if start else frozenset()
-    scaled = grids.ScaledGrid(base, factor, holes)
+    scaled = grids.ScaledGrid(base, factor, holes,
+                              (matrices["Q"], matrices["K"]) if start is None else None)
     yield make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
                     else scaled_formula(problem), operands=() if start == "scaled" else None)
     any_masked = not all(all(row) for row in allowed)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from symattn import progress
+from symattn.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.exact import NAN, NEG_INF
 from symattn.grids import EXACT_ZERO
 from symattn.numeric import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
@@ -28,6 +29,12 @@ from symattn.rounding import Rounding, format_scaled
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
+# Blocks at least this large are decided from a numpy enclosure first (importing
+# numpy costs more than the ball path saves on a worked example's small matrices).
+ENCLOSURE_MIN_ENTRIES = 4096
+# Entries the enclosure leaves open are decided exactly one by one; past this
+# share of the block (many digits, huge values) the ball batch is quicker.
+UNDECIDED_SHARE = 0.01
 
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
@@ -91,15 +98,42 @@ class NumberFormat:
             return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
         target = self.places if self.places is not None else self.digits
         assert target is not None
+        if len(rows) * len(columns) >= ENCLOSURE_MIN_ENTRIES:
+            texts = self._format_enclosure(grid, rows, columns)
+            if texts is not None:
+                return texts
         with progress.task(len(rows), "decimals"):
             return self._format_balls(grid, rows, columns, target)
+
+    def _format_enclosure(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
+                          ) -> tuple[tuple[str | None, ...], ...] | None:
+        """The numpy batch: decide the whole block from a double-precision
+        enclosure; entries it leaves open are decided exactly, one by one."""
+        enclosure = getattr(grid, "enclosure", None)
+        shown = self.places if self.places is not None else self.digits
+        if enclosure is None or self.rounding is Rounding.TRUNCATE or \
+                shown is None or shown > FAST_DIGITS:
+            return None
+        whole = enclosure()
+        if whole is None:
+            return None
+        texts, undecided = texts_from_enclosure(whole.block(rows, columns), self.places,
+                                                self.digits, self.separator, SCIENTIFIC_BEYOND)
+        if undecided.sum() > UNDECIDED_SHARE * undecided.size:
+            return None      # too many for one-by-one exact decisions: the ball batch
+        for index in undecided.any(axis=1).nonzero()[0].tolist():
+            i, row = rows[index], texts[index]
+            texts[index] = [self.format(grid.exact(i, j)) if text is None else text
+                            for j, text in zip(columns, row)]
+        return tuple(map(tuple, texts))
 
     def _format_balls(self, grid: Any, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:
         # A little over the digits asked for: the float fast path needs the ball
         # only a few digits narrower than the last place; the rest fall back.
         balls = grid.balls(max(64, int(target * 3.33) + 40), rows, columns)
-        separator, rule, places, digits = self.separator, self.rounding, self.places, self.digits
+        separator, rule, places = self.separator, self.rounding, self.places
+        digits = self.digits if places is None else None   # fixed places win
         use_floats = rule is not Rounding.TRUNCATE
         zero_text = "0" if places is None else format_scaled(0, places, separator)
         result = []

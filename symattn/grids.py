@@ -24,7 +24,7 @@ __all__ = ["Grid", "ValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "Maske
 
 from abc import ABC, abstractmethod
 from functools import cached_property, lru_cache
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat
 
@@ -109,10 +109,12 @@ class ScaledGrid(Grid):
     """``factor * base``: the scores after 1/sqrt(d_k) and the temperature."""
 
     def __init__(self, base: fmpq_mat, factor: fmpq | Surd,
-                 holes: frozenset[tuple[int, int]] = frozenset()) -> None:
+                 holes: frozenset[tuple[int, int]] = frozenset(),
+                 factors: tuple[fmpq_mat, fmpq_mat] | None = None) -> None:
         self.base = base
         self.factor = factor
         self.holes = holes  # entries given as -oo in the input
+        self.factors = factors  # (Q, K) with base == Q K^T, for the double-precision enclosure
         self.shape = (base.nrows(), base.ncols())
 
     def exact(self, i: int, j: int) -> Exact:
@@ -300,6 +302,30 @@ class WeightsGrid(Grid):
                 result[c] = e * inverse
         return result
 
+    @cached_property
+    def _enclosure(self) -> Any:
+        if self.normalisation != "softmax":
+            return None
+        from symattn import enclosures
+        import numpy as np
+
+        scaled = self.masked.scaled
+        inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
+        if inputs is None:
+            return None
+        scores, denominator = inputs
+        scale = enclosures.scale_of(scaled.factor, denominator)
+        if scale is None:
+            return None
+        allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
+        for i, j in scaled.holes:
+            allowed[i, j] = False
+        return enclosures.softmax_enclosure(scores, scale, allowed)
+
+    def enclosure(self) -> Any:
+        """Double-precision enclosure of every weight (``enclosures``), or None."""
+        return self._enclosure
+
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> list[list[arb | None]]:
         whole_rows = list(columns) == list(range(self.shape[1]))
@@ -347,6 +373,20 @@ class OutputGrid(Grid):
                 else f"({numerator})/({denominator})"
 
         return Irrational(text, lambda prec: self._ball(i, k, prec))
+
+    @cached_property
+    def _enclosure(self) -> Any:
+        from symattn import enclosures
+
+        weights = self.weights.enclosure()
+        values = enclosures.integer_matrix(self.values) if weights is not None else None
+        if weights is None or values is None:
+            return None
+        return enclosures.product_enclosure(weights, *values)
+
+    def enclosure(self) -> Any:
+        """Double-precision enclosure of every output entry (``enclosures``), or None."""
+        return self._enclosure
 
     def _common_group_mean(self, i: int, k: int, columns: list[int]) -> fmpq | None:
         """The rational value of the entry, if every equal-score group has one mean."""

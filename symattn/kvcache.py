@@ -140,7 +140,7 @@ def decode(problem: Problem) -> list[DecodingStep]:
     check_decodable(problem)
     base = dataclasses.replace(problem, claims={}, ffn=None, readout=None, diagnostics=())
     full = engine.derive(base)
-    if engine.needs_symbolic(base) or base.positions != "none":
+    if base.is_symbolic:
         rows = _SympyRows(base)
     else:
         rows = _RationalRows(base)

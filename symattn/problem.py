@@ -16,6 +16,7 @@ from __future__ import annotations
 __all__ = ["Problem", "EntryMatrix", "MaskSpec", "INPUT_NAMES", "OPTION_NAMES"]
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Mapping
 
 from flint import fmpq
@@ -131,7 +132,7 @@ class Problem:
         check_problem(n, m, problem.heads, problem.is_symbolic, limits, where.at(key="inputs"))
         return problem
 
-    @property
+    @cached_property
     def is_symbolic(self) -> bool:
         """True when some input is not rational: the derivation takes the SymPy path."""
         if self.positions != "none" or isinstance(self.scale, Symbolic) or \
