@@ -117,9 +117,11 @@ class NumberFormat:
         whole = enclosure()
         if whole is None:
             return None
-        texts, undecided = texts_from_enclosure(whole.block(rows, columns), self.places,
-                                                self.digits, self.separator, SCIENTIFIC_BEYOND)
-        if undecided.sum() > UNDECIDED_SHARE * undecided.size:
+        block = whole.block(rows, columns)
+        texts, undecided = texts_from_enclosure(block, self.places, self.digits, self.separator,
+                                                SCIENTIFIC_BEYOND)
+        # Rows the enclosure does not cover (fully masked ones) are cheap exactly.
+        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size:
             return None      # too many for one-by-one exact decisions: the ball batch
         for index in undecided.any(axis=1).nonzero()[0].tolist():
             i, row = rows[index], texts[index]

@@ -1,0 +1,869 @@
+"""Double-precision enclosures (symattn.enclosures) and their decimals
+(symattn.decimal_arrays, NumberFormat.format_block's numpy path).
+
+Every expected number here is computed independently: exact ``Fraction``
+scores from the input strings, then softmax and outputs with mpmath at 60
+digits, and decimals from a small correctly rounded formatter written below.
+Nothing expected is copied from symattn's output. Where two symattn paths are
+compared (the enclosure path against the older ball path), the mpmath
+reference is checked as well.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from symattn import formatting
+from symattn.decimal_arrays import texts_from_enclosure
+from symattn.enclosures import Enclosure
+from symattn.engine import derive
+from symattn.formatting import NumberFormat
+from symattn.problem import Problem
+from symattn.rounding import Rounding
+
+DPS = 60
+BIG = 10 ** 12          # ENCLOSURE_MIN_ENTRIES for the ball-path reference
+
+
+# ------------------------------------------------------------------ inputs
+def decimal_text(rng: random.Random, bound: float, places: int | None = None) -> str:
+    """A random decimal with 1-3 places (or ``places``), |value| <= bound."""
+    k = places if places is not None else rng.randint(1, 3)
+    limit = int(bound * 10 ** k)
+    number = rng.randint(-limit, limit)
+    sign = "-" if number < 0 else ""
+    whole, fraction = divmod(abs(number), 10 ** k)
+    return f"{sign}{whole}.{str(fraction).zfill(k)}"
+
+
+def random_matrix(rng: random.Random, rows: int, columns: int, bound: float,
+                  places: int | None = None) -> list[list[str]]:
+    return [[decimal_text(rng, bound, places) for _ in range(columns)] for _ in range(rows)]
+
+
+def frac(text: str) -> Fraction:
+    return Fraction(text)
+
+
+def common_integers(matrix: list[list[Fraction | None]]) -> tuple[list[list[int | None]], int]:
+    """Integer numerators over one common denominator (None stays None)."""
+    denominator = 1
+    for row in matrix:
+        for x in row:
+            if x is not None:
+                denominator = denominator * x.denominator // math.gcd(denominator, x.denominator)
+    return [[None if x is None else int(x * denominator) for x in row] for row in matrix], \
+        denominator
+
+
+def scores_from_qk(Q: list[list[str]], K: list[list[str]]) -> tuple[list[list[int]], int]:
+    """Exact integer scores N / D of Q K^T from the input strings."""
+    q, qd = common_integers([[frac(x) for x in row] for row in Q])
+    k, kd = common_integers([[frac(x) for x in row] for row in K])
+    return [[sum(a * b for a, b in zip(qi, kj)) for kj in k] for qi in q], qd * kd
+
+
+def scores_from_texts(S: list[list[str]]) -> tuple[list[list[int | None]], int]:
+    return common_integers([[None if x == "-inf" else frac(x) for x in row] for row in S])
+
+
+def mp_of(x) -> mpmath.mpf:
+    """An mpf from a Fraction / int (exact up to the working precision), an mpf as is."""
+    if isinstance(x, mpmath.mpf):
+        return x
+    x = Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def mp_factor(d_k: int | None = None, scale: Fraction | None = None,
+              temperature: Fraction = Fraction(1), surd_scale: int | None = None) -> mpmath.mpf:
+    """scale / T with scale 1/sqrt(d_k) by default, 1/sqrt(surd_scale), or rational."""
+    with mpmath.workdps(DPS):
+        if surd_scale is not None:
+            base = 1 / mpmath.sqrt(surd_scale)
+        elif scale is not None:
+            base = mp_of(scale)
+        else:
+            base = 1 / mpmath.sqrt(d_k)
+        return base / mp_of(temperature)
+
+
+class Reference:
+    """Softmax weights and outputs, exact where rational, else mpmath (60 digits).
+
+    ``weights[i]`` is None for a fully masked row; entries are Fractions
+    (masked: 0; a row of equal scores: 1/count) or mpf.
+    """
+
+    def __init__(self, numerators: list[list[int | None]], denominator: int,
+                 factor: mpmath.mpf, allowed: list[list[bool]] | None = None,
+                 V: list[list[str]] | None = None) -> None:
+        n, m = len(numerators), len(numerators[0])
+        self.weights: list[list | None] = []
+        self.rational_rows: list[bool] = []
+        with mpmath.workdps(DPS):
+            step = factor / denominator
+            for i in range(n):
+                open_ = [j for j in range(m) if numerators[i][j] is not None and
+                         (allowed is None or allowed[i][j])]
+                if not open_:
+                    self.weights.append(None)
+                    self.rational_rows.append(True)
+                    continue
+                values = [numerators[i][j] for j in open_]
+                top = max(values)
+                row: list = [Fraction(0)] * m
+                if all(v == top for v in values):
+                    for j in open_:
+                        row[j] = Fraction(1, len(open_))
+                    self.rational_rows.append(True)
+                else:
+                    exps = [mpmath.exp(step * (v - top)) for v in values]
+                    total = mpmath.fsum(exps)
+                    for j, e in zip(open_, exps):
+                        row[j] = e / total
+                    self.rational_rows.append(False)
+                self.weights.append(row)
+            self.output: list[list | None] | None = None
+            if V is not None:
+                v = [[frac(x) for x in r] for r in V]
+                vm = [[mp_of(x) for x in r] for r in v]
+                self.output = []
+                for i, row in enumerate(self.weights):
+                    if row is None:
+                        self.output.append(None)
+                    elif self.rational_rows[i]:
+                        self.output.append([sum((row[j] * v[j][k] for j in range(m)), Fraction(0))
+                                            for k in range(len(v[0]))])
+                    else:
+                        self.output.append([mpmath.fsum(mp_of(row[j]) * vm[j][k] for j in range(m)
+                                                        if row[j] != 0)
+                                            for k in range(len(v[0]))])
+
+
+# ------------------------------------------------------- reference decimals
+# The reference carries 60 digits; a value closer than this (relative) to a
+# rounding boundary is not trusted and the test stops instead of guessing.
+TIE_GUARD = mpmath.mpf(10) ** -50
+
+
+def _exponent(value: Fraction | mpmath.mpf, truncate: bool) -> int:
+    """floor(log10 |value|), exactly for Fractions, checked for mpf."""
+    if isinstance(value, Fraction):
+        value = abs(value)
+        e = len(str(value.numerator)) - len(str(value.denominator))
+        while Fraction(10) ** e > value:
+            e -= 1
+        while Fraction(10) ** (e + 1) <= value:
+            e += 1
+        return e
+    with mpmath.workdps(DPS):
+        x = abs(value)
+        e = int(mpmath.floor(mpmath.log10(x))) if not 1e-300 < x < 1e300 else \
+            math.floor(math.log10(float(x)))
+        while mpmath.mpf(10) ** e > x:
+            e -= 1
+        while mpmath.mpf(10) ** (e + 1) <= x:
+            e += 1
+        # Near a power of ten both candidate exponents round to the same text under
+        # the half rules (0.99999... -> 1.00000); truncation needs the right side.
+        assert not truncate or x / mpmath.mpf(10) ** e - 1 > TIE_GUARD, \
+            "reference too close to a power of ten"
+        return e
+
+
+def _round_abs(value: Fraction | mpmath.mpf, places: int, rule: Rounding) -> int:
+    """round(|value| * 10**places) under ``rule`` (halves away from zero for HALF_UP)."""
+    if isinstance(value, Fraction):
+        scaled = abs(value) * Fraction(10) ** places
+        whole = scaled.numerator // scaled.denominator
+        rest = scaled - whole
+        if rule is Rounding.TRUNCATE or rest < Fraction(1, 2):
+            return whole
+        if rest > Fraction(1, 2):
+            return whole + 1
+        return whole + 1 if rule is Rounding.HALF_UP or whole % 2 == 1 else whole
+    with mpmath.workdps(DPS):
+        scaled = abs(value) * mpmath.mpf(10) ** places
+        whole = int(mpmath.floor(scaled))
+        rest = scaled - whole
+        guard = TIE_GUARD * max(1, scaled)
+        if rule is Rounding.TRUNCATE:
+            assert guard < rest < 1 - guard, "reference too close to an integer"
+            return whole
+        assert abs(rest - mpmath.mpf(0.5)) > guard, "reference too close to a midpoint"
+        return whole + 1 if rest > 0.5 else whole
+
+
+def ref_text(value, *, digits: int | None = None, places: int | None = None,
+             rule: Rounding = Rounding.HALF_UP, separator: str = ".") -> str:
+    """The correctly rounded decimal NumberFormat should print (independent code).
+
+    ``value`` None stands for nan. With ``digits``, a positional text longer
+    than digits + 7 characters (sign not counted) is written d.ddde-XX.
+    """
+    if value is None:
+        return "nan"
+    if value == 0:
+        return "0" if places is None else "0" + separator + "0" * places if places > 0 else "0"
+    if places is not None:
+        p = places
+        rounded = _round_abs(value, p, rule)
+    else:
+        assert digits is not None
+        p = digits - 1 - _exponent(value, rule is Rounding.TRUNCATE)
+        rounded = _round_abs(value, p, rule)
+        if rounded == 10 ** digits:      # 0.0099996 -> 0.0100 at 3 digits
+            rounded //= 10
+            p -= 1
+        assert 10 ** (digits - 1) <= rounded < 10 ** digits
+    sign = "-" if value < 0 and rounded != 0 else ""
+    if places is None and abs(p) > 1000:    # far past the limit: scientific, no huge string
+        body = "x" * (digits + 8)
+    elif p <= 0:
+        body = str(rounded * 10 ** (-p))
+    else:
+        s = str(rounded).rjust(p + 1, "0")
+        body = f"{s[:-p]}{separator}{s[-p:]}"
+    if places is None and len(body) > digits + 7:
+        mantissa = str(rounded)
+        exponent = digits - 1 - p
+        tail = f"{separator}{mantissa[1:]}" if digits > 1 else ""
+        return f"{sign}{mantissa[0]}{tail}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    return sign + body
+
+
+def expected_block(values: list, fmt: NumberFormat, rows=None, columns=None) -> tuple:
+    """The reference texts of a block (a None row: a fully masked row, "nan")."""
+    rows = range(len(values)) if rows is None else rows
+    if columns is None:
+        columns = range(max(len(row) for row in values if row is not None))
+    return tuple(tuple(ref_text(None if values[i] is None else values[i][j], digits=fmt.digits,
+                                places=fmt.places, rule=fmt.rounding, separator=fmt.separator)
+                       for j in columns) for i in rows)
+
+
+def test_ref_text_self_check():
+    """The reference formatter on hand-checked values (so it can be trusted)."""
+    assert ref_text(Fraction(1, 8), digits=2) == "0.13"
+    assert ref_text(Fraction(1, 8), digits=2, rule=Rounding.HALF_EVEN) == "0.12"
+    assert ref_text(Fraction(-1, 8), digits=2) == "-0.13"
+    assert ref_text(Fraction(3, 8), places=2, rule=Rounding.HALF_EVEN) == "0.38"
+    assert ref_text(Fraction(99996, 10 ** 7), digits=3) == "0.0100"
+    assert ref_text(Fraction(-1, 10 ** 5), places=2) == "0.00"
+    assert ref_text(Fraction(0), digits=4) == "0"
+    assert ref_text(Fraction(0), places=2, separator=",") == "0,00"
+    assert ref_text(Fraction(15, 10 ** 7), digits=6) == "0.00000150000"
+    assert ref_text(Fraction(95, 10 ** 8), digits=6) == "9.50000e-07"
+    assert ref_text(Fraction(123456789), digits=6) == "123457000"
+    assert ref_text(Fraction(-1234567, 10 ** 15), digits=3, separator=",") == "-1,23e-09"
+    assert ref_text(Fraction(1999, 1000), digits=2, rule=Rounding.TRUNCATE) == "1.9"
+    with mpmath.workdps(DPS):
+        assert ref_text(mpmath.mpf(1) / 3, digits=4) == "0.3333"
+        assert ref_text(mpmath.e, places=3, separator=",") == "2,718"
+
+
+# ------------------------------------------------------------ problem tools
+def build(inputs: dict, options: dict) -> tuple:
+    derivation = derive(Problem.from_mapping({"inputs": inputs, "options": options}))
+    weights = derivation["weights"].value
+    output = derivation["output"].value if "output" in derivation else None
+    return weights, output
+
+
+def assert_contains(enclosure: Enclosure, values: list, allowed_rows: list[bool],
+                    what: str, magnitudes: np.ndarray | None = None) -> None:
+    """Every known row: |true - mid| <= rad; unknown rows only where expected; rad small."""
+    known = enclosure.known.tolist()
+    assert known == allowed_rows, f"{what}: known rows differ from the rows with an open entry"
+    mid, rad = enclosure.mid, enclosure.rad
+    assert (rad >= 0).all()
+    bad = []
+    with mpmath.workdps(DPS):
+        for i, row in enumerate(values):
+            if not known[i]:
+                continue
+            for j, true in enumerate(row):
+                t = mp_of(true) if isinstance(true, Fraction) else true
+                error = abs(t - mpmath.mpf(float(mid[i, j])))
+                if error > mpmath.mpf(float(rad[i, j])) + abs(t) * mpmath.mpf(10) ** -45:
+                    bad.append((i, j, mpmath.nstr(t, 20), float(mid[i, j]), float(rad[i, j]),
+                                mpmath.nstr(error, 5)))
+    assert not bad, f"{what}: true value outside mid +- rad at {bad[:5]} ({len(bad)} entries)"
+    # The bound must be useful, not merely true.
+    rows = np.array(known, dtype=bool)
+    scale = np.abs(mid) if magnitudes is None else magnitudes
+    slack = 1e-299 if magnitudes is None else 1e-289
+    assert (rad[rows] <= 1e-12 * scale[rows] + slack).all(), \
+        f"{what}: enclosure radius too wide: {float((rad[rows] / (scale[rows] + 1e-300)).max())}"
+
+
+class Spy:
+    """Which path each ``format_block`` call took: the numpy enclosure or the ball batch."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.enclosure_calls = 0
+        self.ball_calls = 0
+        real_texts = formatting.texts_from_enclosure
+        real_balls = NumberFormat._format_balls
+
+        def texts(*args, **kwargs):
+            self.enclosure_calls += 1
+            return real_texts(*args, **kwargs)
+
+        def balls(fmt, *args, **kwargs):
+            self.ball_calls += 1
+            return real_balls(fmt, *args, **kwargs)
+
+        monkeypatch.setattr(formatting, "texts_from_enclosure", texts)
+        monkeypatch.setattr(NumberFormat, "_format_balls", balls)
+
+    def format(self, fmt: NumberFormat, grid, rows, columns) -> tuple[tuple, str]:
+        """The texts and the path: "enclosure", "balls" or "exact" (tiny blocks)."""
+        before = (self.enclosure_calls, self.ball_calls)
+        texts = fmt.format_block(grid, rows, columns)
+        if self.ball_calls > before[1]:
+            return texts, "balls"
+        return texts, "enclosure" if self.enclosure_calls > before[0] else "exact"
+
+    def ball_path(self, fmt: NumberFormat, grid, rows, columns) -> tuple:
+        """The older ball batch, as the reference path."""
+        with self.monkeypatch.context() as patch:
+            patch.setattr(formatting, "ENCLOSURE_MIN_ENTRIES", BIG)
+            texts, path = self.format(fmt, grid, rows, columns)
+        assert path == "balls"
+        return texts
+
+    def forced(self, fmt: NumberFormat, grid, rows, columns) -> tuple:
+        """The enclosure path even when it leaves many entries to the exact path."""
+        with self.monkeypatch.context() as patch:
+            patch.setattr(formatting, "UNDECIDED_SHARE", 1.0, raising=False)
+            texts, path = self.format(fmt, grid, rows, columns)
+        assert path == "enclosure"
+        return texts
+
+
+# ================================================== 1. enclosure soundness
+SOUNDNESS_CASES = [
+    # id, n, m, d, mask, options, bound of the entries, d_v
+    ("20x20-d3-causal-T0.7-surd", 20, 20, 3, "causal", {"temperature": "0.7"}, 9.0, 4),
+    ("45x45-d7-none-T2-surd", 45, 45, 7, "none", {"temperature": "2"}, 9.0, 5),
+    ("70x70-d16-causal-scale0.3", 70, 70, 16, "causal", {"scale": "0.3"}, 3.0, 3),
+    ("33x50-d10-none-T0.7-deep", 33, 50, 10, "none", {"temperature": "0.7"}, 99.0, 6),
+    ("64x64-d5-causal-scale-1/sqrt(3)-T2", 64, 64, 5, "causal",
+     {"scale": "1/sqrt(3)", "temperature": "2"}, 5.0, 7),
+    ("30x30-d12-none-T3/7-tiny", 30, 30, 12, "none", {"temperature": "3/7"}, 0.05, 2),
+    ("40x40-d3-causal-T-sqrt(2)", 40, 40, 3, "causal", {"temperature": "sqrt(2)"}, 9.0, 3),
+]
+
+
+def _case_factor(d: int, options: dict) -> mpmath.mpf:
+    if options.get("temperature") == "sqrt(2)":
+        with mpmath.workdps(DPS):
+            return 1 / mpmath.sqrt(d) / mpmath.sqrt(2)
+    temperature = Fraction(options.get("temperature", "1"))
+    scale = options.get("scale")
+    if scale == "1/sqrt(3)":
+        return mp_factor(surd_scale=3, temperature=temperature)
+    if scale is not None:
+        return mp_factor(scale=Fraction(scale), temperature=temperature)
+    return mp_factor(d_k=d, temperature=temperature)
+
+
+@pytest.mark.parametrize("case", SOUNDNESS_CASES, ids=[c[0] for c in SOUNDNESS_CASES])
+def test_enclosure_contains_true_values(case):
+    name, n, m, d, mask, options, bound, d_v = case
+    rng = random.Random(name)
+    Q, K, V = random_matrix(rng, n, d, bound), random_matrix(rng, m, d, bound), \
+        random_matrix(rng, m, d_v, 9.0)
+    weights, output = build({"Q": Q, "K": K, "V": V}, {"mask": mask, **options})
+    allowed = [[mask == "none" or j <= i for j in range(m)] for i in range(n)]
+    numerators, denominator = scores_from_qk(Q, K)
+    ref = Reference(numerators, denominator, _case_factor(d, options), allowed, V)
+    enclosure = weights.enclosure()
+    assert enclosure is not None
+    assert_contains(enclosure, ref.weights, [True] * n, "weights")
+    out = output.enclosure()
+    assert out is not None
+    v = np.array([[float(frac(x)) for x in row] for row in V])
+    assert_contains(out, ref.output, [True] * n, "output",
+                    magnitudes=np.abs(enclosure.mid) @ np.abs(v))
+    # masked weights are exactly zero, with a zero radius
+    masked = ~np.array(allowed)
+    assert (enclosure.mid[masked] == 0).all() and (enclosure.rad[masked] == 0).all()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_enclosure_contains_true_values_random(data):
+    """Small random heads with random 0/1 masks (fully masked rows: zeros)."""
+    n = data.draw(st.integers(1, 9), label="n")
+    m = data.draw(st.integers(1, 9), label="m")
+    d = data.draw(st.integers(1, 6), label="d")
+    entry = st.builds(lambda k, x: f"{Fraction(x, 10 ** k)}", st.integers(0, 3),
+                      st.integers(-2000, 2000))
+    Q = data.draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=n, max_size=n))
+    K = data.draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=m, max_size=m))
+    V = data.draw(st.lists(st.lists(entry, min_size=2, max_size=2), min_size=m, max_size=m))
+    keep = data.draw(st.lists(st.lists(st.booleans(), min_size=m, max_size=m),
+                              min_size=n, max_size=n))
+    keep[0][0] = True      # a 0/1 mask needs a 1 (all zeros would read as additive)
+    temperature = data.draw(st.sampled_from(["1", "0.7", "2", "3/7"]))
+    scale = data.draw(st.sampled_from([None, "0.3", "5/4"]))
+    options = {"mask": [[int(b) for b in row] for row in keep], "fully_masked": "zeros",
+               "temperature": temperature}
+    if scale is not None:
+        options["scale"] = scale
+    weights, output = build({"Q": Q, "K": K, "V": V}, options)
+    numerators, denominator = scores_from_qk(Q, K)
+    factor = mp_factor(d_k=d, scale=None if scale is None else Fraction(scale),
+                       temperature=Fraction(temperature))
+    ref = Reference(numerators, denominator, factor, keep, V)
+    open_rows = [any(row) for row in keep]
+    enclosure = weights.enclosure()
+    assert_contains(enclosure, [r or [] for r in ref.weights], open_rows, "weights")
+    v = np.array([[float(frac(x)) for x in row] for row in V])
+    assert_contains(output.enclosure(), [r or [] for r in ref.output], open_rows, "output",
+                    magnitudes=np.abs(enclosure.mid) @ np.abs(v))
+
+
+# ============================================= 2. decimals: enclosure path
+@pytest.fixture(scope="module")
+def head70():
+    rng = random.Random(2024)
+    n, d, d_v = 70, 6, 64
+    Q, K, V = random_matrix(rng, n, d, 3.0), random_matrix(rng, n, d, 3.0), \
+        random_matrix(rng, n, d_v, 5.0)
+    weights, output = build({"Q": Q, "K": K, "V": V}, {"mask": "causal", "temperature": "0.7"})
+    numerators, denominator = scores_from_qk(Q, K)
+    allowed = [[j <= i for j in range(n)] for i in range(n)]
+    ref = Reference(numerators, denominator, mp_factor(d_k=d, temperature=Fraction(7, 10)),
+                    allowed, V)
+    return weights, output, ref
+
+
+FORMATS = [NumberFormat(digits=6), NumberFormat(places=4),
+           NumberFormat(digits=3, rounding=Rounding.HALF_EVEN, locale="pl")]
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=["digits6", "places4", "digits3-half-even-pl"])
+@pytest.mark.parametrize("which", ["weights", "output"])
+def test_format_block_enclosure_matches_ball_path_and_mpmath(monkeypatch, head70, fmt, which):
+    weights, output, ref = head70
+    grid, values = (weights, ref.weights) if which == "weights" else (output, ref.output)
+    n, width = grid.shape
+    blocks = [(list(range(n)), list(range(width)))]
+    # an off-origin sub-block, still past ENCLOSURE_MIN_ENTRIES
+    blocks.append((list(range(3, n)), list(range(width - 62, width))) if which == "weights"
+                  else (list(range(4, n)), list(range(1, width))))
+    spy = Spy(monkeypatch)
+    for rows, columns in blocks:
+        assert len(rows) * len(columns) >= formatting.ENCLOSURE_MIN_ENTRIES
+        fast, path = spy.format(fmt, grid, rows, columns)
+        assert path == "enclosure"
+        assert fast == spy.ball_path(fmt, grid, rows, columns)
+        assert fast == expected_block(values, fmt, rows, columns)
+
+
+# ======================================================= 3. exact ties
+@pytest.mark.parametrize("equal", ["Q-zero", "K-rows-equal"])
+def test_exact_ties_are_never_decided_by_floats(monkeypatch, equal):
+    rng = random.Random(equal)
+    n, d, d_v = 70, 3, 64
+    if equal == "Q-zero":
+        Q = [["0"] * d for _ in range(n)]
+        K = random_matrix(rng, n, d, 3.0)
+    else:
+        Q = random_matrix(rng, n, d, 3.0)
+        K = [["0.3", "-1.7", "2.25"]] * n
+    V = [[str(rng.randint(-9, 9)) for _ in range(d_v)] for _ in range(n)]
+    weights, output = build({"Q": Q, "K": K, "V": V}, {"mask": "causal"})
+    rows, columns = list(range(n)), list(range(d_v))
+    spy = Spy(monkeypatch)
+    for rule, eighth, sixteenth in ((Rounding.HALF_UP, "0.13", "0.063"),
+                                    (Rounding.HALF_EVEN, "0.12", "0.062")):
+        fmt = NumberFormat(digits=2, rounding=rule)
+        got, path = spy.format(fmt, weights, rows, rows)
+        assert path == "enclosure"
+        assert got == spy.forced(fmt, weights, rows, rows)
+        # row 8 (count 8): exactly 1/8 = 0.125; count 16: 0.0625; count 40: 0.025
+        assert got[7][:8] == (eighth,) * 8 and got[7][8] == "0"
+        assert got[15][0] == sixteenth and got[39][0] == "0.025" and got[0][0] == "1.0"
+        expected = tuple(tuple(ref_text(Fraction(1, i + 1) if j <= i else Fraction(0),
+                                        digits=2, rule=rule) for j in rows) for i in rows)
+        assert got == expected
+    # Outputs: exact means of the first i+1 value rows, many of them exact halves.
+    means = [[Fraction(sum(int(V[j][k]) for j in range(i + 1)), i + 1) for k in range(d_v)]
+             for i in range(n)]
+    for places in (1, 2):
+        ties = sum((mean * 10 ** places).denominator == 2 for row in means for mean in row)
+        assert ties > 50, "the test needs many exact halfway outputs"
+    for fmt in (NumberFormat(places=1), NumberFormat(places=1, rounding=Rounding.HALF_EVEN),
+                NumberFormat(places=2), NumberFormat(places=2, rounding=Rounding.HALF_EVEN),
+                NumberFormat(digits=2), NumberFormat(digits=2, rounding=Rounding.HALF_EVEN)):
+        expected = expected_block(means, fmt)
+        assert spy.format(fmt, output, rows, columns)[0] == expected      # whichever path
+        assert spy.forced(fmt, output, rows, columns) == expected         # the enclosure path
+    # one half-way output checked by hand: row 2 is the mean of two integers
+    a, b = int(V[0][0]), int(V[1][0])
+    if (a + b) % 2:
+        half = Fraction(a + b, 2)
+        up = NumberFormat(places=0).format_block(output, rows, columns)[1][0]
+        assert up == str(int(half + (Fraction(1, 2) if half > 0 else Fraction(-1, 2))))
+
+
+# Near ties: a row of 8 equal scores with one moved by delta. The weights are
+# 1/8 + 7 delta / 64 and 1/8 - delta / 64: within a few ulps of the halfway
+# point 0.125 (digits=2), on a known side of it, so half-up and half-even must
+# both round by the side - a float that lands on 0.125 must not decide them.
+NEAR_TIES = ["0", "0.00000000000001", "-0.00000000000001", "0.00000000000003",
+             "-0.00000000000007", "0.0000000000001", "-0.0000000000005", "0.000000000001",
+             "-0.00000000001", "0.0000000001", "-0.000000001", "0.00000001"]
+
+
+def test_near_ties_are_decided_by_their_side(monkeypatch):
+    rng = random.Random(33)
+    n = 70
+    S = []
+    for i in range(n):
+        if i < 2 * len(NEAR_TIES):
+            delta = NEAR_TIES[i % len(NEAR_TIES)]
+            row = ["-inf"] * n
+            start = i % (n - 8)
+            for j in range(start, start + 8):
+                row[j] = "0"
+            row[start + (i // len(NEAR_TIES)) * 7] = delta   # first or last of the eight
+        else:
+            row = [decimal_text(rng, 4.0) for _ in range(n)]
+        S.append(row)
+    weights, _ = build({"scores": S}, {"scale": "1"})
+    numerators, denominator = scores_from_texts(S)
+    ref = Reference(numerators, denominator, mpmath.mpf(1))
+    # the reference really is on the side the construction says
+    for i, delta in enumerate(NEAR_TIES):
+        start = i % (n - 8)
+        moved = ref.weights[i][start]
+        if delta != "0":
+            assert (moved > mpmath.mpf(0.125)) == (Fraction(delta) > 0)
+    rows = list(range(n))
+    spy = Spy(monkeypatch)
+    for fmt in (NumberFormat(digits=2), NumberFormat(digits=2, rounding=Rounding.HALF_EVEN),
+                NumberFormat(places=2, locale="pl"),
+                NumberFormat(places=2, rounding=Rounding.HALF_EVEN)):
+        expected = expected_block(ref.weights, fmt)
+        assert spy.forced(fmt, weights, rows, rows) == expected
+        assert spy.format(fmt, weights, rows, rows)[0] == expected
+    # by hand: delta = +1e-14 in row 2 -> the moved weight is above 0.125, the rest below
+    up = NumberFormat(digits=2).format_block(weights, rows, rows)
+    even = NumberFormat(digits=2, rounding=Rounding.HALF_EVEN).format_block(weights, rows, rows)
+    assert up[1][1] == even[1][1] == "0.13"
+    assert up[1][2:9] == even[1][2:9] == ("0.12",) * 7
+    assert up[0][0:8] == ("0.13",) * 8 and even[0][0:8] == ("0.12",) * 8   # delta 0: ties
+
+
+# ============================================================ 4. fallbacks
+def test_sum_normalisation_has_no_enclosure(monkeypatch):
+    rng = random.Random(4)
+    n, d = 70, 3
+    Q = [[decimal_text(rng, 2.0).lstrip("-") for _ in range(d)] for _ in range(n)]
+    K = [[decimal_text(rng, 2.0).lstrip("-") for _ in range(d)] for _ in range(n)]
+    Q[0] = ["1.5", "0.25", "1.125"]
+    K[0] = ["1.5", "0.25", "1.125"]
+    V = random_matrix(rng, n, 64, 5.0)
+    weights, output = build({"Q": Q, "K": K, "V": V},
+                            {"mask": "causal", "normalisation": "sum"})
+    assert weights.enclosure() is None and output.enclosure() is None
+    numerators, _ = scores_from_qk(Q, K)
+    exact = [[Fraction(numerators[i][j], sum(numerators[i][:i + 1])) if j <= i else Fraction(0)
+              for j in range(n)] for i in range(n)]
+    v = [[frac(x) for x in row] for row in V]
+    out = [[sum((exact[i][j] * v[j][k] for j in range(n)), Fraction(0)) for k in range(64)]
+           for i in range(n)]
+    spy = Spy(monkeypatch)
+    for fmt in (NumberFormat(digits=6), NumberFormat(places=3, rounding=Rounding.HALF_EVEN)):
+        assert spy.format(fmt, weights, range(n), range(n)) == (expected_block(exact, fmt),
+                                                                "balls")
+        assert spy.format(fmt, output, range(n), range(64)) == (expected_block(out, fmt),
+                                                                "balls")
+
+
+@pytest.mark.parametrize("kind", ["18-digit-numerators", "product-too-large", "huge-V"])
+def test_huge_numerators_fall_back(monkeypatch, kind):
+    rng = random.Random(kind)
+    n, d, d_v = 70, 4, 64
+    if kind == "18-digit-numerators":       # integer_matrix refuses numerators >= 2**52
+        Q, K = random_matrix(rng, n, d, 1.0, 18), random_matrix(rng, n, d, 1.0, 2)
+    elif kind == "product-too-large":       # each fits, d * max|Qn| * max|Kn| > 2**52
+        Q, K = random_matrix(rng, n, d, 1.0, 9), random_matrix(rng, n, d, 1.0, 9)
+    else:
+        Q, K = random_matrix(rng, n, d, 2.0), random_matrix(rng, n, d, 2.0)
+    if kind == "huge-V":                    # like 123456789.123456789
+        V = [[f"{'-' if rng.random() < 0.5 else ''}{rng.randint(1, 999999999)}."
+              f"{rng.randint(0, 999999999):09d}" for _ in range(d_v)] for _ in range(n)]
+    else:
+        V = random_matrix(rng, n, d_v, 5.0)
+    weights, output = build({"Q": Q, "K": K, "V": V}, {"mask": "causal"})
+    assert (weights.enclosure() is not None) == (kind == "huge-V")
+    assert output.enclosure() is None
+    numerators, denominator = scores_from_qk(Q, K)
+    allowed = [[j <= i for j in range(n)] for i in range(n)]
+    ref = Reference(numerators, denominator, mp_factor(d_k=d), allowed, V)
+    rows = list(range(n))
+    spy = Spy(monkeypatch)
+    for fmt in (NumberFormat(digits=6), NumberFormat(places=4)):
+        got, path = spy.format(fmt, weights, rows, rows)
+        assert got == expected_block(ref.weights, fmt)
+        assert path == ("enclosure" if kind == "huge-V" else "balls")
+        got, path = spy.format(fmt, output, rows, list(range(d_v)))
+        assert got == expected_block(ref.output, fmt) and path == "balls"
+
+
+def test_truncate_takes_the_ball_path(monkeypatch, head70):
+    weights, output, ref = head70
+    n = weights.shape[0]
+    spy = Spy(monkeypatch)
+    fmt = NumberFormat(digits=4, rounding=Rounding.TRUNCATE)
+    assert spy.format(fmt, weights, range(n), range(n)) == (expected_block(ref.weights, fmt),
+                                                            "balls")
+    fmt = NumberFormat(places=3, rounding=Rounding.TRUNCATE, locale="cs")
+    assert spy.format(fmt, output, range(n), range(64)) == (expected_block(ref.output, fmt),
+                                                            "balls")
+    # more digits than a double can decide: the ball path as well
+    fmt = NumberFormat(digits=20)
+    assert spy.format(fmt, weights, range(n), range(n)) == (expected_block(ref.weights, fmt),
+                                                            "balls")
+    assert spy.enclosure_calls == 0
+
+
+@pytest.mark.parametrize("policy", ["nan", "zeros"])
+def test_fully_masked_rows(monkeypatch, policy):
+    rng = random.Random(policy)
+    n, d, d_v = 70, 5, 64
+    dead = {3, 10, 50, 69}
+    keep = [[0 if i in dead else int(j <= i or rng.random() < 0.3) for j in range(n)]
+            for i in range(n)]
+    Q, K, V = random_matrix(rng, n, d, 3.0), random_matrix(rng, n, d, 3.0), \
+        random_matrix(rng, n, d_v, 5.0)
+    weights, output = build({"Q": Q, "K": K, "V": V},
+                            {"mask": keep, "fully_masked": policy, "temperature": "2"})
+    numerators, denominator = scores_from_qk(Q, K)
+    ref = Reference(numerators, denominator, mp_factor(d_k=d, temperature=Fraction(2)),
+                    [[bool(x) for x in row] for row in keep], V)
+    live = [i not in dead for i in range(n)]
+    enclosure, out = weights.enclosure(), output.enclosure()
+    assert enclosure.known.tolist() == live and out.known.tolist() == live
+    assert_contains(enclosure, [r or [] for r in ref.weights], live, "weights")
+    if policy == "zeros":
+        ref_w = [[Fraction(0)] * n if r is None else r for r in ref.weights]
+        ref_o = [[Fraction(0)] * d_v if r is None else r for r in ref.output]
+    else:
+        ref_w, ref_o = ref.weights, ref.output     # None rows: "nan"
+    rows, columns = list(range(n)), list(range(d_v))
+    spy = Spy(monkeypatch)
+    for fmt in (NumberFormat(digits=6), NumberFormat(places=4, locale="ru")):
+        filler = "nan" if policy == "nan" else ref_text(Fraction(0), digits=fmt.digits,
+                                                        places=fmt.places,
+                                                        separator=fmt.separator)
+        expected_w, expected_o = expected_block(ref_w, fmt), expected_block(ref_o, fmt)
+        for i in dead:
+            assert expected_w[i] == (filler,) * n and expected_o[i] == (filler,) * d_v
+        got_w, got_o = spy.forced(fmt, weights, rows, rows), spy.forced(fmt, output, rows, columns)
+        assert got_w == expected_w and got_o == expected_o
+        assert spy.format(fmt, weights, rows, rows)[0] == expected_w     # whichever path
+        assert spy.ball_path(fmt, weights, rows, rows) == expected_w
+    # (the ball path of a nan output block goes entry by entry: slow, so once)
+    fmt = NumberFormat(digits=6)
+    assert spy.format(fmt, output, rows, columns)[0] == expected_block(ref_o, fmt)
+    assert spy.ball_path(fmt, output, rows, columns) == expected_block(ref_o, fmt)
+
+
+# ==================================================== 5. scores with holes
+def test_scores_with_minus_inf_holes(monkeypatch):
+    rng = random.Random(5)
+    n, d_v = 70, 64
+    S = [[("-inf" if rng.random() < 0.25 else decimal_text(rng, 6.0)) for _ in range(n)]
+         for _ in range(n)]
+    for i in range(n):
+        S[i][i] = decimal_text(rng, 6.0)      # every row keeps one score
+    S[5] = ["-inf"] * n
+    S[5][17] = "2.5"                          # a lone score: weight exactly 1
+    V = random_matrix(rng, n, d_v, 5.0)
+    weights, output = build({"scores": S, "V": V}, {"d_k": 7, "temperature": "0.7"})
+    numerators, denominator = scores_from_texts(S)
+    ref = Reference(numerators, denominator, mp_factor(d_k=7, temperature=Fraction(7, 10)),
+                    None, V)
+    enclosure = weights.enclosure()
+    assert enclosure is not None
+    assert_contains(enclosure, ref.weights, [True] * n, "weights")
+    holes = np.array([[x == "-inf" for x in row] for row in S])
+    assert (enclosure.mid[holes] == 0).all() and (enclosure.rad[holes] == 0).all()
+    v = np.array([[float(frac(x)) for x in row] for row in V])
+    assert_contains(output.enclosure(), ref.output, [True] * n, "output",
+                    magnitudes=np.abs(enclosure.mid) @ np.abs(v))
+    rows, columns = list(range(n)), list(range(d_v))
+    spy = Spy(monkeypatch)
+    for fmt in (NumberFormat(digits=6), NumberFormat(places=4),
+                NumberFormat(digits=3, rounding=Rounding.HALF_EVEN, locale="pl")):
+        got_w, path_w = spy.format(fmt, weights, rows, rows)
+        got_o, path_o = spy.format(fmt, output, rows, columns)
+        assert path_w == path_o == "enclosure"
+        assert got_w == spy.ball_path(fmt, weights, rows, rows)
+        assert got_o == spy.ball_path(fmt, output, rows, columns)
+        assert got_w == expected_block(ref.weights, fmt)
+        assert got_o == expected_block(ref.output, fmt)
+
+
+# ================================================= 6. scientific notation
+def _gap_for(weight: str) -> str:
+    """g (13 places) with 1 / (1 + e^g) close to ``weight``: the row [0, -g]."""
+    with mpmath.workdps(DPS):
+        w = mpmath.mpf(weight)
+        # 13 places keep every numerator of the score matrix below 2**52, so the
+        # enclosure path is taken (more would send the block to the ball path).
+        return str(Decimal(mpmath.nstr(mpmath.log(1 / w - 1), 30)).quantize(Decimal("1e-13")))
+
+
+# (target weight, the text it should print at 6 digits)
+BOUNDARY = [
+    ("1.0000034e-6", "0.00000100000"),   # positional, exactly digits + 7 characters
+    ("9.9999981e-7", "0.00000100000"),   # rounds up to 1.00000e-6: positional again
+    ("9.9999949e-7", "9.99999e-07"),     # digits + 8 characters: scientific
+    ("9.999934e-7", "9.99993e-07"),
+    ("1.2345678e-12", "1.23457e-12"),
+    ("1.2345678e-5", "0.0000123457"),
+    ("9.9999951e-6", "0.0000100000"),    # carry to 1e-5
+    ("9.9999949e-6", "0.00000999999"),   # 13 characters: positional
+    ("5.4321e-9", "5.43210e-09"),
+    ("3.3333333e-7", "3.33333e-07"),
+]
+
+
+def test_scientific_notation_rule(monkeypatch):
+    rng = random.Random(6)
+    n = 70
+    S = []
+    for i in range(n):
+        if i < len(BOUNDARY):
+            S.append(["0", "-" + _gap_for(BOUNDARY[i][0])] + ["-inf"] * (n - 2))
+        else:   # graded gaps: weights from about 1e-5 down to 1e-13
+            S.append(["0"] + [f"-{11 + 19 * j / n + rng.random() * 0.3:.6f}"
+                              for j in range(1, n)])
+    weights, _ = build({"scores": S}, {"scale": "1"})
+    numerators, denominator = scores_from_texts(S)
+    ref = Reference(numerators, denominator, mpmath.mpf(1))
+    rows = list(range(n))
+    fmt = NumberFormat(digits=6)
+    for i, (_, text) in enumerate(BOUNDARY):   # the construction hit each boundary case
+        assert ref_text(ref.weights[i][1], digits=6) == text
+    spy = Spy(monkeypatch)
+    got, path = spy.format(fmt, weights, rows, rows)
+    assert path == "enclosure"
+    for i, (_, text) in enumerate(BOUNDARY):
+        assert got[i][1] == text, f"row {i + 1}"
+    assert got == spy.ball_path(fmt, weights, rows, rows)
+    assert got == expected_block(ref.weights, fmt)
+    texts = [t for row in got[len(BOUNDARY):] for t in row[1:]]
+    assert any("e-" in t for t in texts) and any(len(t) == 13 and "e" not in t for t in texts)
+    for other in (NumberFormat(digits=2), NumberFormat(digits=3, locale="uk"),
+                  NumberFormat(places=4)):
+        got, path = spy.format(other, weights, rows, rows)
+        assert path == "enclosure"
+        assert got == spy.ball_path(other, weights, rows, rows)
+        assert got == expected_block(ref.weights, other)
+
+
+# ===================================== 7. texts_from_enclosure by hand
+def enclose(mids, rads=None, known=None) -> Enclosure:
+    mid = np.array(mids, dtype=np.float64)
+    rad = np.full(mid.shape, 1e-15) if rads is None else np.array(rads, dtype=np.float64)
+    k = np.ones(mid.shape[0], dtype=bool) if known is None else np.array(known, dtype=bool)
+    return Enclosure(mid, rad, k)
+
+
+def texts_of(enclosure: Enclosure, places, digits, separator=".", beyond=7):
+    """texts_from_enclosure, with its second result checked and reduced to open rows.
+
+    The second result marks the undecided entries (n x m) - or, in an older
+    form of the API, the rows holding one (n): either way it must agree with
+    the Nones in the texts.
+    """
+    texts, undecided = texts_from_enclosure(enclosure, places, digits, separator, beyond)
+    undecided = np.asarray(undecided)
+    nones = np.array([[t is None for t in row] for row in texts], dtype=bool).reshape(
+        enclosure.mid.shape)
+    if undecided.ndim == 2:
+        assert (undecided == nones).all()
+        return texts, undecided.any(axis=1).tolist()
+    assert undecided.tolist() == nones.any(axis=1).tolist()
+    return texts, undecided.tolist()
+
+
+def test_texts_straddling_a_midpoint_are_open():
+    # 0.1235 is the 3-digit midpoint between 0.123 and 0.124
+    enclosure = enclose([[0.12349999, 0.12349, 0.1235, 0.5], [0.25, 0.75, 0.2, 0.3]],
+                        [[1e-7, 1e-15, 1e-6, 0.0], [1e-15, 1e-15, 1e-15, 1e-15]])
+    texts, open_rows = texts_of(enclosure, None, 3)
+    assert texts[0] == [None, "0.123", None, "0.500"]
+    assert texts[1] == ["0.250", "0.750", "0.200", "0.300"]
+    assert open_rows == [True, False]
+    # just clear of the midpoint, with a radius that does not reach it: decided
+    texts, _ = texts_of(enclose([[0.12350001, 0.12349999]], [[1e-12, 1e-12]]), None, 3)
+    assert texts == [["0.124", "0.123"]]
+    # 0.125 exactly, rad 0: a true halfway case is never decided by floats
+    texts, open_rows = texts_of(enclose([[0.125, -0.375]], [[0.0, 0.0]]), None, 2)
+    assert texts == [[None, None]] and open_rows == [True]
+    texts, _ = texts_of(enclose([[0.125, 2.5]], [[0.0, 0.0]]), 2, None)
+    assert texts == [[None, "2.50"]]
+
+
+def test_texts_rounding_up_to_a_power_of_ten():
+    texts, open_rows = texts_of(
+        enclose([[0.0099996, 0.99996, 9.9996, -0.0099996, 9.99996e-7]]), None, 3)
+    assert texts == [["0.0100", "1.00", "10.0", "-0.0100", "0.00000100"]]
+    assert open_rows == [False]
+    texts, _ = texts_of(enclose([[0.99996, 0.0099996]]), None, 4)
+    assert texts == [["1.000", "0.01000"]]
+
+
+def test_texts_negative_tiny_and_zero():
+    texts, _ = texts_of(enclose([[-1e-5, -0.004999, -0.005001, 1e-9]]), 2, None)
+    assert texts == [["0.00", "0.00", "-0.01", "0.00"]]
+    zero = enclose([[0.0, 0.0, 0.0]], [[0.0, 0.0, 1e-20]])
+    texts, open_rows = texts_of(zero, None, 4)
+    assert texts == [["0", "0", None]] and open_rows == [True]
+    texts, _ = texts_of(zero, 2, None)
+    assert texts[0][:2] == ["0.00", "0.00"]
+    texts, _ = texts_of(zero, 3, None, ",")
+    assert texts[0][:2] == ["0,000", "0,000"]
+
+
+def test_texts_separator_and_places_win():
+    enclosure = enclose([[0.123456, -2.71828, 1.5e-9]])
+    texts, _ = texts_of(enclosure, None, 3, ",")
+    assert texts == [["0,123", "-2,72", "1,50e-09"]]
+    texts, _ = texts_of(enclosure, 2, 3, ",")   # places win over digits
+    assert texts == [["0,12", "-2,72", "0,00"]]
+
+
+def test_texts_scientific_boundary_and_unknown_rows():
+    enclosure = enclose([[1.5e-6, 9.5e-7, 1.234567e-9, -1.234567e-9],
+                         [0.3, 0.4, 0.5, 0.6]], known=[True, False])
+    texts, open_rows = texts_of(enclosure, None, 6)
+    assert texts[0] == ["0.00000150000", "9.50000e-07", "1.23457e-09", "-1.23457e-09"]
+    assert texts[1] == [None] * 4 and open_rows == [False, True]
+    # scientific_beyond moves the boundary: 1.5e-6 at 6 digits has 13 characters
+    texts, _ = texts_of(enclosure, None, 6, ".", 6)
+    assert texts[0][0] == "1.50000e-06"
+    # too large for the positional places (place < 0): left open
+    texts, _ = texts_of(enclose([[123456.0, 123.456]]), None, 3)
+    assert texts == [[None, "123"]]
