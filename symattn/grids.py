@@ -352,6 +352,7 @@ class OutputGrid(Grid):
         self.weights = weights
         self.values = values
         self.shape = (weights.shape[0], values.ncols())
+        self._groups: dict[int, list[list[int]]] = {}
 
     def exact(self, i: int, k: int) -> Exact:
         weights = self.weights
@@ -361,7 +362,7 @@ class OutputGrid(Grid):
         if weights.row_is_rational(i):
             return sum((_as_fmpq(weights.exact(i, c)) * self.values[c, k] for c in columns),
                        fmpq(0))
-        common = self._common_group_mean(i, k, columns)
+        common = self._common_group_mean(i, k)
         if common is not None:
             return common
         def text() -> str:
@@ -388,14 +389,28 @@ class OutputGrid(Grid):
         """Double-precision enclosure of every output entry (``enclosures``), or None."""
         return self._enclosure
 
-    def _common_group_mean(self, i: int, k: int, columns: list[int]) -> fmpq | None:
+    def _score_groups(self, i: int) -> list[list[int]]:
+        """The open columns of row i, grouped by equal score (the same for every k)."""
+        cache = self._groups
+        if i not in cache:
+            base = self.weights.base
+            groups: dict[fmpq, list[int]] = {}
+            for c in self.weights.masked.open_columns(i):
+                groups.setdefault(base[i, c], []).append(c)
+            cache[i] = list(groups.values())
+        return cache[i]
+
+    def _common_group_mean(self, i: int, k: int) -> fmpq | None:
         """The rational value of the entry, if every equal-score group has one mean."""
-        base = self.weights.base
-        groups: dict[fmpq, list[fmpq]] = {}
-        for c in columns:
-            groups.setdefault(base[i, c], []).append(self.values[c, k])
-        means = {sum(vs, fmpq(0)) / len(vs) for vs in groups.values()}
-        return means.pop() if len(means) == 1 else None
+        values = self.values
+        common = None
+        for group in self._score_groups(i):
+            mean = sum((values[c, k] for c in group), fmpq(0)) / len(group)
+            if common is None:
+                common = mean
+            elif mean != common:
+                return None
+        return common
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> list[list[arb | None]]:

@@ -152,9 +152,12 @@ def distance_to_tie(ball: arb, places: int) -> arb:
     return abs(fraction - arb(fmpq(1, 2)))
 
 
+_STR_LIMIT = 10 ** 4000      # well inside Python's int-to-str digit limit
+
+
 def decimal_digits(number: int) -> str:
     """``str(number)`` without Python's 4300-digit limit (flint prints any length)."""
-    return str(number) if -10 ** 4000 < number < 10 ** 4000 else str(fmpz(number))
+    return str(number) if -_STR_LIMIT < number < _STR_LIMIT else str(fmpz(number))
 
 
 def format_scaled(scaled: int, places: int, decimal_separator: str = ".") -> str:
