@@ -25,7 +25,6 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from symattn import latex
 
 FRAGMENT_NOTE = "a symattn {command} report (fragment)"
 
@@ -59,6 +58,8 @@ def wants_latex(args: argparse.Namespace) -> bool:
 # ------------------------------------------------------------------ strings
 def text(value: Any) -> str:
     """User or report text as LaTeX that prints literally (``->`` and ``=>`` as arrows)."""
+    from symattn import latex   # not at import: --help and --version build these parsers
+
     escaped = latex.escape_text(str(value))
     return escaped.replace("-\\textgreater{}", "$\\to$").replace("=\\textgreater{}",
                                                                  "$\\Rightarrow$")
@@ -67,6 +68,8 @@ def text(value: Any) -> str:
 def number(formatted: str) -> str:
     """A decimal as ``NumberFormat`` printed it, as mathematics; anything else
     (an exact form of a symbolic value, ``(symbolic)``) as escaped text."""
+    from symattn import latex
+
     try:
         return latex.math_decimal(formatted)
     except ValueError:
@@ -104,7 +107,7 @@ def render(command: str, doc: dict[str, Any], fragment: bool, max_columns: int =
     (for ``MaxMatrixCols``), which the shared preamble reads, and ``what``, the
     fragment's comment.
     """
-    from symattn import templating
+    from symattn import latex, templating
     from symattn._version import __version__
 
     doc = dict(doc, cyrillic=any(latex.CYRILLIC_MACRO in s for s in _strings(doc)),

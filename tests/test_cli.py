@@ -317,3 +317,16 @@ def test_low_digit_counts(capsys, tmp_path):
     status, out, _ = run(capsys, "derive", str(path), "--digits", "2", "--format", "json")
     scaled = {s["name"]: s for s in json.loads(out)["steps"]}["scaled"]["value"][0]
     assert scaled[0] == "0.96"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["derive", "--help"],
+                                  ["sweep", "--help"], ["kvcache", "--help"]])
+def test_help_and_version_import_no_heavy_machinery(argv):
+    # flint is left out: some Python installations import it from a .pth file at start-up.
+    code = ("import sys\nfrom symattn import cli\ntry:\n    cli.main(%r)\nexcept SystemExit:\n"
+            "    pass\nheavy = ('sympy', 'numpy', 'jinja2', 'mpmath', 'symattn.engine', "
+            "'symattn.latex', 'symattn.grids')\n"
+            "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)" % (argv,))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, check=True)
+    assert result.stderr.strip().splitlines()[-1] == "[]"
