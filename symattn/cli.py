@@ -83,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--max-rows", type=int, default=8, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
                              "markdown (default 8; 0 shows all)")
+    derive.add_argument("--max-terms", type=int, default=64, metavar="N",
+                        help="text and json: leave out closed forms of more than N "
+                             "exponentials (a softmax over N keys; JSON null); default 64, "
+                             "0 writes them all")
     derive.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     derive.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
                         help="decimal separator: a point (en, default) or a comma "
@@ -222,11 +226,14 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     if args.format in ("text", "json") and document_options and not args.pdf:
         raise InputError("--fragment, --template-dir, --detail and --expand-rows apply to "
                          "--format latex or markdown (or --pdf)")
+    if args.max_terms < 0:
+        raise InputError("--max-terms must be 0 (write every closed form) or more")
     derivation = engine.derive(problem)
     if args.pdf or args.format in ("latex", "markdown"):
         return _derive_document(args, derivation, number_format, sources[0])
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
-    built = view.build_view(derivation, number_format, limit=limit)
+    built = view.build_view(derivation, number_format, limit=limit,
+                            max_terms=args.max_terms or None)
     text = render_text.render_json(built) if args.format == "json" \
         else render_text.render_text(built)
     _write(text, args.output)

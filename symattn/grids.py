@@ -57,6 +57,14 @@ class Grid(ABC):
     def text(self, i: int, j: int) -> str:
         return exact_text(self.exact(i, j))
 
+    def terms(self, i: int, j: int) -> int:
+        """How many exponentials the closed form of entry (i, j) writes out.
+
+        A softmax entry has one per open key, so a long row's closed forms
+        grow with the sequence; views skip writing the longest ones.
+        """
+        return 1
+
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> list[list[arb | None]]:
         """Certified balls for a block of entries (None for -oo and nan).
@@ -146,12 +154,17 @@ class MaskedGrid(Grid):
         self.scaled = scaled
         self.allowed = allowed
         self.shape = scaled.shape
+        self._open: dict[int, list[int]] = {}
 
     def exact(self, i: int, j: int) -> Exact:
         return self.scaled.exact(i, j) if self.allowed[i][j] else NEG_INF
 
     def open_columns(self, i: int) -> list[int]:
-        return [j for j in range(self.shape[1]) if self.allowed[i][j]]
+        """The keys row i may attend to (computed once per row; callers must not modify it)."""
+        columns = self._open.get(i)
+        if columns is None:
+            columns = self._open[i] = [j for j in range(self.shape[1]) if self.allowed[i][j]]
+        return columns
 
 
 def _exp_text(argument: Exact) -> str:
@@ -195,6 +208,9 @@ class ExpSumGrid(Grid):
     def __init__(self, exp: ExpGrid) -> None:
         self.exp_grid = exp
         self.shape = (exp.shape[0], 1)
+
+    def terms(self, i: int, j: int = 0) -> int:
+        return len(self.exp_grid.masked.open_columns(i))
 
     def exact(self, i: int, j: int = 0) -> Exact:
         columns = self.exp_grid.masked.open_columns(i)
@@ -246,6 +262,12 @@ class WeightsGrid(Grid):
             if total == 0:
                 raise InputError(f"row {i + 1} of the scores sums to 0, so dividing by the "
                                  "row sum is undefined; use normalisation = \"softmax\"")
+
+    def terms(self, i: int, j: int) -> int:
+        if self.normalisation == "sum" or not self.masked.allowed[i][j] or \
+                self.row_is_rational(i):
+            return 1
+        return 1 + len(self.masked.open_columns(i))
 
     def row_is_rational(self, i: int) -> bool:
         """Softmax: all unmasked scores equal. Sum normalisation: always."""
@@ -388,6 +410,12 @@ class OutputGrid(Grid):
     def enclosure(self) -> Any:
         """Double-precision enclosure of every output entry (``enclosures``), or None."""
         return self._enclosure
+
+    def terms(self, i: int, k: int) -> int:
+        weights = self.weights
+        if weights.row_is_rational(i) or self._common_group_mean(i, k) is not None:
+            return 1
+        return 2 * len(weights.masked.open_columns(i))
 
     def _score_groups(self, i: int) -> list[list[int]]:
         """The open columns of row i, grouped by equal score (the same for every k)."""

@@ -64,8 +64,11 @@ def _step_text(step: StepView, digits_label: str) -> list[str]:
         head += f" = {formula}"
     lines = [head, f"  {step.description}; {step.shape[0]}x{step.shape[1]}"]
     same = all(e == d for er, dr in zip(step.exact, step.decimal) for e, d in zip(er, dr))
-    longest = max((len(e) for row in step.exact for e in row), default=0)
-    if longest > EXACT_WIDTH:
+    longest = max((len(e) for row in step.exact for e in row if e is not None), default=0)
+    if step.omitted:
+        lines.append(f"  exact: closed forms of up to {step.max_terms} exponentials are written; "
+                     f"{step.omitted} longer ones are not (--max-terms)")
+    elif longest > EXACT_WIDTH:
         lines.append(f"  exact: closed forms up to {longest} characters (see --format json)")
     elif not same:
         lines.append("  exact:")
@@ -111,6 +114,8 @@ def render_json(view: DerivationView) -> str:
             "operands": list(step.operands),
             "exact": [list(row) for row in step.exact],
             "value": [list(row) for row in step.decimal],
+            **({"exact_omitted": step.omitted, "max_terms": step.max_terms}
+               if step.omitted else {}),
         } for step in view.steps],
     }
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"

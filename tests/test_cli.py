@@ -330,3 +330,55 @@ def test_help_and_version_import_no_heavy_machinery(argv):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, check=True)
     assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def _long_rows_spec(tmp_path: Path, n: int, d: int) -> Path:
+    import random
+
+    rng = random.Random(5)
+
+    def matrix(rows: int) -> str:
+        return "[" + ", ".join("[" + ", ".join(str(rng.randint(-99, 99) / 100) for _ in range(d))
+                               + "]" for _ in range(rows)) + "]"
+
+    path = tmp_path / "long.toml"
+    path.write_text(f'[inputs]\nQ = {matrix(n)}\nK = {matrix(n)}\nV = {matrix(n)}\n'
+                    '[options]\nmask = "causal"\n', encoding="utf-8")
+    return path
+
+
+def test_json_leaves_out_closed_forms_longer_than_max_terms(capsys, tmp_path):
+    n, d = 70, 3
+    spec_path = _long_rows_spec(tmp_path, n, d)
+    status, out, err = run(capsys, "derive", str(spec_path), "--format", "json")
+    assert status == 0, err
+    steps = {step["name"]: step for step in json.loads(out)["steps"]}
+    # Causal row i (1-based) has i open keys: a weight's closed form has i + 1
+    # exponentials, the row sum i, an output entry 2 i (no two scores are equal here).
+    weights = steps["weights"]
+    nulls = [(i, j) for i, row in enumerate(weights["exact"]) for j, text in enumerate(row)
+             if text is None]
+    assert nulls == [(i, j) for i in range(n) for j in range(i + 1) if i + 2 > 64]
+    assert weights["exact_omitted"] == sum(i for i in range(64, n + 1)) and \
+        weights["max_terms"] == 64
+    assert all(text == "0" for i, row in enumerate(weights["exact"]) for text in row[i + 1:])
+    assert [row[0] is None for row in steps["exp_sum"]["exact"]] == \
+        [i > 64 for i in range(1, n + 1)]
+    assert [row[0] is None for row in steps["output"]["exact"]] == \
+        [2 * i > 64 for i in range(1, n + 1)]
+    assert "exact_omitted" not in steps["scores"]
+    # Every decimal is still there.
+    assert all(value is not None for row in weights["value"] for value in row)
+    status, out, err = run(capsys, "derive", str(spec_path), "--format", "json",
+                           "--max-terms", "0")
+    assert status == 0, err
+    steps = {step["name"]: step for step in json.loads(out)["steps"]}
+    assert all(text is not None for row in steps["weights"]["exact"] for text in row)
+    assert steps["weights"]["exact"][n - 1][0].count("exp(") == n + 1
+
+
+def test_max_terms_must_not_be_negative(capsys, tmp_path):
+    status, out, err = run(capsys, "derive", str(_long_rows_spec(tmp_path, 3, 2)),
+                           "--max-terms", "-1")
+    assert status == 2 and out == ""
+    assert_one_line_error(err, "--max-terms")
