@@ -17,7 +17,12 @@ The error analysis, step by step (``u = U``):
    is an integer below 2**52, so the BLAS product is *exact* in whatever
    order it adds. The shift by the row maximum, ``diff = S - max``, is an
    integer below 2**53: exact too. (Scores given directly are used the same
-   way when their numerators are that small.)
+   way when their numerators are that small.) Larger numerators are rounded
+   to doubles (within 2u each) and the product is within ``(d + 5) u |Qn||Kn|^T``
+   (see ``scores_enclosure_inputs``); the shift is then by the double at the
+   row's maximum - any constant leaves softmax unchanged - and its rounding
+   (``u |diff|``) joins the scores' error in ``|x^ - x|``, which enters the
+   exponential's bound as ``e^t - 1 <= t / (1 - t)``.
 2. **Scaling.** ``x = diff * c`` with ``c = factor / (Dq Dk)``. ``c`` is
    rounded from a 200-bit ball (relative error below ``2u``), the product
    adds ``u``: ``|x^ - x| <= 3.01 u |x^|``.
@@ -33,7 +38,8 @@ The error analysis, step by step (``u = U``):
    summation order errs by at most ``(m - 1) u sum`` for non-negative terms.
 5. **Weights.** ``w^ = e^ / S^`` and ``|w - w^| <= (err_e / S^ + w^ err_S /
    S^)(1 + 1e-5) + 2u w^`` while ``err_S / S^ <= 1e-6`` (checked).
-6. **Outputs.** ``V^ = Vn / Dv`` (relative error ``2.01u``) and ``O^ = W^ V^``
+6. **Outputs.** ``V^ = Vn / Dv`` (relative error ``2.01u``; ``4.01u`` when the
+   numerators were rounded) and ``O^ = W^ V^``
    by BLAS: ``|O^ - W^V^| <= gamma_m |W^||V^|`` for any order, with or without
    FMA. With the weights' bound: ``|O^ - O| <= (W^ (gamma_m + 2.1u) + rad_w
    (1 + 2.1u)) |V^|``, itself computed with non-negative terms and enlarged
@@ -46,8 +52,8 @@ bounds to be small (about 1e-13 relative), not tight.
 
 from __future__ import annotations
 
-__all__ = ["Enclosure", "softmax_enclosure", "product_enclosure", "integer_matrix", "scale_of",
-           "scores_enclosure_inputs"]
+__all__ = ["Enclosure", "IntegerMatrix", "softmax_enclosure", "product_enclosure",
+           "integer_matrix", "scale_of", "scores_enclosure_inputs"]
 
 import math
 from dataclasses import dataclass
@@ -83,8 +89,21 @@ class Enclosure:
         return Enclosure(self.mid[index], self.rad[index], self.known[np.asarray(rows, dtype=np.intp)])
 
 
-def integer_matrix(matrix: fmpq_mat) -> tuple[Any, int] | None:
-    """``(Mn, D)`` with ``matrix == Mn / D``, Mn as exact doubles; None if too large."""
+@dataclass(frozen=True)
+class IntegerMatrix:
+    """``matrix == numerators / denominator``; ``numerators`` as doubles.
+
+    ``exact``: every numerator is below 2**52 and was converted exactly;
+    otherwise each double is within one unit in the last place (2u relative).
+    """
+
+    numerators: Any
+    denominator: int
+    exact: bool
+
+
+def integer_matrix(matrix: fmpq_mat) -> IntegerMatrix | None:
+    """The matrix over one common denominator; None if a numerator is beyond double range."""
     import numpy as np
 
     numerators, denominator = matrix.numer_denom()
@@ -93,11 +112,12 @@ def integer_matrix(matrix: fmpq_mat) -> tuple[Any, int] | None:
             matrix.nrows(), matrix.ncols())
     except OverflowError:
         return None
+    largest = float(np.abs(array).max()) if array.size else 0.0
+    if not largest < 1e150:      # room for products and sums without overflow
+        return None
     # Conversion is monotone, so an integer of 2**52 or more converts to at
     # least 2**52: below that every entry was converted exactly.
-    if array.size and float(np.abs(array).max()) >= _EXACT_LIMIT:
-        return None
-    return array, int(denominator)
+    return IntegerMatrix(array, int(denominator), largest < _EXACT_LIMIT)
 
 
 def _largest(array: Any) -> int:
@@ -144,31 +164,46 @@ def _exp_nonpositive(x: Any) -> tuple[Any, Any]:
     return values, errors
 
 
-def softmax_enclosure(scores: Any, scale: float, allowed: Any) -> Enclosure:
+def softmax_enclosure(scores: Any, scale: float, allowed: Any, score_errors: Any = None
+                      ) -> Enclosure:
     """Weights ``softmax(scale * scores)`` over the allowed entries of each row.
 
-    ``scores`` are exact integers as doubles, each at most 2**52 in size;
+    ``scores`` are doubles within ``score_errors`` (entrywise; None: exact
+    integers, each at most 2**52 in size) of the true integer scores;
     ``scale`` is within 2u of the true positive factor; ``allowed`` is a bool
     matrix (False: masked, weight exactly 0).
+
+    >>> import numpy as np
+    >>> e = softmax_enclosure(np.array([[0.0, 1.0]]), 1.0, np.array([[True, True]]))
+    >>> abs(float(e.mid[0, 1]) - 0.731058578630004879) <= float(e.rad[0, 1]) < 1e-13
+    True
     """
     import numpy as np
 
     with np.errstate(all="ignore"):   # overflow to inf only ever makes a row unknown
-        return _softmax_enclosure(scores, scale, allowed)
+        return _softmax_enclosure(scores, scale, allowed, score_errors)
 
 
-def _softmax_enclosure(scores: Any, scale: float, allowed: Any) -> Enclosure:
+def _softmax_enclosure(scores: Any, scale: float, allowed: Any, score_errors: Any
+                       ) -> Enclosure:
     import numpy as np
 
     n, m = scores.shape
     known = allowed.any(axis=1)
+    # The shift is the double at each row's maximum: any constant per row
+    # leaves softmax unchanged, so the shift itself carries no error.
     top = np.where(allowed, scores, -np.inf).max(axis=1, initial=-np.inf)
     top = np.where(known, top, 0.0)
-    diff = np.where(allowed, scores - top[:, None], 0.0)     # exact integers <= 0
+    diff = np.where(allowed, scores - top[:, None], 0.0)     # <= 0; exact when scores are
     x = diff * scale
     x_error = 3.01 * U * np.abs(x)
+    if score_errors is not None:   # the scores' own error, and rounding in the shift
+        x_error = x_error + 1.01 * scale * (score_errors + U * np.abs(diff))
     exps, exp_errors = _exp_nonpositive(x)
-    exp_errors = exp_errors + 1.001 * exps * x_error
+    # |e^x - e^x^| <= e^x^ (e^t - 1) with t = |x - x^|, and e^t - 1 <= t / (1 - t):
+    # a generous t (inexact scores) is bounded correctly, or the row is given up.
+    growth = np.where(x_error < 0.5, x_error / (1.0 - x_error), np.inf)
+    exp_errors = exp_errors + 1.001 * exps * growth
     exps = np.where(allowed, exps, 0.0)
     exp_errors = np.where(allowed, exp_errors, 0.0)
     sums = exps.sum(axis=1)
@@ -182,22 +217,27 @@ def _softmax_enclosure(scores: Any, scale: float, allowed: Any) -> Enclosure:
     return Enclosure(weights, radius, known)
 
 
-def product_enclosure(weights: Enclosure, values: Any, value_denominator: int) -> Enclosure | None:
-    """``weights @ (values / value_denominator)`` with exact integer ``values``."""
+def product_enclosure(weights: Enclosure, values: IntegerMatrix) -> Enclosure | None:
+    """``weights @ V`` for V given over one common denominator."""
     import numpy as np
 
     try:
-        denominator = float(value_denominator)
+        denominator = float(values.denominator)
     except OverflowError:
         return None
     if denominator > 1e200:
         return None
-    scaled_values = values / denominator
-    m = values.shape[0]
+    # V^ = fl(Vn / fl(D)): 2.01u relative, 4.01u when Vn was itself rounded.
+    value_error = (2.1 if values.exact else 4.1) * U
+    scaled_values = values.numerators / denominator
+    nonzero = scaled_values[scaled_values != 0]
+    if nonzero.size and float(np.abs(nonzero).min()) < 1e-280:
+        return None     # subnormal values: relative bounds no longer hold
+    m = scaled_values.shape[0]
     gamma = (m + 1) * U / (1 - (m + 1) * U)
     with np.errstate(all="ignore"):   # rows that are not known may hold anything
         mid = weights.mid @ scaled_values
-        bound = (weights.mid * (gamma + 2.1 * U) + weights.rad * (1 + 2.1 * U)) \
+        bound = (weights.mid * (gamma + value_error) + weights.rad * (1 + value_error)) \
             @ np.abs(scaled_values)
         radius = bound * ((1 + 2 * gamma) * 1.0001) + 1e-290
         known = weights.known & np.isfinite(radius).all(axis=1) & np.isfinite(mid).all(axis=1)
@@ -205,21 +245,39 @@ def product_enclosure(weights: Enclosure, values: Any, value_denominator: int) -
 
 
 def scores_enclosure_inputs(base: fmpq_mat, factors: tuple[fmpq_mat, fmpq_mat] | None
-                            ) -> tuple[Any, int] | None:
-    """Exact integer scores as doubles and their denominator, or None if too large.
+                            ) -> tuple[Any, Any, int] | None:
+    """``(S, errors, D)``: the integer scores as doubles within ``errors`` (None:
+    exact) over the denominator D; None if they are beyond double range.
 
-    With ``factors`` (Q, K and base == Q K^T) the product is formed in BLAS,
-    exact by the size check (step 1); otherwise the base's own numerators.
+    With ``factors`` (Q, K and base == Q K^T) the product is formed in BLAS:
+    exact when every partial sum stays below 2**52 (step 1); otherwise within
+    ``(d + 5) u |Qn| |Kn|^T`` - the rounding of any summation order plus 2u
+    for each rounded factor - itself computed with non-negative terms and
+    enlarged by 1% for its own rounding. Without factors: the base's own
+    numerators, exact or within 2u each.
     """
+    import numpy as np
+
     if factors is not None:
         query, key = factors
         q = integer_matrix(query)
         k = integer_matrix(key)
         if q is None or k is None:
             return None
-        (q_num, q_den), (k_num, k_den) = q, k
-        if query.ncols() * _largest(q_num) * _largest(k_num) > _EXACT_LIMIT:
+        scores = q.numerators @ k.numerators.T
+        d = query.ncols()
+        if q.exact and k.exact and d * _largest(q.numerators) * _largest(k.numerators) \
+                <= _EXACT_LIMIT:
+            return scores, None, q.denominator * k.denominator
+        with np.errstate(all="ignore"):
+            errors = (1.01 * (d + 5) * U) * (np.abs(q.numerators) @ np.abs(k.numerators).T)
+        if not (np.isfinite(scores).all() and np.isfinite(errors).all()):
             return None
-        return q_num @ k_num.T, q_den * k_den
-    return integer_matrix(base)
+        return scores, errors, q.denominator * k.denominator
+    matrix = integer_matrix(base)
+    if matrix is None:
+        return None
+    if matrix.exact:
+        return matrix.numerators, None, matrix.denominator
+    return matrix.numerators, (2.01 * U) * np.abs(matrix.numerators), matrix.denominator
 

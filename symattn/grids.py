@@ -335,14 +335,14 @@ class WeightsGrid(Grid):
         inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
         if inputs is None:
             return None
-        scores, denominator = inputs
+        scores, score_errors, denominator = inputs
         scale = enclosures.scale_of(scaled.factor, denominator)
         if scale is None:
             return None
         allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
         for i, j in scaled.holes:
             allowed[i, j] = False
-        return enclosures.softmax_enclosure(scores, scale, allowed)
+        return enclosures.softmax_enclosure(scores, scale, allowed, score_errors)
 
     def enclosure(self) -> Any:
         """Double-precision enclosure of every weight (``enclosures``), or None."""
@@ -405,7 +405,7 @@ class OutputGrid(Grid):
         values = enclosures.integer_matrix(self.values) if weights is not None else None
         if weights is None or values is None:
             return None
-        return enclosures.product_enclosure(weights, *values)
+        return enclosures.product_enclosure(weights, values)
 
     def enclosure(self) -> Any:
         """Double-precision enclosure of every output entry (``enclosures``), or None."""

@@ -437,6 +437,33 @@ def test_enclosure_contains_true_values_random(data):
                     magnitudes=np.abs(enclosure.mid) @ np.abs(v))
 
 
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_enclosure_with_long_decimals_contains_true_values(data):
+    """Entries with up to 18 decimals: numerators past 2**52, so the scores and
+    V are rounded to doubles with a bound (the inexact path) - still enclosed."""
+    n = data.draw(st.integers(1, 8), label="n")
+    d = data.draw(st.integers(1, 5), label="d")
+    entry = st.integers(0, 18).flatmap(       # |entry| <= 2 with k decimals
+        lambda k: st.integers(-2 * 10 ** k, 2 * 10 ** k).map(lambda x: str(Fraction(x, 10 ** k))))
+    Q = data.draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=n, max_size=n))
+    K = data.draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=n, max_size=n))
+    V = data.draw(st.lists(st.lists(entry, min_size=2, max_size=2), min_size=n, max_size=n))
+    temperature = data.draw(st.sampled_from(["1", "0.7", "3/7"]))
+    weights, output = build({"Q": Q, "K": K, "V": V},
+                            {"mask": "causal", "temperature": temperature})
+    numerators, denominator = scores_from_qk(Q, K)
+    allowed = [[j <= i for j in range(n)] for i in range(n)]
+    ref = Reference(numerators, denominator,
+                    mp_factor(d_k=d, temperature=Fraction(temperature)), allowed, V)
+    enclosure = weights.enclosure()
+    assert enclosure is not None
+    assert_contains(enclosure, ref.weights, [True] * n, "weights")
+    v = np.array([[float(frac(x)) for x in row] for row in V])
+    assert_contains(output.enclosure(), ref.output, [True] * n, "output",
+                    magnitudes=np.abs(enclosure.mid) @ np.abs(v))
+
 # ============================================= 2. decimals: enclosure path
 @pytest.fixture(scope="module")
 def head70():
@@ -598,10 +625,12 @@ def test_sum_normalisation_has_no_enclosure(monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["18-digit-numerators", "product-too-large", "huge-V"])
-def test_huge_numerators_fall_back(monkeypatch, kind):
+def test_large_numerators_take_the_inexact_enclosure(monkeypatch, kind):
+    """Numerators past 2**52 (or products past it) are rounded to doubles with a
+    bound instead of exactly; the enclosure must still hold and decide."""
     rng = random.Random(kind)
     n, d, d_v = 70, 4, 64
-    if kind == "18-digit-numerators":       # integer_matrix refuses numerators >= 2**52
+    if kind == "18-digit-numerators":       # Qn >= 2**52: rounded on conversion
         Q, K = random_matrix(rng, n, d, 1.0, 18), random_matrix(rng, n, d, 1.0, 2)
     elif kind == "product-too-large":       # each fits, d * max|Qn| * max|Kn| > 2**52
         Q, K = random_matrix(rng, n, d, 1.0, 9), random_matrix(rng, n, d, 1.0, 9)
@@ -613,19 +642,46 @@ def test_huge_numerators_fall_back(monkeypatch, kind):
     else:
         V = random_matrix(rng, n, d_v, 5.0)
     weights, output = build({"Q": Q, "K": K, "V": V}, {"mask": "causal"})
-    assert (weights.enclosure() is not None) == (kind == "huge-V")
-    assert output.enclosure() is None
     numerators, denominator = scores_from_qk(Q, K)
     allowed = [[j <= i for j in range(n)] for i in range(n)]
     ref = Reference(numerators, denominator, mp_factor(d_k=d), allowed, V)
+    enclosure, out = weights.enclosure(), output.enclosure()
+    assert enclosure is not None and out is not None
+    assert_contains(enclosure, ref.weights, [True] * n, "weights")
+    v = np.array([[float(frac(x)) for x in row] for row in V])
+    assert_contains(out, ref.output, [True] * n, "output",
+                    magnitudes=np.abs(enclosure.mid) @ np.abs(v))
     rows = list(range(n))
     spy = Spy(monkeypatch)
     for fmt in (NumberFormat(digits=6), NumberFormat(places=4)):
         got, path = spy.format(fmt, weights, rows, rows)
-        assert got == expected_block(ref.weights, fmt)
-        assert path == ("enclosure" if kind == "huge-V" else "balls")
+        assert got == expected_block(ref.weights, fmt) and path == "enclosure"
         got, path = spy.format(fmt, output, rows, list(range(d_v)))
-        assert got == expected_block(ref.output, fmt) and path == "balls"
+        assert got == expected_block(ref.output, fmt)
+        # Outputs near 1e9: 6 digits round to thousands (negative places, which
+        # the double test does not take on), and 4 places need a bound below
+        # 1e-5, about the double's own: the ball path decides them.
+        assert path == ("balls" if kind == "huge-V" else "enclosure")
+
+
+def test_numerators_beyond_double_range_fall_back(monkeypatch):
+    """A 160-digit numerator cannot even be a double: the ball path decides."""
+    rng = random.Random(160)
+    n, d, d_v = 70, 2, 64
+    Q = random_matrix(rng, n, d, 1.0, 2)
+    Q[5][1] = "0." + "3" * 159 + "7"
+    K, V = random_matrix(rng, n, d, 1.0, 2), random_matrix(rng, n, d_v, 5.0)
+    weights, output = build({"Q": Q, "K": K, "V": V}, {"mask": "causal"})
+    assert weights.enclosure() is None and output.enclosure() is None
+    numerators, denominator = scores_from_qk(Q, K)
+    allowed = [[j <= i for j in range(n)] for i in range(n)]
+    ref = Reference(numerators, denominator, mp_factor(d_k=d), allowed, V)
+    spy = Spy(monkeypatch)
+    fmt = NumberFormat(digits=6)
+    rows = list(range(n))
+    assert spy.format(fmt, weights, rows, rows) == (expected_block(ref.weights, fmt), "balls")
+    assert spy.format(fmt, output, rows, list(range(d_v))) == \
+        (expected_block(ref.output, fmt), "balls")
 
 
 def test_truncate_takes_the_ball_path(monkeypatch, head70):
