@@ -73,8 +73,10 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
                         help="significant digits of every decimal (default 4)")
     parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    from symattn.cli import _add_limit_option
     from symattn.render_reports import add_document_options
 
+    _add_limit_option(parser)
     add_document_options(parser)
 
 
@@ -94,7 +96,9 @@ def _load(args: argparse.Namespace) -> Any:
     check_document_options(args)
     if not 1 <= args.digits <= 1000:
         raise InputError(f"--digits must be between 1 and 1000, got {args.digits}")
-    return spec.load(_source(args))
+    from symattn.cli import _limits
+
+    return spec.load(_source(args), limits=_limits(args))
 
 
 def _emit(args: argparse.Namespace, layout: Callable[..., str], *data: Any) -> None:

@@ -13,8 +13,8 @@ __all__ = ["register"]
 import argparse
 from typing import Any
 
-from symattn.cli import (load_one, EXIT_INTERNAL, EXIT_OK, _add_number_options, _add_source,
-                         _number_format, _sources, _write)
+from symattn.cli import (EXIT_INTERNAL, EXIT_OK, _add_limit_option, _add_number_options,
+                         _add_source, load_one, _number_format, _sources, _write)
 
 EPILOG = """\
 examples:
@@ -39,6 +39,7 @@ def register(subparsers: Any) -> dict[str, Any]:
                     "rows the cache saves.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     _add_source(parser)
+    _add_limit_option(parser)
     _add_number_options(parser)
     parser.add_argument("--max-rows", type=int, default=8, metavar="N",
                         help="show at most N cached rows per step (default 8; 0 shows all)")

@@ -14,8 +14,8 @@ __all__ = ["register"]
 import argparse
 from typing import Any
 
-from symattn.cli import (load_one, EXIT_OK, _add_number_options, _add_source, _number_format, _sources,
-                         _write)
+from symattn.cli import (EXIT_OK, _add_limit_option, _add_number_options, _add_source,
+                         load_one, _number_format, _sources, _write)
 
 EPILOG = """\
 examples:
@@ -39,6 +39,7 @@ def register(subparsers: Any) -> dict[str, Any]:
                     "RoPE positions, that it differs.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     _add_source(parser)
+    _add_limit_option(parser)
     parser.add_argument("--order", metavar="I,J,...",
                         help="new order of the original tokens, 1-based, e.g. 3,1,2 "
                              "(default: reversed)")

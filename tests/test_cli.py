@@ -382,3 +382,16 @@ def test_max_terms_must_not_be_negative(capsys, tmp_path):
                            "--max-terms", "-1")
     assert status == 2 and out == ""
     assert_one_line_error(err, "--max-terms")
+
+
+@pytest.mark.parametrize("command", ["derive", "check", "permute", "kvcache", "sweep", "whatif"])
+def test_every_spec_command_takes_max_size(capsys, command):
+    # 000-cat-chases-mouse has 3 x 2 inputs: a limit of 2 entries refuses it, naming the matrix.
+    status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
+                           "--max-size", "2")
+    assert status == 2 and out == ""
+    assert_one_line_error(err, "000-cat-chases-mouse.toml", "3x2 = 6 entries", "the limit is 2",
+                          "--max-size")
+    status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
+                           "--max-size", "64")
+    assert status in (0, 1) and out, err     # check exits 1 when a printed number is wrong
