@@ -48,6 +48,8 @@ def _paren(value: Exact) -> str:
 
 
 def add(left: Exact, right: Exact) -> Exact:
+    if left is NAN or right is NAN:        # a fully masked row under "nan" stays nan
+        return NAN
     if left is NEG_INF or right is NEG_INF:
         return NEG_INF
     if isinstance(right, fmpq) and right == 0:
@@ -69,6 +71,8 @@ def total(values: Iterable[Exact]) -> Exact:
 
 
 def multiply(left: Exact, right: Exact) -> Exact:
+    if left is NAN or right is NAN:
+        return NAN
     if isinstance(left, (fmpq, Surd)) and isinstance(right, (fmpq, Surd)):
         return left * right
     if isinstance(right, fmpq) and right == 1:
@@ -81,6 +85,8 @@ def multiply(left: Exact, right: Exact) -> Exact:
 
 
 def divide(left: Exact, right: Exact) -> Exact:
+    if left is NAN or right is NAN:
+        return NAN
     if isinstance(right, fmpq) and right == 0:
         raise ZeroDivisionError("division by zero")
     if isinstance(right, fmpq) and right == 1:
@@ -96,6 +102,8 @@ def divide(left: Exact, right: Exact) -> Exact:
 
 def exp(value: Exact) -> Exact:
     """e**value: 0 for -oo, 1 for 0, otherwise transcendental (Lindemann-Weierstrass)."""
+    if value is NAN:
+        return NAN
     if value is NEG_INF:
         return fmpq(0)
     if isinstance(value, fmpq) and value == 0:
@@ -126,6 +134,8 @@ def sign(value: Exact, max_bits: int = 1 << 14) -> int:
 
 def sqrt(value: Exact) -> Exact:
     """Square root of a non-negative value (exact for rationals: a rational or a surd)."""
+    if value is NAN:
+        return NAN
     if isinstance(value, fmpq):
         from symattn.exact import surd_sqrt
 
@@ -134,11 +144,15 @@ def sqrt(value: Exact) -> Exact:
 
 
 def relu(value: Exact) -> Exact:
+    if value is NAN:
+        return NAN
     return value if sign(value) > 0 else fmpq(0)
 
 
 def gelu(value: Exact) -> Exact:
     """x * Phi(x) = x/2 * (1 + erf(x/sqrt(2))), exactly 0 at 0."""
+    if value is NAN:
+        return NAN
     if isinstance(value, fmpq) and value == 0:
         return fmpq(0)
     return _wrap(f"{_paren(value)}*(1 + erf({_paren(value)}/sqrt(2)))/2", (value,),

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from flint import fmpq
 
 from symattn.entries import parse_entry
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, counted
 from symattn.exact import NEG_INF, NegInf, Surd
 from symattn.names import base_name
 
@@ -153,7 +153,8 @@ def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: 
                              f"{list(positions)}", location)
         return positions.index(number)
     if not 1 <= number <= rows:
-        raise InputError(f"row {number} is outside {step}, which has {rows} rows", location)
+        raise InputError(f"row {number} is outside {step}, which has {counted(rows, 'row')}",
+                         location)
     return number - 1
 
 
@@ -199,7 +200,7 @@ def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]]
         def entry(row_number: int, column_number: int, value: Any, loc: Location) -> None:
             if not 1 <= column_number <= columns:
                 raise InputError(f"column {column_number} is outside {step}, which has "
-                                 f"{columns} columns", loc)
+                                 f"{counted(columns, 'column')}", loc)
             printed = read_printed(value, loc)
             if printed is not None:
                 row = _row_index(row_number, step, positions, rows, loc)
@@ -210,7 +211,8 @@ def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]]
             if not isinstance(value, list):
                 raise InputError(f"expected a list of {length} printed numbers for {what}", here)
             if len(value) != length:
-                raise InputError(f"{what} has {length} entries but {len(value)} were given",
+                raise InputError(f"{what} has {counted(length, 'entry', 'entries')} but "
+                                 f"{len(value)} {'was' if len(value) == 1 else 'were'} given",
                                  here)
             return value
 

@@ -8,7 +8,7 @@ can print it on one line and exit with status 2.
 
 from __future__ import annotations
 
-__all__ = ["SymattnError", "InputError", "ShapeError", "Location"]
+__all__ = ["SymattnError", "InputError", "ShapeError", "Location", "counted"]
 
 from dataclasses import dataclass, replace
 
@@ -58,3 +58,12 @@ class InputError(SymattnError, ValueError):
 
 class ShapeError(InputError):
     """Matrices whose shapes do not fit the product or step that needs them."""
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and the noun in the right number, for messages.
+
+    >>> counted(1, "row"), counted(3, "row"), counted(2, "query", "queries")
+    ('1 row', '3 rows', '2 queries')
+    """
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

@@ -12,7 +12,7 @@ import difflib
 from typing import Any, Mapping
 
 from symattn.entries import Entry, parse_entry
-from symattn.errors import InputError, Location, ShapeError
+from symattn.errors import InputError, Location, ShapeError, counted
 
 EntryMatrix = tuple[tuple[Entry, ...], ...]
 
@@ -49,8 +49,8 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
         if len(row) == 0:
             raise InputError("row is empty", location.at(row=i))
         if len(row) != width:
-            raise ShapeError(f"ragged matrix: row {i} has {len(row)} entries but row 1 has "
-                             f"{width}", location.at(row=i))
+            raise ShapeError(f"ragged matrix: row {i} has {counted(len(row), 'entry', 'entries')}"
+                             f" but row 1 has {width}", location.at(row=i))
         try:
             matrix.append(tuple(parse_entry(_literal(value)) for value in row))
         except InputError:

@@ -318,3 +318,38 @@ divisor = "sqrt(2)"
     assert result["divisor"].verdict == "ok"
     assert result["scaled[1,1]"].verdict == "ok"
     assert result["scaled[1,1]@wrong"].verdict == "wrong"
+
+
+# ------------------------------------------------------------------ nan rows
+def test_sums_over_a_nan_row_are_undecided_not_a_crash():
+    # A fully masked row under fully_masked = "nan": its output is nan, and so
+    # are sums and products built from it (as in IEEE arithmetic and PyTorch).
+    result = verdicts("""
+[inputs]
+scores = [["-inf", "0"]]
+V = [["0", "0"], ["0", "0"]]
+[options]
+d_k = 1
+mask = [2]
+fully_masked = "nan"
+[claims]
+"output[1].sum" = "1/3"
+"output[1,1]" = "0.0"
+""")
+    assert result["output[1].sum"].verdict == "undecided"
+    assert result["output[1,1]"].verdict == "undecided"
+
+
+def test_arithmetic_on_nan_stays_nan():
+    from flint import fmpq
+
+    from symattn import arith
+    from symattn.exact import NAN, NEG_INF
+
+    for value in (fmpq(0), fmpq(3, 2), NEG_INF, arith.exp(fmpq(1, 3))):
+        assert arith.add(NAN, value) is NAN and arith.add(value, NAN) is NAN
+        if value is not NEG_INF:
+            assert arith.multiply(value, NAN) is NAN and arith.divide(NAN, value) is NAN
+    assert arith.multiply(NAN, fmpq(0)) is NAN          # nan * 0 is nan, not 0
+    for unary in (arith.exp, arith.sqrt, arith.relu, arith.gelu):
+        assert unary(NAN) is NAN
