@@ -63,7 +63,7 @@ from flint import arb, ctx, fmpq_mat, fmpz
 
 U = 2.0 ** -53                 # unit roundoff of IEEE double precision
 _EXACT_LIMIT = 2 ** 52         # integers (and their shifted differences) stay exact below this
-_LN2 = math.log(2.0)           # ln 2 rounded to a double: relative error at most u
+_LN2 = 0.6931471805599453       # ln 2 correctly rounded to a double: relative error below u
 _INV_LN2 = 1.0 / _LN2          # only picks k: any integer k works, the bound measures |r|
 _TAYLOR = [1.0 / math.factorial(i) for i in range(14)]   # 1/i!, each within u
 _DEEP = -700.0                 # e^x below this is enclosed as [0, 1e-300]

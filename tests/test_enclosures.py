@@ -923,3 +923,24 @@ def test_texts_scientific_boundary_and_unknown_rows():
     # too large for the positional places (place < 0): left open
     texts, _ = texts_of(enclose([[123456.0, 123.456]]), None, 3)
     assert texts == [[None, "123"]]
+
+
+def test_own_exponential_is_enclosed_over_its_whole_range():
+    """symattn's e^x (range reduction + Taylor, not numpy's exp) against mpmath:
+    every value within its bound, the bound tight, below -700 the [0, 1e-300] box."""
+    from symattn.enclosures import _exp_nonpositive
+
+    rng = np.random.default_rng(7)
+    x = np.concatenate([-rng.uniform(0, 1, 2000), -rng.uniform(0, 50, 2000),
+                        -rng.uniform(0, 745, 2000), [0.0, -1e-300, -0.34657359, -0.5,
+                                                     -699.999, -700.0, -700.001, -744.0]])
+    values, errors = _exp_nonpositive(x)
+    with mpmath.workdps(40):
+        for xi, value, error in zip(x.tolist(), values.tolist(), errors.tolist()):
+            true = mpmath.exp(mpmath.mpf(xi))
+            assert abs(true - mpmath.mpf(value)) <= mpmath.mpf(error), (xi, value, error)
+            if xi >= -700:
+                assert error <= 1e-12 * value, (xi, value, error)
+            else:
+                assert value == 0.0 and error == 1e-300
+    assert values[x == 0.0].tolist() == [1.0]       # the row maximum is exactly 1
