@@ -33,13 +33,24 @@ from symattn.formatting import NumberFormat
 from symattn.messages import Catalog
 from symattn.view import shown_indices
 from symattn.worked_claims import step_claims, summary
-from symattn.worked_model import Document, Line, Matrix, Pair, StepModel, Value
-from symattn.worked_rows import output_row, scaled_row, score_row, softmax_row
+from symattn.worked_model import (LINE_WIDTH, Document, Line, Matrix, Pair, StepModel, Value,
+                                  printed_width)
+from symattn.worked_rows import fewer_limits, output_row, scaled_row, score_row, softmax_row
 
 DETAILS = ("summary", "full")
 WIDTH = 72          # widest matrix (rough characters, see latex.approx_width) shown exactly
 # Step headings and the translations of step descriptions: symattn/messages/*.toml
 CELL = 16           # widest single entry (rough characters) of an exact matrix
+
+
+def _width(cells: tuple[tuple[Any, ...], ...]) -> float:
+    """Rough printed width of a matrix: its widest cell per column, plus spacing."""
+    if not cells or not all(isinstance(c, str) for row in cells for c in row):
+        return 0.0
+    columns = max(len(row) for row in cells)
+    widths = [max((latex.approx_width(row[c]) for row in cells if c < len(row)), default=0.0)
+              for c in range(columns)]
+    return sum(widths) + 1.5 * columns + 2
 
 
 @dataclass(frozen=True)
@@ -300,12 +311,26 @@ class _Builder:
     def matrix(self, name: str, cell: Callable[[int, int], str], exact: bool,
                transpose: bool = False) -> Matrix:
         rows, columns = self.shown(name)
-        if transpose:
-            cells = self.layout(columns, rows, lambda a, b: cell(b, a))
+        n, m = self.d[name].shape
+        if transpose:   # printed rows are the matrix's columns, printed columns its rows
+            shown_rows, cells = self._fitted(columns, n, lambda r: self.layout(
+                columns, r, lambda a, b: cell(b, a)))
+            elided = len(shown_rows) < n or len(columns) < m
         else:
-            cells = self.layout(rows, columns, cell)
-        elided = len(rows) < self.d[name].shape[0] or len(columns) < self.d[name].shape[1]
-        return Matrix(cells, self.shape(name, transpose), exact, elided)
+            shown_columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
+            elided = len(rows) < n or len(shown_columns) < m
+        return Matrix(cells, self.shape(name, transpose), exact, elided, _width(cells))
+
+    def _fitted(self, rows: Sequence[int], count: int,
+                cells_for: Callable[[Sequence[int]], tuple[tuple[Any, ...], ...]]
+                ) -> tuple[Sequence[int], tuple[tuple[Any, ...], ...]]:
+        """The columns on show and the cells, with fewer columns while too wide for a line."""
+        for limit in fewer_limits(self.limit, count):
+            columns = shown_indices(count, limit)
+            cells = cells_for(columns)
+            if printed_width(_width(cells)) <= LINE_WIDTH:
+                break
+        return columns, cells
 
     def fits(self, name: str, cell: Callable[[int, int], str]) -> bool:
         """Whether a matrix of these cells fits the page width."""
@@ -500,10 +525,11 @@ class _Builder:
                 argument = self.value(source, i, j).decimal
             return latex.exp_latex(argument)
 
-        rows, columns = self.shown(source)
-        cells = self.layout(rows, columns, cell)
-        elided = len(rows) < self.d[source].shape[0] or len(columns) < self.d[source].shape[1]
-        return Matrix(cells, self.shape(source), exact, elided)
+        rows, _ = self.shown(source)
+        n, m = self.d[source].shape
+        columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
+        elided = len(rows) < n or len(columns) < m
+        return Matrix(cells, self.shape(source), exact, elided, _width(cells))
 
     def keys(self, i: int) -> tuple[list[int], bool]:
         """The key columns on show for row i, and whether some are elided."""

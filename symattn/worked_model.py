@@ -7,12 +7,25 @@ and tuples only steer ``if`` and ``for``. docs/templates.md lists every field.
 
 from __future__ import annotations
 
-__all__ = ["Matrix", "Line", "Value", "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims",
+__all__ = ["LINE_WIDTH", "printed_width", "Matrix", "Line", "Value", "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims",
            "ScoreEntry", "ScoreRow", "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow",
            "OutputComponent", "OutputRow", "StepModel", "Pair", "Summary", "Document"]
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+
+# A display line holds about this many characters of digits (10pt article);
+# wider matrices are set in script size, wider pairs on two lines.
+LINE_WIDTH = 68
+# Script-size fonts are drawn wider than scaled-down text (cmr7 digits are 0.8
+# of cmr10's, cmr5 0.68): a smallmatrix is about this fraction of a bmatrix.
+SMALL_SCALE = 0.82
+
+
+def printed_width(width: float) -> float:
+    """The width a matrix of rough ``width`` takes once set (small when too wide)."""
+    return width * SMALL_SCALE if width > LINE_WIDTH else width
 
 
 @dataclass(frozen=True)
@@ -23,6 +36,20 @@ class Matrix:
     shape: str                 # math, e.g. "3 \\times 3"
     exact: bool                # no entry is rounded
     elided: bool = False
+    width: float = 0.0         # rough printed width in characters (latex.approx_width)
+
+    @property
+    def small(self) -> bool:
+        """Too wide for a line at full size: the template uses ``smallmatrix``."""
+        return self.width > LINE_WIDTH
+
+    def fits_beside(self, other: Matrix) -> bool:
+        """Whether this matrix and ``other`` fit on one display line."""
+        return self.printed_width + other.printed_width + 6 <= LINE_WIDTH
+
+    @property
+    def printed_width(self) -> float:
+        return printed_width(self.width)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ every number) and a 0-based query row.
 
 from __future__ import annotations
 
-__all__ = ["score_row", "scaled_row", "softmax_row", "output_row", "with_gaps"]
+__all__ = ["score_row", "scaled_row", "softmax_row", "output_row", "with_gaps", "fewer_limits"]
 
 from dataclasses import replace
 from typing import Any, Sequence
@@ -24,6 +24,19 @@ from symattn.worked_model import (OutputComponent, OutputRow, ScaledEntry, Scale
 
 _EMPTY = Value("", "", "", True)
 COMPACT = 56        # chains this wide (rough characters) stay on one line, row by row
+SUM_WIDTH = 66      # a written-out sum wider than this shows fewer terms (see score_row)
+
+
+def fewer_limits(limit: int | None, count: int) -> list[int | None]:
+    """``limit``, then smaller ones to try when a line is too wide - but only for
+    a sum or matrix that is elided anyway: a short one is always shown whole.
+
+    >>> fewer_limits(8, 16), fewer_limits(8, 4), fewer_limits(None, 100)
+    ([8, 6, 4, 2], [8], [None])
+    """
+    if limit is None or count <= limit:
+        return [limit]
+    return [limit] + [k for k in (6, 4, 2) if k < limit]
 
 
 def with_gaps(indices: Sequence[int]) -> list[int | None]:
@@ -40,8 +53,32 @@ def with_gaps(indices: Sequence[int]) -> list[int | None]:
     return out
 
 
+def wrapped_sum(parts: list[str], wrap: bool = False) -> str:
+    r"""``latex.sum_latex`` of the parts; with ``wrap``, continued on new align
+    lines (``\\ &\qquad + ...``) wherever a line would pass SUM_WIDTH.
+
+    >>> wrapped_sum(["a", "-b"])
+    'a - b'
+    >>> print(wrapped_sum(["x" * 40, "-" + "y" * 40], wrap=True))
+    xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx \\ &\qquad - yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy
+    """
+    text = latex.sum_latex(parts)
+    if not wrap or latex.approx_width(text) <= SUM_WIDTH:
+        return text
+    chunks: list[list[str]] = [[]]
+    for part in parts:
+        if chunks[-1] and latex.approx_width(latex.sum_latex(chunks[-1] + [part])) > SUM_WIDTH:
+            chunks.append([])
+        chunks[-1].append(part)
+    lines = [latex.sum_latex(chunks[0])]
+    for chunk in chunks[1:]:   # "0 + a - b" without its "0": the continuation's own sign
+        lines.append(latex.sum_latex(["0"] + chunk)[1:].lstrip())
+    return r" \\ &\qquad ".join(lines)
+
+
 def _sum_of_products(b: Any, pairs: list[tuple[int, int, int, int] | None], left: str,
-                     right: str, labels: tuple[str, str]) -> tuple[str, str, str, bool]:
+                     right: str, labels: tuple[str, str], wrap: bool = False
+                     ) -> tuple[str, str, str, bool]:
     """Symbolic, substituted and evaluated sums of products, and whether all exact."""
     symbolic, substituted, terms = [], [], []
     exact = True
@@ -59,8 +96,8 @@ def _sum_of_products(b: Any, pairs: list[tuple[int, int, int, int] | None], left
         value = b.make_value(term, latex.exact_latex(term, b.locale))
         terms.append(value.exact if value.is_exact else value.decimal or value.exact)
         exact = exact and x_exact and y_exact and value.is_exact
-    return (latex.sum_latex(symbolic), latex.sum_latex(substituted),
-            latex.sum_latex(terms) if len(terms) > 1 else "", exact)
+    return (wrapped_sum(symbolic, wrap), wrapped_sum(substituted, wrap),
+            wrapped_sum(terms, wrap) if len(terms) > 1 else "", exact)
 
 
 def i_label(b: Any, name: str, i: int) -> str:
@@ -78,22 +115,47 @@ def _same_layout(entries: list[Any]) -> tuple[Any, ...]:
 
 
 def score_row(b: Any, i: int) -> ScoreRow:
-    """s_ij = q_i . k_j, term by term, for every key on show."""
+    """s_ij = q_i . k_j, term by term, for every key on show.
+
+    With long sums (many dimensions, four-digit indices) fewer terms are
+    written out around the ``\\cdots``, until each line fits the page.
+    """
     label = b.labels[i]
     keys, elided = b.keys(i)
-    dims = with_gaps(shown_indices(b.d[b.n("Q")].shape[1], b.limit))
-    entries = []
-    for j in keys:
-        pairs = [None if t is None else (i, t, j, t) for t in dims]
-        symbolic, substituted, terms, exact = _sum_of_products(b, pairs, b.n("Q"), b.n("K"),
-                                                               ("q", "k"))
-        relation = "=" if exact else r"\approx"
-        value = b.after(relation, b.value(b.n("scores"), i, j))
-        entries.append(ScoreEntry(
-            lhs=f"s_{{{label},{j + 1}}}", dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
-            symbolic=symbolic, substituted=substituted, terms=terms, relation=relation,
-            value=value, compact=_compact(symbolic, substituted, terms, value.chain)))
+    d = b.d[b.n("Q")].shape[1]
+
+    def entries_for(limit: int | None, wrap: bool) -> list[ScoreEntry]:
+        dims = with_gaps(shown_indices(d, limit))
+        entries = []
+        for j in keys:
+            pairs = [None if t is None else (i, t, j, t) for t in dims]
+            symbolic, substituted, terms, exact = _sum_of_products(
+                b, pairs, b.n("Q"), b.n("K"), ("q", "k"), wrap)
+            relation = "=" if exact else r"\approx"
+            value = b.after(relation, b.value(b.n("scores"), i, j))
+            entries.append(ScoreEntry(
+                lhs=f"s_{{{label},{j + 1}}}", dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
+                symbolic=symbolic, substituted=substituted, terms=terms, relation=relation,
+                value=value, compact=_compact(symbolic, substituted, terms, value.chain)))
+        return entries
+
+    entries = _fitted_entries(entries_for, fewer_limits(b.limit, d))
     return ScoreRow(str(label), b.token(i, "query"), _same_layout(entries), elided)
+
+
+def _widest(entries: Sequence[Any]) -> float:
+    return max((latex.approx_width(part) for e in entries
+                for part in (e.symbolic, e.substituted, e.terms + e.value.chain)), default=0.0)
+
+
+def _fitted_entries(entries_for: Any, limits: list[int | None]) -> list[Any]:
+    """Entries at the first limit whose sums fit SUM_WIDTH; failing that, the
+    last limit's with its sums wrapped onto further lines."""
+    for limit in limits:
+        entries = entries_for(limit, False)
+        if _widest(entries) <= SUM_WIDTH:
+            return entries
+    return entries_for(limits[-1], True)
 
 
 def scaled_row(b: Any, i: int) -> ScaledRow:
@@ -153,26 +215,38 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
 
 
 def output_row(b: Any, i: int) -> OutputRow:
-    """o_i = sum_j a_ij v_j, component by component (masked keys left out)."""
+    """o_i = sum_j a_ij v_j, component by component (masked keys left out).
+
+    As in ``score_row``, long sums show fewer keys around the ``\\cdots``.
+    """
     label = b.labels[i]
-    keys, _ = b.keys(i)
     width = b.d[b.n("weights")].shape[1]
     masked = [j for j in range(width) if not b.allowed(i, j)]
     fully = len(masked) == width
-    gapped = [j for j in with_gaps(keys) if j is None or b.allowed(i, j)]
-    vector = latex.sum_latex([r"\cdots" if j is None else f"a_{{{label},{j + 1}}} v_{{{j + 1}}}"
-                              for j in gapped])
-    components = []
-    for k in shown_indices(b.d[b.n("V")].shape[1], b.limit):
-        pairs = [None if j is None else (i, j, j, k) for j in gapped]
-        symbolic, substituted, terms, exact = _sum_of_products(b, pairs, b.n("weights"),
-                                                               b.n("V"), ("a", "v"))
-        relation = "=" if exact else r"\approx"
-        value = b.after(relation, b.value(b.n("output"), i, k))
-        components.append(OutputComponent(
-            lhs=f"o_{{{label},{k + 1}}}", symbolic=symbolic, substituted=substituted,
-            terms=terms, relation=relation, value=value,
-            compact=_compact(symbolic, substituted, terms, value.chain)))
+    vectors: dict[int | None, str] = {}
+
+    def components_for(limit: int | None, wrap: bool) -> list[OutputComponent]:
+        keys = list(shown_indices(width, limit))
+        gapped = [j for j in with_gaps(keys) if j is None or b.allowed(i, j)]
+        vectors[limit] = latex.sum_latex([r"\cdots" if j is None else
+                                          f"a_{{{label},{j + 1}}} v_{{{j + 1}}}"
+                                          for j in gapped])
+        components = []
+        for k in shown_indices(b.d[b.n("V")].shape[1], b.limit):
+            pairs = [None if j is None else (i, j, j, k) for j in gapped]
+            symbolic, substituted, terms, exact = _sum_of_products(
+                b, pairs, b.n("weights"), b.n("V"), ("a", "v"), wrap)
+            relation = "=" if exact else r"\approx"
+            value = b.after(relation, b.value(b.n("output"), i, k))
+            components.append(OutputComponent(
+                lhs=f"o_{{{label},{k + 1}}}", symbolic=symbolic, substituted=substituted,
+                terms=terms, relation=relation, value=value,
+                compact=_compact(symbolic, substituted, terms, value.chain)))
+        vectors["chosen"] = vectors[limit]   # type: ignore[index]
+        return components
+
+    components = _fitted_entries(components_for, fewer_limits(b.limit, width))
+    vector = vectors["chosen"]   # type: ignore[index]
     return OutputRow(str(label), b.token(i, "query"), vector,
                      _same_layout(components) if not fully else (),
                      ", ".join(str(j + 1) for j in masked), fully)
