@@ -537,7 +537,8 @@ def _fmt_ratio(value: float | None) -> str:
 
 def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
     header = ["n", "d", "heads", "numpy ms", "np+parse ms", "np+print ms", "symattn ms",
-              "build ms", "naive s", "symattn/numpy", "symattn/np+print", "naive/symattn", "peak RSS MB", "py heap MB", "agree"]
+              "build ms", "naive s", "symattn/numpy", "symattn/np+print", "naive/symattn",
+              "peak RSS MB", "py heap MB", "agree"]
     body = []
     for r in rows:
         mark = "~" if r.symattn_estimated else ""

@@ -327,6 +327,13 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None) ->
         return f"symattn: error: {one_line(str(error))}"
 
 
+def _quiet_worker() -> None:
+    """A ``check --jobs`` worker leaves Ctrl-C to the parent, which stops it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from symattn import render_report
     from symattn.errors import InputError
@@ -338,11 +345,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.rounding is not None:
         parse_rounding(args.rounding)
     if args.jobs > 1 and len(sources) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing
 
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            results = list(pool.map(check_one, sources, [args.rounding] * len(sources),
-                                    [args.max_size] * len(sources)))
+        # Workers ignore Ctrl-C (no tracebacks from idle workers); the parent
+        # gets it and terminates them at once - what Pool.terminate is for.
+        pool = multiprocessing.Pool(min(args.jobs, len(sources)), initializer=_quiet_worker)
+        try:
+            results = pool.starmap(check_one, [(source, args.rounding, args.max_size)
+                                               for source in sources])
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
     else:
         from symattn import progress
 

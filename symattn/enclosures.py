@@ -83,10 +83,12 @@ class Enclosure:
     known: Any        # numpy bool array, n
 
     def block(self, rows: Sequence[int], columns: Sequence[int]) -> Enclosure:
+        """The enclosure of the chosen rows and columns only."""
         import numpy as np
 
-        index = np.ix_(np.asarray(rows, dtype=np.intp), np.asarray(columns, dtype=np.intp))
-        return Enclosure(self.mid[index], self.rad[index], self.known[np.asarray(rows, dtype=np.intp)])
+        row_index = np.asarray(rows, dtype=np.intp)
+        index = np.ix_(row_index, np.asarray(columns, dtype=np.intp))
+        return Enclosure(self.mid[index], self.rad[index], self.known[row_index])
 
 
 @dataclass(frozen=True)

@@ -82,10 +82,11 @@ def test_ctrl_c_stops_cleanly_and_leaves_no_output(tmp_path: Path, existing: boo
 
 def test_ctrl_c_during_check_with_jobs(tmp_path: Path) -> None:
     spec = large_spec(tmp_path, 150)
-    claims = "\n".join(f'"weights[{i},1]" = "0.01"' for i in range(1, 151))
+    # About 6 s of checking in all (8 files, 2 workers): long enough to interrupt.
+    claims = "\n".join(f'"weights[{i},{j}]" = "0.01"' for i in range(1, 151) for j in (1, 2, 3))
     spec.write_text(spec.read_text(encoding="utf-8") + f"[claims]\n{claims}\n", encoding="utf-8")
     copies = []
-    for k in range(4):
+    for k in range(8):
         copy = tmp_path / f"large{k}.toml"
         copy.write_bytes(spec.read_bytes())
         copies.append(copy.name)
