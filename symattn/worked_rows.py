@@ -100,6 +100,18 @@ def _sum_of_products(b: Any, pairs: list[tuple[int, int, int, int] | None], left
             wrapped_sum(terms, wrap) if len(terms) > 1 else "", exact)
 
 
+def _written(b: Any, pairs: list[tuple[int, int, int, int] | None], operands: tuple[str, str],
+             labels: tuple[str, str], result: tuple[str, int, int], wrap: bool
+             ) -> dict[str, Any]:
+    """The fields a score entry and an output component share: the sum three
+    ways, the relation (= or approx), the result's value and the layout."""
+    symbolic, substituted, terms, exact = _sum_of_products(b, pairs, *operands, labels, wrap)
+    relation = "=" if exact else r"\approx"
+    value = b.after(relation, b.value(*result))
+    return dict(symbolic=symbolic, substituted=substituted, terms=terms, relation=relation,
+                value=value, compact=_compact(symbolic, substituted, terms, value.chain))
+
+
 def i_label(b: Any, name: str, i: int) -> str:
     return b.row_label(name, i)
 
@@ -126,20 +138,14 @@ def score_row(b: Any, i: int) -> ScoreRow:
 
     def entries_for(limit: int | None, wrap: bool) -> list[ScoreEntry]:
         dims = with_gaps(shown_indices(d, limit))
-        entries = []
-        for j in keys:
-            pairs = [None if t is None else (i, t, j, t) for t in dims]
-            symbolic, substituted, terms, exact = _sum_of_products(
-                b, pairs, b.n("Q"), b.n("K"), ("q", "k"), wrap)
-            relation = "=" if exact else r"\approx"
-            value = b.after(relation, b.value(b.n("scores"), i, j))
-            entries.append(ScoreEntry(
-                lhs=f"s_{{{label},{j + 1}}}", dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
-                symbolic=symbolic, substituted=substituted, terms=terms, relation=relation,
-                value=value, compact=_compact(symbolic, substituted, terms, value.chain)))
-        return entries
+        return [ScoreEntry(lhs=f"s_{{{label},{j + 1}}}",
+                           dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
+                           **_written(b, [None if t is None else (i, t, j, t) for t in dims],
+                                      (b.n("Q"), b.n("K")), ("q", "k"),
+                                      (b.n("scores"), i, j), wrap))
+                for j in keys]
 
-    entries = _fitted_entries(entries_for, fewer_limits(b.limit, d))
+    _, entries = _fitted_entries(entries_for, fewer_limits(b.limit, d))
     return ScoreRow(str(label), b.token(i, "query"), _same_layout(entries), elided)
 
 
@@ -148,14 +154,15 @@ def _widest(entries: Sequence[Any]) -> float:
                 for part in (e.symbolic, e.substituted, e.terms + e.value.chain)), default=0.0)
 
 
-def _fitted_entries(entries_for: Any, limits: list[int | None]) -> list[Any]:
-    """Entries at the first limit whose sums fit SUM_WIDTH; failing that, the
-    last limit's with its sums wrapped onto further lines."""
+def _fitted_entries(entries_for: Any, limits: list[int | None]
+                    ) -> tuple[int | None, list[Any]]:
+    """The first limit whose sums fit SUM_WIDTH and its entries; failing that,
+    the last limit's, with the sums wrapped onto further lines."""
     for limit in limits:
         entries = entries_for(limit, False)
         if _widest(entries) <= SUM_WIDTH:
-            return entries
-    return entries_for(limits[-1], True)
+            return limit, entries
+    return limits[-1], entries_for(limits[-1], True)
 
 
 def scaled_row(b: Any, i: int) -> ScaledRow:
@@ -223,30 +230,22 @@ def output_row(b: Any, i: int) -> OutputRow:
     width = b.d[b.n("weights")].shape[1]
     masked = [j for j in range(width) if not b.allowed(i, j)]
     fully = len(masked) == width
-    vectors: dict[int | None, str] = {}
+
+    def open_keys(limit: int | None) -> list[int | None]:
+        return [j for j in with_gaps(shown_indices(width, limit)) if j is None or b.allowed(i, j)]
 
     def components_for(limit: int | None, wrap: bool) -> list[OutputComponent]:
-        keys = list(shown_indices(width, limit))
-        gapped = [j for j in with_gaps(keys) if j is None or b.allowed(i, j)]
-        vectors[limit] = latex.sum_latex([r"\cdots" if j is None else
-                                          f"a_{{{label},{j + 1}}} v_{{{j + 1}}}"
-                                          for j in gapped])
-        components = []
-        for k in shown_indices(b.d[b.n("V")].shape[1], b.limit):
-            pairs = [None if j is None else (i, j, j, k) for j in gapped]
-            symbolic, substituted, terms, exact = _sum_of_products(
-                b, pairs, b.n("weights"), b.n("V"), ("a", "v"), wrap)
-            relation = "=" if exact else r"\approx"
-            value = b.after(relation, b.value(b.n("output"), i, k))
-            components.append(OutputComponent(
-                lhs=f"o_{{{label},{k + 1}}}", symbolic=symbolic, substituted=substituted,
-                terms=terms, relation=relation, value=value,
-                compact=_compact(symbolic, substituted, terms, value.chain)))
-        vectors["chosen"] = vectors[limit]   # type: ignore[index]
-        return components
+        gapped = open_keys(limit)
+        return [OutputComponent(lhs=f"o_{{{label},{k + 1}}}",
+                                **_written(b, [None if j is None else (i, j, j, k)
+                                               for j in gapped],
+                                           (b.n("weights"), b.n("V")), ("a", "v"),
+                                           (b.n("output"), i, k), wrap))
+                for k in shown_indices(b.d[b.n("V")].shape[1], b.limit)]
 
-    components = _fitted_entries(components_for, fewer_limits(b.limit, width))
-    vector = vectors["chosen"]   # type: ignore[index]
+    limit, components = _fitted_entries(components_for, fewer_limits(b.limit, width))
+    vector = latex.sum_latex([r"\cdots" if j is None else f"a_{{{label},{j + 1}}} v_{{{j + 1}}}"
+                              for j in open_keys(limit)])
     return OutputRow(str(label), b.token(i, "query"), vector,
                      _same_layout(components) if not fully else (),
                      ", ".join(str(j + 1) for j in masked), fully)
