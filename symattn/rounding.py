@@ -18,37 +18,15 @@ float never decides anything here.
 
 from __future__ import annotations
 
-__all__ = ["Rounding", "decimal_digits", "round_scaled", "round_ratio", "decimal_bounds", "round_bounds", "round_ball", "format_scaled", "is_tie",
-           "distance_to_tie", "parse_rounding"]
-
-from enum import Enum
+__all__ = ["Rounding", "decimal_digits", "round_scaled", "round_ratio", "decimal_bounds",
+           "round_bounds", "round_ball", "format_scaled", "is_tie", "distance_to_tie",
+           "parse_rounding", "printed_interval", "intervals_meet"]
 
 from flint import arb, fmpq, fmpz
 
-from symattn.errors import InputError
-
-
-class Rounding(Enum):
-    """How a value is rounded to a number of decimal places."""
-
-    HALF_UP = "half-up"        # halves away from zero, as people round by hand
-    HALF_EVEN = "half-even"    # halves to the even neighbour (banker's rounding)
-    TRUNCATE = "truncate"      # towards zero: drop the further digits
-
-
-_ALIASES = {"half-up": Rounding.HALF_UP, "half_up": Rounding.HALF_UP,
-            "half-even": Rounding.HALF_EVEN, "half_even": Rounding.HALF_EVEN,
-            "bankers": Rounding.HALF_EVEN, "truncate": Rounding.TRUNCATE,
-            "down": Rounding.TRUNCATE, "truncation": Rounding.TRUNCATE}
-
-
-def parse_rounding(name: str) -> Rounding:
-    """Rounding rule from its name (``half-up``, ``half-even``, ``truncate``)."""
-    try:
-        return _ALIASES[name.strip().lower()]
-    except KeyError:
-        raise InputError(f"unknown rounding rule {name!r}; use half-up, half-even "
-                         "or truncate") from None
+# The rules themselves need no flint (the sizes checker uses them without it).
+from symattn.rounding_rules import (Rounding, intervals_meet, parse_rounding, printed_interval,
+                                    round_ratio)
 
 
 def _pow10(places: int) -> fmpq:
@@ -59,22 +37,6 @@ def round_scaled(value: fmpq, places: int, rule: Rounding) -> int:
     """``value * 10**places`` rounded to an integer under ``rule`` (exactly)."""
     scaled = value * _pow10(places)
     return round_ratio(int(scaled.p), int(scaled.q), rule)
-
-
-def round_ratio(numerator: int, denominator: int, rule: Rounding) -> int:
-    """``numerator / denominator`` (denominator > 0) rounded to an integer under ``rule``."""
-    negative = numerator < 0
-    quotient, remainder = divmod(abs(numerator), denominator)
-    if rule is Rounding.TRUNCATE or remainder == 0:
-        result = quotient
-    else:
-        twice = 2 * remainder
-        if twice > denominator or (twice == denominator and (
-                rule is Rounding.HALF_UP or quotient % 2 == 1)):
-            result = quotient + 1
-        else:
-            result = quotient
-    return -result if negative else result
 
 
 def is_tie(value: fmpq, places: int, rule: Rounding) -> bool:

@@ -38,6 +38,8 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from symattn.errors import InputError, Location
+from symattn.rounding_rules import (Interval, intervals_meet, parse_rounding, printed_interval,
+                                    round_ratio)
 
 # Bytes per stored number, by dtype name (lower case).
 DTYPE_BYTES: dict[str, int] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2,
@@ -390,12 +392,7 @@ def group_digits(value: int, separator: str = ",") -> str:
 def _round(value: Fraction, places: int, rule: str = "half-up") -> int:
     """``value * 10**places`` rounded to an integer, exactly (no floats)."""
     scaled = value * Fraction(10) ** places
-    if rule == "truncate":
-        return math.trunc(scaled)
-    if rule == "half-even":
-        return round(scaled)                     # Fraction rounds half to even, exactly
-    magnitude = math.floor(abs(scaled) + Fraction(1, 2))
-    return -magnitude if scaled < 0 else magnitude
+    return round_ratio(scaled.numerator, scaled.denominator, parse_rounding(rule))
 
 
 def _places_text(scaled: int, places: int, grouped: bool = False) -> str:
@@ -961,40 +958,20 @@ def _unit_text(unit: str) -> str:
     return f"10^{len(str(size)) - 1}"
 
 
-def _interval(printed: SizePrinted, rule: str) -> tuple[Fraction, bool, Fraction, bool]:
+def _interval(printed: SizePrinted, rule: str) -> Interval:
     """Values (in the quantity's units) that print as ``printed``: (low, closed,
     high, closed)."""
     value = printed.base_value()
     if printed.places is None:
         return value, True, value, True
-    unit = Fraction(10) ** -printed.places * printed.scale
-    if rule == "truncate":
-        if value > 0:
-            return value, True, value + unit, False
-        if value < 0:
-            return value - unit, False, value, True
-        return -unit, False, unit, False
-    half = unit / 2
-    if rule == "half-up":
-        if value > 0:
-            return value - half, True, value + half, False
-        if value < 0:
-            return value - half, False, value + half, True
-        return -half, False, half, False
-    even = (printed.value * Fraction(10) ** printed.places) % 2 == 0
-    return value - half, even, value + half, even
+    return printed_interval(value, Fraction(10) ** -printed.places * printed.scale,
+                            parse_rounding(rule))
 
 
 def _compatible(first: Any, second: Any, rule: str) -> bool:
     if not isinstance(first, SizePrinted) or not isinstance(second, SizePrinted):
         return first == second
-    low1, closed_low1, high1, closed_high1 = _interval(first, rule)
-    low2, closed_low2, high2, closed_high2 = _interval(second, rule)
-    low, low_closed = max((low1, closed_low1), (low2, closed_low2), key=lambda x: x[0]) \
-        if low1 != low2 else (low1, closed_low1 and closed_low2)
-    high, high_closed = min((high1, closed_high1), (high2, closed_high2), key=lambda x: x[0]) \
-        if high1 != high2 else (high1, closed_high1 and closed_high2)
-    return low < high or (low == high and low_closed and high_closed)
+    return intervals_meet(_interval(first, rule), _interval(second, rule))
 
 
 def check_spec(mapping: Mapping[str, Any], source: str | None = None,
@@ -1019,7 +996,6 @@ def check_spec(mapping: Mapping[str, Any], source: str | None = None,
     from flint import fmpq
 
     from symattn.claims import Claim, Printed, Target
-    from symattn.rounding import parse_rounding
     from symattn.verify import Report, Verdict
 
     where = Location(file=source)

@@ -34,7 +34,8 @@ from symattn.errors import InputError, Location
 from symattn.exact import NAN, NEG_INF, Exact, Surd, exact_text, to_ball
 from symattn.names import split_name
 from symattn.numeric import UndecidedError, decide_scaled, fixed_decimal
-from symattn.rounding import Rounding, format_scaled, is_tie, parse_rounding, round_scaled
+from symattn.rounding import (Rounding, format_scaled, intervals_meet, is_tie, parse_rounding,
+                              printed_interval, round_scaled)
 
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
 FLAGS = ("tie", "near-tie", "inconsistent", "approximate")
@@ -556,22 +557,7 @@ def _rounding_interval(printed: Printed, rule: Rounding) -> tuple[fmpq, bool, fm
         low = value - unit / 2 if value > 0 else value - unit
         high = value + unit if value > 0 else value + unit / 2
         return low, True, high, False
-    if rule is Rounding.TRUNCATE:
-        if value > 0:
-            return value, True, value + unit, False
-        if value < 0:
-            return value - unit, False, value, True
-        return -unit, False, unit, False
-    half = unit / 2
-    if rule is Rounding.HALF_UP:
-        # Halves go away from zero: the half above a positive value is not its own.
-        if value > 0:
-            return value - half, True, value + half, False
-        if value < 0:
-            return value - half, False, value + half, True
-        return -half, False, half, False
-    last_digit_even = int(value / unit) % 2 == 0
-    return value - half, last_digit_even, value + half, last_digit_even
+    return printed_interval(value, unit, rule)
 
 
 def _compatible(first: Printed, second: Printed, rule: Rounding) -> bool:
@@ -584,10 +570,4 @@ def _compatible(first: Printed, second: Printed, rule: Rounding) -> bool:
         low, low_closed, high, high_closed = _rounding_interval(decimal, rule)
         ball = to_ball(closed.value / 100 if closed.percent else closed.value, 128)
         return ball is None or bool(ball.overlaps(arb_interval(low, high)))
-    low1, closed_low1, high1, closed_high1 = _rounding_interval(first, rule)
-    low2, closed_low2, high2, closed_high2 = _rounding_interval(second, rule)
-    low, low_closed = (low1, closed_low1) if low1 > low2 else (low2, closed_low2) \
-        if low2 > low1 else (low1, closed_low1 and closed_low2)
-    high, high_closed = (high1, closed_high1) if high1 < high2 else (high2, closed_high2) \
-        if high2 < high1 else (high1, closed_high1 and closed_high2)
-    return low < high or (low == high and low_closed and high_closed)
+    return intervals_meet(_rounding_interval(first, rule), _rounding_interval(second, rule))
