@@ -71,13 +71,11 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
                         help="use a bundled example (see `symattn examples`)")
     parser.add_argument("--digits", type=int, default=4, metavar="N",
                         help="significant digits of every decimal (default 4)")
-    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
-    parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     from symattn.cli import _add_limit_option
-    from symattn.render_reports import add_document_options
+    from symattn.render_reports import add_report_options
 
     _add_limit_option(parser)
-    add_document_options(parser)
+    add_report_options(parser)
 
 
 def _source(args: argparse.Namespace) -> Any:

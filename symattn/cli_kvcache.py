@@ -43,11 +43,9 @@ def register(subparsers: Any) -> dict[str, Any]:
     _add_number_options(parser)
     parser.add_argument("--max-rows", type=int, default=8, metavar="N",
                         help="show at most N cached rows per step (default 8; 0 shows all)")
-    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
-    parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
-    from symattn.render_reports import add_document_options
+    from symattn.render_reports import add_report_options
 
-    add_document_options(parser)
+    add_report_options(parser)
     return {"kvcache": run}
 
 

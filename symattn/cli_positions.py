@@ -46,11 +46,9 @@ def register(subparsers: Any) -> dict[str, Any]:
     parser.add_argument("--positions", choices=("none", "sinusoidal", "rope"), default=None,
                         help="use these positions instead of the spec's options.positions")
     _add_number_options(parser)
-    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
-    parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
-    from symattn.render_reports import add_document_options
+    from symattn.render_reports import add_report_options
 
-    add_document_options(parser)
+    add_report_options(parser)
     return {"permute": run}
 
 

@@ -17,7 +17,7 @@ as ``derive --pdf`` does.
 
 from __future__ import annotations
 
-__all__ = ["add_document_options", "check_document_options", "wants_latex", "text", "number",
+__all__ = ["add_report_options", "add_document_options", "check_document_options", "wants_latex", "text", "number",
            "vector", "matrix", "render", "emit", "spec_stem"]
 
 import argparse
@@ -27,6 +27,13 @@ from typing import Any, Iterable, Sequence
 
 
 FRAGMENT_NOTE = "a symattn {command} report (fragment)"
+
+
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """``--format text|json|latex``, ``--output`` and the LaTeX options of a report command."""
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text")
+    parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    add_document_options(parser)
 
 
 def add_document_options(parser: argparse.ArgumentParser) -> None:
