@@ -800,7 +800,7 @@ def phase_breakdown(inputs: Inputs, stride: int = 1) -> str:
     parts = [f"build {built - start:.3f}", f"derive {derived - built:.3f}"]
     weights, output = derivation["weights"].value, derivation["output"].value
     if CERTIFY == "block" and hasattr(weights, "balls"):
-        from symattn.numeric import start_precision
+        from symattn.values.decimals import start_precision
 
         prec = start_precision(DIGITS, 0)          # as format_block asks for digits
         begin = clock()

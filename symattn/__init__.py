@@ -24,11 +24,12 @@ from symattn._version import __version__
 # Public names and the module each lives in. They are imported on first use,
 # so `symattn --help` and `--version` start without loading the exact core.
 _EXPORTS = {
-    "derive": "symattn.engine", "Derivation": "symattn.engine", "Step": "symattn.engine",
-    "check": "symattn.verify", "Report": "symattn.verify", "Verdict": "symattn.verify",
-    "load": "symattn.spec", "loads": "symattn.spec",
-    "Problem": "symattn.problem", "NumberFormat": "symattn.formatting",
-    "Rounding": "symattn.rounding", "SymattnError": "symattn.errors",
+    "derive": "symattn.api", "render_latex": "symattn.api", "render_markdown": "symattn.api",
+    "Derivation": "symattn.derivation.steps", "Step": "symattn.derivation.steps",
+    "check": "symattn.verify.checker", "Report": "symattn.verify.checker", "Verdict": "symattn.verify.checker",
+    "load": "symattn.problem.spec", "loads": "symattn.problem.spec",
+    "Problem": "symattn.problem.problem", "NumberFormat": "symattn.values.number_format",
+    "Rounding": "symattn.values.rounding", "SymattnError": "symattn.errors",
     "InputError": "symattn.errors", "ShapeError": "symattn.errors",
 }
 
@@ -49,6 +50,7 @@ def __dir__() -> list[str]:
 
 def load_example(name: str) -> Any:
     """The Problem of a bundled example (see ``symattn examples``)."""
-    from symattn import examples, spec
+    from symattn.problem import examples
+    from symattn.problem import spec
 
     return spec.load(examples.path(name))

@@ -1,5 +1,5 @@
 try:
-    from symattn.cli import main
+    from symattn.cli.app import main
 except KeyboardInterrupt:   # Ctrl-C while Python is still starting symattn
     import sys
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from symattn.cli import main
+from symattn.cli.app import main
 
 
 def run(capsys, *argv):  # type: ignore[no-untyped-def]

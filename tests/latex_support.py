@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from symattn.pdf import PdfError, compile_pdf
+from symattn.render.pdf import PdfError, compile_pdf
 
 HAVE_PDFLATEX = shutil.which("pdflatex") is not None
 HAVE_PDFTOTEXT = shutil.which("pdftotext") is not None

@@ -20,9 +20,9 @@ GALLERY = ROOT / "docs" / "gallery"
 
 def main() -> None:
     import symattn
-    from symattn import examples
-    from symattn.pdf import compile_pdf
-    from symattn.render_latex import render_latex
+    from symattn.problem import examples
+    from symattn.render.pdf import compile_pdf
+    from symattn.api import render_latex
 
     GALLERY.mkdir(parents=True, exist_ok=True)
     for name in examples.names():

@@ -20,8 +20,8 @@ def rendered() -> dict[str, str]:
     """File name -> expected text (the version number replaced by VERSION)."""
     import symattn
     from symattn._version import __version__
-    from symattn.render_latex import render_latex
-    from symattn.render_markdown import render_markdown
+    from symattn.api import render_latex
+    from symattn.api import render_markdown
 
     derivation = symattn.derive(symattn.load_example(EXAMPLE))
     texts = {f"{EXAMPLE}.tex": render_latex(derivation),

@@ -22,13 +22,14 @@ PAGES = (("en", False, 1, "sheet-en-page1"), ("en", True, 1, "key-en-page1"),
 
 
 def main() -> None:
-    from symattn import worksheet
-    from symattn.pdf import compile_pdf
+    from symattn.worksheets import sheet as worksheet
+    from symattn.render.pdf import compile_pdf
+    from symattn.render.worksheet import key_latex, sheet_latex
 
     IMAGES.mkdir(parents=True, exist_ok=True)
     for language, key, page, name in PAGES:
         sheet = worksheet.build(seed=7, language=language)[0]
-        pdf = compile_pdf(sheet.key_latex() if key else sheet.sheet_latex(), reproducible=True)
+        pdf = compile_pdf(key_latex(sheet) if key else sheet_latex(sheet), reproducible=True)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "doc.pdf"
             path.write_bytes(pdf)

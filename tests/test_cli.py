@@ -1,4 +1,4 @@
-"""The command line (symattn.cli): exit codes, JSON schema, one-line errors."""
+"""The command line (symattn.cli.app): exit codes, JSON schema, one-line errors."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import symattn.examples
+import symattn.problem.examples
 from reference import causal, fractions, is_attention_spec, numpy_attention
-from symattn.cli import main
+from symattn.cli.app import main
 from cli_support import run, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = symattn.examples.names()
+NAMES = symattn.problem.examples.names()
 # size specs ([sizes] instead of [inputs]) are for `symattn sizes` / `check`, not derive
-ATTENTION = [name for name in NAMES if is_attention_spec(symattn.examples.path(name))]
+ATTENTION = [name for name in NAMES if is_attention_spec(symattn.problem.examples.path(name))]
 SIZES = [name for name in NAMES if name not in ATTENTION]
 
 
@@ -61,7 +61,7 @@ def test_derive_every_example(capsys, name):
     status, out, err = run(capsys, "derive", "--example", name)
     assert status == 0, err
     assert "weights" in out
-    title, _ = symattn.examples.describe(name)
+    title, _ = symattn.problem.examples.describe(name)
     assert title in out
 
 
@@ -69,7 +69,7 @@ def test_derive_every_example(capsys, name):
 def test_derive_refuses_a_size_spec_in_one_line(capsys, name):
     status, out, err = run(capsys, "derive", "--example", name)
     assert status == 2 and out == ""
-    assert_one_line_error(err, str(symattn.examples.path(name)))
+    assert_one_line_error(err, str(symattn.problem.examples.path(name)))
 
 
 @pytest.mark.parametrize("name", ATTENTION)
@@ -324,8 +324,8 @@ def test_low_digit_counts(capsys, tmp_path):
 def test_help_and_version_import_no_heavy_machinery(argv):
     # flint is left out: some Python installations import it from a .pth file at start-up.
     code = ("import sys\nfrom symattn import cli\ntry:\n    cli.main(%r)\nexcept SystemExit:\n"
-            "    pass\nheavy = ('sympy', 'numpy', 'jinja2', 'mpmath', 'symattn.engine', "
-            "'symattn.latex', 'symattn.grids')\n"
+            "    pass\nheavy = ('sympy', 'numpy', 'jinja2', 'mpmath', 'symattn.derivation.pipeline', "
+            "'symattn.render.latex', 'symattn.derivation.grids')\n"
             "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)" % (argv,))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, check=True)

@@ -1,5 +1,5 @@
-"""Double-precision enclosures (symattn.enclosures) and their decimals
-(symattn.decimal_arrays, NumberFormat.format_block's numpy path).
+"""Double-precision enclosures (symattn.values.enclosures) and their decimals
+(symattn.values.decimal_arrays, NumberFormat.format_block's numpy path).
 
 Every expected number here is computed independently: exact ``Fraction``
 scores from the input strings, then softmax and outputs with mpmath at 60
@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symattn import formatting
-from symattn.decimal_arrays import texts_from_enclosure
-from symattn.enclosures import Enclosure
-from symattn.engine import derive
-from symattn.formatting import NumberFormat
-from symattn.problem import Problem
-from symattn.rounding import Rounding
+from symattn.values import number_format as formatting
+from symattn.values.decimal_arrays import texts_from_enclosure
+from symattn.values.enclosures import Enclosure
+from symattn.derivation.pipeline import derive
+from symattn.values.number_format import NumberFormat
+from symattn.problem.problem import Problem
+from symattn.values.rounding import Rounding
 
 DPS = 60
 BIG = 10 ** 12          # ENCLOSURE_MIN_ENTRIES for the ball-path reference
@@ -928,7 +928,7 @@ def test_texts_scientific_boundary_and_unknown_rows():
 def test_own_exponential_is_enclosed_over_its_whole_range():
     """symattn's e^x (range reduction + Taylor, not numpy's exp) against mpmath:
     every value within its bound, the bound tight, below -700 the [0, 1e-300] box."""
-    from symattn.enclosures import _exp_nonpositive
+    from symattn.values.enclosures import _exp_nonpositive
 
     rng = np.random.default_rng(7)
     x = np.concatenate([-rng.uniform(0, 1, 2000), -rng.uniform(0, 50, 2000),

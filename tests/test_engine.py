@@ -1,4 +1,4 @@
-"""The named steps (symattn.engine + symattn.grids) against independent computations.
+"""The named steps (symattn.derivation + symattn.derivation.grids) against independent computations.
 
 Exact values are compared with fractions.Fraction arithmetic done here; decimals
 with a float64 numpy attention and a 50-digit mpmath attention written in
@@ -20,16 +20,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symattn
-import symattn.examples
+import symattn.problem.examples
 from reference import (NEG_INF as REF_NEG_INF, assert_close_to_digits, causal, fractions,
                        identity, is_attention_spec, matmul, mp, mp_attention,
                        mp_reference_from_spec,
                        numpy_attention, shows_digits, transpose)
 from symattn import NumberFormat, derive
-from symattn.cli import main
+from symattn.cli.app import main
 from symattn.errors import InputError
-from symattn.exact import NAN, NEG_INF, Surd
-from symattn.problem import Problem
+from symattn.values.exact import NAN, NEG_INF, Surd
+from symattn.problem.problem import Problem
 
 # When a property fails, Hypothesis's pytest plugin imports libcst (to offer a patch),
 # which warns through mypy_extensions; under filterwarnings = error that would turn
@@ -441,7 +441,7 @@ def _hand_reference(name):
 def test_spec_reader_of_the_reference_matches_the_hand_written_inputs(name):
     # guards tests/reference.py's own TOML reading against the inputs typed above
     by_hand = _hand_reference(name)
-    from_spec = mp_reference_from_spec(symattn.examples.path(name))
+    from_spec = mp_reference_from_spec(symattn.problem.examples.path(name))
     # the attention steps typed here, in order (the spec may add layer steps around them)
     assert [step for step in from_spec if step in by_hand] == list(by_hand)
     for step in by_hand:
@@ -450,13 +450,13 @@ def test_spec_reader_of_the_reference_matches_the_hand_written_inputs(name):
                 assert a == b or abs(a - b) <= mpmath.mpf(10) ** -45 * max(1, abs(a))
 
 
-ATTENTION_EXAMPLES = [name for name in symattn.examples.names()
-                      if is_attention_spec(symattn.examples.path(name))]
+ATTENTION_EXAMPLES = [name for name in symattn.problem.examples.names()
+                      if is_attention_spec(symattn.problem.examples.path(name))]
 
 
 @pytest.mark.parametrize("name", ATTENTION_EXAMPLES)
 def test_seed_examples_at_40_digits_agree_with_mpmath(name, capsys):
-    reference = mp_reference_from_spec(symattn.examples.path(name))
+    reference = mp_reference_from_spec(symattn.problem.examples.path(name))
     assert main(["derive", "--example", name, "--digits", "40", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     steps = {step["name"]: step for step in document["steps"]}
@@ -510,7 +510,7 @@ def _reference_text(value, number_format):
        st.sampled_from(list(RULES)), st.sampled_from([{"digits": 12}, {"places": 8},
                                                       {"digits": 3}, {"places": 2}]))
 def test_view_decimals_of_larger_matrices_agree_with_mpmath(n, m, d, data, rule, shape):
-    from symattn.view import build_view
+    from symattn.render.view import build_view
 
     Q = data.draw(st.lists(st.lists(small, min_size=d, max_size=d), min_size=n, max_size=n))
     K = data.draw(st.lists(st.lists(small, min_size=d, max_size=d), min_size=m, max_size=m))

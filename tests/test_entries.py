@@ -1,4 +1,4 @@
-"""The entry parser (symattn.entries): every form in docs/spec-format.md.
+"""The entry parser (symattn.values.entries): every form in docs/spec-format.md.
 
 Expected values are written by hand or computed with fractions.Fraction and
 decimal.Decimal, never taken from symattn.
@@ -15,9 +15,9 @@ from flint import fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symattn.entries import Entry, Symbolic, parse_entry, parse_number_literal
+from symattn.values.entries import Entry, Symbolic, parse_entry, parse_number_literal
 from symattn.errors import InputError, Location
-from symattn.exact import NEG_INF, Surd
+from symattn.values.exact import NEG_INF, Surd
 
 # When a property fails, Hypothesis's pytest plugin imports libcst (to offer a patch),
 # which warns through mypy_extensions; under filterwarnings = error that would turn

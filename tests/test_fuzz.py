@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symattn
-from symattn.entries import parse_entry
+from symattn.values.entries import parse_entry
 from symattn.errors import SymattnError
-from symattn.limits import Limits
+from symattn.problem.limits import Limits
 
 SMALL = Limits(max_entries=64, max_symbolic_entries=16)
 
@@ -172,7 +172,7 @@ def test_spec_loader_engine_and_checker_return_or_refuse(mapping: dict) -> None:
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(SPECS, st.sampled_from(["toml", "json"]))
 def test_spec_text_round_trip(mapping: dict, kind: str) -> None:
-    from symattn.spec import loads
+    from symattn.problem.spec import loads
 
     if kind == "json":
         text = json.dumps(mapping)
@@ -193,7 +193,7 @@ def test_spec_text_round_trip(mapping: dict, kind: str) -> None:
 @settings(max_examples=1500, deadline=None)
 @given(st.text(max_size=200))
 def test_random_spec_text(text: str) -> None:
-    from symattn.spec import loads
+    from symattn.problem.spec import loads
 
     for kind in ("toml", "json"):
         try:
@@ -206,9 +206,11 @@ def test_random_spec_text(text: str) -> None:
 @given(SPECS, st.integers(1, 30), st.booleans(), st.data())
 def test_every_output_format_returns_or_refuses(mapping: dict, digits: int, places: bool,
                                                 data: st.DataObject) -> None:
-    from symattn import render_text, view, worked
-    from symattn.render_latex import render_latex
-    from symattn.render_markdown import render_markdown
+    from symattn.render import text as render_text
+    from symattn.render import view
+    from symattn.render import worked
+    from symattn.api import render_latex
+    from symattn.api import render_markdown
 
     number_format = symattn.NumberFormat(digits=None if places else digits,
                                          places=digits if places else None)

@@ -23,11 +23,11 @@ from pathlib import Path
 import mpmath
 import pytest
 
-import symattn.engine
+from symattn.derivation import pipeline
 from cli_support import assert_one_line_error, run
 from reference import assert_close_to_digits, mp
-from symattn import files
-from symattn.cli import EPILOG, main
+from symattn.render import files
+from symattn.cli.app import EPILOG, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -446,7 +446,7 @@ def test_internal_error_is_one_line_with_status_3(capsys, monkeypatch):
     def boom(problem: object) -> None:
         raise RuntimeError("something impossible")
 
-    monkeypatch.setattr(symattn.engine, "derive", boom)
+    monkeypatch.setattr(pipeline, "derive", boom)
     monkeypatch.delenv("SYMATTN_DEBUG", raising=False)
     status, out, err = run(capsys, "derive", "--example", "000")
     assert status == 3 and out == ""

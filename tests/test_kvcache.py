@@ -1,4 +1,4 @@
-"""KV cache (symattn.kvcache): incremental decoding equals the full causal computation.
+"""KV cache (symattn.explore.kvcache): incremental decoding equals the full causal computation.
 
 The full computation is symattn's own ``derive``; the independent reference
 is numpy float64 run the incremental way (each step attends over the prefix
@@ -17,11 +17,11 @@ from flint import fmpq
 
 import symattn
 from symattn import NumberFormat, derive
-from symattn.cli import main
+from symattn.cli.app import main
 from symattn.errors import InputError
-from symattn.kvcache import decode, work_saved
-from symattn.positions import same_exact
-from symattn.problem import Problem
+from symattn.explore.kvcache import decode, work_saved
+from symattn.explore.permute import same_exact
+from symattn.problem.problem import Problem
 from cli_support import run
 
 SEVENTEEN = NumberFormat(digits=17)
@@ -92,7 +92,7 @@ def test_cache_grows_and_every_row_equals_the_full_causal_row():
 
 def test_the_proof_catches_a_wrong_cache(monkeypatch):
     # guard for the comparison itself: a key computed wrongly must not pass
-    from symattn import kvcache
+    from symattn.explore import kvcache
 
     right = kvcache._RationalRows._row
 

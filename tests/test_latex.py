@@ -15,10 +15,12 @@ from flint import fmpq
 import symattn
 from reference import is_attention_spec
 from latex_support import compile_all, needs_pdflatex, needs_pdftotext, pdf_text
-from symattn import examples, latex, worked
-from symattn.exact import NEG_INF, Surd
-from symattn.formatting import NumberFormat
-from symattn.render_latex import render_latex
+from symattn.problem import examples
+from symattn.render import latex
+from symattn.render import worked
+from symattn.values.exact import NEG_INF, Surd
+from symattn.values.number_format import NumberFormat
+from symattn.api import render_latex
 
 # Words too long for a line: one plain, one made of special characters.
 LONG_WORD = "Pneumonoultramicroscopicsilicovolcanoconiosis" * 4

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from latex_support import needs_pdflatex
-from symattn import pdf
-from symattn.cli import main
+from symattn.render import pdf
+from symattn.cli.app import main
 
 EXAMPLE = ["derive", "--example", "001-softmax-10-2-1"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from latex_support import needs_pdflatex
-from symattn.cli import main
+from symattn.cli.app import main
 
 
 def _spec(path: Path, n: int, d: int, projections: bool) -> Path:

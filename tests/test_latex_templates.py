@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import symattn
-from symattn import templating
-from symattn.cli import main
-from symattn.render_latex import render_latex
-from symattn.render_markdown import render_markdown
+from symattn.render import templating
+from symattn.cli.app import main
+from symattn.api import render_latex
+from symattn.api import render_markdown
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "templates"
@@ -96,7 +96,7 @@ def test_installed_copy_is_found(tmp_path: Path) -> None:
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(BUNDLED, site / "symattn" / "templates")
     env = dict(os.environ, PYTHONPATH=str(site))
-    code = ("import symattn; from symattn import templating; "
+    code = ("import symattn; from symattn.render import templating; "
             "print(templating.template_dirs()[0]); "
             "print(symattn.derive(symattn.load_example('001-softmax-10-2-1'))"
             "._repr_markdown_()[:2])")

@@ -1,4 +1,4 @@
-"""The layer after attention (symattn.layer) against independent computations.
+"""The layer after attention (symattn.derivation.layer) against independent computations.
 
 Every step's decimals are compared with a float64 numpy implementation of the
 whole layer written here (relative 1e-9) and, for some cases, with the same
@@ -34,8 +34,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import symattn
-from symattn.layer import most_likely_tokens
-from symattn.numeric import UndecidedError
+from symattn.derivation.layer import most_likely_tokens
+from symattn.values.decimals import UndecidedError
 
 TWELVE = symattn.NumberFormat(digits=12)
 THIRTY = symattn.NumberFormat(digits=30)
@@ -439,7 +439,7 @@ def test_readout_temperature(temperature):
     replace(BASE, ffn={"W": W_FFN3}),
 ], ids=["gelu-residual-layernorm-T", "one-matrix"])
 def test_probabilities_sum_to_one(case):
-    from symattn import arith
+    from symattn.values import arith
 
     derivation = derive(case)
     probs = derivation["probs"].value

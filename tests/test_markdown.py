@@ -9,8 +9,10 @@ import pytest
 import symattn
 from reference import is_attention_spec
 from render_checks import math_is_balanced
-from symattn import examples, worked
-from symattn.render_markdown import escape_markdown, render_markdown
+from symattn.problem import examples
+from symattn.render import worked
+from symattn.api import render_markdown
+from symattn.render.markdown_document import escape_markdown
 
 # size specs ([sizes] instead of [inputs]) have no derivation
 ATTENTION = [name for name in examples.names()

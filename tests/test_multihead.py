@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symattn
-from symattn.formatting import NumberFormat
+from symattn.values.number_format import NumberFormat
 
 DIGITS = NumberFormat(digits=14)
 
@@ -123,7 +123,7 @@ def test_head_claims_are_checked() -> None:
 
 
 def test_multi_head_json_names_every_head_step(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from symattn.cli import main
+    from symattn.cli.app import main
 
     path = tmp_path / "mh.json"
     path.write_text(json.dumps(spec(X=np.eye(2), W_Q=np.eye(2), W_K=np.eye(2), W_V=np.eye(2),

@@ -1,4 +1,4 @@
-"""Certified decimals (symattn.numeric) against mpmath at 50 digits."""
+"""Certified decimals (symattn.values.decimals) against mpmath at 50 digits."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reference import mp_to_decimal, round_significant
-from symattn.exact import NAN, NEG_INF, Irrational, Surd, working_precision
-from symattn.numeric import (UndecidedError, decide_scaled, fixed_decimal,
+from symattn.values.exact import NAN, NEG_INF, Irrational, Surd, working_precision
+from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decimal,
                              significant_decimal)
-from symattn.rounding import Rounding
+from symattn.values.rounding import Rounding
 
 DECIMAL_RULE = {Rounding.HALF_UP: ROUND_HALF_UP, Rounding.HALF_EVEN: ROUND_HALF_EVEN,
                 Rounding.TRUNCATE: ROUND_DOWN}

@@ -1,4 +1,4 @@
-"""Positions (symattn.positions): sinusoidal encodings, RoPE, permutation equivariance.
+"""Positions (symattn.derivation.positions): sinusoidal encodings, RoPE, permutation equivariance.
 
 Every number is compared with a computation written here without symattn:
 mpmath at 50 digits for the encodings, numpy float64 for RoPE (written with
@@ -17,15 +17,15 @@ import pytest
 import sympy
 from flint import arb, fmpq
 
-import symattn.examples
+import symattn.problem.examples
 from reference import assert_close_to_digits, sinusoidal_encoding
 from symattn import NumberFormat, derive
-from symattn.cli import main
+from symattn.cli.app import main
 from symattn.errors import InputError, ShapeError
-from symattn.positions import (parse_order, permutation_check, permute_problem, rotate,
-                               sinusoidal_entry)
-from symattn.problem import Problem
-from symattn.symbolic import to_ball
+from symattn.explore.permute import parse_order, permutation_check, permute_problem
+from symattn.derivation.positions import rotate, sinusoidal_entry
+from symattn.problem.problem import Problem
+from symattn.values.symbolic import to_ball
 from cli_support import run, assert_one_line_error
 
 SIX = NumberFormat(digits=6)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from latex_support import HAVE_PDFLATEX, HAVE_PDFTOTEXT, compile_all, needs_pdflatex, pdf_text
-from symattn import examples, pdf
-from symattn.cli import main
+from symattn.problem import examples
+from symattn.render import pdf
+from symattn.cli.app import main
 
 COMMANDS = {
     "sizes": ["sizes", "--d-model", "4096", "--heads", "32", "--seq-len", "1024"],
@@ -169,6 +170,6 @@ def test_pdf_and_tex_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "wrote" in capsys.readouterr().err
     # without -o: the spec's name and the command, in the current folder
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("symattn.pdf.compile_pdf", lambda tex: b"%PDF-fake")
+    monkeypatch.setattr("symattn.render.pdf.compile_pdf", lambda tex: b"%PDF-fake")
     assert main(COMMANDS["permute"] + ["--pdf"]) == 0
     assert (tmp_path / "003-positions-sinusoidal-permute.pdf").read_bytes() == b"%PDF-fake"

@@ -1,4 +1,4 @@
-"""Exact rounding (symattn.rounding) against decimal.Decimal and Fraction formatting."""
+"""Exact rounding (symattn.values.rounding) against decimal.Decimal and Fraction formatting."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symattn.errors import InputError
-from symattn.rounding import (Rounding, format_scaled, is_tie, parse_rounding, round_ball,
+from symattn.values.rounding import (Rounding, format_scaled, is_tie, parse_rounding, round_ball,
                               round_scaled)
 
 # When a property fails, Hypothesis's pytest plugin imports libcst (to offer a patch),

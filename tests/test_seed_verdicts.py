@@ -4,7 +4,7 @@ tests/data/seed_verdicts.toml holds one entry per printed number claimed in
 the bundled examples, with its exact value and expected verdict, written by
 tests/data/compute_seed_verdicts.py (mpmath, without symattn). Here the data
 is checked against the spec files and against itself (with ``decimal`` only),
-and, once ``symattn.verify`` exists, against symattn's checker.
+and, once ``symattn.verify.checker`` exists, against symattn's checker.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def _inconsistent(judged) -> bool | None:
 
 def _check_against_checker(compare):
     """Run symattn's checker on every example with data; collect compare's complaints."""
-    verify = pytest.importorskip("symattn.verify")
+    verify = pytest.importorskip("symattn.verify.checker")
     by_example = defaultdict(list)
     for e in ENTRIES:
         by_example[e["example"]].append(e)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import symattn.examples
+import symattn.problem.examples
 from symattn import sizes
-from symattn.cli import main
+from symattn.cli.app import main
 from symattn.errors import InputError
 from symattn.sizes import ModelShape, compute, read_size_printed
 from cli_support import run, assert_one_line_error
@@ -243,17 +243,17 @@ def test_is_sizes_spec():
 
 @pytest.mark.parametrize("name", SIZE_EXAMPLES)
 def test_bundled_size_examples_are_all_ok(name):
-    path = symattn.examples.path(name)
+    path = symattn.problem.examples.path(name)
     mapping = sizes.read_spec(str(path))
     assert mapping is not None
     report = sizes.check_spec(mapping, str(path))
     assert report.verdicts
     assert [v.position for v in report.verdicts if v.verdict != "ok"] == []
-    assert report.title == symattn.examples.describe(name)[0]
+    assert report.title == symattn.problem.examples.describe(name)[0]
 
 
 def test_bundled_001_claims_what_the_seed_prints():
-    mapping = sizes.read_spec(str(symattn.examples.path("001-score-matrix-memory")))
+    mapping = sizes.read_spec(str(symattn.problem.examples.path("001-score-matrix-memory")))
     claims = mapping["claims"]
     assert claims["score_elements"] == "33 554 432"
     assert claims["score_bytes"] == "64 MiB"
@@ -264,7 +264,7 @@ def test_bundled_001_claims_what_the_seed_prints():
 
 
 def test_bundled_004_has_one_variant_per_model():
-    mapping = sizes.read_spec(str(symattn.examples.path("004-head-dimensions")))
+    mapping = sizes.read_spec(str(symattn.problem.examples.path("004-head-dimensions")))
     shapes = sizes.shapes_of_spec(mapping)
     assert {name: shape.head_dim for name, shape in shapes.items()} == \
         {"gpt-2": 64, "gpt-3": 128}
@@ -460,7 +460,7 @@ def test_help_lists_sizes(capsys):
 
 
 def test_plugin_imports_stay_light():
-    code = ("import sys, symattn.cli_sizes, symattn.sizes; "
+    code = ("import sys, symattn.cli.sizes, symattn.sizes; "
             "print(sorted(m for m in ('flint', 'sympy', 'mpmath', 'jinja2') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, check=True)
@@ -481,7 +481,7 @@ def test_check_bundled_size_examples(capsys):
 
 
 def test_check_size_spec_with_a_wrong_value_exits_1(capsys, tmp_path):
-    text = (symattn.examples.path("001-score-matrix-memory").read_text(encoding="utf-8")
+    text = (symattn.problem.examples.path("001-score-matrix-memory").read_text(encoding="utf-8")
             .replace('score_bytes = "64 MiB"', 'score_bytes = "64 MB"'))
     spec = tmp_path / "wrong.toml"
     spec.write_text(text, encoding="utf-8")

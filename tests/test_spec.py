@@ -1,4 +1,4 @@
-"""Spec loading (symattn.spec) and validation (symattn.problem)."""
+"""Spec loading (symattn.problem.spec) and validation (symattn.problem.problem)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from flint import fmpq
 
 import symattn
 from symattn import loads
-from symattn.entries import Symbolic
+from symattn.values.entries import Symbolic
 from symattn.errors import InputError, ShapeError
-from symattn.exact import NEG_INF, Surd
-from symattn.problem import Problem
-from symattn.spec import PrintedNumber, load, read_mapping
+from symattn.values.exact import NEG_INF, Surd
+from symattn.problem.problem import Problem
+from symattn.problem.spec import PrintedNumber, load, read_mapping
 
 
 def frac(value) -> Fraction:

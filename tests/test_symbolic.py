@@ -1,4 +1,4 @@
-"""The SymPy path (symattn.symbolic): roots and identifiers, against SymPy done here."""
+"""The SymPy path (symattn.derivation.sympy_path): roots and identifiers, against SymPy done here."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from flint import fmpq
 from reference import assert_close_to_digits
 from symattn import NumberFormat, derive
 from symattn.errors import InputError
-from symattn.exact import NAN, NEG_INF
-from symattn.problem import Problem
+from symattn.values.exact import NAN, NEG_INF
+from symattn.problem.problem import Problem
 
 a, b = sympy.symbols("a b", real=True)
 

@@ -13,7 +13,7 @@ import mpmath
 import pytest
 
 import symattn
-from symattn.verify import check
+from symattn.verify.checker import check
 
 mpmath.mp.dps = 60
 
@@ -239,7 +239,7 @@ divisor = "2"
 
 
 def test_exit_status_of_check(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from symattn.cli import main
+    from symattn.cli.app import main
 
     good = tmp_path / "good.toml"
     good.write_text(CHAIN, encoding="utf-8")
@@ -254,7 +254,7 @@ def test_exit_status_of_check(tmp_path, capsys) -> None:  # type: ignore[no-unty
 
 @pytest.mark.parametrize("layout", ["text", "markdown", "json"])
 def test_report_layouts(layout: str, capsys) -> None:  # type: ignore[no-untyped-def]
-    from symattn.cli import main
+    from symattn.cli.app import main
 
     assert main(["check", "--example", "000-cat-chases-mouse", "--format", layout]) == 0
     out = capsys.readouterr().out
@@ -343,8 +343,8 @@ fully_masked = "nan"
 def test_arithmetic_on_nan_stays_nan():
     from flint import fmpq
 
-    from symattn import arith
-    from symattn.exact import NAN, NEG_INF
+    from symattn.values import arith
+    from symattn.values.exact import NAN, NEG_INF
 
     for value in (fmpq(0), fmpq(3, 2), NEG_INF, arith.exp(fmpq(1, 3))):
         assert arith.add(NAN, value) is NAN and arith.add(value, NAN) is NAN

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from symattn.cli import main
+from symattn.cli.app import main
 
 
 def _files(folder: Path) -> dict[str, bytes]:

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from latex_support import compile_all, needs_pdflatex, needs_pdftotext, pdf_text
-from symattn import messages, worksheet
-from symattn.pdf import PdfError, compile_pdf
+from symattn import messages
+from symattn.worksheets import sheet as worksheet
+from symattn.render.pdf import PdfError, compile_pdf
+from symattn.render.worksheet import key_latex, sheet_latex
 
 pytestmark = needs_pdflatex
 
@@ -31,17 +33,17 @@ SPEC = ('title = "Smíšené písmo: кіт, łódź"\ntokens = ["кіт", "łó
 
 @pytest.fixture(scope="module")
 def documents() -> dict[str, str]:
-    from symattn import spec
+    from symattn.problem import spec
 
     out = {}
     for language in messages.LANGUAGES:
         sheet = worksheet.build(seed=21, language=language, kinds="all")[0]
-        out[f"{language}-sheet"] = sheet.sheet_latex()
-        out[f"{language}-key"] = sheet.key_latex()
+        out[f"{language}-sheet"] = sheet_latex(sheet)
+        out[f"{language}-key"] = key_latex(sheet)
     problem = spec.loads(SPEC, "mixed.toml")
     mixed = worksheet.build(problem=problem, language="en",
                             kinds=("scores_row", "weights_row", "output_row"))[0]
-    out["mixed-sheet"], out["mixed-key"] = mixed.sheet_latex(), mixed.key_latex()
+    out["mixed-sheet"], out["mixed-key"] = sheet_latex(mixed), key_latex(mixed)
     return out
 
 

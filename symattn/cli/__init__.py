@@ -1,0 +1,6 @@
+"""The ``symattn`` command: argument parsing, files and exit codes.
+"""
+
+from symattn.cli.app import main
+
+__all__ = ["main"]

@@ -1,0 +1,204 @@
+"""The ``symattn worksheet`` command: exercise sheets and answer keys, in five languages.
+
+A plugin of ``symattn.cli.app`` (see ``_plugin_modules`` there): ``register`` adds the
+parser and returns the handler. Only argparse is imported at module level.
+Every answer of every key is judged by the checker before anything is
+written; a bad option is a one-line error with exit status 2.
+
+Files, in ``--output-dir`` (default: the current folder), for ``--name NAME``
+(default ``worksheet``) and N variants (``-01``, ``-02``, ... when N > 1)::
+
+    NAME-01.tex  NAME-01-key.tex  (with --pdf also NAME-01.pdf, NAME-01-key.pdf)
+    NAME-answers.json             every blank of every variant (docs/worksheets.md)
+    NAME-01-check/*.json          with --check-specs: the key's answers as claims,
+                                  for `symattn check NAME-01-check/*.json`
+
+>>> import argparse
+>>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
+>>> sorted(register(commands))
+['worksheet']
+"""
+
+from __future__ import annotations
+
+__all__ = ["register", "run"]
+
+import argparse
+from typing import Any, Callable
+
+EPILOG = """\
+examples:
+  symattn worksheet --seed 7                         one sheet and its key (English)
+  symattn worksheet --seed 7 --variants 30 --language pl --pdf -o class-3b
+  symattn worksheet --language cs --exercises softmax_table,find_error,sizes --pdf
+  symattn worksheet my.toml --variants 5 --language ru     exercises on a spec's Q, K, V
+  symattn worksheet --seed 7 --check-specs && symattn check worksheet-check/*.json
+
+exercise kinds: softmax_table, scores_row, weights_row, output_row, fill_matrix,
+causal_mask, find_error, temperature, no_scaling, entropy, sizes (or all).
+mistakes (find_error): no_scaling, column_softmax, kv_swapped, leaked_future,
+rounded_carried. See docs/worksheets.md.
+"""
+
+
+def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
+    """Add ``worksheet`` to the ``symattn`` subcommands; return {name: handler}."""
+    parser = subparsers.add_parser(
+        "worksheet", help="exercise sheets with answer keys (en, pl, cs, ru, uk)",
+        description="Exercise sheets and matching answer keys as LaTeX (and PDF): numbers "
+                    "pleasant by hand drawn from a seed, one variant per student, or a spec's "
+                    "own matrices. Every answer of every key is checked before it is written.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="spec (.toml or .json) whose Q, K, V the exercises use "
+                             "(default: generated numbers)")
+    parser.add_argument("--example", "-e", metavar="NAME",
+                        help="use a bundled example as the spec")
+    # Numbers are read here, not by argparse, so a bad value is one line (exit 2).
+    parser.add_argument("--seed", default="1", metavar="N",
+                        help="whole number >= 0; the same seed gives the same sheets (default 1)")
+    parser.add_argument("--variants", "-n", default="1", metavar="N",
+                        help="sheets with the same exercises and different numbers (default 1)")
+    parser.add_argument("--language", "-l", default="en", metavar="LANG",
+                        help="en (default), pl, cs, ru or uk")
+    parser.add_argument("--exercises", "-x", metavar="KINDS",
+                        help="comma-separated exercise kinds in order, or all (default: "
+                             "softmax_table, scores_row, weights_row, causal_mask, output_row, "
+                             "find_error, temperature, entropy, sizes)")
+    parser.add_argument("--mistakes", metavar="LIST",
+                        help="mistakes find_error may plant (default: all five)")
+    parser.add_argument("--places", default="3", metavar="N",
+                        help="decimal places of rounded answers (default 3)")
+    parser.add_argument("--d-k", default="4", metavar="N",
+                        help="key dimension of generated problems (default 4; a perfect "
+                             "square keeps the scaled scores short)")
+    parser.add_argument("--output-dir", "-o", default=".", metavar="DIR",
+                        help="folder for the files (created if missing; default: here)")
+    parser.add_argument("--name", default="worksheet", metavar="NAME",
+                        help="file name prefix (default worksheet)")
+    parser.add_argument("--pdf", action="store_true",
+                        help="also compile every sheet and key to PDF (pdflatex)")
+    parser.add_argument("--check-specs", action="store_true",
+                        help="also write each key's answers as specs for `symattn check`")
+    parser.add_argument("--jobs", "-j", default="4", metavar="N",
+                        help="PDFs compiled in parallel (default 4)")
+    parser.add_argument("--template-dir", metavar="DIR",
+                        help="templates in DIR override the bundled ones by name "
+                             "(worksheet.tex.j2, _worksheet.tex.j2, ...; trusted code)")
+    return {"worksheet": run}
+
+
+def _whole(option: str, text: str, low: int, high: int) -> int:
+    from symattn.errors import InputError
+
+    cleaned = str(text).strip()
+    if not cleaned.isdigit() or not cleaned.isascii() or not low <= int(cleaned) <= high:
+        raise InputError(f"--{option} must be a whole number from {low} to {high}, "
+                         f"got {text!r}")
+    return int(cleaned)
+
+
+def _names(text: str | None) -> tuple[str, ...]:
+    if text is None:
+        return ()
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _spec(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(attention Problem, size spec mapping) of FILE or --example; either may be None."""
+    from symattn import sizes
+    from symattn.problem import examples
+    from symattn.problem import spec
+    from symattn.errors import InputError
+
+    if args.file and args.example:
+        raise InputError("give a FILE or --example, not both")
+    path = str(examples.path(args.example)) if args.example else args.file
+    if path is None:
+        return None, None
+    mapping = sizes.read_spec(path)
+    if mapping is not None:
+        return None, mapping
+    return spec.load(path), None
+
+
+def _file_names(name: str, variants: int) -> list[str]:
+    if variants == 1:
+        return [name]
+    width = max(2, len(str(variants)))
+    return [f"{name}-{k:0{width}d}" for k in range(1, variants + 1)]
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``worksheet`` command; returns the exit status."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from symattn.worksheets import sheet as worksheet
+    from symattn.errors import InputError
+    from symattn.render.files import write_atomically
+    from symattn.render.worksheet import key_latex, sheet_latex
+
+    seed = _whole("seed", args.seed, 0, 10 ** 12)
+    variants = _whole("variants", args.variants, 1, worksheet.MAX_VARIANTS)
+    places = _whole("places", args.places, 1, 6)
+    d_k = _whole("d-k", args.d_k, 1, 16)
+    jobs = _whole("jobs", args.jobs, 1, 64)
+    if args.language not in worksheet.LANGUAGES:
+        raise InputError(f"--language must be one of {', '.join(worksheet.LANGUAGES)}, "
+                         f"got {args.language!r}")
+    if not args.name or any(c in args.name for c in "/\\\0") or args.name.startswith("."):
+        raise InputError(f"--name must be a plain file name prefix, got {args.name!r}")
+    folder = Path(args.output_dir)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--output-dir {folder}: not a folder")
+    problem, sizes_spec = _spec(args)
+    sheets = worksheet.build(seed=seed, variants=variants, language=args.language,
+                             kinds=worksheet.parse_kinds(args.exercises), places=places,
+                             d_k=d_k, problem=problem, mistakes=_names(args.mistakes),
+                             sizes_spec=sizes_spec)
+    # A key with a number the checker does not confirm is a bug: nothing is written.
+    confirmed = sum(worksheet.check_answers(sheet) for sheet in sheets)
+    documents: list[tuple[str, str]] = []
+    for stem, sheet in zip(_file_names(args.name, variants), sheets):
+        documents.append((stem, sheet_latex(sheet, args.template_dir)))
+        documents.append((f"{stem}-key", key_latex(sheet, args.template_dir)))
+    pdfs = _compile([tex for _, tex in documents], jobs) if args.pdf else []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"--output-dir {folder}: cannot create it: {error.strerror}") from None
+    for stem, tex in documents:
+        write_atomically(folder / f"{stem}.tex", tex)
+    for (stem, _), pdf in zip(documents, pdfs):
+        write_atomically(folder / f"{stem}.pdf", pdf)
+    write_atomically(folder / f"{args.name}-answers.json", worksheet.answers_document(sheets))
+    checked = 0
+    if args.check_specs:
+        for stem, sheet in zip(_file_names(args.name, variants), sheets):
+            target = folder / f"{stem}-check"
+            target.mkdir(exist_ok=True)
+            for name, spec in sheet.answer_specs():
+                checked += 1
+                write_atomically(target / f"{name}.json",
+                                 json.dumps(spec, ensure_ascii=False, indent=1) + "\n")
+    made = f"{len(documents)} .tex" + (f", {len(pdfs)} .pdf" if pdfs else "") + \
+        f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "")
+    print(f"symattn: wrote {variants} sheet{'s' if variants > 1 else ''} with answer keys to "
+          f"{folder} ({made}); the checker confirmed all {confirmed} numeric answers",
+          file=sys.stderr)
+    return 0
+
+
+def _compile(documents: list[str], jobs: int) -> list[bytes]:
+    """PDFs of the documents, compiled in parallel, in order (byte-identical runs)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from symattn.render.pdf import compile_pdf
+
+    def one(tex: str) -> bytes:
+        return compile_pdf(tex, reproducible=True)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, documents))

@@ -1,0 +1,139 @@
+"""The attention core on the fast rational path: Q, K, V, scores ... output.
+
+Rational inputs take exact ``fmpq`` matrices and the grids of ``derivation.grids``;
+nothing here formats numbers.
+"""
+
+from __future__ import annotations
+
+__all__ = ['scaled_formula', 'scale_factor', 'source_of', 'attention_core']
+
+from typing import Iterator
+
+from flint import fmpq, fmpq_mat
+
+from symattn.derivation import grids
+from symattn.derivation.steps import Step, make_step
+from symattn.errors import InputError
+from symattn.problem.problem import EntryMatrix, Problem
+from symattn.values.exact import NEG_INF, Surd
+
+
+def scaled_formula(problem: Problem) -> str:
+    """LaTeX for the scaled step that says what was actually done."""
+    numerator = "S"
+    if problem.scale is None:
+        body = f"\\frac{{{numerator}}}{{\\sqrt{{d_k}}}}"
+    elif problem.scale == 1:
+        body = numerator
+    else:
+        body = f"s \\cdot {numerator}"
+    if problem.temperature != 1:
+        body = f"\\frac{{1}}{{T}} \\cdot {body}" if problem.scale is not None else \
+            f"\\frac{{{numerator}}}{{\\sqrt{{d_k}}\\, T}}"
+    return body
+
+
+def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
+    try:   # the common case: every entry a rational
+        return fmpq_mat(len(matrix), len(matrix[0]),
+                        [entry.value for row in matrix for entry in row])
+    except TypeError:
+        pass
+    values = []
+    for row in matrix:
+        for entry in row:
+            value = entry.value
+            if not isinstance(value, fmpq):
+                if holes_to_zero:
+                    value = fmpq(0)
+                else:  # pragma: no cover - symbolic problems take the SymPy path
+                    raise InputError(f"entry {entry.text!r} is not rational")
+            values.append(value)
+    return fmpq_mat(len(matrix), len(matrix[0]), values)
+
+
+def _embedding_lookup(problem: Problem, name: str) -> dict[str, object]:
+    """X picked from the vocabulary is a step with W_vocab as its operand."""
+    if name != "X" or not problem.sequence:
+        return {}
+    return {"formula": "W_{vocab}[\\text{tokens}]", "operands": ("W_vocab",)}
+
+
+def scale_factor(problem: Problem) -> fmpq | Surd:
+    """The number every score is multiplied by: scale / temperature."""
+    scale = problem.scale_value
+    temperature = problem.temperature
+    assert isinstance(scale, (fmpq, Surd)) and isinstance(temperature, (fmpq, Surd))
+    inverse = 1 / temperature if isinstance(temperature, fmpq) else temperature.reciprocal()
+    factor = scale * inverse
+    assert isinstance(factor, (fmpq, Surd))
+    return factor
+
+
+def source_of(name: str, inputs: object) -> str:
+    """The sequence a projection reads: keys and values may come from X_kv."""
+    return "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"  # type: ignore[operator]
+
+
+def _rational_steps(problem: Problem) -> Iterator[Step]:
+    inputs = problem.inputs
+    matrices: dict[str, fmpq_mat] = {}
+    for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
+        if name in inputs:
+            matrices[name] = _to_fmpq_mat(inputs[name])
+            yield make_step(name, grids.RationalGrid(matrices[name]),
+                            **_embedding_lookup(problem, name))
+    start = "scaled" if "scaled" in inputs else "scores" if "scores" in inputs else None
+    for name in ("Q", "K", "V"):
+        if name in inputs:
+            matrices[name] = _to_fmpq_mat(inputs[name])
+            yield make_step(name, grids.RationalGrid(matrices[name]), formula=name, operands=())
+        elif f"W_{name}" in inputs and (start is None or name == "V"):
+            source = source_of(name, inputs)
+            matrices[name] = matrices[source] * matrices[f"W_{name}"]
+            yield make_step(name, grids.RationalGrid(matrices[name]),
+                            formula=f"{'X_{kv}' if source == 'X_kv' else 'X'} W_{name}",
+                            operands=(source, f"W_{name}"))
+    yield from attention_core(problem, matrices, start)
+
+
+def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str | None
+                   ) -> Iterator[Step]:
+    """scores ... output from exact Q, K (or given scores) and V."""
+    inputs = problem.inputs
+    if start is None:
+        base = matrices["Q"] * matrices["K"].transpose()
+        yield make_step("scores", grids.RationalGrid(base))
+    else:
+        base = _to_fmpq_mat(inputs[start], holes_to_zero=True)
+        if start == "scores":
+            yield make_step("scores", grids.RationalGrid(base), formula="S", operands=())
+    allowed = problem.allowed()
+    factor = fmpq(1) if start == "scaled" else scale_factor(problem)
+    holes = frozenset((i, j) for i, row in enumerate(inputs[start]) for j, entry in
+                      enumerate(row) if entry.value is NEG_INF) if start else frozenset()
+    scaled = grids.ScaledGrid(base, factor, holes,
+                              (matrices["Q"], matrices["K"]) if start is None else None)
+    yield make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
+                    else scaled_formula(problem), operands=() if start == "scaled" else None)
+    any_masked = not all(all(row) for row in allowed)
+    if any_masked:
+        yield make_step("mask", grids.MaskGrid(allowed))
+        masked = grids.MaskedGrid(scaled, allowed)
+        yield make_step("masked", masked)
+    else:
+        masked = grids.MaskedGrid(scaled, allowed)
+    operand = "masked" if any_masked else "scaled"
+    if problem.normalisation == "softmax":
+        exp = grids.ExpGrid(masked)
+        yield make_step("exp", exp, operands=(operand,))
+        yield make_step("exp_sum", grids.ExpSumGrid(exp))
+        weights = grids.WeightsGrid(masked, "softmax", problem.fully_masked)
+        yield make_step("weights", weights)
+    else:
+        weights = grids.WeightsGrid(masked, "sum", problem.fully_masked)
+        yield make_step("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
+                        operands=(operand,))
+    if "V" in matrices:
+        yield make_step("output", grids.OutputGrid(weights, matrices["V"]))

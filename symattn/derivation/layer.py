@@ -1,0 +1,269 @@
+"""The steps after attention: feed-forward, residuals, LayerNorm, readout.
+
+Each step is a ``formula_step``: its entries follow from earlier steps by an
+entry rule written once, which gives the exact value (operands exact) and the
+document's own path for the checker (operands as printed). Values stay
+rational where the arithmetic allows (``arith``), so an output row that is
+exactly rational stays rational all the way to the logits.
+
+Steps, when configured (see ``layer_config``)::
+
+    W_vocab                          (before X, when X comes from a vocabulary)
+    residual_1 = X + output          norm_1 = LayerNorm(...)
+    W_FFN | W_1, b_1, W_2, b_2       (the FFN's matrices)
+    ffn_hidden = x W_1 + b_1         ffn_activated = ReLU/GELU(...)
+    ffn = x W_FFN | a W_2 + b_2
+    residual_2 = x + ffn             norm_2 = LayerNorm(...)
+    h = row p                        logits = h W_vocab (tied) | h U
+    probs = softmax(logits / T)
+"""
+
+from __future__ import annotations
+
+__all__ = ["input_steps", "STAGES", "LAYER_STEP_INFO", "most_likely_tokens"]
+
+from typing import Callable, Sequence
+
+from flint import fmpq
+
+from symattn.values import arith
+from symattn.derivation import grids
+from symattn.derivation.steps import Operand, Step, StepInfo, formula_step
+from symattn.values.entries import Symbolic
+from symattn.errors import InputError
+from symattn.values.exact import Exact, exact_text
+from symattn.problem.problem import Problem
+from symattn.problem.tables import EntryMatrix
+
+LAYER_STEP_INFO: dict[str, StepInfo] = {
+    "W_vocab": StepInfo("W_{vocab}", "W_{vocab}", (), "vocabulary embedding matrix"),
+    "residual_1": StepInfo("R_1", "X + O", ("X", "output"), "residual: input plus attention"),
+    "norm_1": StepInfo("N_1", "\\mathrm{LayerNorm}(R_1)", ("residual_1",),
+                       "each row centred and divided by its standard deviation"),
+    "W_FFN": StepInfo("W_{FFN}", "W_{FFN}", (), "feed-forward matrix"),
+    "W_1": StepInfo("W_1", "W_1", (), "first feed-forward layer"),
+    "b_1": StepInfo("b_1", "b_1", (), "first feed-forward bias"),
+    "W_2": StepInfo("W_2", "W_2", (), "second feed-forward layer"),
+    "b_2": StepInfo("b_2", "b_2", (), "second feed-forward bias"),
+    "ffn_hidden": StepInfo("H", "x W_1 + b_1", ("W_1", "b_1"), "hidden layer before activation"),
+    "ffn_activated": StepInfo("\\phi(H)", "\\phi(H)", ("ffn_hidden",), "hidden layer activated"),
+    "ffn": StepInfo("F", "x W_{FFN}", ("W_FFN",), "feed-forward output"),
+    "residual_2": StepInfo("R_2", "x + F", ("ffn",), "residual: FFN input plus FFN output"),
+    "norm_2": StepInfo("N_2", "\\mathrm{LayerNorm}(R_2)", ("residual_2",),
+                       "each row centred and divided by its standard deviation"),
+    "h": StepInfo("h", "\\text{row } p", (), "the representation read out for prediction"),
+    "logits": StepInfo("z", "h\\,W_{vocab}", ("h", "W_vocab"), "a score per vocabulary token"),
+    "probs": StepInfo("P", "\\operatorname{softmax}(z / T)", ("logits",),
+                      "next-token probabilities"),
+}
+
+
+def _values(matrix: EntryMatrix, where: str) -> list[list[Exact]]:
+    rows = []
+    for i, row in enumerate(matrix, start=1):
+        values = []
+        for j, entry in enumerate(row, start=1):
+            if isinstance(entry.value, Symbolic):
+                raise InputError(f"{where}, row {i}, column {j}: symbolic entries are not "
+                                 "supported after attention yet; use numbers")
+            values.append(entry.value)
+        rows.append(values)
+    return rows
+
+
+def _input_step(name: str, values: list[list[Exact]]) -> Step:
+    info = LAYER_STEP_INFO[name]
+    return Step(name, info.symbol, info.formula, (), info.description, grids.ValueGrid(values))
+
+
+def input_steps(problem: Problem) -> list[Step]:
+    """Steps shown before X: the vocabulary the embeddings come from."""
+    if problem.vocabulary is None:
+        return []
+    return [_input_step("W_vocab", _values(problem.vocabulary.matrix, "vocabulary.W_vocab"))]
+
+
+def _step(name: str, shape: tuple[int, int], rule: Callable[[Operand, int, int], Exact],
+          earlier: Sequence[Step], formula: str | None = None,
+          operands: tuple[str, ...] | None = None) -> Step:
+    info = LAYER_STEP_INFO[name]
+    if formula is not None or operands is not None:
+        info = StepInfo(info.symbol, formula or info.formula,
+                        info.operands if operands is None else operands, info.description)
+    return formula_step(info, name, shape, rule, earlier)
+
+
+def _matrix_product(source: str, constants: list[list[Exact]], bias: list[Exact] | None = None
+                    ) -> Callable[[Operand, int, int], Exact]:
+    def rule(operand: Operand, i: int, j: int) -> Exact:
+        value = arith.total(arith.multiply(operand(source, i, k), constants[k][j])
+                            for k in range(len(constants)))
+        return arith.add(value, bias[j]) if bias is not None else value
+    return rule
+
+
+def _sum_rule(left: str, right: str) -> Callable[[Operand, int, int], Exact]:
+    return lambda operand, i, j: arith.add(operand(left, i, j), operand(right, i, j))
+
+
+def _layernorm_rule(source: str, width: int, epsilon: Exact) -> Callable[[Operand, int, int], Exact]:
+    def rule(operand: Operand, i: int, j: int) -> Exact:
+        row = [operand(source, i, k) for k in range(width)]
+        # Entries with the same closed form are the same number: a constant row is
+        # centred to exact zeros even when its entries are irrational.
+        constant = len({exact_text(x) for x in row}) == 1
+        if constant and epsilon == 0:
+            raise InputError(f"LayerNorm of row {i + 1} of {source}: every entry is the same, "
+                             "so the variance is 0 and the row is 0/0; set ffn.epsilon > 0")
+        if constant:
+            return fmpq(0)
+        mean = arith.divide(arith.total(row), fmpq(width))
+        centred = [arith.subtract(x, mean) for x in row]
+        variance = arith.divide(arith.total(arith.multiply(c, c) for c in centred), fmpq(width))
+        return arith.divide(centred[j], arith.sqrt(arith.add(variance, epsilon)))
+    return rule
+
+
+def _shape(steps: Sequence[Step], name: str) -> tuple[int, int]:
+    return next(step.shape for step in steps if step.name == name)
+
+
+def feed_forward(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
+    config = problem.ffn
+    if config is None:
+        return []
+    steps: list[Step] = []
+    every = lambda: list(earlier) + steps  # noqa: E731
+    n, width = _shape(earlier, "output")
+    source = "output"
+    if config.residual:
+        steps.append(_step("residual_1", (n, width), _sum_rule("X", "output"), every()))
+        source = "residual_1"
+    if config.layernorm:
+        steps.append(_step("norm_1", (n, width), _layernorm_rule(source, width, config.epsilon),
+                           every(), operands=(source,)))
+        source = steps[-1].name
+    ffn_input = source
+    if config.W is not None:
+        weights = _values(config.W, "ffn.W")
+        steps.append(_input_step("W_FFN", weights))
+        width_out = len(weights[0])
+        symbol = {"output": "O", "residual_1": "R_1", "norm_1": "N_1"}[source]
+        steps.append(_step("ffn", (n, width_out), _matrix_product(source, weights), every(),
+                           formula=f"{symbol}\\,W_{{FFN}}", operands=(source, "W_FFN")))
+    else:
+        assert config.W_1 is not None and config.W_2 is not None
+        first, second = _values(config.W_1, "ffn.W_1"), _values(config.W_2, "ffn.W_2")
+        zeros = lambda k: [[fmpq(0)] * k]  # noqa: E731
+        bias_1 = _values(config.b_1, "ffn.b_1") if config.b_1 else zeros(len(first[0]))
+        bias_2 = _values(config.b_2, "ffn.b_2") if config.b_2 else zeros(len(second[0]))
+        for name, values in (("W_1", first), ("b_1", bias_1), ("W_2", second), ("b_2", bias_2)):
+            steps.append(_input_step(name, values))
+        hidden = len(first[0])
+        steps.append(_step("ffn_hidden", (n, hidden), _matrix_product(source, first, bias_1[0]),
+                           every(), operands=(source, "W_1", "b_1")))
+        activation = {"relu": arith.relu, "gelu": arith.gelu, "none": lambda x: x}[config.activation]
+        label = {"relu": "\\mathrm{ReLU}(H)", "gelu": "\\mathrm{GELU}(H)", "none": "H"}
+        steps.append(_step("ffn_activated", (n, hidden),
+                           lambda operand, i, j: activation(operand("ffn_hidden", i, j)),
+                           every(), formula=label[config.activation]))
+        width_out = len(second[0])
+        steps.append(_step("ffn", (n, width_out),
+                           _matrix_product("ffn_activated", second, bias_2[0]), every(),
+                           formula="\\phi(H)\\,W_2 + b_2",
+                           operands=("ffn_activated", "W_2", "b_2")))
+    source = "ffn"
+    if config.residual:
+        steps.append(_step("residual_2", (n, width_out), _sum_rule(ffn_input, "ffn"), every(),
+                           operands=(ffn_input, "ffn")))
+        source = "residual_2"
+    if config.layernorm:
+        steps.append(_step("norm_2", (n, width_out),
+                           _layernorm_rule(source, width_out, config.epsilon), every(),
+                           operands=(source,)))
+    return steps
+
+
+def _last_output(earlier: Sequence[Step]) -> str:
+    for name in ("norm_2", "residual_2", "ffn", "norm_1", "residual_1", "output"):
+        if any(step.name == name for step in earlier):
+            return name
+    raise InputError("the readout needs the attention output (give V or W_V)")
+
+
+def readout(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
+    config = problem.readout
+    if config is None:
+        return []
+    source = _last_output(earlier)
+    n, width = _shape(earlier, source)
+    positions = problem.query_positions or tuple(range(1, n + 1))
+    row = positions.index(config.position) if config.position is not None else n - 1
+    steps: list[Step] = []
+    every = lambda: list(earlier) + steps  # noqa: E731
+    steps.append(_step("h", (1, width), lambda operand, _, j: operand(source, row, j), every(),
+                       formula=f"\\text{{row {positions[row]} of {source}}}",
+                       operands=(source,)))
+    if config.unembedding is None:
+        assert problem.vocabulary is not None
+        vocabulary = _values(problem.vocabulary.matrix, "vocabulary.W_vocab")
+        if problem.vocabulary.layout == "rows":
+            vocabulary = [list(column) for column in zip(*vocabulary)]
+        unembedding, formula, operand_name = vocabulary, None, "W_vocab"
+        if problem.vocabulary.layout == "rows":
+            formula = "h\\,W_{vocab}^{\\top}"
+    else:
+        unembedding = _values(config.unembedding, "readout.unembedding")
+        steps.append(_input_step_named("U", unembedding))
+        formula, operand_name = "h\\,U", "U"
+    size = len(unembedding[0])
+    steps.append(_step("logits", (1, size), _matrix_product("h", unembedding), every(),
+                       formula=formula, operands=("h", operand_name)))
+    temperature = config.temperature
+    steps.append(_step("probs", (1, size), _softmax_rule("logits", size, temperature), every(),
+                       formula="\\operatorname{softmax}(z)" if temperature == 1 else None))
+    return steps
+
+
+def _input_step_named(name: str, values: list[list[Exact]]) -> Step:
+    return Step(name, name, name, (), "unembedding matrix", grids.ValueGrid(values))
+
+
+def _softmax_rule(source: str, size: int, temperature: Exact
+                  ) -> Callable[[Operand, int, int], Exact]:
+    def rule(operand: Operand, i: int, j: int) -> Exact:
+        logits = [operand(source, i, k) for k in range(size)]
+        if all(isinstance(z, fmpq) for z in logits) and len(set(logits)) == 1:
+            return fmpq(1, size)        # all equal: exactly uniform
+        scaled = [arith.divide(z, temperature) for z in logits]
+        exps = [arith.exp(z) for z in scaled]
+        return arith.divide(exps[j], arith.total(exps))
+    return rule
+
+
+def most_likely_tokens(derivation: object) -> list[str]:
+    """Names (or ids) of the token(s) with the highest probability, compared exactly.
+
+    Softmax keeps the order of the logits, so the logits are compared. Tokens
+    whose logits have the same closed form (identical unembedding columns, or
+    equal rationals) tie exactly; others are told apart with certified balls.
+    """
+    logits = derivation["logits"].value  # type: ignore[index]
+    size = logits.shape[1]
+    values = [logits.exact(0, j) for j in range(size)]
+    best = [0]
+    for j in range(1, size):
+        if exact_text(values[j]) == exact_text(values[best[0]]):
+            best.append(j)
+            continue
+        direction = arith.sign(arith.subtract(values[j], values[best[0]]))
+        if direction > 0:
+            best = [j]
+        elif direction == 0:
+            best.append(j)
+    problem = derivation.problem  # type: ignore[attr-defined]
+    names = problem.vocabulary.tokens if problem.vocabulary else None
+    return [names[j] if names and j < len(names) else str(j) for j in best]
+
+
+STAGES = (feed_forward, readout)

@@ -1,0 +1,63 @@
+"""``derive(problem)``: the one function that calls every stage of the derivation.
+
+Rational inputs take the fast exact core (``derivation.attention``); inputs with
+roots or identifiers take the SymPy path (``derivation.sympy_path``); then the
+rest of the layer and the diagnostics.
+
+>>> from symattn.problem.problem import Problem
+>>> problem = Problem.from_mapping({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]],
+...                                            "V": [[1], [2]]}, "options": {"scale": "none"}})
+>>> derivation = derive(problem)
+>>> [step.name for step in derivation.steps]
+['Q', 'K', 'V', 'scores', 'scaled', 'exp', 'exp_sum', 'weights', 'output']
+>>> derivation["scores"].value.exact(0, 0)
+1
+"""
+
+from __future__ import annotations
+
+__all__ = ['derive']
+
+from symattn.derivation.attention import _rational_steps
+from symattn.derivation.steps import Derivation
+from symattn.errors import InputError, Location
+from symattn.problem.problem import Problem
+
+
+def derive(problem: Problem) -> Derivation:
+    """All steps of the attention computation for ``problem``, exactly."""
+    try:
+        return _derive(problem)
+    except InputError as error:
+        if error.location is not None:
+            raise
+        # Problems found while computing (a fully masked row) still name the spec.
+        raise type(error)(error.message, Location(file=problem.source)) from None
+
+
+def _derive(problem: Problem) -> Derivation:
+    from symattn.derivation import layer
+
+    steps = layer.input_steps(problem)
+    multi_head = problem.heads > 1 or "W_O" in problem.inputs
+    if problem.positions != "none":   # sines and cosines: the SymPy path (symattn.derivation.positions)
+        from symattn.derivation import positions
+
+        positions.check(problem)
+    if problem.is_symbolic:   # roots, identifiers or positions
+        if multi_head:
+            raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")
+        from symattn.derivation import sympy_path
+
+        steps += sympy_path.build_steps(problem)
+    elif multi_head:
+        from symattn.derivation import multihead
+
+        steps += multihead.build_steps(problem)
+    else:
+        steps += _rational_steps(problem)
+    from symattn.derivation import diagnostics
+
+    for stage in layer.STAGES + diagnostics.STAGES:
+        steps += stage(problem, steps)
+    return Derivation(problem, tuple(steps))

@@ -1,0 +1,136 @@
+"""The records of a derivation: step information, ``Step`` and ``Derivation``.
+
+A step is a small frozen record (name, LaTeX symbol and formula, operands,
+exact value grid); a ``Derivation`` is the problem with its steps in order.
+The step names are canonical and shared by the checker and every renderer::
+
+    X, W_Q, W_K, W_V, Q, K, V, scores, scaled, mask, masked, exp, exp_sum,
+    weights, output
+
+(and with ``options.positions``: PE, X_pos before Q, or Q_rot, K_rot after V).
+"""
+
+from __future__ import annotations
+
+__all__ = ['StepInfo', 'STEP_INFO', 'STEP_NAMES', 'Operand', 'EntryRule', 'Step', 'Derivation', 'formula_step', 'make_step']
+
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from symattn.derivation import grids
+from symattn.problem.problem import Problem
+from symattn.values.exact import Exact
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    symbol: str            # LaTeX symbol of the result
+    formula: str           # LaTeX right-hand side in terms of operands
+    operands: tuple[str, ...]
+    description: str
+
+
+STEP_INFO: dict[str, StepInfo] = {
+    "X": StepInfo("X", "X", (), "input embeddings, one row per token"),
+    "X_kv": StepInfo("X_{kv}", "X_{kv}", (), "the sequence keys and values come from"),
+    "W_Q": StepInfo("W_Q", "W_Q", (), "query projection"),
+    "W_K": StepInfo("W_K", "W_K", (), "key projection"),
+    "W_V": StepInfo("W_V", "W_V", (), "value projection"),
+    # options.positions = "sinusoidal" (symattn.derivation.positions): encodings added to X
+    "PE": StepInfo("\\mathrm{PE}", "\\mathrm{PE}", (), "sinusoidal positional encodings"),
+    "X_pos": StepInfo("X_{pos}", "X + \\mathrm{PE}", ("X", "PE"),
+                      "each token's vector plus the encoding of its position"),
+    "PE_kv": StepInfo("\\mathrm{PE}_{kv}", "\\mathrm{PE}_{kv}", (),
+                      "sinusoidal positional encodings of the key/value sequence"),
+    "X_kv_pos": StepInfo("X_{kv,pos}", "X_{kv} + \\mathrm{PE}_{kv}", ("X_kv", "PE_kv"),
+                         "each key/value token's vector plus the encoding of its position"),
+    "Q": StepInfo("Q", "X W_Q", ("X", "W_Q"), "queries"),
+    "K": StepInfo("K", "X W_K", ("X", "W_K"), "keys"),
+    "V": StepInfo("V", "X W_V", ("X", "W_V"), "values"),
+    # options.positions = "rope": queries and keys rotated by their positions
+    "Q_rot": StepInfo("Q_{rot}", "R_p q_p", ("Q",), "queries rotated by their positions"),
+    "K_rot": StepInfo("K_{rot}", "R_p k_p", ("K",), "keys rotated by their positions"),
+    "scores": StepInfo("S", "Q K^{\\top}", ("Q", "K"), "raw scores q_i . k_j"),
+    "scaled": StepInfo("\\tilde{S}", "\\frac{Q K^{\\top}}{\\sqrt{d_k}}", ("scores",),
+                       "scores after scaling (and temperature)"),
+    "mask": StepInfo("M", "M", (), "additive mask: 0 keeps, -oo masks"),
+    "masked": StepInfo("Z", "\\tilde{S} + M", ("scaled", "mask"), "scaled scores plus mask"),
+    "exp": StepInfo("E", "e^{Z_{ij}}", ("masked",), "exponentials, not max-shifted"),
+    "exp_sum": StepInfo("\\Sigma", "\\sum_j e^{Z_{ij}}", ("exp",), "row sums of the exponentials"),
+    "weights": StepInfo("A", "\\frac{E_{ij}}{\\Sigma_i}", ("exp", "exp_sum"),
+                        "attention weights, each row sums to 1"),
+    "output": StepInfo("O", "A V", ("weights", "V"), "weighted sums of the value rows"),
+}
+
+
+STEP_NAMES = tuple(STEP_INFO)
+
+
+# How one entry of a step follows from entries of its operands: the checker
+# calls it with the document's printed numbers in place of exact ones.
+Operand = Callable[[str, int, int], Exact]
+
+
+EntryRule = Callable[[Operand, int, int], Exact]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One named quantity of the derivation, with its exact value."""
+
+    name: str
+    symbol: str
+    formula: str
+    operands: tuple[str, ...]
+    description: str
+    value: grids.Grid
+    entry: EntryRule | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.value.shape
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The steps of one problem, in order; index by step name."""
+
+    problem: Problem
+    steps: tuple[Step, ...]
+
+    def __getitem__(self, name: str) -> Step:
+        for step in self.steps:
+            if step.name == name:
+                return step
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return any(step.name == name for step in self.steps)
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self.steps)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(step.name for step in self.steps)
+
+
+
+def formula_step(info: StepInfo, name: str, shape: tuple[int, int], entry: EntryRule,
+                 earlier: Sequence[Step]) -> Step:
+    """A step whose every entry follows from earlier steps by ``entry``."""
+    by_name = {step.name: step for step in earlier}
+
+    def exact(step: str, i: int, j: int) -> Exact:
+        return by_name[step].value.exact(i, j)
+
+    values = [[entry(exact, i, j) for j in range(shape[1])] for i in range(shape[0])]
+    return Step(name, info.symbol, info.formula, info.operands, info.description,
+                grids.ValueGrid(values), entry)
+
+
+def make_step(name: str, value: grids.Grid, *, formula: str | None = None,
+              operands: tuple[str, ...] | None = None) -> Step:
+    info = STEP_INFO[name]
+    return Step(name, info.symbol, formula or info.formula,
+                info.operands if operands is None else operands, info.description, value)

@@ -1,0 +1,412 @@
+"""Permutation equivariance: permute the tokens, prove what happens to the output.
+
+Self-attention without positions cannot tell the order of its tokens:
+permuting the rows of X permutes the rows of the output, exactly
+(``permutation_check`` proves it entry by entry). Positions break that
+symmetry (``derive.positions``).
+"""
+
+from __future__ import annotations
+
+__all__ = ['RowComparison', 'PermutationResult', 'parse_order', 'permute_problem', 'same_exact', 'proved_different', 'permutation_check', 'TEXT_CHECK_TOKENS']
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import sympy
+from flint import arb, fmpq
+
+from symattn.errors import InputError
+from symattn.problem.problem import Problem
+from symattn.values.exact import NAN, NEG_INF, Irrational, Surd
+from symattn.values.symbolic import SympyValue
+
+
+# ------------------------------------------------------ permutation equivariance
+@dataclass(frozen=True)
+class RowComparison:
+    """Row ``row`` of the permuted problem against row ``source`` of the original.
+
+    ``verdict`` is ``equal`` (proved exactly), ``differs`` (proved: certified
+    balls apart) or ``undecided``. ``structural`` says the row sees the same
+    (score, value) pairs as the original row, every one compared exactly;
+    ``text_equal`` whether the exact closed forms agree (read back by SymPy),
+    None when they could not be compared.
+    """
+
+    row: int                        # 1-based, in the permuted problem
+    source: int                     # 1-based, in the original problem
+    token: str
+    verdict: str
+    structural: bool
+    text_equal: bool | None
+    permuted: tuple[Any, ...]       # exact values of the permuted problem's row
+    original: tuple[Any, ...]       # exact values of the original row ``source``
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    """What permuting the tokens did to the output, proved entry by entry.
+
+    ``order[i]`` (1-based) is the original token that row i + 1 of the
+    permuted problem holds. ``scores`` and ``values`` count the entries
+    S'[i, j] vs S[order[i], order[j]] and the rows V'[j] vs V[order[j]] that
+    are (equal exactly, proved different, undecided); ``values`` is None
+    without V.
+    """
+
+    order: tuple[int, ...]
+    positions: str
+    position_base: int
+    mask: str
+    step: str                                   # "output", or "weights" without V
+    scores: tuple[int, int, int]
+    values: tuple[int, int, int] | None
+    rational: bool                              # every score compared is a rational
+    rows: tuple[RowComparison, ...]
+    notes: tuple[str, ...]
+    original: Any = field(repr=False, compare=False)   # the two Derivations
+    permuted: Any = field(repr=False, compare=False)
+
+    @property
+    def equivariant(self) -> bool:
+        """Every row of the permuted problem equals the permuted original row exactly."""
+        return all(row.verdict == "equal" for row in self.rows)
+
+    @property
+    def differing(self) -> tuple[int, ...]:
+        """Rows (1-based, permuted problem) proved different from the permuted original."""
+        return tuple(row.row for row in self.rows if row.verdict == "differs")
+
+
+def parse_order(text: str) -> tuple[int, ...]:
+    """``"3,1,2"`` as (3, 1, 2); a clear error for anything else.
+
+    >>> parse_order(" 3, 1,2 ")
+    (3, 1, 2)
+    """
+    parts = [part.strip() for part in text.split(",")]
+    for part in parts:
+        if not part.isdigit():
+            raise InputError(f"--order: {part!r} is not a token number; give the original "
+                             "tokens' 1-based numbers in their new order, e.g. 3,1,2")
+    return tuple(int(part) for part in parts)
+
+
+def _validate_order(order: Sequence[int], n: int) -> tuple[int, ...]:
+    order = tuple(int(k) for k in order)
+    expected = ",".join(str(k) for k in range(1, n + 1))
+    if len(order) != n or sorted(order) != list(range(1, n + 1)):
+        given = ",".join(str(k) for k in order)
+        raise InputError(f"order {given} is not a permutation of the {n} tokens: list each of "
+                         f"{expected} exactly once")
+    return tuple(k - 1 for k in order)
+
+
+def _check_permutable(problem: Problem) -> tuple[int, int]:
+    n, m = problem.score_shape()
+    if "X_kv" in problem.inputs:
+        raise InputError("permute needs self-attention: with X_kv the queries and the keys "
+                         "come from two sequences")
+    if n != m:
+        raise InputError(f"permute needs self-attention: one token per query and per key, but "
+                         f"there {'is 1 query' if n == 1 else f'are {n} queries'} and {m} keys")
+    return n, m
+
+
+def permute_problem(problem: Problem, order: Sequence[int]) -> Problem:
+    """The same problem with its tokens in ``order`` (1-based original numbers).
+
+    The rows of X, Q, K and V (and rows and columns of given scores) move with
+    their tokens; the weights W, the options and any mask stay where they are.
+
+    >>> p = Problem.from_mapping({"inputs": {"Q": [[1], [2]], "K": [[3], [4]]}})
+    >>> [row[0].text for row in permute_problem(p, [2, 1]).inputs["K"]]
+    ['4', '3']
+    """
+    n, _ = _check_permutable(problem)
+    perm = _validate_order(order, n)
+    inputs = dict(problem.inputs)
+    for name in ("X", "Q", "K", "V"):
+        if name in inputs:
+            inputs[name] = tuple(inputs[name][k] for k in perm)
+    for name in ("scores", "scaled"):
+        if name in inputs:
+            inputs[name] = tuple(tuple(inputs[name][a][b] for b in perm) for a in perm)
+    changes: dict[str, Any] = {"inputs": inputs}
+    if len(problem.tokens) == n:
+        changes["tokens"] = tuple(problem.tokens[k] for k in perm)
+    if len(problem.sequence) == n:
+        changes["sequence"] = tuple(problem.sequence[k] for k in perm)
+    return dataclasses.replace(problem, **changes)
+
+
+TEXT_CHECK_TOKENS = 16    # permute compares closed forms as text up to this many tokens
+
+
+def _canonical(value: Any) -> Any:
+    """A SymPy form of an exact value for comparing closed forms, or None."""
+    if isinstance(value, fmpq):
+        return sympy.Rational(int(value.p), int(value.q))
+    if value is NEG_INF:
+        return sympy.S.NegativeInfinity
+    if value is NAN:
+        return sympy.S.NaN
+    if isinstance(value, SympyValue):
+        return value.expr
+    if isinstance(value, Surd):
+        return sympy.Rational(int(value.coefficient.p), int(value.coefficient.q)) * \
+            sympy.sqrt(value.radicand)
+    # The fast path's closed forms (Irrational) are text only; symattn never hands
+    # text to a SymPy parser, so they get no second, SymPy-side comparison.
+    return None
+
+
+def same_exact(a: Any, b: Any) -> bool:
+    """True only when the two exact values are proved equal."""
+    if a is b:
+        return True
+    if isinstance(a, fmpq) and isinstance(b, fmpq):
+        return a == b
+    if isinstance(a, Surd) and isinstance(b, Surd):
+        return a == b
+    if isinstance(a, SympyValue) and isinstance(b, SympyValue):
+        return a.expr == b.expr or sympy.expand(a.expr - b.expr) == 0
+    if isinstance(a, Irrational) and isinstance(b, Irrational):
+        return a.text == b.text
+    return False
+
+
+def proved_different(a: Any, b: Any, max_bits: int = 4096) -> bool:
+    """True when certified balls of the two values are disjoint (or one is -oo)."""
+    if a is NEG_INF or b is NEG_INF or a is NAN or b is NAN:
+        return (a is NEG_INF) != (b is NEG_INF) or (a is NAN) != (b is NAN)
+    if not getattr(a, "is_numeric", True) or not getattr(b, "is_numeric", True):
+        return False
+    from symattn.values.exact import to_ball
+
+    bits = 64
+    while bits <= max_bits:
+        x, y = to_ball(a, bits), to_ball(b, bits)
+        if isinstance(x, arb) and isinstance(y, arb) and not x.overlaps(y):
+            return True
+        bits *= 4
+    return False
+
+
+def _tally(pairs: Sequence[tuple[Any, Any]]) -> tuple[int, int, int]:
+    equal = differ = 0
+    for a, b in pairs:
+        if same_exact(a, b):
+            equal += 1
+        elif proved_different(a, b):
+            differ += 1
+    return equal, differ, len(pairs) - equal - differ
+
+
+def _families(derivation: Any) -> list[str]:
+    """Head prefixes: ``[""]`` for one head, ``["head1.", ...]`` for several."""
+    names = derivation.names
+    prefixes = [name[: -len("scaled")] for name in names if name.endswith("scaled")]
+    return prefixes or [""]
+
+
+def _score_source(derivation: Any, prefix: str) -> str:
+    """The step the weights are a fixed function of: the raw scores (or given scaled)."""
+    return prefix + ("scores" if prefix + "scores" in derivation else "scaled")
+
+
+def _row_values(derivation: Any, step: str, row: int, columns: Sequence[int]) -> tuple[Any, ...]:
+    grid = derivation[step].value
+    return tuple(grid.exact(row, c) for c in columns)
+
+
+def permutation_check(problem: Problem, order: Sequence[int]) -> PermutationResult:
+    """Permute the tokens and compare every output row with the permuted original.
+
+    Without positions and without a mask, row i of the permuted problem sees
+    the scores S'[i, j] = S[order[i], order[j]] and the values V'[j] =
+    V[order[j]], all compared exactly; its weights and output are functions of
+    the multiset of (score, value) pairs, so O'[i] = O[order[i]] exactly (the
+    exact closed forms are compared as a second check). With positions, or a
+    mask (which stays with the positions), the rows are compared exactly where
+    equal and proved different by certified balls where not.
+
+    >>> p = Problem.from_mapping({"inputs": {"X": [[1, 0], [0, 1], [1, 1]], "W_Q": "identity",
+    ...     "W_K": "identity", "W_V": "identity"}})
+    >>> result = permutation_check(p, [3, 1, 2])
+    >>> result.equivariant, result.scores
+    (True, (9, 0, 0))
+    >>> import dataclasses
+    >>> permutation_check(dataclasses.replace(p, positions="sinusoidal"), [3, 1, 2]).differing
+    (1, 2, 3)
+    """
+    from symattn.derivation.pipeline import derive
+
+    n, _ = _check_permutable(problem)
+    perm = _validate_order(order, n)
+    base = dataclasses.replace(problem, claims={}, ffn=None, readout=None, diagnostics=())
+    permuted_problem = permute_problem(base, [k + 1 for k in perm])
+    original, permuted = derive(base), derive(permuted_problem)
+    allowed, allowed_p = base.allowed(), permuted_problem.allowed()
+    families = _families(original)
+    step = "output" if "output" in original else "weights"
+
+    score_pairs = []
+    value_pairs = []
+    for prefix in families:
+        name = _score_source(original, prefix)
+        s, s_p = original[name].value, permuted[name].value
+        score_pairs += [(s_p.exact(i, j), s.exact(perm[i], perm[j]))
+                        for i in range(n) for j in range(n)]
+        if prefix + "V" in original:
+            v, v_p = original[prefix + "V"].value, permuted[prefix + "V"].value
+            value_pairs.append([(v_p.exact(j, k), v.exact(perm[j], k))
+                                for j in range(n) for k in range(v.shape[1])])
+    scores = _tally(score_pairs)
+    values = None
+    if value_pairs:
+        values = _value_rows(value_pairs, n)
+
+    width = original[step].value.shape[1]
+    rows = []
+    for i in range(n):
+        src = perm[i]
+        # output columns are features; weights columns are tokens and move too
+        columns_p = list(range(width))
+        columns = columns_p if step == "output" else [perm[j] for j in columns_p]
+        mine = _row_values(permuted, step, i, columns_p)
+        theirs = _row_values(original, step, src, columns)
+        structural = _structural(original, permuted, families, perm, i, allowed, allowed_p)
+        # second check: the closed forms read back by SymPy (small problems only: a
+        # closed form has a term per key)
+        texts = [_canonical_pair(a, b) for a, b in zip(mine, theirs)] \
+            if n <= TEXT_CHECK_TOKENS else [None]
+        text_equal = None if any(t is None for t in texts) else all(texts)
+        if structural or text_equal or all(same_exact(a, b) for a, b in zip(mine, theirs)):
+            verdict = "equal"
+        elif any(proved_different(a, b) for a, b in zip(mine, theirs)):
+            verdict = "differs"
+        else:
+            verdict = "undecided"
+        token = permuted_problem.tokens[i] if len(permuted_problem.tokens) == n else ""
+        rows.append(RowComparison(i + 1, src + 1, token, verdict, structural, text_equal,
+                                  mine, theirs))
+    notes = _notes(base)
+    rational = all(isinstance(a, fmpq) and isinstance(b, fmpq) for a, b in score_pairs)
+    return PermutationResult(tuple(k + 1 for k in perm), problem.positions,
+                             problem.position_base, problem.mask.kind, step, scores, values,
+                             rational, tuple(rows), notes, original, permuted)
+
+
+def _value_rows(value_pairs: list[list[tuple[Any, Any]]], n: int) -> tuple[int, int, int]:
+    """Rows V'[j] vs V[order[j]] over all heads: (equal, different, undecided)."""
+    equal = differ = total = 0
+    for family in value_pairs:
+        width = len(family) // n
+        for j in range(n):
+            pairs = family[j * width:(j + 1) * width]
+            total += 1
+            if all(same_exact(a, b) for a, b in pairs):
+                equal += 1
+            elif any(proved_different(a, b) for a, b in pairs):
+                differ += 1
+    return equal, differ, total - equal - differ
+
+
+def _split_top(text: str, separator: str) -> list[str]:
+    """Split at ``separator`` outside parentheses."""
+    parts, depth, start, k = [], 0, 0, 0
+    while k < len(text):
+        char = text[k]
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and text.startswith(separator, k):
+            parts.append(text[start:k])
+            k += len(separator)
+            start = k
+            continue
+        k += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _sum_order_free(text: str) -> str:
+    """A closed form's text with every sum's terms sorted (a + b and b + a agree).
+
+    Sound for comparing symattn's own closed forms without parsing them: equal
+    results mean the two expressions differ at most in the order of added terms.
+    """
+    wrapped = text.startswith("(") and text.endswith(")") and \
+        len(_split_top(text[1:-1], ")(")) == 1 and _balanced(text[1:-1])
+    inner = text[1:-1] if wrapped else text
+    terms = _split_top(inner, " + ")
+    if len(terms) > 1:
+        inner = " + ".join(sorted(_sum_order_free(t) for t in terms))
+    else:
+        factors = _split_top(inner, "/")
+        if len(factors) > 1:
+            inner = "/".join(_sum_order_free(f) for f in factors)
+    return f"({inner})" if wrapped else inner
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _canonical_pair(a: Any, b: Any) -> bool | None:
+    if isinstance(a, Irrational) and isinstance(b, Irrational):
+        return _sum_order_free(a.text) == _sum_order_free(b.text)
+    x, y = _canonical(a), _canonical(b)
+    if x is None or y is None:
+        return None
+    return bool(x == y)
+
+
+def _structural(original: Any, permuted: Any, families: list[str], perm: tuple[int, ...],
+                i: int, allowed: list[list[bool]], allowed_p: list[list[bool]]) -> bool:
+    """Row i of the permuted problem sees exactly the (score, value) pairs of row perm[i].
+
+    The open keys must correspond under the permutation, and for each open key
+    the score and the value row must be equal exactly, in every head. (The
+    scale, temperature and normalisation are the same options in both.)
+    """
+    if original.problem.positions != "none":
+        return False
+    src = perm[i]
+    open_p = [j for j in range(len(perm)) if allowed_p[i][j]]
+    if sorted(perm[j] for j in open_p) != [j for j in range(len(perm)) if allowed[src][j]]:
+        return False
+    for prefix in families:
+        name = _score_source(original, prefix)
+        s, s_p = original[name].value, permuted[name].value
+        if not all(same_exact(s_p.exact(i, j), s.exact(src, perm[j])) for j in open_p):
+            return False
+        if prefix + "V" in original:
+            v, v_p = original[prefix + "V"].value, permuted[prefix + "V"].value
+            if not all(same_exact(v_p.exact(j, k), v.exact(perm[j], k))
+                       for j in open_p for k in range(v.shape[1])):
+                return False
+    return True
+
+
+def _notes(problem: Problem) -> tuple[str, ...]:
+    notes = []
+    if problem.positions == "sinusoidal":
+        notes.append(f"positions = sinusoidal (base {problem.position_base}): X_pos = X + PE "
+                     "adds the encoding of the row's position, not of the token, so a token "
+                     "moved to another position gets another encoding")
+    elif problem.positions == "rope":
+        notes.append(f"positions = rope (base {problem.position_base}): each query and key is "
+                     "rotated by an angle proportional to its position, so a score depends on "
+                     "how far apart the two tokens are")
+    if problem.mask.kind != "none":
+        notes.append(f"mask = {problem.mask.kind}: a mask belongs to positions, not tokens, and "
+                     "stays in place; masks break permutation equivariance, so equal rows are "
+                     "not expected")
+    return tuple(notes)

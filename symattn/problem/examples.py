@@ -1,0 +1,45 @@
+"""The bundled worked examples (spec files shipped inside the package).
+
+>>> "000-cat-chases-mouse" in names()
+True
+"""
+
+from __future__ import annotations
+
+__all__ = ["names", "path", "describe"]
+
+from importlib import resources
+from pathlib import Path
+
+from symattn.errors import InputError
+
+
+def _folder() -> Path:
+    return Path(str(resources.files("symattn") / "examples"))
+
+
+def names() -> list[str]:
+    """Names of the bundled examples, sorted."""
+    return sorted(p.stem for p in _folder().glob("*.toml"))
+
+
+def path(name: str) -> Path:
+    """The spec file of a bundled example; a unique prefix is enough."""
+    known = names()
+    if name in known:
+        return _folder() / f"{name}.toml"
+    matches = [n for n in known if n.startswith(name)]
+    if len(matches) == 1:
+        return _folder() / f"{matches[0]}.toml"
+    if matches:
+        raise InputError(f"example {name!r} is ambiguous: {', '.join(matches)}")
+    raise InputError(f"no example named {name!r}; `symattn examples` lists them: "
+                     f"{', '.join(known)}")
+
+
+def describe(name: str) -> tuple[str, str]:
+    """(title, description) of an example, read from its spec."""
+    from symattn.problem import spec
+
+    mapping = spec.read_mapping(path(name).read_text(encoding="utf-8"), str(path(name)))
+    return str(mapping.get("title", "")), str(mapping.get("description", ""))

@@ -1,0 +1,119 @@
+"""Read spec files (TOML or JSON) without losing how numbers were printed.
+
+TOML and JSON floats are handed to symattn as their text (``PrintedNumber``),
+never as binary floats, so ``0.40`` keeps its two places and ``0.855`` is the
+rational 171/200. The mapping then goes to ``Problem.from_mapping``.
+
+>>> problem = loads('[inputs]\\nscaled = [[0.40, 1]]\\n[options]\\nscale = "none"', "x.toml")
+>>> problem.inputs["scaled"][0][0].places
+2
+"""
+
+from __future__ import annotations
+
+__all__ = ["PrintedNumber", "load", "loads", "read_mapping"]
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from symattn.errors import InputError, Location
+from symattn.problem.limits import DEFAULT, Limits
+from symattn.problem.problem import Problem
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+class PrintedNumber(str):
+    """A number from a TOML or JSON file, kept exactly as it was printed."""
+
+    __slots__ = ()
+
+
+def _toml_float(text: str) -> PrintedNumber:
+    # TOML allows digit separators (1_000.5); the digits are what was printed.
+    return PrintedNumber(text.replace("_", ""))
+
+
+def _json_constant(name: str) -> PrintedNumber:
+    return PrintedNumber({"-Infinity": "-inf", "Infinity": "inf", "NaN": "nan"}[name])
+
+
+def _no_duplicates(source: str):  # type: ignore[no-untyped-def]
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                raise InputError(f"duplicate key `{key}`", Location(file=source, key=key))
+            result[key] = value
+        return result
+    return hook
+
+
+_LONG_NUMBER = ("a whole number has more than 4,300 digits, which Python does not read; "
+                "symattn reads entries of up to 2,000 characters")
+
+
+def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, Any]:
+    """Parse spec text as TOML or JSON (chosen by ``kind`` or the file name)."""
+    if kind is None:
+        suffix = Path(source).suffix.lower()
+        kind = "json" if suffix == ".json" else "toml" if suffix == ".toml" else (
+            "json" if text.lstrip().startswith("{") else "toml")
+    where = Location(file=source)
+    if kind == "json":
+        try:
+            data = json.loads(text, parse_float=PrintedNumber, parse_constant=_json_constant,
+                              object_pairs_hook=_no_duplicates(source))
+        except json.JSONDecodeError as error:
+            raise InputError(f"not valid JSON: {error.msg} (line {error.lineno}, column "
+                             f"{error.colno})", where) from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply", where) from None
+        except InputError:              # a duplicate key, found by the hook
+            raise
+        except ValueError:              # an integer of more than 4300 digits
+            raise InputError(f"not valid JSON: {_LONG_NUMBER}", where) from None
+        if not isinstance(data, dict):
+            raise InputError("a JSON spec must be an object {...}", where)
+        return data
+    try:
+        return tomllib.loads(text, parse_float=_toml_float)
+    except tomllib.TOMLDecodeError as error:
+        hint = "; a key or table is given twice" if str(error).startswith(
+            ("Cannot overwrite", "Cannot declare")) else ""
+        raise InputError(f"not valid TOML: {error}{hint}", where) from None
+    except RecursionError:
+        raise InputError("TOML nested too deeply", where) from None
+    except ValueError:              # an integer of more than 4300 digits
+        raise InputError(f"not valid TOML: {_LONG_NUMBER}", where) from None
+
+
+def loads(text: str, source: str = "<spec>", kind: str | None = None,
+          limits: Limits = DEFAULT) -> Problem:
+    """A Problem from spec text."""
+    return Problem.from_mapping(read_mapping(text, source, kind), source=source, limits=limits)
+
+
+def load(path: str | Path, limits: Limits = DEFAULT) -> Problem:
+    """A Problem from a spec file (``.toml`` or ``.json``)."""
+    path = Path(path)
+    source = str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", Location(file=source)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a spec file", Location(file=source)) from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", Location(file=source)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text (byte {error.start + 1} is 0x{raw[error.start]:02x}); "
+                         "save the file as UTF-8", Location(file=source)) from None
+    return loads(text, source, limits=limits)

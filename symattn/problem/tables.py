@@ -1,0 +1,86 @@
+"""Reading the tables of a spec: keys, matrices, entries with their locations.
+
+Shared by the problem and the layer configuration; nothing here knows what a
+matrix is for.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EntryMatrix", "check_keys", "read_matrix", "read_bool", "read_choice"]
+
+import difflib
+from typing import Any, Mapping
+
+from symattn.values.entries import Entry, parse_entry
+from symattn.errors import InputError, Location, ShapeError, counted
+
+EntryMatrix = tuple[tuple[Entry, ...], ...]
+
+
+def _unknown_key(key: str, known: tuple[str, ...], location: Location) -> InputError:
+    # A key that differs only in case is surely the one meant (W_q -> W_Q).
+    close = [k for k in known if k.lower() == key.lower()]
+    if not close:
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
+    hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
+    return InputError(f"unknown key `{key}`{hint}", location)
+
+
+def check_keys(mapping: Mapping[str, Any], known: tuple[str, ...], location: Location) -> None:
+    for key in mapping:
+        if key not in known:
+            raise _unknown_key(str(key), known, location.at(key=str(key)))
+
+
+def read_matrix(raw: Any, location: Location) -> EntryMatrix:
+    """A list of rows (or one flat list, read as a single row) of entries."""
+    if isinstance(raw, str) or not isinstance(raw, (list, tuple)):
+        raise InputError(f"expected a matrix (a list of rows), got {_describe(raw)}", location)
+    if not raw:
+        raise InputError("the matrix is empty", location)
+    rows = raw if all(isinstance(r, (list, tuple)) for r in raw) else None
+    if rows is None:
+        if any(isinstance(r, (list, tuple)) for r in raw):
+            raise InputError("mixes rows (lists) and single numbers", location)
+        rows = [raw]
+    width = len(rows[0])
+    matrix = []
+    for i, row in enumerate(rows, start=1):
+        if len(row) == 0:
+            raise InputError("row is empty", location.at(row=i))
+        if len(row) != width:
+            raise ShapeError(f"ragged matrix: row {i} has {counted(len(row), 'entry', 'entries')}"
+                             f" but row 1 has {width}", location.at(row=i))
+        try:
+            matrix.append(tuple(parse_entry(_literal(value)) for value in row))
+        except InputError:
+            # Parse again, entry by entry, only to say exactly where the bad one is
+            # (building a location for every entry would cost more than parsing).
+            for j, value in enumerate(row, start=1):
+                parse_entry(_literal(value), location.at(row=i, column=j))
+            raise
+    return tuple(matrix)
+
+
+def _literal(value: Any) -> Any:
+    # Spec loaders hand numbers over as their printed text (a str subclass).
+    return str(value) if isinstance(value, str) else value
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the text {str(value)!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def read_bool(raw: Any, location: Location) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    raise InputError(f"expected true or false, got {_describe(raw)}", location)
+
+
+def read_choice(raw: Any, choices: tuple[str, ...], location: Location) -> str:
+    text = str(raw).strip().lower() if isinstance(raw, str) else None
+    if text not in choices:
+        raise InputError(f"expected one of {', '.join(choices)}, got {_describe(raw)}", location)
+    return text

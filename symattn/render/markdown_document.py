@@ -1,0 +1,53 @@
+"""A derivation as Markdown with $...$ and $$...$$ math (notebooks, MkDocs).
+
+The same records as the LaTeX document (``worked.build``), laid out by
+``templates/*.md.j2``; prose is escaped for Markdown, mathematics is the same
+LaTeX, which MathJax and KaTeX render.
+
+>>> escape_markdown("a_b *c* [x](y) <b> | $5")
+'a&#95;b &#42;c&#42; &#91;x&#93;(y) &lt;b&gt; &#124; &#36;5'
+"""
+
+from __future__ import annotations
+
+__all__ = ["render_markdown", "escape_markdown"]
+
+import re
+from pathlib import Path
+from typing import Any
+
+from symattn.render import templating
+from symattn.render import worked
+from symattn._version import __version__
+from symattn.derivation.steps import Derivation
+from symattn.render.latex_document import default_options
+
+# HTML character references, not backslashes: Jupyter and MkDocs read \( \[ \$ as math.
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "&#92;", "`": "&#96;", "*": "&#42;",
+             "_": "&#95;", "{": "&#123;", "}": "&#125;", "[": "&#91;", "]": "&#93;",
+             "#": "&#35;", "|": "&#124;", "$": "&#36;", "~": "&#126;", "^": "&#94;"}
+_LINE_START = {"-": "&#45;", "+": "&#43;", "=": "&#61;", "!": "&#33;", ":": "&#58;"}
+_LIST_START = re.compile(r"^(\d+)([.)])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text Markdown prints literally: no emphasis, links, HTML, math, tables or lists."""
+    out = []
+    for char in str(text):
+        if char in "\r\n\t" or ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(" ")
+        else:
+            out.append(_ENTITIES.get(char, char))
+    escaped = "".join(out)
+    if escaped[:1] in _LINE_START:
+        escaped = _LINE_START[escaped[0]] + escaped[1:]
+    return _LIST_START.sub(lambda m: m.group(1) + ("&#46;" if m.group(2) == "." else "&#41;"),
+                           escaped)
+
+
+def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
+                    template_dir: str | Path | None = None, report: Any = None) -> str:
+    """Markdown for ``derivation``, with the verdicts of ``report`` on its printed numbers."""
+    document = worked.build(derivation, report, options or default_options(derivation),
+                            escape_markdown)
+    return templating.render("document.md.j2", template_dir, doc=document, version=__version__)

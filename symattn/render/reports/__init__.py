@@ -1,0 +1,1 @@
+"""LaTeX (and PDF) of the reports of sizes, sweep, whatif, permute and kvcache."""

@@ -1,0 +1,121 @@
+"""Plain-text and JSON layouts of a derivation view.
+
+The text layout is a step-by-step listing with aligned matrices; the JSON
+layout is the documented, stable ``{"steps": [{"name", "shape", "exact",
+"value"}]}`` (see docs/cli.md), with a few extra descriptive keys.
+"""
+
+from __future__ import annotations
+
+__all__ = ["render_text", "render_json", "matrix_lines"]
+
+import json
+import re
+from typing import Sequence
+
+from symattn._version import __version__
+from symattn.render.view import DerivationView, StepView
+
+EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
+
+_PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
+
+
+def _plain(latex: str) -> str:
+    """Plain text for the engine's own step formulas (never user text)."""
+    text = latex
+    for old, new in (("\\frac{Q K^{\\top}}{\\sqrt{d_k}}", "Q K^T / sqrt(d_k)"),
+                     ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
+                     ("\\frac{S}{\\sqrt{d_k}}", "S / sqrt(d_k)"), ("\\frac{1}{T} \\cdot ", "(1/T) "),
+                     ("\\frac{E_{ij}}{\\Sigma_i}", "E_ij / Sigma_i"),
+                     ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
+                     ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
+                     ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
+                     ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma"),
+                     ("\\sum_j ", "sum_j "), ("\\log_2", "log2"), ("\\max", "max"), ("\\|", "||")):
+        text = text.replace(old, new)
+    text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"_\{([^}]*)\}", r"_\1", text)
+    return text.replace("{", "").replace("}", "")
+
+
+def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: Sequence[int],
+                 indent: str = "    ") -> list[str]:
+    """Aligned rows of a matrix, with ... where rows or columns are elided."""
+    widths = [max(len(row[c]) for row in cells) for c in range(len(columns))]
+    lines = []
+    for r, row in enumerate(cells):
+        parts = []
+        for c, cell in enumerate(row):
+            if c > 0 and columns[c] != columns[c - 1] + 1:
+                parts.append("...")
+            parts.append(cell.rjust(widths[c]))
+        if r > 0 and rows[r] != rows[r - 1] + 1:
+            lines.append(f"{indent}  ...")
+        lines.append(f"{indent}[ {'  '.join(parts)} ]")
+    return lines
+
+
+def _step_text(step: StepView, digits_label: str) -> list[str]:
+    symbol = _PLAIN_SYMBOLS.get(step.symbol, _plain(step.symbol))
+    formula = _plain(step.formula)
+    head = step.name if symbol == step.name else f"{step.name}: {symbol}"
+    if formula not in (symbol, step.name):
+        head += f" = {formula}"
+    lines = [head, f"  {step.description}; {step.shape[0]}x{step.shape[1]}"]
+    same = all(e == d for er, dr in zip(step.exact, step.decimal) for e, d in zip(er, dr))
+    longest = max((len(e) for row in step.exact for e in row if e is not None), default=0)
+    if step.omitted:
+        lines.append(f"  exact: closed forms of up to {step.max_terms} exponentials are written; "
+                     f"{step.omitted} longer ones are not (--max-terms)")
+    elif longest > EXACT_WIDTH:
+        lines.append(f"  exact: closed forms up to {longest} characters (see --format json)")
+    elif not same:
+        lines.append("  exact:")
+        lines += matrix_lines(step.exact, step.rows, step.columns)
+    decimals = [[d if d is not None else "(symbolic)" for d in row] for row in step.decimal]
+    if all(d is None for row in step.decimal for d in row):
+        return lines
+    lines.append(f"  {digits_label}:" if not same else "  exact (decimal):")
+    lines += matrix_lines(decimals, step.rows, step.columns)
+    return lines
+
+
+def render_text(view: DerivationView) -> str:
+    fmt = view.number_format
+    label = (f"decimal, {fmt.places} places" if fmt.places is not None
+             else f"decimal, {fmt.digits} significant digits") + f", {fmt.rounding.value}"
+    out = []
+    if view.title:
+        out += [view.title, "=" * len(view.title)]
+    if view.description:
+        out.append(view.description)
+    if out:
+        out.append("")
+    for step in view.steps:
+        out += _step_text(step, label)
+        out.append("")
+    out += view.notes
+    if view.notes:
+        out.append("")
+    return "\n".join(out)
+
+
+def render_json(view: DerivationView) -> str:
+    fmt = view.number_format
+    document = {
+        "symattn": __version__,
+        "title": view.title,
+        "format": {"digits": fmt.digits, "places": fmt.places, "rounding": fmt.rounding.value},
+        "steps": [{
+            "name": step.name,
+            "shape": list(step.shape),
+            "formula": step.formula,
+            "operands": list(step.operands),
+            "exact": [list(row) for row in step.exact],
+            "value": [list(row) for row in step.decimal],
+            **({"exact_omitted": step.omitted, "max_terms": step.max_terms}
+               if step.omitted else {}),
+        } for step in view.steps],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"

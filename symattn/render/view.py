@@ -1,0 +1,122 @@
+"""Turn a derivation into strings, once, for every renderer.
+
+A ``StepView`` holds only text: the step's name, symbol, formula, shape, and
+for the rows and columns on show the exact form and the decimal. Renderers
+(text, JSON, LaTeX, Markdown) lay these strings out; none of them computes or
+rounds. Large matrices are elided: only the first and last rows and columns
+are formatted at all, so a 1024 x 1024 step costs a few dozen entries.
+"""
+
+from __future__ import annotations
+
+__all__ = ["StepView", "DerivationView", "build_view", "shown_indices", "MAX_TERMS"]
+
+from dataclasses import dataclass
+
+from symattn import progress
+from symattn.derivation.steps import Derivation, Step
+from symattn.errors import Location
+from symattn.values.number_format import NumberFormat
+from symattn.values.decimals import UndecidedError
+
+
+# Closed forms with more exponentials than this are left out of views by default.
+MAX_TERMS = 64
+
+
+def shown_indices(count: int, limit: int | None) -> tuple[int, ...]:
+    """Indices on show: all of them, or the first and last when there are too many.
+
+    >>> shown_indices(10, 4)
+    (0, 1, 8, 9)
+    """
+    if limit is None or count <= limit:
+        return tuple(range(count))
+    head = (limit + 1) // 2
+    tail = limit - head
+    return tuple(range(head)) + tuple(range(count - tail, count))
+
+
+@dataclass(frozen=True)
+class StepView:
+    name: str
+    symbol: str
+    formula: str
+    operands: tuple[str, ...]
+    description: str
+    shape: tuple[int, int]
+    rows: tuple[int, ...]
+    columns: tuple[int, ...]
+    exact: tuple[tuple[str | None, ...], ...]     # None: a closed form too long to write
+    decimal: tuple[tuple[str | None, ...], ...]
+    max_terms: int | None = None
+
+    @property
+    def omitted(self) -> int:
+        """How many closed forms on show were too long to write (``max_terms``)."""
+        return sum(text is None for row in self.exact for text in row)
+
+    @property
+    def elided(self) -> bool:
+        return len(self.rows) < self.shape[0] or len(self.columns) < self.shape[1]
+
+
+@dataclass(frozen=True)
+class DerivationView:
+    title: str
+    description: str
+    number_format: NumberFormat
+    steps: tuple[StepView, ...]
+    notes: tuple[str, ...] = ()     # sentences after the steps (e.g. the predicted token)
+
+
+def step_view(step: Step, number_format: NumberFormat, limit: int | None,
+              max_terms: int | None = MAX_TERMS) -> StepView:
+    grid = step.value
+    rows = shown_indices(grid.shape[0], limit)
+    columns = shown_indices(grid.shape[1], limit)
+    exact = []
+    for i in rows:   # closed forms can be long (a softmax row has one term per key)
+        exact.append(tuple(grid.text(i, j) if max_terms is None or grid.terms(i, j) <= max_terms
+                           else None for j in columns))
+        progress.advance()
+    try:
+        decimal = number_format.format_block(grid, rows, columns)
+    except UndecidedError as error:   # a number too large to write out: say which step
+        raise type(error)(f"step {step.name}: {error.message}", error.location) from None
+    return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
+                    grid.shape, rows, columns, tuple(exact), decimal, max_terms)
+
+
+def build_view(derivation: Derivation, number_format: NumberFormat | None = None,
+               limit: int | None = 8, steps: tuple[str, ...] | None = None,
+               max_terms: int | None = MAX_TERMS) -> DerivationView:
+    """Strings for every step (or the named ones), at ``number_format``.
+
+    Closed forms of more than ``max_terms`` exponentials (None: no limit) are
+    not written: at 1,024 keys every softmax weight would be a 30,000-character
+    expression, and a million of them gigabytes.
+    """
+    number_format = number_format or NumberFormat()
+    chosen = [s for s in derivation.steps if steps is None or s.name in steps]
+    problem = derivation.problem
+    # One bar for the whole view: a row's closed forms, then its decimals.
+    rows = sum(len(shown_indices(step.value.shape[0], limit)) for step in chosen)
+    try:
+        with progress.task(2 * rows, "writing"):
+            views = tuple(step_view(step, number_format, limit, max_terms) for step in chosen)
+    except UndecidedError as error:
+        if error.location is not None:
+            raise
+        raise type(error)(error.message, Location(file=problem.source)) from None
+    return DerivationView(problem.title, problem.description, number_format, views,
+                          _notes(derivation))
+
+
+def _notes(derivation: Derivation) -> tuple[str, ...]:
+    if "probs" not in derivation:
+        return ()
+    from symattn.derivation import layer
+
+    best = layer.most_likely_tokens(derivation)
+    return (f"most likely next token: {' = '.join(best)}",)

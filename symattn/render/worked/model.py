@@ -1,0 +1,237 @@
+"""The records a worked-example template receives: strings, laid out in rows.
+
+Built by ``symattn.render.worked.builder.build``. Every field a template prints is a string
+(mathematics as LaTeX, prose already escaped for the output format); booleans
+and tuples only steer ``if`` and ``for``. docs/templates.md lists every field.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LINE_WIDTH", "printed_width", "Matrix", "Line", "Value", "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims",
+           "ScoreEntry", "ScoreRow", "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow",
+           "OutputComponent", "OutputRow", "StepModel", "Pair", "Summary", "Document"]
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+# A display line holds about this many characters of digits (10pt article);
+# wider matrices are set in script size, wider pairs on two lines.
+LINE_WIDTH = 68
+# Script-size fonts are drawn wider than scaled-down text (cmr7 digits are 0.8
+# of cmr10's, cmr5 0.68): a smallmatrix is about this fraction of a bmatrix.
+SMALL_SCALE = 0.82
+
+
+def printed_width(width: float) -> float:
+    """The width a matrix of rough ``width`` takes once set (small when too wide)."""
+    return width * SMALL_SCALE if width > LINE_WIDTH else width
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Cells row by row (math strings, or ``ClaimCell``), elision marks included."""
+
+    rows: tuple[tuple[Any, ...], ...]
+    shape: str                 # math, e.g. "3 \\times 3"
+    exact: bool                # no entry is rounded
+    elided: bool = False
+    width: float = 0.0         # rough printed width in characters (latex.approx_width)
+
+    @property
+    def small(self) -> bool:
+        """Too wide for a line at full size: the template uses ``smallmatrix``."""
+        return self.width > LINE_WIDTH
+
+    def fits_beside(self, other: Matrix) -> bool:
+        """Whether this matrix and ``other`` fit on one display line."""
+        return self.printed_width + other.printed_width + 6 <= LINE_WIDTH
+
+    @property
+    def printed_width(self) -> float:
+        return printed_width(self.width)
+
+
+@dataclass(frozen=True)
+class Line:
+    relation: str              # "=" or "\\approx"
+    matrix: Matrix
+
+
+@dataclass(frozen=True)
+class Value:
+    """One number: exact form (when short), decimal, and both as an equation tail."""
+
+    exact: str                 # math; "" when too long to show
+    decimal: str               # math; "" when the value has free symbols
+    chain: str                 # math: "= exact \\approx decimal", "= exact" or "\\approx decimal"
+    is_exact: bool             # the chain involves no rounding
+    inline: str = ""           # math: the exact form with slashes, for matrix cells
+
+
+@dataclass(frozen=True)
+class ClaimCell:
+    printed: str               # math: the number as the document printed it
+    verdict: str               # ok | propagated | wrong | undecided
+    exact: str                 # math: the exact value rounded as printed ("" when ok)
+
+
+@dataclass(frozen=True)
+class PrintedGroup:
+    label: str                 # text: "" for the main printing, else the label after @
+    matrix: Matrix             # ClaimCell where printed, "" where not
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    where: str                 # text, e.g. "weights[3,1] @ solutions"
+    printed: str               # math
+    verdict: str               # ok | propagated | wrong | undecided
+    exact: str                 # math: exact value rounded as printed
+    reason: str                # text
+    flags: str                 # text, e.g. "approximate, near-tie"
+
+
+@dataclass(frozen=True)
+class StepClaims:
+    groups: tuple[PrintedGroup, ...] = ()    # printings shaped like the step's matrix
+    others: tuple[ClaimRow, ...] = ()        # terms, sums, divisor, entries not on show
+    notes: tuple[ClaimRow, ...] = ()         # every printed number that is not ok
+
+    @property
+    def any(self) -> bool:
+        return bool(self.groups or self.others)
+
+
+@dataclass(frozen=True)
+class ScoreEntry:
+    lhs: str                   # s_{3,1}
+    dot: str                   # q_{3} \cdot k_{1}
+    symbolic: str              # q_{3,1} k_{1,1} + q_{3,2} k_{1,2}
+    substituted: str           # 0.8 \cdot 1 + 0 \cdot 0.2
+    terms: str                 # 0.8 + 0 ("" with a single term)
+    relation: str              # "=" or "\\approx" before substituted and terms
+    value: Value
+    compact: bool = False      # short enough for one line
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    query: str                 # math row label, e.g. "3"
+    token: str                 # text
+    entries: tuple[ScoreEntry, ...]
+    elided: bool               # some keys are not shown
+
+
+@dataclass(frozen=True)
+class ScaledEntry:
+    lhs: str                   # \tilde{s}_{3,1}
+    substituted: str           # \frac{0.8}{\sqrt{2}}
+    value: Value
+    masked: bool = False
+
+
+@dataclass(frozen=True)
+class ScaledRow:
+    query: str
+    token: str
+    entries: tuple[ScaledEntry, ...]
+    elided: bool
+
+
+@dataclass(frozen=True)
+class SoftmaxEntry:
+    key: str                   # math key label, e.g. "2"
+    token: str                 # text
+    score: Value               # z_{ij}
+    exp: Value                 # e^{z_{ij}} (softmax) or z_{ij} (sum normalisation)
+    weight: Value
+    percent: str               # math, e.g. "36.3\\,\\%"
+    masked: bool
+    elision: bool = False      # a row standing for keys not shown
+
+
+@dataclass(frozen=True)
+class SoftmaxRow:
+    query: str
+    token: str
+    entries: tuple[SoftmaxEntry, ...]
+    total: Value               # the row sum of the exponentials (or of the scores)
+    weight_total: str          # math: "1" (exactly), or NaN / 0 for a fully masked row
+    percent_total: str         # math
+    fully_masked: bool
+    open_keys: str             # math, e.g. "1, 2" (the keys not masked)
+    all_exact: bool = False    # every weight on show has a short exact form
+
+
+@dataclass(frozen=True)
+class OutputComponent:
+    lhs: str                   # o_{3,1}
+    symbolic: str              # a_{3,1} v_{1,1} + a_{3,2} v_{2,1} + ...
+    substituted: str           # 0.3998 \cdot 1 + ...
+    terms: str                 # 0.3998 + 0.0509 + ...
+    relation: str              # "=" or "\\approx" before substituted and terms
+    value: Value
+    compact: bool = False      # short enough for one line
+
+
+@dataclass(frozen=True)
+class OutputRow:
+    query: str
+    token: str
+    vector: str                # math: a_{3,1} v_{1} + a_{3,2} v_{2} + ...
+    components: tuple[OutputComponent, ...]
+    masked_keys: str           # math: keys left out (weight exactly 0), "" if none
+    fully_masked: bool
+
+
+@dataclass(frozen=True)
+class Pair:
+    label: str                 # text
+    value: str                 # math
+
+
+@dataclass(frozen=True)
+class StepModel:
+    kind: str                  # template: step_<kind>.tex.j2 / step_<kind>.md.j2
+    name: str                  # text: canonical step name (escaped), e.g. "W\\_Q"
+    number: str                # "1", "2", ...
+    heading: str               # text
+    description: str           # text
+    symbol: str                # math, e.g. "\\tilde{S}"
+    formula: str               # math: right-hand side, e.g. "Q K^{\\top}"
+    shape: str                 # math, e.g. "3 \\times 2"
+    result: tuple[Line, ...]   # "= exact" and/or "\\approx decimals"
+    operands: Mapping[str, Matrix]       # matrices to substitute, by name
+    relation: str              # "=" or "\\approx": the substitution line
+    info: Mapping[str, str]    # kind-specific strings (docs/templates.md)
+    expansions: tuple[Any, ...]          # ScoreRow / ScaledRow / SoftmaxRow / OutputRow
+    claims: StepClaims = field(default_factory=StepClaims)
+    has_masked: bool = False   # some entry is -inf or comes from one
+
+
+@dataclass(frozen=True)
+class Summary:
+    total: str
+    ok: str
+    propagated: str
+    wrong: str
+    undecided: str
+    rounding: str              # text: the rule the printed numbers are judged by
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str                 # text
+    description: str           # text
+    source: str                # text: the spec's file name
+    tokens: str                # text: the token names, comma separated
+    numbers: str               # text: how decimals are printed
+    detail: str                # "full" or "summary"
+    full: bool
+    expanded: str              # text: which rows are expanded ("3", "1, 2, 3")
+    setup: tuple[Pair, ...]    # n, m, d_k, scale, temperature, mask
+    steps: tuple[StepModel, ...]
+    summary: Summary | None    # None when the spec has no claims
+    cyrillic: bool             # some text needs the T2A font encoding
+    max_columns: str           # widest matrix, for amsmath's MaxMatrixCols

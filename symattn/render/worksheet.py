@@ -1,0 +1,306 @@
+"""A worksheet and its answer key as LaTeX, in one of five languages.
+
+``render(sheet, key=False)`` turns the language-free exercises of a
+``sheet.Worksheet`` into strings - prose from the message catalog of the
+sheet's language, numbers from ``NumberFormat`` with its decimal separator,
+user text escaped by ``latex.escape_text`` - and lays them out with
+``templates/worksheet.tex.j2``. The key shows every blank filled in and, per
+exercise, the derivation from ``latex_document.render_steps`` (the worked
+example's own step templates, in the same language).
+
+The preamble sets up babel for the language, the T1 and T2A font encodings
+(Cyrillic text, and Czech and Polish letters, with pdflatex) and UTF-8 input.
+
+>>> from symattn.worksheets import sheet as worksheet
+>>> sheet = worksheet.build(seed=1, language="pl", kinds=("softmax_table",))[0]
+>>> tex = render(sheet)
+>>> "\\\\usepackage[polish]{babel}" in tex, "Tabela softmaksu" in tex
+(True, True)
+"""
+
+from __future__ import annotations
+
+__all__ = ["render", "sheet_latex", "key_latex", "BABEL", "blank_width", "number_math"]
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from flint import fmpq
+
+from symattn import messages
+from symattn.render import latex
+from symattn.render import templating
+from symattn._version import __version__
+from symattn.values.exact import NEG_INF
+from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Grid, Math, Msg,
+                                    Num, Table, Text, User)
+from symattn.values.number_format import NumberFormat
+from symattn.messages import Catalog
+
+BABEL = {"en": "english", "pl": "polish", "cs": "czech", "ru": "russian", "uk": "ukrainian"}
+CYRILLIC = ("ru", "uk")
+INLINE_CHOICES = 80        # options this long in all (characters of LaTeX) share a line
+
+
+# ------------------------------------------------------------------- numbers
+def number_math(value: Any, places: int | None, locale: str) -> str:
+    """A number as math: exact (``places`` None) or rounded, with the locale's separator.
+
+    >>> from flint import fmpq
+    >>> number_math(fmpq(-3, 2), None, "cs"), number_math(fmpq(2, 3), 3, "uk")
+    ('-1{,}5', '0{,}667')
+    """
+    if value is NEG_INF:
+        return r"-\infty"
+    if isinstance(value, int):
+        value = fmpq(value)
+    if places is None:
+        text = latex.exact_latex(value, locale)
+        if text is None:
+            raise ValueError(f"{value!r} has no exact form; give places")
+        return text
+    formatted = NumberFormat(digits=None, places=places, locale=locale).format(value)
+    assert formatted is not None
+    return latex.math_decimal(formatted)
+
+
+def grouped(value: int) -> str:
+    """A whole number with thin spaces between groups of three: ``33\\,554\\,432``."""
+    digits = str(value)
+    groups = []
+    while len(digits) > 3:
+        groups.insert(0, digits[-3:])
+        digits = digits[:-3]
+    return r"\,".join([digits] + groups) if digits else r"\,".join(groups)
+
+
+def blank_width(texts: Sequence[str]) -> str:
+    """The width of a blank for answers printed as ``texts`` (the widest), in em.
+
+    >>> blank_width(["0,246", "-0,5"]), blank_width(["1"])
+    ('4.0em', '2.5em')
+    """
+    longest = max((len(t) for t in texts), default=1)
+    return f"{max(2.5, round(0.6 * longest + 1.0, 1))}em"
+
+
+# ----------------------------------------------------------------- fragments
+class _Context:
+    def __init__(self, catalog: Catalog, locale: str, key: bool) -> None:
+        self.catalog = catalog
+        self.locale = locale
+        self.key = key
+
+    def math(self, fragment: Any) -> str:
+        """A fragment as math (Num, Math) or as text wrapped for math (the rest)."""
+        if isinstance(fragment, Num):
+            return number_math(fragment.value, fragment.places, self.locale)
+        if isinstance(fragment, Math):
+            return fragment.latex
+        return rf"\text{{{self.text(fragment)}}}"
+
+    def text(self, fragment: Any) -> str:
+        """A fragment as text: messages filled, user text escaped, numbers in $...$."""
+        if isinstance(fragment, str):
+            return fragment
+        if isinstance(fragment, (Num, Math)):
+            return f"${self.math(fragment)}$"
+        if isinstance(fragment, User):
+            return latex.escape_text(fragment.text)
+        if isinstance(fragment, Msg):
+            values = {name: self.param(value) for name, value in fragment.params}
+            return self.catalog.fill(fragment.id, **values)
+        raise TypeError(f"not a fragment: {fragment!r}")
+
+    def param(self, value: Any) -> str:
+        """Placeholders: numbers and math as math (the message writes the $...$)."""
+        if isinstance(value, (Num, Math)):
+            return self.math(value)
+        return self.text(value)
+
+    def cell(self, cell: Any, width: str, math: bool = True) -> dict[str, str]:
+        """A matrix or table cell: a given fragment, a blank, or (key) the answer."""
+        if not isinstance(cell, Blank):
+            return {"text": self.math(cell) if math else self.text(cell), "blank": "",
+                    "answer": ""}
+        return {"text": "", "blank": width, "answer": self.answer(cell) if self.key else ""}
+
+    def answer(self, blank: Blank) -> str:
+        """The answer as math, exactly what the key prints."""
+        if blank.kind == "size":
+            unit = rf"\,\text{{{blank.unit}}}" if blank.unit else ""
+            return grouped(int(blank.value)) + unit
+        if blank.kind == "choice":
+            return rf"\text{{{blank.expected(self.locale)}}}"
+        return number_math(blank.value, blank.places, self.locale)
+
+
+def _width(blanks: Sequence[Blank], locale: str) -> str:
+    return blank_width([b.expected(locale) for b in blanks])
+
+
+# --------------------------------------------------------------------- parts
+@dataclass(frozen=True)
+class PartView:
+    """One part for the template: ``type`` and strings (see worksheet.tex.j2)."""
+
+    type: str
+    caption: str = ""
+    text: str = ""
+    items: tuple[Any, ...] = ()
+    rows: tuple[Any, ...] = ()
+    header: tuple[str, ...] = ()
+    columns: str = ""
+    label: str = ""
+
+
+def _matrix(rows: Sequence[Sequence[Any]], context: _Context, width: str) -> tuple[Any, ...]:
+    return tuple(tuple(context.cell(c, width) for c in row) for row in rows)
+
+
+def _part(part: Any, context: _Context) -> PartView:
+    caption = context.text(part.caption) if getattr(part, "caption", None) else ""
+    locale = context.locale
+    if isinstance(part, Text):
+        return PartView("text", text=context.text(part.message))
+    if isinstance(part, Given):
+        items = tuple({"label": label, "rows": _matrix(rows, context, "")}
+                      for label, rows in part.items)
+        tall = any("frac" in cell["text"] for item in items for row in item["rows"]
+                   for cell in row)
+        return PartView("given", caption, items=items, label="tall" if tall else "")
+    if isinstance(part, Blanks):
+        width = _width(part.blanks, locale)
+        items = tuple({"label": b.label, **context.cell(b, width)} for b in part.blanks)
+        return PartView("blanks", caption, items=items)
+    if isinstance(part, Grid):
+        blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
+        return PartView("grid", caption, label=part.label,
+                        rows=_matrix(part.rows, context, _width(blanks, locale)))
+    if isinstance(part, Table):
+        blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
+        width = _width(blanks, locale)
+        rows = tuple(tuple(context.cell(c, width, math=False) for c in row)
+                     for row in part.rows)
+        header = tuple(context.text(h) for h in part.header)
+        columns = "".join("l" if all(isinstance(row[k], Msg) for row in part.rows) else "c"
+                          for k in range(len(part.header)))
+        return PartView("table", caption, rows=rows, header=header, columns=columns)
+    if isinstance(part, Choice):
+        blank = part.blank
+        options = tuple({"mark": blank.marks[k], "text": context.text(label),
+                         "correct": context.key and option == blank.value}
+                        for k, (option, label) in enumerate(zip(blank.options, part.labels)))
+        inline = sum(len(option["text"]) + 8 for option in options) <= INLINE_CHOICES
+        return PartView("choice", caption, items=options, label="inline" if inline else "")
+    raise TypeError(f"unknown part {part!r}")
+
+
+# ------------------------------------------------------------------ key steps
+def _derivation(exercise: Exercise, context: _Context) -> tuple[dict[str, str], ...]:
+    """The key's derivations: the chosen steps of each problem, in the sheet's language."""
+    from symattn.worksheets import kinds as exercises
+    from symattn.render import worked
+    from symattn.render.latex_document import render_steps
+
+    out = []
+    for key_step in exercise.key_steps:
+        derivation = exercises.derive_spec(exercise.problems[key_step.problem])
+        number_format = NumberFormat(digits=None, places=key_step.places, locale=context.locale)
+        options = worked.Options(number_format=number_format, language=context.catalog.language,
+                                 expand_rows=key_step.rows or (), limit=None)
+        body = render_steps(derivation, options, key_step.steps)
+        caption = context.text(key_step.caption) if key_step.caption else ""
+        out.append({"caption": caption, "body": body})
+    return tuple(out)
+
+
+def _sizes(exercise: Exercise, context: _Context) -> tuple[dict[str, str], ...]:
+    """The key's working for size questions: formula, numbers, value."""
+    if not exercise.sizes:
+        return ()
+    from symattn import sizes
+
+    computed = sizes.compute(sizes.ModelShape(**exercise.problems[0]["sizes"]))
+    blanks = {blank.id: blank for blank in exercise.blanks}
+    lines = []
+    for name in exercise.sizes:
+        quantity = computed.quantity(name)
+        blank = blanks[name]
+        value = grouped(int(quantity.value))
+        unit = r"\,\text{B}" if quantity.kind == "bytes" else ""
+        answer = context.answer(blank) if blank.unit not in ("", "B") else ""
+        lines.append({"name": context.text(Msg.of(f"kind.sizes.{name}")),
+                      "formula": _formula_math(quantity.formula),
+                      "substituted": _formula_math(quantity.substituted),
+                      "value": value + unit, "answer": answer})
+    return tuple(lines)
+
+
+def _formula_math(formula: str) -> str:
+    """``batch x heads x seq_len^2`` as math (identifiers are words of [a-z_0-9])."""
+    import re
+
+    out = []
+    for token in formula.split():
+        if token == "x":
+            out.append(r"\times")
+        elif token in ("+", "-", "/"):
+            out.append(token)
+        else:
+            match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*|\d+)(?:\^(\d+))?", token)
+            if match is None:
+                out.append(rf"\text{{{latex.escape_text(token)}}}")
+                continue
+            base, power = match.groups()
+            word = base if base.isdigit() else \
+                rf"\mathit{{{latex.escape_text(base)}}}"
+            out.append(word + (f"^{{{power}}}" if power else ""))
+    return " ".join(out)
+
+
+# ------------------------------------------------------------------ document
+def _exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, Any]:
+    catalog = context.catalog
+    view: dict[str, Any] = {
+        "number": str(number),
+        "title": catalog.text(f"kind.{exercise.kind}.title"),
+        "parts": tuple(_part(part, context) for part in exercise.parts),
+        "notes": (), "derivations": (), "sizes": ()}
+    if context.key:
+        view["notes"] = tuple(context.text(note.message) for note in exercise.notes)
+        view["derivations"] = _derivation(exercise, context)
+        view["sizes"] = _sizes(exercise, context)
+    return view
+
+
+def render(sheet: Any, key: bool = False, template_dir: Any = None) -> str:
+    """The LaTeX of a worksheet (``key=False``) or of its answer key."""
+    catalog = messages.load(sheet.language)
+    context = _Context(catalog, sheet.language, key)
+    exercises = tuple(_exercise(k, e, context) for k, e in enumerate(sheet.exercises, 1))
+    variant = catalog.fill("sheet.variant", variant=str(sheet.variant),
+                           variants=str(sheet.variants), seed=str(sheet.seed))
+    title = latex.escape_text(sheet.title) if sheet.title else catalog.text("sheet.title")
+    document = {
+        "language": sheet.language, "babel": BABEL[sheet.language],
+        "encodings": "T1,T2A" if sheet.language in CYRILLIC else "T2A,T1",
+        "key": key, "title": title, "variant": variant, "max_columns": "20",
+        "cyrillic": sheet.language in CYRILLIC,
+        "heading": catalog.text("sheet.key_heading" if key else "sheet.heading"),
+        "instructions": catalog.fill("sheet.instructions",
+                                     unit=number_math(fmpq(1, 10 ** sheet.places), None,
+                                                      sheet.language)),
+        "exercises": exercises}
+    return templating.render("worksheet.tex.j2", template_dir, messages=catalog, doc=document,
+                             version=__version__)
+
+
+def sheet_latex(sheet: Any, template_dir: Any = None) -> str:
+    """The LaTeX of the worksheet a class fills in."""
+    return render(sheet, key=False, template_dir=template_dir)
+
+
+def key_latex(sheet: Any, template_dir: Any = None) -> str:
+    """The LaTeX of the sheet's answer key."""
+    return render(sheet, key=True, template_dir=template_dir)

@@ -1,0 +1,87 @@
+"""Decimals of a whole enclosure at once: ``decimals.float_decimal_from_ball`` for arrays.
+
+The same test, entry by entry but in numpy: the true value lies within
+``delta`` of the double ``x``; when the distance from ``x * 10**places`` to
+the nearest rounding midpoint, less every floating-point error made in
+measuring it, exceeds ``delta * 10**places``, no point of the enclosure is
+near a midpoint, so the true value rounds exactly as ``x`` does and Python's
+correctly rounded ``%f`` of ``x`` gives the digits. Every other entry is
+returned as None and decided exactly by the caller. Only the half rules use
+this (halves never pass the test, so half-up and half-even agree here).
+"""
+
+from __future__ import annotations
+
+__all__ = ["texts_from_enclosure", "FAST_DIGITS"]
+
+from typing import Any
+
+from symattn.values.enclosures import Enclosure
+from symattn.values.decimals import _EPS, _POWERS, _SLACK
+from symattn.values.rounding import format_scaled
+
+# Beyond about 15 significant digits a double cannot decide anything.
+FAST_DIGITS = 15
+
+
+def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int | None,
+                         separator: str = ".", scientific_beyond: int = 7
+                         ) -> tuple[list[list[str | None]], Any]:
+    """Decimal text of each entry the enclosure decides (else None), and where the Nones are.
+
+    ``places`` (fixed decimals) or ``digits`` (significant digits) in
+    positional notation, except that with ``digits`` a value whose positional
+    text would carry more than ``digits + scientific_beyond`` characters is
+    written ``1.23457e-08`` (``NumberFormat``'s rule). An entry that is
+    exactly zero (``mid == rad == 0``) prints as a zero.
+    """
+    import numpy as np
+
+    if places is not None:
+        digits = None          # fixed places win, as in NumberFormat
+    x = enclosure.mid
+    magnitude = np.abs(x)
+    rows_known = enclosure.known[:, None]
+    zero = rows_known & (x == 0.0) & (enclosure.rad == 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ok = rows_known & (magnitude > 1e-290) & (magnitude < 1e290)
+        delta = enclosure.rad * (1 + _EPS) + magnitude * _EPS
+        if places is None:
+            assert digits is not None
+            place = digits - 1 - np.floor(np.log10(np.where(ok, magnitude, 1.0)))
+        else:
+            place = np.full(x.shape, float(places))
+        ok &= (place >= 0) & (place < len(_POWERS))
+        place_index = np.where(ok, place, 0).astype(np.intp)
+        power = np.asarray(_POWERS)[place_index]
+        scaled = magnitude * power
+        ok &= scaled < 2.0 ** 52
+        fraction = scaled - np.floor(scaled)
+        margin = np.abs(fraction - 0.5) - scaled * _SLACK - delta * power * (1 + _EPS)
+        ok &= margin > 0.0
+        rounded = np.floor(scaled + 0.5)
+        if digits is not None:
+            ok &= (rounded >= 10.0 ** (digits - 1)) & (rounded <= 10.0 ** digits)
+            # Rounded up to the next power of ten (0.009996 -> 0.0100 at 3 digits):
+            # decided at these places, written with one place fewer, which
+            # rounds the same way (both the value and x lie within 0.05 of it there).
+            carried = ok & (rounded == 10.0 ** digits)
+            place_index = np.where(carried, place_index - 1, place_index)
+            ok &= place_index >= 0
+    texts = np.full(x.shape, None, dtype=object)
+    texts[zero] = "0" if places is None else format_scaled(0, places, separator)
+    # -0.00 prints as 0.00, as format_scaled does
+    printed = np.where(ok & (rounded == 0.0), magnitude, x)
+    for value in np.bincount(place_index[ok]).nonzero()[0].tolist():
+        chosen = ok & (place_index == value)
+        # "0.000ddd" has value + 2 characters: past the limit, scientific.
+        if digits is not None and value + 2 > digits + scientific_beyond:
+            pattern = f"%.{digits - 1}e"        # tiny: scientific (the formatter keeps it)
+        else:
+            pattern = f"%.{value}f"
+        numbers = printed[chosen].tolist()
+        if separator == ".":
+            texts[chosen] = [pattern % number for number in numbers]
+        else:
+            texts[chosen] = [(pattern % number).replace(".", separator) for number in numbers]
+    return texts.tolist(), ~(ok | zero)

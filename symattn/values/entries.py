@@ -1,0 +1,364 @@
+"""Parse one matrix entry or printed number, with a grammar symattn controls.
+
+User text is never handed to ``eval``, ``sympify`` or ``parse_expr``. The
+grammar accepted for an entry is::
+
+    entry   := '-inf' | expr                (also Unicode minus and the sign for infinity)
+    expr    := term (('+' | '-') term)*
+    term    := factor (('*' | '/') factor)*
+    factor  := ('+' | '-') factor | atom ('^' integer)?
+    atom    := number | 'sqrt' '(' expr ')' | identifier | '(' expr ')'
+    number  := 12 | 0.2 | .5 | 1e-3 | 2.5E+4      (a lone number may use a decimal
+               comma, "0,309", and digit grouping, "2,980.96", "33 554 432")
+
+A plain number keeps how many decimal places it was written with ("0.40" has
+2), because printed numbers are checked against exactly that precision.
+
+>>> parse_entry("0.40").value, parse_entry("0.40").places
+(2/5, 2)
+>>> parse_entry("0,309").value
+309/1000
+>>> parse_entry("−∞").value
+NEG_INF
+>>> parse_entry("sqrt(8)/4").value
+Surd(coefficient=1/2, radicand=2)
+"""
+
+from __future__ import annotations
+
+__all__ = ["Entry", "Symbolic", "parse_entry", "parse_number_literal", "tree_to_sympy", "MAX_EXPONENT"]
+
+import re
+from dataclasses import dataclass
+from typing import Any, Union
+
+from flint import fmpq
+
+from symattn.errors import InputError, Location
+from symattn.values.exact import NEG_INF, Exact, Surd, make_surd, surd_sqrt
+
+# Exponents beyond this would build integers with more digits than any
+# worked example needs, and could stall the machine; refuse them clearly.
+MAX_EXPONENT = 10_000
+
+_UNICODE = str.maketrans({"\u2212": "-", "\u2013": "-", "\u00d7": "*", "\u22c5": "*",
+                          "\u00b7": "*", "\u2217": "*", "\u2009": " ", "\u202f": " ",
+                          "\u00a0": " ", "\u221e": " inf "})
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_GROUPED_POINT = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+")    # 2,980.96
+_GROUPED_SPACE = re.compile(r"[+-]?[0-9]{1,3}(?: [0-9]{3})+(?:[.,][0-9]+)?")  # 33 554 432
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?")       # 0,309
+_INF = re.compile(r"([+-]?)\s*(?:inf|infinity|oo)", re.IGNORECASE)
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_MAX_LENGTH = 2000
+_POWERS_OF_TEN = [10 ** k for k in range(40)]
+_IDENT = re.compile(r"[^\W\d]\w*")
+_RESERVED = {"sqrt", "inf", "infinity", "oo", "nan"}
+
+
+@dataclass(frozen=True)
+class Symbolic:
+    """An entry with identifiers or mixed roots: kept as a small syntax tree.
+
+    ``to_sympy()`` builds the SymPy expression from the tree (never from text).
+    """
+
+    tree: tuple[Any, ...]
+    text: str
+
+    def to_sympy(self) -> Any:
+        return tree_to_sympy(self.tree)
+
+
+Value = Union[Exact, Symbolic]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A parsed entry: its exact value and, for a plain number, its printed places.
+
+    ``places`` is the number of decimal places as written ("0.40" -> 2,
+    "1.5e-3" -> 4, "12" -> 0); it is None for anything that is not a plain
+    number (``sqrt(2)``, ``a``, ``1/3``).
+    """
+
+    value: Value
+    places: int | None
+    text: str
+
+
+def parse_number_literal(text: str) -> tuple[fmpq, int]:
+    """Exact value and decimal places of a plain number literal (no sign).
+
+    >>> parse_number_literal("1.50e-3")
+    (3/2000, 5)
+    """
+    mantissa, _, exponent_text = text.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    exponent = int(exponent_text) if exponent_text else 0
+    if abs(exponent) > MAX_EXPONENT:
+        raise ValueError(f"exponent {exponent} is beyond the supported ±{MAX_EXPONENT}")
+    digits = int((whole or "0") + fraction)
+    places = len(fraction) - exponent
+    value = fmpq(digits) * fmpq(10) ** exponent / fmpq(10) ** len(fraction)
+    return value, places
+
+
+def _normalise_lone_number(text: str) -> str | None:
+    """Rewrite a lone number with comma or space grouping into plain form."""
+    if _GROUPED_POINT.fullmatch(text):
+        return text.replace(",", "")
+    if _GROUPED_SPACE.fullmatch(text):
+        return text.replace(" ", "").replace(",", ".")
+    if _DECIMAL_COMMA.fullmatch(text):
+        return text.replace(",", ".")
+    return None
+
+
+def parse_entry(raw: object, location: Location | None = None) -> Entry:
+    """Parse a matrix entry given as text or as an int; raise InputError if bad.
+
+    >>> parse_entry("1e-3").value
+    1/1000
+    >>> parse_entry("w_11").value.text
+    'w_11'
+    """
+    if isinstance(raw, str) and len(raw) <= _MAX_LENGTH and _PLAIN_DECIMAL.fullmatch(raw):
+        # The common case, kept cheap for large matrices: -12.345
+        whole, _, fraction = raw.partition(".")
+        return Entry(fmpq(int(whole + fraction), _POWERS_OF_TEN[len(fraction)])
+                     if len(fraction) < len(_POWERS_OF_TEN) else parse_number_literal(
+                         raw.lstrip("-"))[0] * (-1 if raw[0] == "-" else 1), len(fraction), raw)
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise InputError(f"expected a number or a string, got {type(raw).__name__} {raw!r}",
+                         location)
+    if isinstance(raw, int):
+        return Entry(fmpq(raw), 0, str(raw))
+    original = raw
+    text = raw.translate(_UNICODE).strip()
+    if not text:
+        raise InputError("empty entry; write a number such as 0 or 0.5", location)
+    if len(text) > _MAX_LENGTH:
+        raise InputError(f"entry is {len(text)} characters long; the limit is {_MAX_LENGTH}",
+                         location)
+    inf = _INF.fullmatch(text)
+    if inf:
+        if inf.group(1) == "-":
+            return Entry(NEG_INF, None, original)
+        raise InputError(f"{original!r}: only minus infinity (a masked score) is allowed", location)
+    plain = _normalise_lone_number(text) or text
+    sign = ""
+    if plain[:1] in "+-":
+        sign, body = plain[0], plain[1:].strip()
+    else:
+        body = plain
+    if _NUMBER.fullmatch(body):
+        try:
+            value, places = parse_number_literal(body)
+        except ValueError as error:
+            raise InputError(f"{original!r}: {error}", location) from None
+        return Entry(-value if sign == "-" else value, places, original)
+    try:
+        tree = _Parser(text).parse()
+    except _SyntaxProblem as problem:
+        raise InputError(f"cannot read {original!r}: {problem}", location) from None
+    try:
+        folded = _fold(tree)
+    except ZeroDivisionError:
+        raise InputError(f"{original!r} divides by zero", location) from None
+    except ValueError as error:
+        raise InputError(f"{original!r}: {error}", location) from None
+    return Entry(folded if folded is not None else Symbolic(tree, original), None, original)
+
+
+class _SyntaxProblem(Exception):
+    pass
+
+
+class _Parser:
+    """Recursive descent over the grammar in the module docstring."""
+
+    _TOKEN = re.compile(r"\s*(?:(?P<num>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+                        r"|(?P<name>[^\W\d]\w*)|(?P<op>\*\*|[-+*/^()]))")
+
+    def __init__(self, text: str) -> None:
+        self.tokens: list[tuple[str, str]] = []
+        position = 0
+        while position < len(text):
+            if text[position:].strip() == "":
+                break
+            match = self._TOKEN.match(text, position)
+            if not match:
+                bad = text[position:].strip()[:1]
+                raise _SyntaxProblem(f"unexpected {bad!r} at character {position + 1}")
+            kind = match.lastgroup or ""
+            token = match.group(kind)
+            self.tokens.append((kind, "^" if token == "**" else token))
+            position = match.end()
+        self.index = 0
+        self.depth = 0
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.index] if self.index < len(self.tokens) else None
+
+    def take(self, value: str | None = None) -> tuple[str, str]:
+        token = self.peek()
+        if token is None:
+            raise _SyntaxProblem("it ends too early")
+        if value is not None and token[1] != value:
+            raise _SyntaxProblem(f"expected {value!r} but found {token[1]!r}")
+        self.index += 1
+        return token
+
+    def parse(self) -> tuple[Any, ...]:
+        tree = self.expr()
+        if self.peek() is not None:
+            raise _SyntaxProblem(f"unexpected {self.peek()[1]!r}")  # type: ignore[index]
+        return tree
+
+    def expr(self) -> tuple[Any, ...]:
+        tree = self.term()
+        while (token := self.peek()) and token[1] in "+-" and token[0] == "op":
+            self.take()
+            tree = ("add" if token[1] == "+" else "sub", tree, self.term())
+        return tree
+
+    def term(self) -> tuple[Any, ...]:
+        tree = self.factor()
+        while (token := self.peek()) and token[0] == "op" and token[1] in ("*", "/"):
+            self.take()
+            tree = ("mul" if token[1] == "*" else "div", tree, self.factor())
+        return tree
+
+    def factor(self) -> tuple[Any, ...]:
+        token = self.peek()
+        if token and token[0] == "op" and token[1] in "+-":
+            self.take()
+            self.depth += 1
+            if self.depth > 100:
+                raise _SyntaxProblem("too deeply nested")
+            inner = self.factor()
+            self.depth -= 1
+            return ("neg", inner) if token[1] == "-" else inner
+        base = self.atom()
+        if (token := self.peek()) and token[1] == "^":
+            self.take()
+            negative = False
+            if (sign := self.peek()) and sign[1] in "+-":
+                negative = self.take()[1] == "-"
+            kind, digits = self.take()
+            if kind != "num" or not digits.isdigit() or int(digits) > 64:
+                raise _SyntaxProblem("an exponent must be a whole number from -64 to 64")
+            return ("pow", base, -int(digits) if negative else int(digits))
+        return base
+
+    def atom(self) -> tuple[Any, ...]:
+        kind, token = self.take()
+        if kind == "num":
+            try:
+                return ("num", parse_number_literal(token)[0])
+            except ValueError as error:
+                raise _SyntaxProblem(str(error)) from None
+        if kind == "name":
+            lowered = token.lower()
+            if lowered == "sqrt":
+                self.take("(")
+                inner = self.nested()
+                self.take(")")
+                return ("sqrt", inner)
+            if lowered in _RESERVED:
+                raise _SyntaxProblem(f"{token!r} cannot be used here")
+            return ("sym", token)
+        if token == "(":
+            inner = self.nested()
+            self.take(")")
+            return inner
+        raise _SyntaxProblem(f"unexpected {token!r}")
+
+    def nested(self) -> tuple[Any, ...]:
+        self.depth += 1
+        if self.depth > 100:
+            raise _SyntaxProblem("too deeply nested")
+        tree = self.expr()
+        self.depth -= 1
+        return tree
+
+
+def _fold(tree: tuple[Any, ...]) -> Exact | None:
+    """Evaluate a tree to a rational or single surd; None if it needs SymPy."""
+    kind = tree[0]
+    if kind == "num":
+        return tree[1]
+    if kind == "sym":
+        return None
+    if kind == "neg":
+        inner = _fold(tree[1])
+        return None if inner is None else inner * fmpq(-1)
+    if kind == "sqrt":
+        inner = _fold(tree[1])
+        if isinstance(inner, fmpq):
+            if inner < 0:
+                raise ValueError("square root of a negative number")
+            return surd_sqrt(inner)
+        return None
+    if kind == "pow":
+        base, exponent = _fold(tree[1]), tree[2]
+        if base is None:
+            return None
+        if isinstance(base, fmpq):
+            if base == 0 and exponent < 0:
+                raise ZeroDivisionError
+            return base ** exponent
+        assert isinstance(base, Surd)
+        r = base.radicand  # already square-free: (a*sqrt(r))**k = a**k * r**(k//2) * sqrt(r)**(k%2)
+        half, odd = divmod(abs(exponent), 2)
+        coefficient = base.coefficient ** abs(exponent) * fmpq(r) ** half
+        result: Exact = make_surd(coefficient, r if odd else 1)
+        if exponent < 0:
+            result = _reciprocal(result)
+        return result
+    left, right = _fold(tree[1]), _fold(tree[2])
+    if kind == "div" and isinstance(right, fmpq) and right == 0:
+        raise ZeroDivisionError   # also when the numerator is symbolic: a/0
+    if left is None or right is None:
+        return None
+    if kind in ("add", "sub"):
+        if kind == "sub":
+            right = right * fmpq(-1)
+        if isinstance(left, fmpq) and isinstance(right, fmpq):
+            return left + right
+        if isinstance(left, Surd) and isinstance(right, Surd) and left.radicand == right.radicand:
+            return make_surd(left.coefficient + right.coefficient, left.radicand)
+        return None
+    if kind == "mul":
+        return left * right
+    return left * _reciprocal(right)
+
+
+def _reciprocal(value: Exact) -> Exact:
+    if isinstance(value, fmpq):
+        if value == 0:
+            raise ZeroDivisionError
+        return 1 / value
+    assert isinstance(value, Surd)
+    return value.reciprocal()
+
+
+def tree_to_sympy(tree: tuple[Any, ...]) -> Any:
+    """Build a SymPy expression from the entry parser's syntax tree."""
+    import sympy   # only here: SymPy is slow to import, and most entries are rational
+
+    kind = tree[0]
+    if kind == "num":
+        return sympy.Rational(int(tree[1].p), int(tree[1].q))
+    if kind == "sym":
+        return sympy.Symbol(tree[1], real=True)
+    if kind == "neg":
+        return -tree_to_sympy(tree[1])
+    if kind == "sqrt":
+        return sympy.sqrt(tree_to_sympy(tree[1]))
+    if kind == "pow":
+        return tree_to_sympy(tree[1]) ** tree[2]
+    left, right = tree_to_sympy(tree[1]), tree_to_sympy(tree[2])
+    return {"add": left + right, "sub": left - right, "mul": left * right}.get(kind) \
+        if kind != "div" else left / right

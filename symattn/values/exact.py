@@ -1,0 +1,252 @@
+"""Exact real numbers for the fast core, without SymPy.
+
+Values in symattn are one of:
+
+* ``fmpq`` (python-flint rational) - everything rational, including integers;
+* ``NEG_INF`` - a masked score, exactly minus infinity;
+* ``Surd`` - ``a * sqrt(b)`` with rational ``a`` and square-free integer ``b > 1``,
+  the shape of every scaled score when the scale is ``1/sqrt(d_k)``;
+* ``Irrational`` - a number known to be irrational (by construction, e.g. an
+  exponential of a non-zero algebraic number), carried as its exact text and a
+  function giving a certified ball at any precision.
+
+Anything else a user may write (identifiers, sums of different roots) lives in
+the SymPy path (``sympy_path``); this module never imports SymPy.
+"""
+
+from __future__ import annotations
+
+__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber", "working_precision", "Surd", "Irrational", "Exact", "to_ball",
+           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt"]
+
+from contextlib import contextmanager
+from math import isqrt
+from dataclasses import dataclass
+from typing import Callable, Iterator, Union
+
+from flint import arb, ctx, fmpq, fmpz
+
+
+class NegInf:
+    """Minus infinity, the value of a masked score; exp(NEG_INF) is exactly 0."""
+
+    _instance: NegInf | None = None
+
+    def __new__(cls) -> NegInf:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NEG_INF"
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (NegInf, ())
+
+
+NEG_INF = NegInf()
+
+
+class NotANumber:
+    """The result a fully masked row gets under the ``nan`` policy (as PyTorch)."""
+
+    _instance: NotANumber | None = None
+
+    def __new__(cls) -> NotANumber:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NAN"
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (NotANumber, ())
+
+
+NAN = NotANumber()
+
+
+def squarefree_split(n: int) -> tuple[int, int]:
+    """Write a positive integer as ``g**2 * r`` with ``r`` square-free; return (g, r).
+
+    >>> squarefree_split(72)
+    (6, 2)
+    """
+    if n <= 0:
+        raise ValueError("squarefree_split needs a positive integer")
+    if n.bit_length() > 128:
+        # Factoring a huge number could take minutes: take out small square
+        # factors only. The radicand may then not be square-free, which costs
+        # canonical forms (sqrt(8) stays apart from 2*sqrt(2)), never correctness.
+        g = 1
+        for p in range(2, 1000):
+            while n % (p * p) == 0:
+                n //= p * p
+                g *= p
+        root = isqrt(n)
+        return (g * root, 1) if root * root == n else (g, n)
+    g, r = 1, 1
+    for p, e in fmpz(n).factor():
+        p = int(p)
+        g *= p ** (e // 2)
+        if e % 2:
+            r *= p
+    return g, r
+
+
+@dataclass(frozen=True)
+class Surd:
+    """The number ``coefficient * sqrt(radicand)``: radicand square-free and > 1."""
+
+    coefficient: fmpq
+    radicand: int
+
+    def ball(self, prec: int) -> arb:
+        old = ctx.prec
+        ctx.prec = prec
+        try:
+            return arb(self.coefficient) * arb(self.radicand).sqrt()
+        finally:
+            ctx.prec = old
+
+    def __mul__(self, other: object) -> Exact:
+        if isinstance(other, fmpq):
+            return make_surd(self.coefficient * other, self.radicand)
+        if isinstance(other, Surd):
+            g, r = squarefree_split(self.radicand * other.radicand)
+            return make_surd(self.coefficient * other.coefficient * g, r)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def reciprocal(self) -> Surd:
+        # 1/(a sqrt(b)) = sqrt(b) / (a b)
+        return Surd(1 / (self.coefficient * self.radicand), self.radicand)
+
+
+def make_surd(coefficient: fmpq, radicand: int) -> Exact:
+    """A ``Surd``, or the plain rational when the root disappears."""
+    if radicand == 1 or coefficient == 0:
+        return fmpq(coefficient)
+    return Surd(fmpq(coefficient), radicand)
+
+
+def surd_sqrt(q: fmpq) -> Exact:
+    """Exact square root of a non-negative rational, as rational or ``Surd``.
+
+    >>> surd_sqrt(fmpq(1, 2))
+    Surd(coefficient=1/2, radicand=2)
+    """
+    if q < 0:
+        raise ValueError("square root of a negative number")
+    if q == 0:
+        return fmpq(0)
+    p, d = int(q.p), int(q.q)
+    # sqrt(p/d) = sqrt(p*d)/d
+    g, r = squarefree_split(p * d)
+    return make_surd(fmpq(g, d), r)
+
+
+@dataclass(frozen=True)
+class Irrational:
+    """A number proved irrational, with its exact text and certified balls.
+
+    ``describe`` is the SymPy-readable exact form, or a function making it:
+    building the text of every entry of a large matrix would cost more than
+    the arithmetic, so it is made only when someone reads it.
+    """
+
+    describe: str | Callable[[], str]
+    evaluate: Callable[[int], arb]
+
+    @property
+    def text(self) -> str:
+        return self.describe if isinstance(self.describe, str) else self.describe()
+
+    def ball(self, prec: int) -> arb:
+        return self.evaluate(prec)
+
+
+Exact = Union[fmpq, NegInf, NotANumber, Surd, Irrational]
+
+
+def is_rational(value: Exact) -> bool:
+    return isinstance(value, fmpq)
+
+
+@contextmanager
+def working_precision(bits: int) -> Iterator[None]:
+    """Run arb arithmetic at ``bits`` of precision, restoring the old setting."""
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+def to_ball(value: Exact, prec: int) -> arb | None:
+    """A certified ball for ``value`` at ``prec`` bits (None for -oo and nan)."""
+    if isinstance(value, (NegInf, NotANumber)):
+        return None
+    if isinstance(value, fmpq):
+        old = ctx.prec
+        ctx.prec = prec
+        try:
+            return arb(value)
+        finally:
+            ctx.prec = old
+    return value.ball(prec)
+
+
+def rational_text(q: fmpq) -> str:
+    """SymPy-readable text for a rational: ``3``, ``-1/5``.
+
+    >>> rational_text(fmpq(-2, 10))
+    '-1/5'
+    """
+    return str(q.p) if q.q == 1 else f"{q.p}/{q.q}"
+
+
+def exact_text(value: Exact) -> str:
+    """SymPy-readable exact text of any value.
+
+    >>> exact_text(Surd(fmpq(71, 200), 2))
+    '71*sqrt(2)/200'
+    """
+    if isinstance(value, NegInf):
+        return "-oo"
+    if isinstance(value, NotANumber):
+        return "nan"
+    if isinstance(value, fmpq):
+        return rational_text(value)
+    if isinstance(value, Surd):
+        a = value.coefficient
+        root = f"sqrt({value.radicand})"
+        sign = "-" if a < 0 else ""
+        num, den = abs(a.p), a.q   # flint integers: printed at any length
+        head = root if num == 1 else f"{num}*{root}"
+        return f"{sign}{head}" if den == 1 else f"{sign}{head}/{den}"
+    return value.text
+
+
+def terminating_places(q: fmpq) -> int | None:
+    """Decimal places of a rational whose decimal expansion ends, else None.
+
+    >>> terminating_places(fmpq(3, 8)), terminating_places(fmpq(1, 3)), terminating_places(fmpq(5))
+    (3, None, 0)
+    """
+    denominator = int(q.q)
+    twos = fives = 0
+    while denominator % 2 == 0:
+        denominator //= 2
+        twos += 1
+    while denominator % 5 == 0:
+        denominator //= 5
+        fives += 1
+    return max(twos, fives) if denominator == 1 else None
+
+
+# An exact zero as a ball: decimals print it as 0 without a precision search.
+EXACT_ZERO = arb(0)

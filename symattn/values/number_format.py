@@ -1,0 +1,160 @@
+"""The one formatter for every number a reader sees.
+
+``NumberFormat`` says how: fixed decimal places or significant digits, a named
+rounding rule, and the decimal separator of a locale (a point for English, a
+comma for Polish, Czech, Russian and Ukrainian). Trailing zeros are kept.
+
+>>> from flint import fmpq
+>>> NumberFormat(places=3).format(fmpq(1, 8))
+'0.125'
+>>> NumberFormat(digits=2, locale="cs").format(fmpq(1, 3))
+'0,33'
+"""
+
+from __future__ import annotations
+
+__all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from symattn import progress
+from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
+from symattn.values.exact import NAN, NEG_INF
+from symattn.values.exact import EXACT_ZERO
+from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
+                             significant_decimal, significant_from_ball, start_precision,
+                             to_scientific)
+from symattn.values.rounding import Rounding, format_scaled
+
+# Positional notation is kept while it adds at most this many zeros to the digits.
+SCIENTIFIC_BEYOND = 7
+# Blocks at least this large are decided from a numpy enclosure first (importing
+# numpy costs more than the ball path saves on a worked example's small matrices).
+ENCLOSURE_MIN_ENTRIES = 4096
+# Entries the enclosure leaves open are decided exactly one by one; past this
+# share of the block (many digits, huge values) the ball batch is quicker.
+UNDECIDED_SHARE = 0.01
+
+DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
+
+
+def has_number(value: Any) -> bool:
+    """False for symbolic values with free symbols (they have no decimals)."""
+    return getattr(value, "is_numeric", True)
+
+
+@dataclass(frozen=True)
+class NumberFormat:
+    """How to print numbers: ``places`` or ``digits`` (significant), rule, locale."""
+
+    digits: int | None = 6
+    places: int | None = None
+    rounding: Rounding = Rounding.HALF_UP
+    locale: str = "en"
+
+    def __post_init__(self) -> None:
+        if self.locale not in DECIMAL_SEPARATORS:
+            raise ValueError(f"unknown locale {self.locale!r}; "
+                             f"known: {', '.join(DECIMAL_SEPARATORS)}")
+
+    @property
+    def separator(self) -> str:
+        return DECIMAL_SEPARATORS[self.locale]
+
+    def format(self, value: Any) -> str | None:
+        """Decimal text of an exact value; None when it has free symbols."""
+        if value is NEG_INF:
+            return "-inf"
+        if value is NAN:
+            return "nan"
+        if not has_number(value):
+            return None
+        if self.places is not None:
+            return fixed_decimal(value, self.places, self.rounding, self.separator)
+        assert self.digits is not None
+        return self._notation(significant_decimal(value, self.digits, self.rounding,
+                                                  self.separator))
+
+    def _notation(self, text: str) -> str:
+        """Significant digits of very small or large numbers read better as 1.23e-30."""
+        if self.places is not None or len(text) <= self.digits + SCIENTIFIC_BEYOND or \
+                "e" in text or text in ("-inf", "nan"):
+            return text
+        body = text.lstrip("-")
+        if len(body) > self.digits + SCIENTIFIC_BEYOND:   # many leading or trailing zeros
+            assert self.digits is not None
+            return to_scientific(text, self.digits)
+        return text
+
+    def format_block(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
+                     ) -> tuple[tuple[str | None, ...], ...]:
+        """Decimals of a block of a grid, evaluated as balls in one batch.
+
+        Entries the batch cannot decide (an exact halfway case, a ball too
+        wide) fall back to ``format``, which settles them exactly.
+        """
+        if len(rows) * len(columns) <= 16:
+            return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
+        target = self.places if self.places is not None else self.digits
+        assert target is not None
+        if len(rows) * len(columns) >= ENCLOSURE_MIN_ENTRIES:
+            texts = self._format_enclosure(grid, rows, columns)
+            if texts is not None:
+                return texts
+        with progress.task(len(rows), "decimals"):
+            return self._format_balls(grid, rows, columns, target)
+
+    def _format_enclosure(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
+                          ) -> tuple[tuple[str | None, ...], ...] | None:
+        """The numpy batch: decide the whole block from a double-precision
+        enclosure; entries it leaves open are decided exactly, one by one."""
+        enclosure = getattr(grid, "enclosure", None)
+        shown = self.places if self.places is not None else self.digits
+        if enclosure is None or self.rounding is Rounding.TRUNCATE or \
+                shown is None or shown > FAST_DIGITS:
+            return None
+        whole = enclosure()
+        if whole is None:
+            return None
+        block = whole.block(rows, columns)
+        texts, undecided = texts_from_enclosure(block, self.places, self.digits, self.separator,
+                                                SCIENTIFIC_BEYOND)
+        # Rows the enclosure does not cover (fully masked ones) are cheap exactly.
+        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size:
+            return None      # too many for one-by-one exact decisions: the ball batch
+        for index in undecided.any(axis=1).nonzero()[0].tolist():
+            i, row = rows[index], texts[index]
+            texts[index] = [self.format(grid.exact(i, j)) if text is None else text
+                            for j, text in zip(columns, row)]
+        return tuple(map(tuple, texts))
+
+    def _format_balls(self, grid: Any, rows: Sequence[int], columns: Sequence[int],
+                      target: int) -> tuple[tuple[str | None, ...], ...]:
+        # A little over the digits asked for: the float fast path needs the ball
+        # only a few digits narrower than the last place; the rest fall back.
+        balls = grid.balls(max(64, int(target * 3.33) + 40), rows, columns)
+        separator, rule, places = self.separator, self.rounding, self.places
+        digits = self.digits if places is None else None   # fixed places win
+        use_floats = rule is not Rounding.TRUNCATE
+        zero_text = "0" if places is None else format_scaled(0, places, separator)
+        result = []
+        for i, ball_row in zip(rows, balls):
+            progress.advance()
+            row = []
+            for j, ball in zip(columns, ball_row):
+                if ball is EXACT_ZERO:
+                    row.append(zero_text)
+                    continue
+                text = None
+                if use_floats:
+                    text = float_decimal_from_ball(ball, places, digits, separator)
+                if text is None:
+                    text = fixed_from_ball(ball, places, rule, separator) if places is not None \
+                        else significant_from_ball(ball, target, rule, separator)
+                if text is None:
+                    row.append(self.format(grid.exact(i, j)))
+                else:
+                    row.append(self._notation(text))
+            result.append(tuple(row))
+        return tuple(result)

@@ -1,0 +1,32 @@
+"""Every exercise kind by name, and the kinds a worksheet has by default."""
+
+from __future__ import annotations
+
+__all__ = ["KINDS", "DEFAULT_KINDS", "build"]
+
+import random
+
+from symattn.worksheets import kinds, mistakes, whatif
+from symattn.worksheets.kinds import Builder, Setup
+from symattn.worksheets.model import Exercise
+
+KINDS: dict[str, Builder] = {
+    "softmax_table": kinds.softmax_table,
+    "scores_row": kinds.scores_row,
+    "weights_row": kinds.weights_row,
+    "output_row": kinds.output_row,
+    "fill_matrix": kinds.fill_matrix,
+    "causal_mask": kinds.causal_mask,
+    "find_error": mistakes.find_error,
+    "temperature": whatif.temperature,
+    "no_scaling": whatif.no_scaling,
+    "entropy": whatif.entropy,
+    "sizes": whatif.sizes,
+}
+DEFAULT_KINDS = ("softmax_table", "scores_row", "weights_row", "causal_mask", "output_row",
+                 "find_error", "temperature", "entropy", "sizes")
+
+
+def build(kind: str, rng: random.Random, setup: Setup) -> Exercise:
+    """One exercise of ``kind``."""
+    return KINDS[kind](rng, setup)

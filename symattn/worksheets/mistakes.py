@@ -1,0 +1,218 @@
+"""'Find the error': a printed derivation with one planted mistake.
+
+The sheet prints a causal-attention derivation (S, S~, Z, E, A, O) computed
+with one mistake; the student names the first wrong step, the mistake, and
+writes the correct row. The planted derivation is computed exactly, like the
+right one:
+
+| mistake | computed as | first wrong step |
+|---|---|---|
+| ``no_scaling`` | scale 1 instead of 1/sqrt(d_k) | S~ |
+| ``column_softmax`` | each column of E normalised (``experiments.column_softmax``) | A |
+| ``kv_swapped`` | K and V exchanged | S |
+| ``leaked_future`` | one future key left open in the causal mask | Z |
+| ``rounded_carried`` | E, A, O from S~ rounded to one decimal place | E |
+
+Every planting is proved by the checker before it is used: the printed
+numbers, as claims on the right problem, are judged by ``checker.check``; the
+first number that is not ok must be in the step the key names, it must be
+``wrong`` (``propagated`` for the rounded number carried forward, which is
+exactly what that verdict means), and everything printed before it ok.
+A draw that fails is redrawn.
+
+>>> from symattn.worksheets.kinds import Setup, variant_random
+>>> exercise = find_error(variant_random(5, 1, 1, "find_error"), Setup())
+>>> exercise.facts["mistake"], exercise.facts["step"], exercise.facts["first"]
+('column_softmax', 'weights', ('weights[1,1]', 'wrong'))
+"""
+
+from __future__ import annotations
+
+__all__ = ["MISTAKES", "STEPS", "PLANTED_STEP", "find_error", "printed_claims"]
+
+import random
+from typing import Any, Mapping, Sequence
+
+from flint import fmpq
+
+from symattn.values import arith
+from symattn.values.exact import NEG_INF
+from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
+                                    Note, Num, Text, User, decimal_value, spec_matrix)
+from symattn.worksheets.kinds import Setup, attention_spec, derive_spec, number_blank
+from symattn.values.number_format import NumberFormat
+from symattn.worksheets.numbers import Attention, draw_attention
+
+MISTAKES = ("no_scaling", "column_softmax", "kv_swapped", "leaked_future", "rounded_carried")
+STEPS = ("scores", "scaled", "masked", "exp", "weights", "output")
+SYMBOLS = {"scores": "S", "scaled": r"\tilde{S}", "masked": "Z", "exp": "E", "weights": "A",
+           "output": "O"}
+PLANTED_STEP = {"no_scaling": "scaled", "column_softmax": "weights", "kv_swapped": "scores",
+                "leaked_future": "masked", "rounded_carried": "exp"}
+_TRIES = 60
+
+
+def _grid(derivation: Any, step: str) -> list[list[Any]]:
+    grid = derivation[step].value
+    return [[grid.exact(i, j) for j in range(grid.shape[1])] for i in range(grid.shape[0])]
+
+
+def _planted(attention: Attention, mistake: str, rng: random.Random, p: int = 3
+             ) -> tuple[dict[str, list[list[Any]]], dict[str, int | None], str]:
+    """The printed derivation (exact values per step), places per step, and a detail."""
+    base = attention_spec(attention, mask="causal")
+    right = derive_spec(base)
+    detail = ""
+    places: dict[str, int | None] = {"scores": None, "scaled": p, "masked": p, "exp": p,
+                                     "weights": p, "output": p}
+    if mistake == "no_scaling":
+        wrong = derive_spec({**base, "options": {**base["options"], "scale": "none"}})
+        printed = {step: _grid(wrong, step) for step in STEPS}
+    elif mistake == "kv_swapped":
+        inputs = {**base["inputs"], "K": base["inputs"]["V"], "V": base["inputs"]["K"]}
+        wrong = derive_spec({**base, "inputs": inputs})
+        printed = {step: _grid(wrong, step) for step in STEPS}
+    elif mistake == "leaked_future":
+        n = len(attention.Q)
+        open_cells = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        leak = rng.choice(open_cells)
+        allowed = [[1 if j <= i or (i, j) == leak else 0 for j in range(n)] for i in range(n)]
+        wrong = derive_spec({**base, "options": {**base["options"], "mask": allowed}})
+        printed = {step: _grid(wrong, step) for step in STEPS}
+        detail = f"{leak[0] + 1},{leak[1] + 1}"
+    elif mistake == "column_softmax":
+        from symattn.explore.experiments import column_softmax
+
+        printed = {step: _grid(right, step) for step in ("scores", "scaled", "masked", "exp")}
+        weights = column_softmax(right["masked"].value)
+        printed["weights"] = [[weights.exact(i, j) for j in range(weights.shape[1])]
+                              for i in range(weights.shape[0])]
+        values = right["V"].value
+        printed["output"] = [[arith.total(arith.multiply(row[c], values.exact(c, k))
+                                          for c in range(len(row)))
+                              for k in range(values.shape[1])] for row in printed["weights"]]
+    else:   # rounded_carried
+        places["scaled"] = places["masked"] = 1
+        scaled = [[decimal_value(x, 1) for x in row] for row in _grid(right, "scaled")]
+        wrong = derive_spec({"inputs": {"scaled": spec_matrix(scaled),
+                                        "V": base["inputs"]["V"]},
+                             "options": {"mask": "causal"}})
+        printed = {"scores": _grid(right, "scores"), "scaled": _grid(right, "scaled")}
+        printed.update({step: _grid(wrong, step) for step in ("masked", "exp", "weights",
+                                                              "output")})
+    return printed, places, detail
+
+
+def _text(value: Any, places: int | None, locale: str = "en") -> str:
+    if value is NEG_INF:
+        return "-inf"
+    fmt = NumberFormat(digits=None, places=places if places is not None else 0, locale=locale)
+    if places is None:
+        from symattn.worksheets.model import exact_places
+
+        fmt = NumberFormat(digits=None, places=exact_places(value), locale=locale)
+    text = fmt.format(value)
+    assert text is not None
+    return text
+
+
+def printed_claims(printed: Mapping[str, list[list[Any]]], places: Mapping[str, int | None]
+                   ) -> dict[str, Any]:
+    """The printed derivation as ``[claims]`` of a spec (what the sheet shows)."""
+    return {step: [[_text(x, places[step]) for x in row] for row in printed[step]]
+            for step in STEPS}
+
+
+def _first_not_ok(spec: Mapping[str, Any], claims: Mapping[str, Any]) -> tuple[Any, list[Any]]:
+    from symattn.verify import checker
+
+    report = checker.check(derive_spec({**spec, "claims": claims}))
+    order = {step: k for k, step in enumerate(STEPS)}
+    verdicts = sorted(report.verdicts, key=lambda v: (order[v.step], v.claim.order))
+    bad = [v for v in verdicts if v.verdict != "ok"]
+    return (bad[0] if bad else None), verdicts
+
+
+def _proved(spec: Mapping[str, Any], claims: Mapping[str, Any], mistake: str) -> Any:
+    """The first not-ok verdict, when it proves the planting; else None."""
+    first, _ = _first_not_ok(spec, claims)
+    if first is None or first.step != PLANTED_STEP[mistake]:
+        return None
+    expected = "propagated" if mistake == "rounded_carried" else "wrong"
+    return first if first.verdict == expected else None
+
+
+def find_error(rng: random.Random, setup: Setup) -> Exercise:
+    """Draw problems (and mistakes) until a planting is proved by the checker."""
+    allowed = tuple(setup.mistakes) or MISTAKES
+    for _ in range(_TRIES):
+        mistake = rng.choice(allowed)
+        base = setup.base
+        if base is not None and len(base.Q) == len(base.K) <= 4:
+            attention = base
+            if mistake == "kv_swapped" and len(attention.K[0]) != len(attention.V[0]):
+                continue
+        else:           # a causal derivation needs as many queries as keys: own numbers
+            attention = draw_attention(rng, 3, 3, 2, 2)
+        printed, places, detail = _planted(attention, mistake, rng, setup.places)
+        spec = attention_spec(attention, mask="causal")
+        claims = printed_claims(printed, places)
+        first = _proved(spec, claims, mistake)
+        if first is not None:
+            return _exercise(attention, spec, mistake, printed, places, first, detail, setup)
+    from symattn.errors import InputError
+
+    raise InputError("find_error: none of the mistakes " + ", ".join(allowed) +
+                     " shows in a derivation of these numbers; choose others with --mistakes")
+
+
+def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
+              printed: Mapping[str, list[list[Any]]], places: Mapping[str, int | None],
+              first: Any, detail: str, setup: Setup) -> Exercise:
+    step = PLANTED_STEP[mistake]
+    row = first.claim.target.row
+    right = derive_spec(spec)
+    number = STEPS.index(step) + 1
+    shown = [(f"({k + 1})\\; {SYMBOLS[name]}",
+              tuple(tuple(Num(x, places[name]) for x in line) for line in printed[name]))
+             for k, name in enumerate(STEPS)]
+    step_blank = Blank("step", r"\text{step}", step, kind="choice", options=STEPS,
+                       marks="123456")
+    mistake_blank = Blank("mistake", r"\text{mistake}", mistake, kind="choice",
+                          options=MISTAKES)
+    width = right[step].shape[1]
+    row_places = places[step] or setup.places
+    fixed = tuple(number_blank(f"r{j + 1}", f"{_lower(step)}_{{{row + 1},{j + 1}}}",
+                               right[step].value.exact(row, j), row_places,
+                               (0, f"{step}[{row + 1},{j + 1}]")) for j in range(width))
+    parts = (Text(Msg.of("kind.find_error.prompt", d_k=Num(attention.d_k))),
+             Given((("Q", _rows(attention.Q)), ("K", _rows(attention.K)),
+                    ("V", _rows(attention.V))), Msg.of("kind.find_error.given")),
+             Given(tuple(shown), Msg.of("kind.find_error.printed")),
+             Choice(step_blank, tuple(Math(SYMBOLS[name]) for name in STEPS),
+                    Msg.of("kind.find_error.which_step")),
+             Choice(mistake_blank, tuple(Msg.of(f"mistake.{m}.name") for m in MISTAKES),
+                    Msg.of("kind.find_error.which_mistake")),
+             Blanks(fixed, Msg.of("kind.find_error.fix", row=Num(row + 1),
+                                  symbol=Math(SYMBOLS[step]))))
+    note_params: dict[str, Any] = {"number": Num(number), "symbol": Math(SYMBOLS[step])}
+    if mistake == "leaked_future":
+        note_params["cell"] = Math(f"z_{{{detail}}}")
+    notes = (Note(Msg.of(f"mistake.{mistake}.explain", **note_params)),
+             Note(Msg.of("kind.find_error.checked", where=User(first.position),
+                         verdict=Msg.of(f"verdict.{first.verdict}"))))
+    key_steps = (KeyStep(0, (step,) if step != "masked" else ("mask", "masked"),
+                         (row + 1,), row_places),)
+    return Exercise("find_error", parts, (spec,), key_steps, notes,
+                    facts={"mistake": mistake, "step": step,
+                           "first": (first.position, first.verdict),
+                           "claims": printed_claims(printed, places)})
+
+
+def _lower(step: str) -> str:
+    return {"scores": "s", "scaled": r"\tilde{s}", "masked": "z", "exp": "e", "weights": "a",
+            "output": "o"}[step]
+
+
+def _rows(matrix: Sequence[Sequence[fmpq]]) -> tuple[tuple[Num, ...], ...]:
+    return tuple(tuple(Num(x) for x in row) for row in matrix)
