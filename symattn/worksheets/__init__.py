@@ -1,4 +1,18 @@
-"""Exercise sheets with answer keys, as data: seeded nice numbers (``numbers``),
-the exercise kinds (``kinds``, ``whatif``, ``mistakes``) built on the exercise
-records (``model``), and a class set (``sheet``).
+"""Exercise sheets with answer keys, as data.
+
+Seeded nice numbers (``numbers``), the exercise kinds (``kinds``, ``whatif``,
+``mistakes``, listed by name in ``catalog``) built on the exercise records
+(``model``), and a class set with its answers (``sheet``). The LaTeX of a sheet
+and of its key comes from ``symattn.render.worksheet``.
+
+>>> from symattn import worksheets
+>>> sheets = worksheets.build(seed=7, variants=2, language="pl", kinds=("softmax_table",))
+>>> [sheet.variant for sheet in sheets], worksheets.check_answers(sheets[0]) > 0
+([1, 2], True)
 """
+
+from symattn.worksheets.sheet import (DEFAULT_KINDS, KINDS, LANGUAGES, MAX_VARIANTS, Worksheet,
+                                      answers_document, build, check_answers, parse_kinds)
+
+__all__ = ["Worksheet", "build", "answers_document", "check_answers", "KINDS", "DEFAULT_KINDS",
+           "LANGUAGES", "parse_kinds", "MAX_VARIANTS"]
