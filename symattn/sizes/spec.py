@@ -12,6 +12,7 @@ __all__ = ["is_sizes_spec", "read_spec", "shapes_of_spec", "SizeClaim", "read_cl
 import difflib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from symattn.errors import InputError, Location
@@ -42,10 +43,8 @@ def read_spec(source: str) -> dict[str, Any] | None:
     A file that cannot be read, or does not mention ``sizes`` at all, gives
     None: the attention spec reader then reports on it as usual.
     """
-    from pathlib import Path
-
-    # the attention spec reader imports the problem stage: only when a file is read
-    from symattn.problem import spec
+    # the attention spec reader needs flint: imported only when a file is read
+    from symattn.problem import spec as attention_spec
 
     try:
         text = Path(source).read_bytes().decode("utf-8-sig")
@@ -53,7 +52,7 @@ def read_spec(source: str) -> dict[str, Any] | None:
         return None
     if "sizes" not in text:
         return None
-    mapping = spec.read_mapping(text, source)
+    mapping = attention_spec.read_mapping(text, source)
     return mapping if is_sizes_spec(mapping) else None
 
 
