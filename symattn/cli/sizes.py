@@ -3,28 +3,24 @@
 A plugin of ``symattn.cli.app`` (see ``_plugin_modules`` there): ``register`` adds the
 parser and returns the handler. Only argparse is imported at module level, so
 ``symattn --help`` stays instant; ``symattn.sizes`` is imported when the
-command runs. Every bad value is a one-line error with exit status 2.
+command runs. Every bad value is a one-line error with exit status 2. The
+report itself (text, JSON, LaTeX) is ``symattn.render.reports.sizes``.
 
 >>> import argparse
 >>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
 >>> sorted(register(commands))
 ['sizes']
-
-JSON (stable): ``{"symattn": version, "shape": {d_model, heads, kv_heads,
-head_dim, seq_len, batch, layers, d_ff, vocab, dtype, bytes_per_element,
-bias}, "tensors": [{"name", "dims", "shape", "elements", "description"}],
-"quantities": [{"name", "kind", "exact", "value", "human", "formula",
-"substituted", "description"}], "score_bytes_by_dtype": {dtype: bytes}}``.
-``value`` is the exact integer (null for a ratio that is not whole; ``exact``
-is always the exact value as text, ``"1/4"``).
 """
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "render_text", "render_json", "render_latex"]
+__all__ = ["register", "run"]
 
 import argparse
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from symattn.sizes import ModelShape
 
 EPILOG = """\
 examples:
@@ -86,7 +82,7 @@ def _integer(option: str, text: str) -> int:
     return int(cleaned)
 
 
-def shape_from_args(args: argparse.Namespace) -> Any:
+def shape_from_args(args: argparse.Namespace) -> ModelShape:
     """The ModelShape the options describe (InputError, one line, when unusable)."""
     from symattn.errors import InputError
     from symattn.sizes import ModelShape
@@ -99,7 +95,8 @@ def shape_from_args(args: argparse.Namespace) -> Any:
     values = {name: _integer(name, getattr(args, name)) for name, _ in _INTEGERS
               if getattr(args, name) is not None}
     try:
-        return ModelShape(**values, dtype=args.dtype, bias=bool(args.bias))
+        # no location: the options are on the command line, not in a file
+        return ModelShape(**values, dtype=args.dtype, bias=bool(args.bias), location=None)
     except InputError as error:
         # name the options as typed on the command line
         message = error.message
@@ -112,8 +109,9 @@ def shape_from_args(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """The ``sizes`` command; returns the exit status (0)."""
-    from symattn.render.reports import shared as reports
     from symattn.errors import InputError
+    from symattn.render.reports import shared as reports
+    from symattn.render.reports.sizes import render_json, render_latex, render_text
     from symattn.sizes import compute
 
     if args.format not in FORMATS:
@@ -133,97 +131,3 @@ def run(args: argparse.Namespace) -> int:
 
         write_atomically(args.output, text)
     return 0
-
-
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
-    return ["  " + "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:-1]))
-            + "  " + row[-1] for row in rows]
-
-
-def _shape_line(shape: Any) -> str:
-    gqa = f", kv_heads {shape.kv}" if shape.kv != shape.heads else ""
-    return (f"d_model {shape.d_model}, heads {shape.heads} (head_dim {shape.head_dim})"
-            f"{gqa}, seq_len {shape.seq_len}, batch {shape.batch}, layers {shape.layers}, "
-            f"d_ff {shape.ff}" + (f", vocab {shape.vocab}" if shape.vocab else "")
-            + f", {shape.dtype} ({shape.bytes_per_element} "
-            + ("byte" if shape.bytes_per_element == 1 else "bytes") + " per number)"
-            + (", with biases" if shape.bias else ""))
-
-
-def _tensor_rows(sizes: Any) -> list[tuple[str, ...]]:
-    """name, dims, shape, elements, what: as the text and LaTeX reports print them."""
-    from symattn.sizes import group_digits
-
-    return [(tensor.name, "[" + ", ".join(tensor.dims) + "]", tensor.text(),
-             group_digits(tensor.elements), tensor.description) for tensor in sizes.tensors]
-
-
-def _quantity_rows(sizes: Any) -> list[tuple[str, ...]]:
-    """name, value, human, formula = substituted."""
-    from symattn.sizes import group_digits
-
-    rows = []
-    for quantity in sizes.quantities:
-        value = group_digits(int(quantity.value)) if quantity.integral else quantity.exact
-        if quantity.kind == "bytes":
-            value += " B"
-        rows.append((quantity.name, value, quantity.human(),
-                     f"{quantity.formula} = {quantity.substituted}"))
-    return rows
-
-
-def _by_dtype(sizes: Any) -> list[tuple[str, str]]:
-    from symattn.sizes import format_bytes
-
-    return [(name, format_bytes(value)) for name, value in sizes.score_bytes_by_dtype]
-
-
-def render_text(sizes: Any) -> str:
-    """A readable report: the shape, the tensors, the quantities."""
-    lines = [_shape_line(sizes.shape), "", "tensors of one layer ([in, out] for weights)"]
-    lines += _table([("name", "dims", "shape", "elements", "what")] + _tensor_rows(sizes))
-    lines += ["", "quantities"]
-    lines += _table([("name", "value", "", "formula")] + _quantity_rows(sizes))
-    lines += ["", "score matrix of one layer by dtype: " + ", ".join(
-        f"{name} {size}" for name, size in _by_dtype(sizes)), ""]
-    return "\n".join(lines)
-
-
-def render_latex(sizes: Any, fragment: bool = False) -> str:
-    """The same report as LaTeX (templates/report_sizes.tex.j2): a document or a fragment."""
-    from symattn.render.reports.shared import render, text
-
-    def prose(value: str) -> str:      # "~" means "about" here, "x" times
-        return text(value.replace("~", "\u2248").replace(" x ", " \u00d7 "))
-
-    doc = {
-        "shape": text(_shape_line(sizes.shape)),
-        "tensors": [dict(zip(("name", "dims", "shape", "elements", "description"),
-                             map(text, row))) for row in _tensor_rows(sizes)],
-        "quantities": [dict(zip(("name", "value", "human", "formula"), map(prose, row)))
-                       for row in _quantity_rows(sizes)],
-        "by_dtype": [{"dtype": text(name), "size": text(size)} for name, size in _by_dtype(sizes)],
-    }
-    return render("sizes", doc, fragment)
-
-
-def render_json(sizes: Any) -> str:
-    """The stable JSON document (see the module docstring and docs/sizes.md)."""
-    import json
-
-    from symattn._version import __version__
-
-    document = {
-        "symattn": __version__,
-        "shape": sizes.shape.as_dict(),
-        "tensors": [{"name": t.name, "dims": list(t.dims), "shape": list(t.sizes),
-                     "elements": t.elements, "description": t.description}
-                    for t in sizes.tensors],
-        "quantities": [{"name": q.name, "kind": q.kind, "exact": q.exact,
-                        "value": int(q.value) if q.integral else None, "human": q.human(),
-                        "formula": q.formula, "substituted": q.substituted,
-                        "description": q.description} for q in sizes.quantities],
-        "score_bytes_by_dtype": dict(sizes.score_bytes_by_dtype),
-    }
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"

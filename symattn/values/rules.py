@@ -16,10 +16,11 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Rounding", "parse_rounding", "round_ratio", "printed_interval", "intervals_meet",
-           "Interval"]
+__all__ = ["Rounding", "parse_rounding", "round_ratio", "round_to_places", "decimal_places_needed",
+           "printed_interval", "intervals_meet", "Interval"]
 
 from enum import Enum
+from fractions import Fraction
 from typing import Any
 
 from symattn.errors import InputError
@@ -65,6 +66,37 @@ def round_ratio(numerator: int, denominator: int, rule: Rounding) -> int:
         else:
             result = quotient
     return -result if negative else result
+
+
+def round_to_places(value: Fraction, places: int, rule: Rounding) -> int:
+    """``value * 10**places`` rounded to an integer under ``rule`` (``places`` may be negative).
+
+    >>> round_to_places(Fraction(855, 1000), 2, Rounding.HALF_EVEN)
+    86
+    >>> round_to_places(Fraction(-2, 3), 1, Rounding.TRUNCATE)
+    -6
+    >>> round_to_places(Fraction(2500), -3, Rounding.HALF_EVEN)   # to thousands: 2.5 -> 2
+    2
+    """
+    scaled = value * Fraction(10) ** places
+    return round_ratio(scaled.numerator, scaled.denominator, rule)
+
+
+def decimal_places_needed(denominator: int) -> int | None:
+    """The decimal places that write exactly a fraction with this (positive,
+    lowest-terms) denominator; None when its decimal expansion never ends.
+
+    >>> decimal_places_needed(8), decimal_places_needed(3), decimal_places_needed(1)
+    (3, None, 0)
+    """
+    twos = fives = 0
+    while denominator % 2 == 0:
+        denominator //= 2
+        twos += 1
+    while denominator % 5 == 0:
+        denominator //= 5
+        fives += 1
+    return max(twos, fives) if denominator == 1 else None
 
 
 def printed_interval(value: Any, unit: Any, rule: Rounding) -> Interval:
