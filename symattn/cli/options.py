@@ -1,27 +1,65 @@
-"""What the commands share: source and number options, limits, output, exit codes."""
+"""What the commands share: source and number options, limits, output, exit codes.
+
+Only argparse is imported at module level: every command's parser is built for
+``symattn --help``.
+"""
 
 from __future__ import annotations
 
+__all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EPILOG",
+           "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
+           "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
+           "limits_of", "write_output", "write_report"]
+
 import argparse
 import sys
+from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
+
+if TYPE_CHECKING:
+    from symattn.problem.limits import Limits
+    from symattn.problem.problem import Problem
+    from symattn.values.number_format import NumberFormat
 
 EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
+# What ``add_subparsers`` returns: each command module's ``register`` adds its parser to it.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+# A command: the parsed arguments in, the exit status out.
+Handler: TypeAlias = Callable[[argparse.Namespace], int]
+
+EPILOG = """\
+examples:
+  symattn examples                              list the bundled worked examples
+  symattn derive --example 000-cat-chases-mouse every step, 6 significant digits
+  symattn derive my.toml --digits 40            40 correct significant digits
+  symattn derive my.toml --places 2 --format json
+  symattn derive my.toml --format latex -o d.tex --pdf  worked example as LaTeX and PDF
+  symattn check --example 001                   verdicts on a document's printed numbers
+
+exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input or environment
+(a bad spec or option, no TeX for --pdf), 3 internal error (a bug in symattn), 130 interrupted.
+Spec format: docs/spec-format.md; every error message and its fix: docs/errors.md.
+"""
+
 
 def add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
+    """``FILE`` (``FILE ...`` when ``many``) and ``--example NAME`` (repeatable)."""
     parser.add_argument("files", nargs="*" if many else "?", metavar="FILE",
-                        help="spec file(s), .toml or .json" if many else "spec file, .toml or .json")
+                        help="spec file(s), .toml or .json" if many
+                        else "spec file, .toml or .json")
     parser.add_argument("--example", "-e", action="append", default=[], metavar="NAME",
                         help="use a bundled example (see `symattn examples`)")
 
 
 def add_limit_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-size N``: the largest matrix a spec may have (``limits_of`` reads it)."""
     parser.add_argument("--max-size", type=int, metavar="N",
                         help="largest number of entries in any matrix, scores included "
                              "(default 4,194,304 = 2048 x 2048)")
 
 
 def add_number_options(parser: argparse.ArgumentParser) -> None:
+    """``--digits`` or ``--places``, and ``--rounding`` (``number_format_of`` reads them)."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--digits", type=int, metavar="N",
                        help="significant digits of every decimal (default: the spec's "
@@ -38,6 +76,7 @@ def one_line(message: str) -> str:
 
 
 def spec_sources(args: argparse.Namespace) -> list[str]:
+    """The spec files a command was given: its FILE(s), then each --example's file."""
     from symattn.problem import examples
 
     files = args.files if isinstance(args.files, list) else ([args.files] if args.files else [])
@@ -57,7 +96,8 @@ def display_name(source: str) -> str:
 
 
 def number_format_of(args: argparse.Namespace, default_digits: int = 6,
-                   default_rounding: str = "half-up"):
+                     default_rounding: str = "half-up") -> NumberFormat:
+    """``--digits``, ``--places``, ``--rounding`` (and ``--locale``), checked."""
     from symattn.errors import InputError
     from symattn.values.number_format import NumberFormat
     from symattn.values.rounding import parse_rounding
@@ -72,7 +112,7 @@ def number_format_of(args: argparse.Namespace, default_digits: int = 6,
                         locale=getattr(args, "locale", None) or "en")
 
 
-def load_one(args: argparse.Namespace, command: str):
+def load_one(args: argparse.Namespace, command: str) -> Problem:
     """The one spec a command works on (a FILE or --example NAME), read and validated."""
     from symattn.problem import spec
     from symattn.errors import InputError
@@ -83,7 +123,8 @@ def load_one(args: argparse.Namespace, command: str):
     return spec.load(sources[0], limits=limits_of(args))
 
 
-def limits_of(args: argparse.Namespace):
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The limits ``--max-size`` sets (the defaults without it)."""
     from symattn.errors import InputError
     from symattn.problem.limits import DEFAULT, Limits
 
@@ -96,9 +137,23 @@ def limits_of(args: argparse.Namespace):
 
 
 def write_output(text: str, output: str | None) -> None:
+    """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically."""
     if output is None or output == "-":
         sys.stdout.write(text)
         return
     from symattn.render.files import write_atomically
 
     write_atomically(output, text)
+
+
+def write_report(args: argparse.Namespace, stem: str,
+                 layouts: Mapping[str, Callable[[], str]]) -> None:
+    """A report command's output: ``layouts[args.format]()`` written to stdout or ``-o``;
+    LaTeX (``--format latex`` or ``--pdf``) written or compiled like ``derive``'s, the
+    PDF named ``STEM.pdf`` unless ``-o`` names it."""
+    from symattn.render.reports import shared
+
+    if shared.wants_latex(args):
+        shared.emit(args, layouts["latex"](), stem)
+    else:
+        write_output(layouts[args.format](), args.output)

@@ -1,6 +1,6 @@
 """The ``symattn worksheet`` command: exercise sheets and answer keys, in five languages.
 
-A plugin of ``symattn.cli.app`` (see ``_plugin_modules`` there): ``register`` adds the
+A command module of ``symattn.cli.app`` (see ``_command_modules`` there): ``register`` adds the
 parser and returns the handler. Only argparse is imported at module level.
 Every answer of every key is judged by the checker before anything is
 written; a bad option is a one-line error with exit status 2.
@@ -24,7 +24,15 @@ from __future__ import annotations
 __all__ = ["register", "run"]
 
 import argparse
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
+
+from symattn.cli.options import EXIT_OK, Handler, Subparsers
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from symattn.problem.problem import Problem
+    from symattn.worksheets.sheet import Worksheet
 
 EPILOG = """\
 examples:
@@ -41,7 +49,7 @@ rounded_carried. See docs/worksheets.md.
 """
 
 
-def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
+def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``worksheet`` to the ``symattn`` subcommands; return {name: handler}."""
     parser = subparsers.add_parser(
         "worksheet", help="exercise sheets with answer keys (en, pl, cs, ru, uk)",
@@ -54,6 +62,13 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
                              "(default: generated numbers)")
     parser.add_argument("--example", "-e", metavar="NAME",
                         help="use a bundled example as the spec")
+    _add_exercise_options(parser)
+    _add_output_options(parser)
+    return {"worksheet": run}
+
+
+def _add_exercise_options(parser: argparse.ArgumentParser) -> None:
+    """What the sheets hold: seed, variants, language, exercises, mistakes, places, d_k."""
     # Numbers are read here, not by argparse, so a bad value is one line (exit 2).
     parser.add_argument("--seed", default="1", metavar="N",
                         help="whole number >= 0; the same seed gives the same sheets (default 1)")
@@ -72,6 +87,10 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     parser.add_argument("--d-k", default="4", metavar="N",
                         help="key dimension of generated problems (default 4; a perfect "
                              "square keeps the scaled scores short)")
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """Where the files go and what is made of them: folder, name, PDFs, check specs."""
     parser.add_argument("--output-dir", "-o", default=".", metavar="DIR",
                         help="folder for the files (created if missing; default: here)")
     parser.add_argument("--name", default="worksheet", metavar="NAME",
@@ -85,7 +104,6 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     parser.add_argument("--template-dir", metavar="DIR",
                         help="templates in DIR override the bundled ones by name "
                              "(worksheet.tex.j2, _worksheet.tex.j2, ...; trusted code)")
-    return {"worksheet": run}
 
 
 def _whole(option: str, text: str, low: int, high: int) -> int:
@@ -104,7 +122,7 @@ def _names(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
-def _spec(args: argparse.Namespace) -> tuple[Any, Any]:
+def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | None]:
     """(attention Problem, size spec mapping) of FILE or --example; either may be None."""
     from symattn import sizes
     from symattn.problem import examples
@@ -129,30 +147,63 @@ def _file_names(name: str, variants: int) -> list[str]:
     return [f"{name}-{k:0{width}d}" for k in range(1, variants + 1)]
 
 
-def run(args: argparse.Namespace) -> int:
-    """The ``worksheet`` command; returns the exit status."""
-    import json
-    import sys
+def _output_folder(args: argparse.Namespace, languages: tuple[str, ...]) -> Path:
+    """The folder ``--output-dir`` names, after ``--language`` and ``--name`` are checked."""
     from pathlib import Path
 
-    from symattn.worksheets import sheet as worksheet
     from symattn.errors import InputError
-    from symattn.render.files import write_atomically
-    from symattn.render.worksheet import key_latex, sheet_latex
 
-    seed = _whole("seed", args.seed, 0, 10 ** 12)
-    variants = _whole("variants", args.variants, 1, worksheet.MAX_VARIANTS)
-    places = _whole("places", args.places, 1, 6)
-    d_k = _whole("d-k", args.d_k, 1, 16)
-    jobs = _whole("jobs", args.jobs, 1, 64)
-    if args.language not in worksheet.LANGUAGES:
-        raise InputError(f"--language must be one of {', '.join(worksheet.LANGUAGES)}, "
+    if args.language not in languages:
+        raise InputError(f"--language must be one of {', '.join(languages)}, "
                          f"got {args.language!r}")
     if not args.name or any(c in args.name for c in "/\\\0") or args.name.startswith("."):
         raise InputError(f"--name must be a plain file name prefix, got {args.name!r}")
     folder = Path(args.output_dir)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--output-dir {folder}: not a folder")
+    return folder
+
+
+def _make_folder(folder: Path) -> None:
+    from symattn.errors import InputError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"--output-dir {folder}: cannot create it: {error.strerror}") from None
+
+
+def _write_check_specs(folder: Path, stems: list[str], sheets: list[Worksheet]) -> int:
+    """Each key's answers as specs for ``symattn check``, in ``STEM-check/``; how many."""
+    import json
+
+    from symattn.render.files import write_atomically
+
+    checked = 0
+    for stem, sheet in zip(stems, sheets):
+        target = folder / f"{stem}-check"
+        target.mkdir(exist_ok=True)
+        for name, spec in sheet.answer_specs():
+            checked += 1
+            write_atomically(target / f"{name}.json",
+                             json.dumps(spec, ensure_ascii=False, indent=1) + "\n")
+    return checked
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``worksheet`` command; returns the exit status."""
+    import sys
+
+    from symattn.render.files import write_atomically
+    from symattn.render.worksheet import key_latex, sheet_latex
+    from symattn.worksheets import sheet as worksheet
+
+    seed = _whole("seed", args.seed, 0, 10 ** 12)
+    variants = _whole("variants", args.variants, 1, worksheet.MAX_VARIANTS)
+    places = _whole("places", args.places, 1, 6)
+    d_k = _whole("d-k", args.d_k, 1, 16)
+    jobs = _whole("jobs", args.jobs, 1, 64)
+    folder = _output_folder(args, worksheet.LANGUAGES)
     problem, sizes_spec = _spec(args)
     sheets = worksheet.build(seed=seed, variants=variants, language=args.language,
                              kinds=worksheet.parse_kinds(args.exercises), places=places,
@@ -160,35 +211,25 @@ def run(args: argparse.Namespace) -> int:
                              sizes_spec=sizes_spec)
     # A key with a number the checker does not confirm is a bug: nothing is written.
     confirmed = sum(worksheet.check_answers(sheet) for sheet in sheets)
+    stems = _file_names(args.name, variants)
     documents: list[tuple[str, str]] = []
-    for stem, sheet in zip(_file_names(args.name, variants), sheets):
+    for stem, sheet in zip(stems, sheets):
         documents.append((stem, sheet_latex(sheet, args.template_dir)))
         documents.append((f"{stem}-key", key_latex(sheet, args.template_dir)))
     pdfs = _compile([tex for _, tex in documents], jobs) if args.pdf else []
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InputError(f"--output-dir {folder}: cannot create it: {error.strerror}") from None
+    _make_folder(folder)
     for stem, tex in documents:
         write_atomically(folder / f"{stem}.tex", tex)
     for (stem, _), pdf in zip(documents, pdfs):
         write_atomically(folder / f"{stem}.pdf", pdf)
     write_atomically(folder / f"{args.name}-answers.json", worksheet.answers_document(sheets))
-    checked = 0
-    if args.check_specs:
-        for stem, sheet in zip(_file_names(args.name, variants), sheets):
-            target = folder / f"{stem}-check"
-            target.mkdir(exist_ok=True)
-            for name, spec in sheet.answer_specs():
-                checked += 1
-                write_atomically(target / f"{name}.json",
-                                 json.dumps(spec, ensure_ascii=False, indent=1) + "\n")
+    checked = _write_check_specs(folder, stems, sheets) if args.check_specs else 0
     made = f"{len(documents)} .tex" + (f", {len(pdfs)} .pdf" if pdfs else "") + \
         f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "")
     print(f"symattn: wrote {variants} sheet{'s' if variants > 1 else ''} with answer keys to "
           f"{folder} ({made}); the checker confirmed all {confirmed} numeric answers",
           file=sys.stderr)
-    return 0
+    return EXIT_OK
 
 
 def _compile(documents: list[str], jobs: int) -> list[bytes]:

@@ -7,23 +7,36 @@ lays it out, with the preamble and macros of ``_macros.tex.j2`` (the same as
 ``symattn derive --format latex``). This module holds what the five share:
 the options ``--fragment`` and ``--pdf``, turning formatted decimals into
 mathematics, rendering, and writing the ``.tex`` or compiling the PDF exactly
-as ``derive --pdf`` does.
+as ``derive --pdf`` does; and for the text and JSON layouts, the heading, the
+decimals of exact values and the JSON document. Only argparse is imported at
+module level: the commands' parsers use this module for ``symattn --help``.
 
 >>> number("0,25"), number("-inf"), number("sqrt(2)/2")
 ('0{,}25', '-\\\\infty', '\\\\text{sqrt(2)/2}')
 >>> vector(["1.00000", "0"])
 '\\\\bigl[1.00000,\\\\ 0\\\\bigr]'
+>>> heading("KV cache", "")
+['KV cache', '========']
 """
 
 from __future__ import annotations
 
-__all__ = ["add_report_options", "add_document_options", "check_document_options", "wants_latex", "text", "number",
-           "vector", "matrix", "render", "emit", "spec_stem"]
+__all__ = ["add_report_options", "add_document_options", "check_document_options", "wants_latex",
+           "TemplateValue", "text", "number", "vector", "matrix", "render", "emit", "spec_stem",
+           "heading", "decimal", "decimal_cells", "json_report"]
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence, Union
+
+if TYPE_CHECKING:
+    from symattn.values.exact import Exact
+    from symattn.values.number_format import NumberFormat
+
+# What a report template receives: strings (already LaTeX), flags, and lists
+# and mappings of them.
+TemplateValue = Union[str, bool, Sequence["TemplateValue"], Mapping[str, "TemplateValue"]]
 
 
 FRAGMENT_NOTE = "a symattn {command} report (fragment)"
@@ -46,15 +59,19 @@ def add_document_options(parser: argparse.ArgumentParser) -> None:
                        help="LaTeX to \\input into another document instead of a standalone one")
 
 
-def check_document_options(args: argparse.Namespace) -> None:
-    """The errors ``derive`` gives for the same combinations (InputError, exit 2)."""
+def check_document_options(args: argparse.Namespace,
+                           fragment_formats: Sequence[str] = ("latex",)) -> None:
+    """The errors ``derive`` gives for the same combinations (InputError, exit 2).
+
+    ``--fragment`` is accepted with the formats ``fragment_formats``.
+    """
     from symattn.errors import InputError
 
     if args.pdf and args.format not in ("text", "latex"):
         raise InputError("--pdf compiles LaTeX; use it with --format latex (or alone)")
     if args.pdf and args.fragment:
         raise InputError("a --fragment cannot be compiled on its own; drop --fragment or --pdf")
-    if args.fragment and args.format != "latex":
+    if args.fragment and args.format not in fragment_formats:
         raise InputError("--fragment applies to --format latex")
 
 
@@ -63,7 +80,7 @@ def wants_latex(args: argparse.Namespace) -> bool:
 
 
 # ------------------------------------------------------------------ strings
-def text(value: Any) -> str:
+def text(value: object) -> str:
     """User or report text as LaTeX that prints literally (``->`` and ``=>`` as arrows)."""
     from symattn.render import latex   # not at import: --help and --version build these parsers
 
@@ -94,21 +111,24 @@ def matrix(rows: Sequence[Sequence[str]]) -> str:
     return f"\\begin{{bmatrix}}{body}\\end{{bmatrix}}"
 
 
-def _strings(value: Any) -> Iterable[str]:
+def _strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
-    elif isinstance(value, dict):
+    elif isinstance(value, Mapping):
         for key, item in value.items():
             # doc.keys would print the method: templates could not reach such a key
-            assert not hasattr(dict, key), f"report key {key!r} shadows a dict method"
+            if hasattr(dict, key):
+                raise ValueError(f"report key {key!r} shadows a dict method")
             yield from _strings(item)
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from _strings(item)
 
 
-def render(command: str, doc: dict[str, Any], fragment: bool, max_columns: int = 10) -> str:
-    """``templates/report_COMMAND.tex.j2`` on ``doc`` (strings, lists, dicts, bools).
+def render(command: str, doc: Mapping[str, object], fragment: bool,
+           max_columns: int = 10) -> str:
+    """``templates/report_COMMAND.tex.j2`` on ``doc`` (strings, lists, dicts, bools:
+    a ``TemplateValue`` each).
 
     ``doc`` gains ``cyrillic`` (some text needs T2A fonts) and ``max_columns``
     (for ``MaxMatrixCols``), which the shared preamble reads, and ``what``, the
@@ -157,3 +177,32 @@ def emit(args: argparse.Namespace, tex: str, default_stem: str) -> None:
 def spec_stem(source: str | Path, command: str) -> str:
     """The default PDF name of a spec's report: ``NAME-COMMAND``."""
     return f"{Path(source).stem}-{command}"
+
+
+# ------------------------------------------------------------ text and JSON
+def heading(kind: str, title: str) -> list[str]:
+    """A text report's first two lines: ``KIND: TITLE`` (``KIND`` alone) underlined."""
+    line = f"{kind}: {title}" if title else kind
+    return [line, "=" * len(line)]
+
+
+def decimal(value: Exact, number_format: NumberFormat) -> str:
+    """The certified decimal of an exact value; its exact text when it is symbolic."""
+    from symattn.values.exact import exact_text
+
+    formatted = number_format.format(value)
+    return formatted if formatted is not None else exact_text(value)
+
+
+def decimal_cells(values: Iterable[Exact], number_format: NumberFormat) -> list[str]:
+    """``decimal`` of each value."""
+    return [decimal(value, number_format) for value in values]
+
+
+def json_report(document: Mapping[str, object]) -> str:
+    """A report as JSON: the symattn version first, then ``document``, one key a line."""
+    import json
+
+    from symattn._version import __version__
+
+    return json.dumps({"symattn": __version__, **document}, ensure_ascii=False, indent=1) + "\n"

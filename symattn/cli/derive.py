@@ -1,0 +1,155 @@
+"""``symattn derive``: every step of the computation, as text, JSON, LaTeX or Markdown.
+
+A command module of ``symattn.cli.app``: ``register(subparsers)`` adds the
+parser and returns the handler. Only argparse is imported at module level.
+
+>>> import argparse
+>>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
+>>> sorted(register(commands))
+['derive']
+>>> _expand_rows("1, 3"), _expand_rows("all"), _expand_rows(None)
+((1, 3), (), None)
+"""
+
+from __future__ import annotations
+
+__all__ = ["register", "run"]
+
+import argparse
+from typing import TYPE_CHECKING
+
+from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_limit_option,
+                                 add_number_options, add_source, load_one, number_format_of,
+                                 spec_sources, write_output)
+
+if TYPE_CHECKING:
+    from symattn.derivation.steps import Derivation
+    from symattn.values.number_format import NumberFormat
+
+
+def register(subparsers: Subparsers) -> dict[str, Handler]:
+    """Add ``derive``; return its handler."""
+    parser = subparsers.add_parser("derive", help="show every step of the computation",
+                                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                                   epilog=EPILOG)
+    add_source(parser)
+    add_number_options(parser)
+    add_limit_option(parser)
+    _add_output_options(parser)
+    _add_document_options(parser)
+    return {"derive": run}
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--format``, the elision of large matrices and sums, ``--output`` and ``--locale``."""
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
+                        default="text", help="text (default), json, latex (a worked example: "
+                        "formula, numbers substituted, result) or markdown ($...$ math)")
+    parser.add_argument("--max-rows", type=int, default=8, metavar="N",
+                        help="elide matrices larger than N rows/columns in text, latex and "
+                             "markdown (default 8; 0 shows all)")
+    parser.add_argument("--max-terms", type=int, default=64, metavar="N",
+                        help="text and json: leave out closed forms of more than N "
+                             "exponentials (a softmax over N keys; JSON null); default 64, "
+                             "0 writes them all")
+    parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    parser.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
+                        help="decimal separator: a point (en, default) or a comma "
+                             "(pl, cs, ru, uk)")
+
+
+def _add_document_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the worked example (``--format latex`` or ``markdown``, ``--pdf``)."""
+    document = parser.add_argument_group("latex and markdown")
+    document.add_argument("--pdf", action="store_true",
+                          help="compile the LaTeX to a PDF (latexmk or pdflatex): -o OUT.pdf, or "
+                               "-o OUT.tex for both files; default: the spec's name .pdf")
+    document.add_argument("--fragment", action="store_true",
+                          help="LaTeX to \\input into another document instead of a standalone one")
+    document.add_argument("--template-dir", metavar="DIR",
+                          help="templates in DIR override the bundled ones by name "
+                               "(docs/templates.md; they run as trusted code)")
+    document.add_argument("--detail", choices=("summary", "full"), default="full",
+                          help="full (default): substitutions and expanded rows; summary: "
+                               "formulas and results only")
+    document.add_argument("--expand-rows", metavar="ROWS",
+                          help="query rows to write out entry by entry, 1-based, e.g. 1,3 or "
+                               "all (default: the last row, or all rows when there are <= 3)")
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """The worked example's options need its formats; ``--max-terms`` is not negative."""
+    from symattn.errors import InputError
+
+    document_options = args.pdf or args.fragment or args.template_dir is not None or \
+        args.detail != "full" or args.expand_rows is not None
+    if args.format in ("text", "json") and document_options and not args.pdf:
+        raise InputError("--fragment, --template-dir, --detail and --expand-rows apply to "
+                         "--format latex or markdown (or --pdf)")
+    if args.max_terms < 0:
+        raise InputError("--max-terms must be 0 (write every closed form) or more")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``derive`` command; returns the exit status."""
+    from symattn.derivation import pipeline
+    from symattn.render import text as render_text
+    from symattn.render import view
+
+    sources = spec_sources(args)
+    problem = load_one(args, "derive")
+    number_format = number_format_of(args, problem.digits, problem.rounding)
+    _check_options(args)
+    derivation = pipeline.derive(problem)
+    if args.pdf or args.format in ("latex", "markdown"):
+        return _derive_document(args, derivation, number_format, sources[0])
+    limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
+    built = view.build_view(derivation, number_format, limit=limit,
+                            max_terms=args.max_terms or None)
+    text = render_text.render_json(built) if args.format == "json" \
+        else render_text.render_text(built)
+    write_output(text, args.output)
+    return EXIT_OK
+
+
+def _expand_rows(text: str | None) -> tuple[int, ...] | None:
+    """``--expand-rows 1,3`` as labels; ``all`` as every row (an empty tuple)."""
+    from symattn.errors import InputError
+
+    if text is None:
+        return None
+    if text.strip().lower() == "all":
+        return ()
+    rows = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) < 1:
+            raise InputError(f"--expand-rows: {part!r} is not a row number (1-based, e.g. 1,3)")
+        rows.append(int(part))
+    return tuple(rows)
+
+
+def _derive_document(args: argparse.Namespace, derivation: Derivation,
+                     number_format: NumberFormat, source: str) -> int:
+    """``derive --format latex|markdown`` and ``--pdf``: the worked example."""
+    from pathlib import Path
+
+    from symattn.api import render_latex, render_markdown
+    from symattn.render import worked
+    from symattn.render.reports.shared import check_document_options, emit
+
+    # Markdown has no fragment form: --fragment changes nothing there.
+    check_document_options(args, fragment_formats=("latex", "markdown"))
+    rows = _expand_rows(args.expand_rows)
+    if rows == ():
+        rows = tuple(worked.row_labels(derivation))
+    options = worked.Options(number_format=number_format, detail=args.detail, expand_rows=rows,
+                             limit=None if args.max_rows == 0 else max(args.max_rows, 2))
+    if args.format == "markdown":
+        write_output(render_markdown(derivation, options, template_dir=args.template_dir),
+                     args.output)
+        return EXIT_OK
+    tex = render_latex(derivation, options, fragment=args.fragment,
+                       template_dir=args.template_dir)
+    emit(args, tex, Path(source).stem)
+    return EXIT_OK

@@ -1,0 +1,34 @@
+"""``symattn examples``: the bundled worked examples, one a line with its title.
+
+A command module of ``symattn.cli.app``: ``register(subparsers)`` adds the
+parser and returns the handler.
+
+>>> import argparse
+>>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
+>>> sorted(register(commands))
+['examples']
+"""
+
+from __future__ import annotations
+
+__all__ = ["register", "run"]
+
+import argparse
+
+from symattn.cli.options import EXIT_OK, Handler, Subparsers
+
+
+def register(subparsers: Subparsers) -> dict[str, Handler]:
+    """Add ``examples``; return its handler."""
+    subparsers.add_parser("examples", help="list the bundled examples")
+    return {"examples": run}
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``examples`` command: each example's name and title."""
+    from symattn.problem import examples
+
+    for name in examples.names():
+        title, _ = examples.describe(name)
+        print(f"{name:32} {title}")
+    return EXIT_OK

@@ -1,0 +1,321 @@
+"""The reports of ``symattn sweep`` and ``symattn whatif``: text, JSON and LaTeX.
+
+Each layout receives the problem, what ``symattn.explore.experiments``
+computed (``Sweep`` per head, ``Variant`` per mistake) and the
+``NumberFormat``, and returns the finished string; the LaTeX layouts fill
+``templates/report_sweep.tex.j2`` and ``report_whatif.tex.j2``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["render_sweep_text", "render_sweep_json", "render_sweep_latex", "render_whatif_text",
+           "render_whatif_json", "render_whatif_latex", "SIDE_BY_SIDE_WIDTH",
+           "SIDE_BY_SIDE_LATEX", "LARGEST_NOTE"]
+
+from typing import Sequence
+
+from symattn.derivation.grids import Grid
+from symattn.explore.experiments import Sweep, SweepRow, Variant, mean_entropy
+from symattn.problem.problem import Problem
+from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
+                                           number, render, text)
+from symattn.render.text import matrix_lines
+from symattn.values.exact import Exact
+from symattn.values.number_format import NumberFormat
+
+SIDE_BY_SIDE_WIDTH = 160     # the width the text comparison of whatif fits side by side in,
+                             # when the output is not a terminal (the command passes its width)
+
+SIDE_BY_SIDE_LATEX = 64    # widest weights + output rows (characters) set side by side
+
+LARGEST_NOTE = "over rows with two or more unmasked keys (one key always gets weight 1)"
+
+Largest = tuple[Exact, int, int]     # the largest weight, its 0-based row and column
+
+
+# ------------------------------------------------------------------- shared
+def _row_label(problem: Problem, i: int) -> int:
+    """1-based row number as documents write it: the query's position when given."""
+    positions = problem.query_positions
+    return positions[i] if positions else i + 1
+
+
+def _largest_parts(largest: Largest | None, fmt: NumberFormat,
+                   problem: Problem) -> tuple[str, str] | None:
+    """The largest weight as printed and where: ("0.9749", "row 5, key 5")."""
+    if largest is None:
+        return None
+    value, i, j = largest
+    return decimal(value, fmt), f"row {_row_label(problem, i)}, key {j + 1}"
+
+
+def _largest_text(largest: Largest | None, fmt: NumberFormat, problem: Problem) -> str:
+    parts = _largest_parts(largest, fmt, problem)
+    return "-" if parts is None else f"{parts[0]} ({parts[1]})"
+
+
+def _format_label(fmt: NumberFormat) -> str:
+    return f"{fmt.digits} significant digits, {fmt.rounding.value}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
+    """Aligned columns: the first and last left-aligned, the numbers between right-aligned.
+
+    >>> for line in _table(["T", "H[1]", "note"], [["0.3", "1.25", "a"], ["2", "0.5", "b"]]):
+    ...     print(line)
+    T    H[1]  note
+    0.3  1.25  a
+    2     0.5  b
+    """
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:-1],
+                                                                              widths[1:-1])]
+        cells.append(row[-1].ljust(widths[-1]) if len(row) > 1 else "")
+        lines.append((indent + "  ".join(cells)).rstrip())
+    return lines
+
+
+# -------------------------------------------------------------------- sweep
+def _sweep_rows(problem: Problem, sweep: Sweep, fmt: NumberFormat) -> list[list[str]]:
+    """The table of one head: H_max, then a row per temperature."""
+    rows = [["H_max"] + [decimal(h, fmt) for h in sweep.entropy_max] +
+            [decimal(mean_entropy(sweep.entropy_max), fmt), ""]]
+    for row in sweep.rows:
+        rows.append([row.temperature.text] + [decimal(h, fmt) for h in row.entropy] +
+                    [decimal(row.mean_entropy, fmt), _largest_text(row.largest, fmt, problem)])
+    return rows
+
+
+def render_sweep_text(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat) -> str:
+    """The entropies as a table per head: a row per temperature, a column per query row."""
+    out = heading("temperature sweep", problem.title)
+    out.append(f"entropy of each row of weights in bits (H[i]), their mean, and the largest "
+               f"weight; {_format_label(fmt)}")
+    out += [f"note: {note}" for note in sweeps[0].notes]
+    out.append(f"largest weight: {LARGEST_NOTE}")
+    for sweep in sweeps:
+        out.append("")
+        if sweep.head:
+            out.append(sweep.head.replace("head", "head "))
+        header = ["T"] + [f"H[{_row_label(problem, i)}]" for i in range(len(sweep.entropy_max))]
+        out += _table(header + ["mean H", "largest weight"], _sweep_rows(problem, sweep, fmt))
+    return "\n".join(out) + "\n"
+
+
+def _largest_latex(row: SweepRow, fmt: NumberFormat, problem: Problem) -> dict[str, str]:
+    parts = _largest_parts(row.largest, fmt, problem)
+    return {"value": "", "where": ""} if parts is None else \
+        {"value": number(parts[0]), "where": text(parts[1])}
+
+
+def _sweep_table_latex(problem: Problem, sweep: Sweep, fmt: NumberFormat) -> TemplateValue:
+    """One head's table as the template reads it: a row per query row, a column per T."""
+    return {
+        "head": text(sweep.head.replace("head", "head ")) if sweep.head else "",
+        "temperatures": [text(row.temperature.text) for row in sweep.rows],
+        "rows": [{"label": text(str(_row_label(problem, i))),
+                  "maximum": number(decimal(h, fmt)),
+                  "entropy": [number(decimal(row.entropy[i], fmt)) for row in sweep.rows]}
+                 for i, h in enumerate(sweep.entropy_max)],
+        "mean": {"maximum": number(decimal(mean_entropy(sweep.entropy_max), fmt)),
+                 "entropy": [number(decimal(row.mean_entropy, fmt)) for row in sweep.rows]},
+        "largest": [_largest_latex(row, fmt, problem) for row in sweep.rows],
+    }
+
+
+def render_sweep_latex(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat,
+                       fragment: bool = False) -> str:
+    """templates/report_sweep.tex.j2: one table per head, a row per query row, a column per T."""
+    doc: dict[str, TemplateValue] = {
+        "title": text(problem.title), "numbers": text(_format_label(fmt)),
+        "notes": [text(note) for note in sweeps[0].notes] if sweeps else [],
+        "largest_note": text(LARGEST_NOTE),
+        "sweeps": [_sweep_table_latex(problem, sweep, fmt) for sweep in sweeps]}
+    return render("sweep", doc, fragment)
+
+
+def _largest_json(problem: Problem, largest: Largest | None,
+                  fmt: NumberFormat) -> dict[str, object] | None:
+    if largest is None:
+        return None
+    return {"value": decimal(largest[0], fmt), "row": _row_label(problem, largest[1]),
+            "key": largest[2] + 1}
+
+
+def render_sweep_json(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat) -> str:
+    """Every entropy as printed, per head and temperature (docs/diagnostics.md)."""
+    return json_report({
+        "title": problem.title,
+        "format": {"digits": fmt.digits, "rounding": fmt.rounding.value},
+        "notes": list(sweeps[0].notes) if sweeps else [],
+        "sweeps": [{
+            "head": sweep.head or None,
+            "rows": [_row_label(problem, i) for i in range(len(sweep.entropy_max))],
+            "entropy_max": [decimal(h, fmt) for h in sweep.entropy_max],
+            "temperatures": [{
+                "temperature": row.temperature.text,
+                "entropy": [decimal(h, fmt) for h in row.entropy],
+                "mean_entropy": decimal(row.mean_entropy, fmt),
+                "largest_weight": _largest_json(problem, row.largest, fmt),
+            } for row in sweep.rows],
+        } for sweep in sweeps],
+    })
+
+
+# ------------------------------------------------------------------- whatif
+def _column_softmax_note(variant: Variant, fmt: NumberFormat) -> list[str]:
+    """Softmax over columns: what the row sums became."""
+    if not variant.stats:
+        return []
+    low, high = (fmt.format(variant.stats[k]) for k in ("row_sum_min", "row_sum_max"))
+    sums = f"rows now sum to {low}" if low == high else f"rows now sum to {low} ... {high}"
+    return [f"{sums} instead of 1" + (
+        ", so an output row is not a weighted average of the value rows"
+        if variant.output is not None else "")]
+
+
+def _changed_note(variant: Variant, original: Variant, fmt: NumberFormat) -> list[str]:
+    """A variant that changed the weights: the largest weight and mean entropy, before -> after."""
+    parts = []
+    before, after = original.stats["largest"], variant.stats["largest"]
+    if before is not None and after is not None:
+        parts.append(f"largest weight {fmt.format(before[0])} -> {fmt.format(after[0])}")
+    parts.append(f"mean entropy {fmt.format(original.stats['mean_entropy'])} -> "
+                 f"{fmt.format(variant.stats['mean_entropy'])} bits")
+    return parts
+
+
+def _original_note(variant: Variant, fmt: NumberFormat, problem: Problem) -> list[str]:
+    parts = []
+    largest = variant.stats["largest"]
+    if largest is not None:
+        parts.append(f"largest weight {_largest_text(largest, fmt, problem)}")
+    parts.append(f"mean entropy {fmt.format(variant.stats['mean_entropy'])} bits")
+    return parts
+
+
+def _note(variant: Variant, original: Variant, fmt: NumberFormat, problem: Problem) -> str:
+    """One line: what was changed, and what it did to the numbers."""
+    parts = [variant.change]
+    if variant.available and variant.key == "column_softmax":
+        parts += _column_softmax_note(variant, fmt)
+    elif variant.available and variant.key != "original" and not variant.same_as_original:
+        parts += _changed_note(variant, original, fmt)
+    elif variant.key == "original":
+        parts += _original_note(variant, fmt, problem)
+    if variant.remark:
+        parts.append(variant.remark)
+    return "; ".join(parts)
+
+
+def _cells(grid: Grid, fmt: NumberFormat) -> list[list[str]]:
+    rows, columns = tuple(grid.rows()), tuple(grid.columns())
+    return [[d if d is not None else "(symbolic)" for d in row]
+            for row in fmt.format_block(grid, rows, columns)]
+
+
+def _grids(variant: Variant) -> dict[str, Grid | None]:
+    return {"weights": variant.weights, "output": variant.output}
+
+
+def _labelled_block(label: str, grid: Grid, fmt: NumberFormat) -> list[str]:
+    """A matrix under its label, every line padded to the block's width."""
+    lines = matrix_lines(_cells(grid, fmt), tuple(grid.rows()), tuple(grid.columns()), indent="")
+    width = max(len(label), *(len(line) for line in lines))
+    return [label.ljust(width)] + [line.ljust(width) for line in lines]
+
+
+def _blocks(title: str, variants: Sequence[Variant], which: str, fmt: NumberFormat,
+            width: int) -> list[str]:
+    """The variants' ``which`` matrices side by side when they fit ``width``, else stacked."""
+    shown = [(v.label, grid) for v in variants if (grid := _grids(v)[which]) is not None]
+    if not shown:
+        return []
+    blocks = [_labelled_block(label, grid, fmt) for label, grid in shown]
+    out = [title]
+    total = sum(len(block[0]) for block in blocks) + 3 * (len(blocks) - 1) + 2
+    if total <= width:
+        for parts in zip(*blocks):
+            out.append(("  " + "   ".join(parts)).rstrip())
+    else:
+        for block in blocks:
+            out += ["  " + line.rstrip() for line in block]
+            out.append("")
+        out.pop()
+    return out
+
+
+def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
+                       width: int = SIDE_BY_SIDE_WIDTH) -> str:
+    """A note per variant, then the weights and the outputs, side by side within ``width``."""
+    out = heading("what if", problem.title)
+    out.append(_format_label(fmt))
+    out.append("")
+    original = variants[0]
+    label_width = max(len(v.label) for v in variants)
+    for variant in variants:
+        out.append(f"  {variant.label.ljust(label_width)}  "
+                   f"{_note(variant, original, fmt, problem)}")
+    for which in ("weights", "output"):
+        block = _blocks(which, variants, which, fmt, width)
+        if block:
+            out.append("")
+            out += block
+    return "\n".join(out) + "\n"
+
+
+def _row_width(rows: Sequence[Sequence[str]]) -> int:
+    """Characters of the widest row of formatted cells (with room between them)."""
+    return max((sum(len(c) + 2 for c in row) for row in rows), default=0)
+
+
+def render_whatif_latex(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
+                        fragment: bool = False) -> str:
+    """templates/report_whatif.tex.j2: the notes, then the weights and outputs side by side."""
+    original = variants[0]
+    matrices: list[dict[str, str]] = []
+    columns, width = 10, 0
+    for v in variants:
+        shown = {which: grid for which, grid in _grids(v).items() if grid is not None}
+        if not shown:
+            continue
+        cells = {which: _cells(grid, fmt) for which, grid in shown.items()}
+        latex = {which: matrix(rows) for which, rows in cells.items()}
+        matrices.append({"label": text(v.label), "weights": latex.get("weights", ""),
+                         "output": latex.get("output", "")})
+        columns = max([columns] + [len(grid.columns()) for grid in shown.values()])
+        width = max(width, sum(_row_width(rows) for rows in cells.values()))
+    doc: dict[str, TemplateValue] = {
+        "title": text(problem.title), "numbers": text(_format_label(fmt)),
+        "variants": [{"label": text(v.label), "note": text(_note(v, original, fmt, problem))}
+                     for v in variants],
+        "matrices": matrices, "any_output": any(m["output"] for m in matrices),
+        "side_by_side": width <= SIDE_BY_SIDE_LATEX}
+    return render("whatif", doc, fragment, max_columns=columns)
+
+
+def _matrix_json(grid: Grid | None, fmt: NumberFormat) -> dict[str, object] | None:
+    if grid is None:
+        return None
+    return {"exact": [[grid.text(i, j) for j in grid.columns()] for i in grid.rows()],
+            "value": _cells(grid, fmt)}
+
+
+def render_whatif_json(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat) -> str:
+    """Every variant with its note, exact and printed weights and outputs."""
+    original = variants[0]
+    return json_report({
+        "title": problem.title,
+        "format": {"digits": fmt.digits, "rounding": fmt.rounding.value},
+        "variants": [{
+            "name": v.key,
+            "label": v.label,
+            "available": v.available,
+            "change": v.change,
+            "note": _note(v, original, fmt, problem),
+            "weights": _matrix_json(v.weights, fmt),
+            "output": _matrix_json(v.output, fmt),
+        } for v in variants],
+    })
