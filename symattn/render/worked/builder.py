@@ -26,10 +26,10 @@ from symattn import messages
 from symattn.values import arith
 from symattn.render import latex
 from symattn.derivation.steps import Derivation, Step
-from symattn.derivation.names import split_name
 from symattn.errors import InputError
 from symattn.values.exact import NEG_INF, Exact
 from symattn.values.number_format import NumberFormat
+from symattn.derivation.names import split_name
 from symattn.verify.checker import Report
 from symattn.render.view import shown_indices
 from symattn.render.worked.cells import Cells, after
