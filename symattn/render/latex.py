@@ -28,7 +28,7 @@ no spec can make the compiled document run a command or read a file:
 from __future__ import annotations
 
 __all__ = ["SHORT", "escape_text", "has_cyrillic", "math_decimal", "printed_math",
-           "exact_latex", "exp_latex", "sum_latex", "product_latex",
+           "exact_latex", "exp_latex", "sum_latex", "factor_latex", "product_latex",
            "frac_latex", "approx_width", "sympy_latex"]
 
 import re
@@ -282,8 +282,12 @@ def sum_latex(terms: Sequence[str]) -> str:
     return out
 
 
-def _factor(text: str) -> str:
-    """A factor of a product: parenthesised when it has a sign or a sum."""
+def factor_latex(text: str) -> str:
+    """A factor of a product: parenthesised when it has a sign or a sum.
+
+    >>> factor_latex("T"), factor_latex("-2")
+    ('T', '\\\\left(-2\\\\right)')
+    """
     if text.startswith("-") or " + " in text or " - " in text:
         return f"\\left({text}\\right)"
     return text
@@ -295,7 +299,7 @@ def product_latex(left: str, right: str) -> str:
     >>> product_latex("0.5", "-2")
     '0.5 \\cdot \\left(-2\\right)'
     """
-    return f"{_factor(left)} \\cdot {_factor(right)}"
+    return f"{factor_latex(left)} \\cdot {factor_latex(right)}"
 
 
 # --------------------------------------------------------------------- width
@@ -361,7 +365,7 @@ def _printer_class() -> Any:
     """A SymPy LaTeX printer that keeps user identifiers safe (built on first use)."""
     from sympy.printing.latex import LatexPrinter
 
-    class SafePrinter(LatexPrinter):  # type: ignore[misc, valid-type]
+    class SafePrinter(LatexPrinter):  # type: ignore[misc]  # SymPy is untyped: its base is Any
         """Identifiers are \\w characters; non-ASCII ones print as escaped text."""
 
         def _print_Symbol(self, expr: Any, style: str = "plain") -> str:

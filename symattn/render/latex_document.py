@@ -19,7 +19,6 @@ __all__ = ["render_latex", "render_steps", "default_options"]
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 from symattn import messages
 from symattn.render import latex
@@ -27,6 +26,7 @@ from symattn.render import templating
 from symattn.render import worked
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
+from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
 
 
@@ -42,7 +42,7 @@ def default_options(derivation: Derivation) -> worked.Options:
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
                  fragment: bool = False, template_dir: str | Path | None = None,
-                 report: Any = None) -> str:
+                 report: Report | None = None) -> str:
     """LaTeX for ``derivation``: a document (default) or a fragment for \\input,
     with the verdicts of ``report`` (a ``verify`` report) beside the printed numbers."""
     options = options or default_options(derivation)
@@ -54,7 +54,7 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
 
 def render_steps(derivation: Derivation, options: worked.Options | None = None,
                  steps: tuple[str, ...] | None = None, *,
-                 template_dir: str | Path | None = None, report: Any = None) -> str:
+                 template_dir: str | Path | None = None, report: Report | None = None) -> str:
     """Chosen steps of ``derivation`` (all when ``steps`` is None), numbered from 1,
     as LaTeX body text for another document (the worksheets' answer keys).
 

@@ -14,12 +14,12 @@ __all__ = ["render_markdown", "escape_markdown"]
 
 import re
 from pathlib import Path
-from typing import Any
 
 from symattn.render import templating
 from symattn.render import worked
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
+from symattn.verify.checker import Report
 from symattn.render.latex_document import default_options
 
 # HTML character references, not backslashes: Jupyter and MkDocs read \( \[ \$ as math.
@@ -46,7 +46,7 @@ def escape_markdown(text: str) -> str:
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
-                    template_dir: str | Path | None = None, report: Any = None) -> str:
+                    template_dir: str | Path | None = None, report: Report | None = None) -> str:
     """Markdown for ``derivation``, with the verdicts of ``report`` on its printed numbers."""
     document = worked.build(derivation, report, options or default_options(derivation),
                             escape_markdown)

@@ -24,9 +24,13 @@ import traceback
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symattn.errors import SymattnError
+from symattn.messages import Catalog, load as load_catalog
+
+if TYPE_CHECKING:      # jinja2 is imported on first use: most commands print no template
+    import jinja2
 
 MARKER = "document.tex.j2"      # a bundled template every template folder must have
 
@@ -39,7 +43,7 @@ class _NotAString(TypeError):
     pass
 
 
-_CATALOG: ContextVar[Any] = ContextVar("symattn_catalog", default=None)
+_CATALOG: ContextVar[Catalog | None] = ContextVar("symattn_catalog", default=None)
 
 
 class _Messages:
@@ -51,13 +55,9 @@ class _Messages:
     """
 
     @staticmethod
-    def _catalog() -> Any:
+    def _catalog() -> Catalog:
         catalog = _CATALOG.get()
-        if catalog is None:
-            from symattn import messages
-
-            catalog = messages.load("en")
-        return catalog
+        return catalog if catalog is not None else load_catalog("en")
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -104,7 +104,7 @@ def template_dirs(user_dir: str | Path | None = None) -> list[Path]:
 
 
 @lru_cache(maxsize=8)
-def _environment(folders: tuple[str, ...]) -> Any:
+def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
     import jinja2
 
     loader = jinja2.FileSystemLoader(list(folders)) if folders else jinja2.DictLoader({})
@@ -120,7 +120,8 @@ def _environment(folders: tuple[str, ...]) -> Any:
     return env
 
 
-def environment(user_dir: str | Path | None = None, bundled: bool = False) -> Any:
+def environment(user_dir: str | Path | None = None, bundled: bool = False
+                ) -> jinja2.Environment:
     """The Jinja environment (``bundled=False`` and no folder: strings only, for tests)."""
     folders = tuple(str(f) for f in template_dirs(user_dir)) if (user_dir or bundled) else ()
     return _environment(folders)
@@ -136,7 +137,7 @@ def _template_line(error: BaseException, folders: list[Path]) -> tuple[str, int]
     return found
 
 
-def render(name: str, user_dir: str | Path | None = None, messages: Any = None,
+def render(name: str, user_dir: str | Path | None = None, messages: Catalog | None = None,
            **context: Any) -> str:
     """Render template ``name`` (phrases from the catalog ``messages``, else English);
     any failure becomes a ``TemplateError``."""

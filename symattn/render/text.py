@@ -19,20 +19,24 @@ from symattn.render.view import DerivationView, StepView
 EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 
 _PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
+# The engine's formulas in plain text, whole formulas first, then piece by piece.
+_PLAIN_LATEX = (
+    ("\\frac{Q K^{\\top}}{\\sqrt{d_k}}", "Q K^T / sqrt(d_k)"),
+    ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
+    ("\\frac{S}{\\sqrt{d_k}}", "S / sqrt(d_k)"), ("\\frac{1}{T} \\cdot ", "(1/T) "),
+    ("\\frac{E_{ij}}{\\Sigma_i}", "E_ij / Sigma_i"),
+    ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
+    ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
+    ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
+    ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"),
+    ("\\Sigma", "Sigma"), ("\\sum_j ", "sum_j "), ("\\log_2", "log2"), ("\\max", "max"),
+    ("\\|", "||"))
 
 
 def _plain(latex: str) -> str:
     """Plain text for the engine's own step formulas (never user text)."""
     text = latex
-    for old, new in (("\\frac{Q K^{\\top}}{\\sqrt{d_k}}", "Q K^T / sqrt(d_k)"),
-                     ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
-                     ("\\frac{S}{\\sqrt{d_k}}", "S / sqrt(d_k)"), ("\\frac{1}{T} \\cdot ", "(1/T) "),
-                     ("\\frac{E_{ij}}{\\Sigma_i}", "E_ij / Sigma_i"),
-                     ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
-                     ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
-                     ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
-                     ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"), ("\\Sigma", "Sigma"),
-                     ("\\sum_j ", "sum_j "), ("\\log_2", "log2"), ("\\max", "max"), ("\\|", "||")):
+    for old, new in _PLAIN_LATEX:
         text = text.replace(old, new)
     text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
     text = re.sub(r"_\{([^}]*)\}", r"_\1", text)
@@ -72,7 +76,9 @@ def _step_text(step: StepView, digits_label: str) -> list[str]:
         lines.append(f"  exact: closed forms up to {longest} characters (see --format json)")
     elif not same:
         lines.append("  exact:")
-        lines += matrix_lines(step.exact, step.rows, step.columns)
+        # no closed form was left out (step.omitted is 0): every cell is a string
+        lines += matrix_lines([[e or "" for e in row] for row in step.exact], step.rows,
+                              step.columns)
     decimals = [[d if d is not None else "(symbolic)" for d in row] for row in step.decimal]
     if all(d is None for row in step.decimal for d in row):
         return lines

@@ -72,6 +72,7 @@ class DerivationView:
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
               max_terms: int | None = MAX_TERMS) -> StepView:
+    """The strings of one step: closed forms (up to ``max_terms``) and decimals on show."""
     grid = step.value
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)

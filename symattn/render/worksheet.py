@@ -22,7 +22,10 @@ from __future__ import annotations
 
 __all__ = ["render", "sheet_latex", "key_latex", "BABEL", "blank_width", "number_math"]
 
+import re
 from dataclasses import dataclass
+from functools import singledispatch
+from pathlib import Path
 from typing import Any, Sequence
 
 from flint import fmpq
@@ -32,8 +35,9 @@ from symattn.render import latex
 from symattn.render import templating
 from symattn._version import __version__
 from symattn.values.exact import NEG_INF
-from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Grid, Math, Msg,
-                                    Num, Table, Text, User)
+from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Fragment, Given, Grid,
+                                      Math, Msg, Num, Part, Table, Text, User)
+from symattn.worksheets.sheet import Worksheet
 from symattn.values.number_format import NumberFormat
 from symattn.messages import Catalog
 
@@ -67,7 +71,7 @@ def number_math(value: Any, places: int | None, locale: str) -> str:
 def grouped(value: int) -> str:
     """A whole number with thin spaces between groups of three: ``33\\,554\\,432``."""
     digits = str(value)
-    groups = []
+    groups: list[str] = []
     while len(digits) > 3:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]
@@ -91,7 +95,7 @@ class _Context:
         self.locale = locale
         self.key = key
 
-    def math(self, fragment: Any) -> str:
+    def math(self, fragment: Fragment) -> str:
         """A fragment as math (Num, Math) or as text wrapped for math (the rest)."""
         if isinstance(fragment, Num):
             return number_math(fragment.value, fragment.places, self.locale)
@@ -99,7 +103,7 @@ class _Context:
             return fragment.latex
         return rf"\text{{{self.text(fragment)}}}"
 
-    def text(self, fragment: Any) -> str:
+    def text(self, fragment: Fragment) -> str:
         """A fragment as text: messages filled, user text escaped, numbers in $...$."""
         if isinstance(fragment, str):
             return fragment
@@ -158,42 +162,65 @@ def _matrix(rows: Sequence[Sequence[Any]], context: _Context, width: str) -> tup
     return tuple(tuple(context.cell(c, width) for c in row) for row in rows)
 
 
-def _part(part: Any, context: _Context) -> PartView:
-    caption = context.text(part.caption) if getattr(part, "caption", None) else ""
-    locale = context.locale
-    if isinstance(part, Text):
-        return PartView("text", text=context.text(part.message))
-    if isinstance(part, Given):
-        items = tuple({"label": label, "rows": _matrix(rows, context, "")}
-                      for label, rows in part.items)
-        tall = any("frac" in cell["text"] for item in items for row in item["rows"]
-                   for cell in row)
-        return PartView("given", caption, items=items, label="tall" if tall else "")
-    if isinstance(part, Blanks):
-        width = _width(part.blanks, locale)
-        items = tuple({"label": b.label, **context.cell(b, width)} for b in part.blanks)
-        return PartView("blanks", caption, items=items)
-    if isinstance(part, Grid):
-        blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
-        return PartView("grid", caption, label=part.label,
-                        rows=_matrix(part.rows, context, _width(blanks, locale)))
-    if isinstance(part, Table):
-        blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
-        width = _width(blanks, locale)
-        rows = tuple(tuple(context.cell(c, width, math=False) for c in row)
-                     for row in part.rows)
-        header = tuple(context.text(h) for h in part.header)
-        columns = "".join("l" if all(isinstance(row[k], Msg) for row in part.rows) else "c"
-                          for k in range(len(part.header)))
-        return PartView("table", caption, rows=rows, header=header, columns=columns)
-    if isinstance(part, Choice):
-        blank = part.blank
-        options = tuple({"mark": blank.marks[k], "text": context.text(label),
-                         "correct": context.key and option == blank.value}
-                        for k, (option, label) in enumerate(zip(blank.options, part.labels)))
-        inline = sum(len(option["text"]) + 8 for option in options) <= INLINE_CHOICES
-        return PartView("choice", caption, items=options, label="inline" if inline else "")
+def _caption(part: Given | Blanks | Grid | Table | Choice, context: _Context) -> str:
+    return context.text(part.caption) if part.caption else ""
+
+
+@singledispatch
+def _part(part: Part, context: _Context) -> PartView:
+    """One part of an exercise as strings for the template, by the part's type."""
     raise TypeError(f"unknown part {part!r}")
+
+
+@_part.register
+def _text(part: Text, context: _Context) -> PartView:
+    return PartView("text", text=context.text(part.message))
+
+
+@_part.register
+def _given(part: Given, context: _Context) -> PartView:
+    items = tuple({"label": label, "rows": _matrix(rows, context, "")}
+                  for label, rows in part.items)
+    tall = any("frac" in cell["text"] for item in items for row in item["rows"] for cell in row)
+    return PartView("given", _caption(part, context), items=items, label="tall" if tall else "")
+
+
+@_part.register
+def _blanks(part: Blanks, context: _Context) -> PartView:
+    width = _width(part.blanks, context.locale)
+    items = tuple({"label": b.label, **context.cell(b, width)} for b in part.blanks)
+    return PartView("blanks", _caption(part, context), items=items)
+
+
+@_part.register
+def _grid(part: Grid, context: _Context) -> PartView:
+    blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
+    return PartView("grid", _caption(part, context), label=part.label,
+                    rows=_matrix(part.rows, context, _width(blanks, context.locale)))
+
+
+@_part.register
+def _table(part: Table, context: _Context) -> PartView:
+    caption = _caption(part, context)
+    blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
+    width = _width(blanks, context.locale)
+    rows = tuple(tuple(context.cell(c, width, math=False) for c in row) for row in part.rows)
+    header = tuple(context.text(h) for h in part.header)
+    columns = "".join("l" if all(isinstance(row[k], Msg) for row in part.rows) else "c"
+                      for k in range(len(part.header)))
+    return PartView("table", caption, rows=rows, header=header, columns=columns)
+
+
+@_part.register
+def _choice(part: Choice, context: _Context) -> PartView:
+    caption = _caption(part, context)
+    blank = part.blank
+    labelled = [(option, context.text(label)) for option, label in zip(blank.options, part.labels)]
+    options = tuple({"mark": blank.marks[k], "text": text,
+                     "correct": context.key and option == blank.value}
+                    for k, (option, text) in enumerate(labelled))
+    inline = sum(len(text) + 8 for _, text in labelled) <= INLINE_CHOICES
+    return PartView("choice", caption, items=options, label="inline" if inline else "")
 
 
 # ------------------------------------------------------------------ key steps
@@ -239,8 +266,6 @@ def _sizes(exercise: Exercise, context: _Context) -> tuple[dict[str, str], ...]:
 
 def _formula_math(formula: str) -> str:
     """``batch x heads x seq_len^2`` as math (identifiers are words of [a-z_0-9])."""
-    import re
-
     out = []
     for token in formula.split():
         if token == "x":
@@ -274,7 +299,7 @@ def _exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, A
     return view
 
 
-def render(sheet: Any, key: bool = False, template_dir: Any = None) -> str:
+def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None) -> str:
     """The LaTeX of a worksheet (``key=False``) or of its answer key."""
     catalog = messages.load(sheet.language)
     context = _Context(catalog, sheet.language, key)
@@ -296,11 +321,11 @@ def render(sheet: Any, key: bool = False, template_dir: Any = None) -> str:
                              version=__version__)
 
 
-def sheet_latex(sheet: Any, template_dir: Any = None) -> str:
+def sheet_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
     """The LaTeX of the worksheet a class fills in."""
     return render(sheet, key=False, template_dir=template_dir)
 
 
-def key_latex(sheet: Any, template_dir: Any = None) -> str:
+def key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
     """The LaTeX of the sheet's answer key."""
     return render(sheet, key=True, template_dir=template_dir)

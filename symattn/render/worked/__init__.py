@@ -1,9 +1,14 @@
 """A derivation as a worked example: formula, numbers substituted, result.
 
 ``build`` turns a derivation (and the report on its printed numbers, if any)
-into the records of ``worked.model``; the templates lay them out.
+into the records of ``worked.model``; the templates lay them out. The parts:
+``labels`` (query rows, tokens, escaped prose), ``names`` (templates and
+headings of steps), ``cells`` (numbers), ``layout`` (matrices that fit),
+``steps`` (what each kind of step shows), ``rows`` (rows written out entry
+by entry) and ``claims`` (printed numbers with their verdicts).
 """
 
-from symattn.render.worked.builder import DETAILS, Options, build, expand_row_indices, row_labels
+from symattn.render.worked.builder import DETAILS, Options, build
+from symattn.render.worked.labels import expand_row_indices, row_labels
 
 __all__ = ["Options", "build", "DETAILS", "expand_row_indices", "row_labels"]

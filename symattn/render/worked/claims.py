@@ -11,17 +11,20 @@ from __future__ import annotations
 
 __all__ = ["step_claims", "summary", "printed_latex", "rounded_latex"]
 
-from typing import Any
+from typing import Callable
 
 from flint import fmpq
 
 from symattn.render import latex
+from symattn.render.worked.layout import Layout
+from symattn.render.worked.model import (ClaimCell, ClaimRow, Matrix, PrintedGroup, StepClaims,
+                                         Summary)
 from symattn.values.exact import NEG_INF
 from symattn.values.rounding import format_scaled
-from symattn.render.worked.model import ClaimCell, ClaimRow, Matrix, PrintedGroup, StepClaims, Summary
+from symattn.verify.checker import Report, Verdict
 
 
-def printed_latex(verdict: Any) -> str:
+def printed_latex(verdict: Verdict) -> str:
     """The printed number as math, as printed (or normalised if it is unusual)."""
     shown = latex.printed_math(verdict.printed)
     if shown is not None:
@@ -39,7 +42,7 @@ def printed_latex(verdict: Any) -> str:
         r"\,\%" if printed.percent else "")
 
 
-def rounded_latex(verdict: Any, separator: str) -> str:
+def rounded_latex(verdict: Verdict, separator: str) -> str:
     """The exact value rounded as the document printed it, in the output's separator."""
     text = verdict.exact_rounded
     if not text:
@@ -49,22 +52,25 @@ def rounded_latex(verdict: Any, separator: str) -> str:
     return latex.printed_math(text) or ""
 
 
-def _row(builder: Any, verdict: Any) -> ClaimRow:
+def _row(verdict: Verdict, text: Callable[[str], str], separator: str) -> ClaimRow:
     where = verdict.position + (f" @ {verdict.label}" if verdict.label else "")
-    return ClaimRow(where=builder.text(where), printed=printed_latex(verdict),
-                    verdict=verdict.verdict,
-                    exact=rounded_latex(verdict, builder.fmt.separator),
-                    reason=builder.text(verdict.reason),
-                    flags=builder.text(", ".join(verdict.flags)))
+    return ClaimRow(where=text(where), printed=printed_latex(verdict),
+                    verdict=verdict.verdict, exact=rounded_latex(verdict, separator),
+                    reason=text(verdict.reason), flags=text(", ".join(verdict.flags)))
 
 
-def step_claims(builder: Any, name: str) -> StepClaims:
-    """The printed numbers that belong to step ``name``."""
-    verdicts = [v for v in builder.report.verdicts if v.claim.target.step == name
+def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str], str],
+                separator: str) -> StepClaims:
+    """The printed numbers that belong to step ``name``.
+
+    ``layout`` places them like the step's matrix, ``text`` escapes prose and
+    ``separator`` is the document's decimal separator.
+    """
+    verdicts = [v for v in report.verdicts if v.claim.target.step == name
                 or name == "scaled" and v.claim.target.part == "divisor"]
     if not verdicts:
         return StepClaims()
-    rows, columns = builder.shown(name)
+    rows, columns = layout.shown(name)
     groups: dict[str, dict[tuple[int, int], ClaimCell]] = {}
     others = []
     for verdict in verdicts:
@@ -73,25 +79,28 @@ def step_claims(builder: Any, name: str) -> StepClaims:
         key = (target.row, target.column)
         if cells is not None and target.row in rows and target.column in columns \
                 and key not in cells:
-            exact = "" if verdict.verdict == "ok" else rounded_latex(verdict,
-                                                                     builder.fmt.separator)
+            exact = "" if verdict.verdict == "ok" else rounded_latex(verdict, separator)
             cells[key] = ClaimCell(printed_latex(verdict), verdict.verdict, exact)
         else:
-            others.append(_row(builder, verdict))
-    printed = []
-    for label, cells in groups.items():
-        if not cells:
-            continue
-        layout = builder.layout(rows, columns, lambda i, j: cells.get((i, j), ""))
-        elided = len(rows) < builder.d[name].shape[0] or \
-            len(columns) < builder.d[name].shape[1]
-        matrix = Matrix(layout, builder.shape(name), False, elided)
-        printed.append(PrintedGroup(builder.text(label), matrix))
-    notes = tuple(_row(builder, v) for v in verdicts if v.verdict != "ok")
-    return StepClaims(tuple(printed), tuple(others), notes)
+            others.append(_row(verdict, text, separator))
+    printed = tuple(PrintedGroup(text(label), _printed_matrix(layout, name, cells))
+                    for label, cells in groups.items() if cells)
+    notes = tuple(_row(v, text, separator) for v in verdicts if v.verdict != "ok")
+    return StepClaims(printed, tuple(others), notes)
 
 
-def summary(report: Any) -> Summary:
+def _printed_matrix(layout: Layout, name: str, cells: dict[tuple[int, int], ClaimCell]
+                    ) -> Matrix:
+    """The printed entries where they stand in step ``name``'s matrix, "" elsewhere."""
+    rows, columns = layout.shown(name)
+    n, m = layout.d[name].shape
+    elided = len(rows) < n or len(columns) < m
+    return Matrix(layout.layout(rows, columns, lambda i, j: cells.get((i, j), "")),
+                  layout.shape(name), False, elided)
+
+
+def summary(report: Report) -> Summary:
+    """The counts of the verdicts, for the document's summary."""
     counts = report.counts
     return Summary(total=str(len(report.verdicts)), ok=str(counts["ok"]),
                    propagated=str(counts["propagated"]), wrong=str(counts["wrong"]),

@@ -7,12 +7,13 @@ and tuples only steer ``if`` and ``for``. docs/templates.md lists every field.
 
 from __future__ import annotations
 
-__all__ = ["LINE_WIDTH", "printed_width", "Matrix", "Line", "Value", "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims",
-           "ScoreEntry", "ScoreRow", "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow",
-           "OutputComponent", "OutputRow", "StepModel", "Pair", "Summary", "Document"]
+__all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line", "Value",
+           "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
+           "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
+           "OutputRow", "Expansion", "StepModel", "Pair", "Summary", "Document"]
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping, Union
 
 
 # A display line holds about this many characters of digits (10pt article);
@@ -32,7 +33,7 @@ def printed_width(width: float) -> float:
 class Matrix:
     """Cells row by row (math strings, or ``ClaimCell``), elision marks included."""
 
-    rows: tuple[tuple[Any, ...], ...]
+    rows: MatrixRows
     shape: str                 # math, e.g. "3 \\times 3"
     exact: bool                # no entry is rounded
     elided: bool = False
@@ -74,6 +75,11 @@ class ClaimCell:
     printed: str               # math: the number as the document printed it
     verdict: str               # ok | propagated | wrong | undecided
     exact: str                 # math: the exact value rounded as printed ("" when ok)
+
+
+# A matrix cell: math, or a printed number with its verdict; rows of them.
+Cell = Union[str, ClaimCell]
+MatrixRows = tuple[tuple[Cell, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -185,6 +191,10 @@ class OutputRow:
     fully_masked: bool
 
 
+# A query row written out entry by entry (rows.py), one record per kind of step.
+Expansion = Union[ScoreRow, ScaledRow, SoftmaxRow, OutputRow]
+
+
 @dataclass(frozen=True)
 class Pair:
     label: str                 # text
@@ -205,7 +215,7 @@ class StepModel:
     operands: Mapping[str, Matrix]       # matrices to substitute, by name
     relation: str              # "=" or "\\approx": the substitution line
     info: Mapping[str, str]    # kind-specific strings (docs/templates.md)
-    expansions: tuple[Any, ...]          # ScoreRow / ScaledRow / SoftmaxRow / OutputRow
+    expansions: tuple[Expansion, ...]    # chosen rows written out entry by entry
     claims: StepClaims = field(default_factory=StepClaims)
     has_masked: bool = False   # some entry is -inf or comes from one
 

@@ -1,0 +1,177 @@
+"""Matrices that fit the page: the rows and columns on show, elision marks, widths.
+
+A large step shows its first and last rows and columns (``view.shown_indices``)
+with ``\\cdots``, ``\\vdots`` and ``\\ddots`` between them; a matrix still too
+wide for a display line shows fewer columns (``rows.fewer_limits``). Cells
+are exact when every entry is short and the matrix fits, else decimals.
+
+>>> import symattn
+>>> from symattn.values.number_format import NumberFormat
+>>> derivation = symattn.derive(symattn.load_example("001-softmax-10-2-1"))
+>>> layout = Layout(derivation, Cells(derivation, NumberFormat()), limit=2)
+>>> layout.shape("scaled"), layout.shown("scaled")
+('1 \\\\times 3', ((0,), (0, 2)))
+>>> layout.layout((0,), (0, 2), lambda i, j: f"a_{j}")
+(('a_0', '\\\\cdots', 'a_2'),)
+"""
+
+from __future__ import annotations
+
+__all__ = ["Layout", "WIDTH", "CELL"]
+
+from typing import Callable, Sequence
+
+from symattn.derivation.steps import Derivation
+from symattn.render import latex
+from symattn.render.view import shown_indices
+from symattn.render.worked.cells import Cells
+from symattn.render.worked.model import (LINE_WIDTH, Cell, Line, Matrix, MatrixRows, Value,
+                                         printed_width)
+from symattn.render.worked.rows import fewer_limits
+
+WIDTH = 72          # widest matrix (rough characters, see latex.approx_width) shown exactly
+CELL = 16           # widest single entry (rough characters) of an exact matrix
+
+CellText = Callable[[int, int], str]
+
+
+def _width(cells: MatrixRows) -> float:
+    """Rough printed width of a matrix: its widest cell per column, plus spacing."""
+    if not cells or not all(isinstance(c, str) for row in cells for c in row):
+        return 0.0
+    columns = max(len(row) for row in cells)
+    widths = [max((latex.approx_width(str(row[c])) for row in cells if c < len(row)),
+                  default=0.0) for c in range(columns)]
+    return sum(widths) + 1.5 * columns + 2
+
+
+def _decimal_cell(value: Value) -> str:
+    return value.inline if value.is_exact else value.decimal or value.inline
+
+
+class Layout:
+    """Matrices of a derivation's steps laid out for the page.
+
+    ``max_columns`` is the most columns (elision marks included) any matrix
+    had, for amsmath's MaxMatrixCols.
+    """
+
+    def __init__(self, derivation: Derivation, cells: Cells, limit: int | None) -> None:
+        self.d = derivation
+        self.cells = cells
+        self.limit = limit
+        self.max_columns = 10
+
+    def layout(self, rows: Sequence[int], columns: Sequence[int],
+               cell: Callable[[int, int], Cell]) -> MatrixRows:
+        """Cells with \\cdots / \\vdots / \\ddots where rows or columns are elided."""
+        gaps = [c > 0 and columns[c] != columns[c - 1] + 1 for c in range(len(columns))]
+        self.max_columns = max(self.max_columns, len(columns) + sum(gaps))
+        out: list[tuple[Cell, ...]] = []
+        for r, i in enumerate(rows):
+            if r > 0 and i != rows[r - 1] + 1:
+                out.append(tuple(x for c in range(len(columns)) for x in
+                                 ((r"\ddots",) if gaps[c] else ()) + (r"\vdots",)))
+            line: list[Cell] = []
+            for c, j in enumerate(columns):
+                if gaps[c]:
+                    line.append(r"\cdots")
+                line.append(cell(i, j))
+            out.append(tuple(line))
+        return tuple(out)
+
+    def shown(self, name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The rows and the columns of step ``name`` on show."""
+        rows, columns = self.d[name].shape
+        return shown_indices(rows, self.limit), shown_indices(columns, self.limit)
+
+    def shape(self, name: str, transpose: bool = False) -> str:
+        """The shape of step ``name`` as math, ``n \\times m``."""
+        rows, columns = self.d[name].shape
+        if transpose:
+            rows, columns = columns, rows
+        return f"{rows} \\times {columns}"
+
+    def matrix(self, name: str, cell: CellText, exact: bool, transpose: bool = False) -> Matrix:
+        """Step ``name`` with ``cell(i, j)`` in each entry on show (``transpose``: as
+        its transpose), with as many columns as fit a line."""
+        rows, columns = self.shown(name)
+        n, m = self.d[name].shape
+        if transpose:   # printed rows are the matrix's columns, printed columns its rows
+            shown_rows, cells = self._fitted(columns, n, lambda r: self.layout(
+                columns, r, lambda a, b: cell(b, a)))
+            elided = len(shown_rows) < n or len(columns) < m
+        else:
+            shown_columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
+            elided = len(rows) < n or len(shown_columns) < m
+        return Matrix(cells, self.shape(name, transpose), exact, elided, _width(cells))
+
+    def _fitted(self, rows: Sequence[int], count: int,
+                cells_for: Callable[[Sequence[int]], MatrixRows]
+                ) -> tuple[Sequence[int], MatrixRows]:
+        """The columns on show and the cells, with fewer columns while too wide for a line."""
+        for limit in fewer_limits(self.limit, count):
+            columns = shown_indices(count, limit)
+            cells = cells_for(columns)
+            if printed_width(_width(cells)) <= LINE_WIDTH:
+                break
+        return columns, cells
+
+    def fits(self, name: str, cell: CellText) -> bool:
+        """Whether a matrix of these cells fits the page width."""
+        rows, columns = self.shown(name)
+        widths = [max(latex.approx_width(cell(i, j)) for i in rows) for j in columns]
+        cell_limit = CELL if len(widths) > 1 else WIDTH // 2
+        return max(widths, default=0) <= cell_limit and sum(widths) + 2 * len(widths) <= WIDTH
+
+    def values(self, name: str) -> dict[tuple[int, int], Value]:
+        """The entries of step ``name`` on show."""
+        rows, columns = self.shown(name)
+        return {(i, j): self.cells.value(name, i, j) for i in rows for j in columns}
+
+    def operand(self, name: str, transpose: bool = False) -> Matrix:
+        """A matrix substituted into a formula: exact if it fits, else decimals."""
+        values = self.values(name)
+        if all(v.inline for v in values.values()) and self.fits(
+                name, lambda i, j: values[i, j].inline):
+            return self.matrix(name, lambda i, j: values[i, j].inline, True, transpose)
+        return self.matrix(name, lambda i, j: _decimal_cell(values[i, j]),
+                           all(v.is_exact for v in values.values()), transpose)
+
+    def result(self, name: str, approximate: bool = False) -> tuple[Line, ...]:
+        """``= exact`` (when every entry is short and it fits) and ``\\approx decimals``."""
+        values = self.values(name)
+
+        def inline(i: int, j: int) -> str:
+            return values[i, j].inline
+
+        if all(v.is_exact for v in values.values()):
+            return (Line("=", self.matrix(name, inline, True)),)
+        lines = []
+        no_decimals = any(not v.decimal for v in values.values())
+        if all(v.inline for v in values.values()) and (no_decimals or not approximate and
+                                                       self.fits(name, inline)):
+            lines.append(Line("=", self.matrix(name, inline, True)))
+        if not no_decimals:
+            lines.append(Line(r"\approx", self.matrix(
+                name, lambda i, j: _decimal_cell(values[i, j]), False)))
+        return tuple(lines)
+
+    def exp_of(self, source: str) -> Matrix:
+        """e^z of every entry z of step ``source`` on show: exact exponents when
+        short, else their decimals (and the matrix is then not exact)."""
+        exact = True
+
+        def cell(i: int, j: int) -> str:
+            nonlocal exact
+            argument = self.cells.exact(source, i, j, inline=True)
+            if argument is None or len(argument) > latex.SHORT // 2:
+                exact = False
+                argument = self.cells.value(source, i, j).decimal
+            return latex.exp_latex(argument)
+
+        rows, _ = self.shown(source)
+        n, m = self.d[source].shape
+        columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
+        elided = len(rows) < n or len(columns) < m
+        return Matrix(cells, self.shape(source), exact, elided, _width(cells))

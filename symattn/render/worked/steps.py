@@ -1,0 +1,161 @@
+"""What each kind of step shows besides its result: operands, scale, mask, setup.
+
+The records a step template receives (``model.StepModel``) are assembled by
+``builder``; here are the parts that depend on the kind of step: the
+matrices substituted into its formula, the strings of its ``info`` (the
+scale of the scores, the mask, the normalisation), whether it shows masked
+entries, and the problem's setup at the top of the document.
+
+>>> import symattn
+>>> from symattn.values.number_format import NumberFormat
+>>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
+>>> cells = Cells(derivation, NumberFormat())
+>>> scale_info(derivation.problem, cells)["divisor_value"]
+'= \\\\sqrt{2} \\\\approx 1.41421'
+>>> [pair.value for pair in setup_pairs(derivation, cells)]
+['n = 3', 'm = 3', 'd_k = 2', '\\\\text{causal}']
+"""
+
+from __future__ import annotations
+
+__all__ = ["step_operands", "step_info", "scale_info", "mask_info", "has_masked", "setup_pairs",
+           "numbers_text"]
+
+from typing import Callable
+
+from flint import fmpq
+
+from symattn.derivation.attention import scale_factor
+from symattn.derivation.names import base_name, split_name
+from symattn.derivation.steps import Derivation, Step
+from symattn.problem.problem import MaskSpec, Problem
+from symattn.render import latex
+from symattn.render.worked.cells import Cells
+from symattn.render.worked.labels import score_step
+from symattn.render.worked.layout import Layout
+from symattn.render.worked.model import Matrix, Pair
+from symattn.values.exact import NEG_INF, Surd
+from symattn.values.number_format import NumberFormat
+
+# The matrices each kind substitutes into its formula: (name in the template,
+# step of the same family, transposed). Projections and exponentials: step_operands().
+_OPERANDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "scores": (("Q", "Q", False), ("K_T", "K", True)),
+    "scaled": (("S", "scores", False),),
+    "masked": (("S", "scaled", False), ("M", "mask", False)),
+    "output": (("A", "weights", False), ("V", "V", False)),
+}
+# Steps computed from the scores: they show a masked entry when the scores had one.
+_AFTER_MASK = ("mask", "masked", "exp", "exp_sum", "weights", "output")
+
+
+def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
+    """The matrices substituted into the step's formula, by their template names."""
+    if kind == "projection":      # the problem's own Q, K or V: X times its weights
+        return {"X": layout.operand("X"), "W": layout.operand(f"W_{step.name}")}
+    if kind == "exp":
+        return {"Z": layout.exp_of(step.operands[0])}
+    prefix = split_name(step.name)[0]
+    return {label: layout.operand(prefix + base, transpose=transposed)
+            for label, base, transposed in _OPERANDS.get(kind, ())}
+
+
+def step_info(kind: str, step: Step, problem: Problem, cells: Cells) -> dict[str, str]:
+    """The kind's own strings for its template (docs/templates.md)."""
+    if kind == "scaled" or kind == "input" and base_name(step.name) == "scaled":
+        return scale_info(problem, cells)
+    if kind == "mask":
+        return mask_info(problem.mask)
+    if kind == "weights":
+        return {"normalisation": problem.normalisation}
+    return {}
+
+
+def scale_info(problem: Problem, cells: Cells) -> dict[str, str]:
+    """How the scores are scaled: the factor, the divisor and per-entry form."""
+    temperature = problem.temperature
+    t = "" if temperature == 1 else cells.any_latex(temperature)
+    fields = {"d_k": str(problem.d_k_value or ""), "temperature": t, "scale": "",
+              "divisor": "", "divisor_value": "", "factor": "", "entry": "{s}"}
+    if problem.scale is None and problem.d_k_value is not None:
+        root = f"\\sqrt{{{problem.d_k_value}}}"
+        fields.update(_divided(root if not t else f"{root} \\cdot {latex.factor_latex(t)}"))
+    elif problem.scale == 1:
+        fields.update(_divided(t) if t else {})
+    elif problem.scale is not None:
+        scale = cells.any_latex(problem.scale)
+        product = latex.product_latex(scale, "{s}")
+        fields.update(scale=scale, factor=scale if not t else latex.frac_latex(scale, t),
+                      entry=product if not t else latex.frac_latex(product, t))
+    if fields["divisor"]:
+        fields["divisor_value"] = _divisor_value(problem, cells)
+    return fields
+
+
+def _divided(divisor: str) -> dict[str, str]:
+    """The scale strings when every score is divided by ``divisor``."""
+    return {"divisor": divisor, "factor": latex.frac_latex("1", divisor),
+            "entry": latex.frac_latex("{s}", divisor)}
+
+
+def _divisor_value(problem: Problem, cells: Cells) -> str:
+    """The divisor's value as a chain, "" when the scale or temperature is symbolic."""
+    if not (isinstance(problem.scale_value, (fmpq, Surd))
+            and isinstance(problem.temperature, (fmpq, Surd))):
+        return ""
+    factor = scale_factor(problem)
+    divisor = 1 / factor if isinstance(factor, fmpq) else factor.reciprocal()
+    return cells.make_value(divisor, latex.exact_latex(divisor, cells.locale)).chain
+
+
+def mask_info(mask: MaskSpec) -> dict[str, str]:
+    """The mask's kind ("given" for a mask matrix of the spec) and its padded keys."""
+    padded = ", ".join(str(k + 1) for k in mask.padded_keys)
+    return {"mask": mask.kind if mask.kind != "none" else "given", "padded": padded}
+
+
+def has_masked(derivation: Derivation, name: str, allowed: Callable[[int, int], bool]) -> bool:
+    """True when step ``name`` shows -inf, or is computed from scores that had -inf.
+
+    ``allowed(i, j)``: whether query i may attend to key j in the step's family.
+    """
+    prefix, base = split_name(name)
+    if prefix + "scaled" not in derivation:
+        return False
+    if base in _AFTER_MASK:
+        n, m = derivation[prefix + "scaled"].shape
+        return any(not allowed(i, j) for i in range(n) for j in range(m))
+    if base in ("scores", "scaled"):
+        grid = derivation[name].value
+        return any(grid.exact(i, j) is NEG_INF for i in grid.rows() for j in grid.columns())
+    return False
+
+
+def setup_pairs(derivation: Derivation, cells: Cells) -> tuple[Pair, ...]:
+    """The problem at a glance: n, m, d_k, scale, temperature and mask."""
+    problem = derivation.problem
+    n, m = score_step(derivation).shape
+    pairs = [Pair("queries", f"n = {n}"), Pair("keys", f"m = {m}")]
+    if problem.d_k_value is not None:
+        pairs.append(Pair("key dimension", f"d_k = {problem.d_k_value}"))
+    if problem.scale is not None and "scaled" not in problem.inputs:
+        pairs.append(Pair("scale", f"s = {cells.any_latex(problem.scale)}"))
+    if problem.temperature != 1:
+        pairs.append(Pair("temperature", f"T = {cells.any_latex(problem.temperature)}"))
+    mask = problem.mask.kind
+    if mask != "none" or any(base_name(s.name) == "mask" for s in derivation):
+        kind = mask if mask != "none" else "given"
+        pairs.append(Pair("mask", f"\\text{{{kind}}}"))
+    return tuple(pairs)
+
+
+def numbers_text(number_format: NumberFormat) -> str:
+    """How the decimals are printed, in words.
+
+    >>> numbers_text(NumberFormat(digits=None, places=3, locale="cs"))
+    '3 decimal places, rounded half-up, with a decimal comma'
+    """
+    fmt = number_format
+    text = (f"{fmt.places} decimal places" if fmt.places is not None
+            else f"{fmt.digits} significant digits") + f", rounded {fmt.rounding.value}"
+    return text + (", with a decimal comma" if fmt.separator == "," else "")
