@@ -26,7 +26,8 @@ from symattn._version import __version__
 _EXPORTS = {
     "derive": "symattn.api", "render_latex": "symattn.api", "render_markdown": "symattn.api",
     "Derivation": "symattn.derivation.steps", "Step": "symattn.derivation.steps",
-    "check": "symattn.verify.checker", "Report": "symattn.verify.checker", "Verdict": "symattn.verify.checker",
+    "check": "symattn.verify.checker", "Report": "symattn.verify.verdicts",
+    "Verdict": "symattn.verify.verdicts",
     "load": "symattn.problem.spec", "loads": "symattn.problem.spec",
     "Problem": "symattn.problem.problem", "NumberFormat": "symattn.values.number_format",
     "Rounding": "symattn.values.rounding", "SymattnError": "symattn.errors",

@@ -14,7 +14,7 @@ import json
 from typing import Sequence
 
 from symattn._version import __version__
-from symattn.verify.checker import Report, Verdict
+from symattn.verify.verdicts import Report, Verdict
 
 MARKS = {"ok": "ok", "propagated": "propagated", "wrong": "WRONG", "undecided": "undecided"}
 

@@ -3,13 +3,14 @@
 For each claim the exact value is rounded to the printed places under the
 rule in force (half-up unless the spec or the command says otherwise), with
 ``decimals.decide_scaled``: rationals exactly, everything else from certified
-balls. A number that is not ok is recomputed along the document's own path:
-every operand that the document printed is taken as printed (rounded), every
-other operand is itself recomputed that way, down to the inputs. If the
-printed number follows from that, it is ``propagated`` and the report names the
-printed numbers that carried the rounding; otherwise it is ``wrong`` and the
-report says what it should be and what it does match. Verdicts are data;
-nothing here raises for a wrong number.
+balls. A number that is not ok is recomputed along the document's own path
+(``recompute``): every operand that the document printed is taken as printed
+(rounded), every other operand is itself recomputed that way, down to the
+inputs. If the printed number follows from that, it is ``propagated`` and the
+report names the printed numbers that carried the rounding; otherwise it is
+``wrong`` and the report says what it should be and what it does match
+(``hints``). Verdicts are data (``verdicts``); nothing here raises for a
+wrong number.
 
 >>> import symattn
 >>> report = check(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
@@ -23,73 +24,25 @@ __all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Iterable
 
 from flint import fmpq
 
-from symattn.values import arith
-from symattn.verify.claims import QUERY_ROW_STEPS, Claim, Printed, Target, read_claims
 from symattn.derivation.steps import Derivation
-from symattn.derivation.pipeline import derive
-from symattn.derivation.attention import scale_factor
 from symattn.errors import InputError, Location
-from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, to_ball
-from symattn.derivation.names import split_name
+from symattn.values import arith
 from symattn.values.decimals import UndecidedError, decide_scaled, fixed_decimal
-from symattn.values.rounding import (Rounding, format_scaled, intervals_meet, is_tie, parse_rounding,
-                              printed_interval, round_scaled)
+from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text
+from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
+from symattn.verify.claims import Claim, read_claims
+from symattn.verify.consistency import flag_inconsistent
+from symattn.verify.hints import WrongHints
+from symattn.verify.recompute import DocumentPath
+from symattn.verify.targets import exact_value, has_divisor, position
+from symattn.verify.verdicts import FLAGS, VERDICTS, Report, Verdict
 
-VERDICTS = ("ok", "propagated", "wrong", "undecided")
-FLAGS = ("tie", "near-tie", "inconsistent", "approximate")
 NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
 _SHOWN_EXTRA_PLACES = 4
-_SEARCH_LIMIT = 4096        # entries searched for "matches a different entry"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The judgement on one printed number (all fields are plain text)."""
-
-    claim: Claim
-    position: str                 # 1-based, e.g. "weights[3,1]"
-    printed: str
-    exact: str                    # exact closed form
-    exact_decimal: str            # exact value with a few more places than printed
-    exact_rounded: str            # exact value rounded as the document should print it
-    recomputed: str | None        # from the document's own numbers, same places
-    verdict: str                  # ok | propagated | wrong | undecided
-    flags: tuple[str, ...]
-    reason: str
-    carried_from: tuple[str, ...] = ()
-
-    @property
-    def step(self) -> str:
-        return self.claim.target.step
-
-    @property
-    def label(self) -> str:
-        return self.claim.label
-
-
-@dataclass(frozen=True)
-class Report:
-    """All verdicts of one spec, in the order the claims were written."""
-
-    title: str
-    source: str | None
-    rounding: Rounding
-    verdicts: tuple[Verdict, ...]
-
-    @property
-    def counts(self) -> dict[str, int]:
-        counts = {name: 0 for name in VERDICTS}
-        for verdict in self.verdicts:
-            counts[verdict.verdict] += 1
-        return counts
-
-    @property
-    def has_wrong(self) -> bool:
-        return any(v.verdict == "wrong" for v in self.verdicts)
+_NO_DECIMAL = "the exact value has no decimal (symbolic or nan)"
 
 
 def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Report:
@@ -100,333 +53,186 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Rep
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
     for claim in claims:
-        if claim.target.part == "divisor" and not _has_divisor(derivation):
+        if claim.target.part == "divisor" and not has_divisor(derivation):
             raise InputError("there is no divisor here: the scaled scores are given directly "
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
-    checker = _Checker(derivation, rule, claims)
-    verdicts = [checker.judge(claim) for claim in claims]
-    verdicts = _flag_inconsistent(verdicts, rule)
+    judge = _Judge(derivation, rule, claims)
+    verdicts = flag_inconsistent([judge.judge(claim) for claim in claims], rule)
     return Report(problem.title, problem.source, rule, tuple(verdicts))
 
 
-def _has_divisor(derivation: Derivation) -> bool:
-    from symattn.values.exact import Surd
+@dataclass(frozen=True)
+class _Heading:
+    """The fields a verdict on one claim has whatever it says, filled in as judging goes."""
 
-    problem = derivation.problem
-    if "scaled" not in derivation or not derivation["scaled"].operands:
-        return "head1.scaled" in derivation and problem.d_k_value is not None
-    return isinstance(problem.scale_value, (fmpq, Surd)) and \
-        isinstance(problem.temperature, (fmpq, Surd))
+    claim: Claim
+    position: str
+    exact: str
+    flags: tuple[str, ...]
+    exact_decimal: str = ""
+    exact_rounded: str = ""
+
+    def verdict(self, verdict: str, reason: str, recomputed: str | None = None,
+                carried_from: tuple[str, ...] = ()) -> Verdict:
+        return Verdict(claim=self.claim, position=self.position, printed=self.claim.printed.text,
+                       exact=self.exact, exact_decimal=self.exact_decimal,
+                       exact_rounded=self.exact_rounded, recomputed=recomputed, verdict=verdict,
+                       flags=self.flags, reason=reason, carried_from=carried_from)
 
 
-class _Checker:
+@dataclass(frozen=True)
+class _Reading:
+    """A printed decimal against the exact value, both on the printed scale."""
+
+    places: int
+    scale: fmpq            # 100 for a percentage
+    unit: str              # "%" for a percentage
+    value: Exact           # the exact value times the scale
+    printed_scaled: int    # the printed digits as an integer (0.394 at 3 places: 394)
+    rounded: int           # the exact value rounded to the places, as an integer
+
+    def shown(self, scaled: int) -> str:
+        return format_scaled(scaled, self.places) + self.unit
+
+
+@dataclass(frozen=True)
+class _Followed:
+    """The claim recomputed from the document's printed numbers (``used``)."""
+
+    value: Exact
+    scaled: int            # rounded to the printed places, on the printed scale
+    used: frozenset[Claim]
+
+
+class _Judge:
+    """Judges each claim of one derivation under one rounding rule."""
+
     def __init__(self, derivation: Derivation, rule: Rounding, claims: list[Claim]) -> None:
         self.derivation = derivation
-        self.problem = derivation.problem
         self.rule = rule
-        self.printed: dict[Target, Claim] = {}
-        for claim in sorted(claims, key=lambda c: (not c.primary, c.order)):
-            self.printed.setdefault(claim.target, claim)
-        self.memo: dict[Target, tuple[Exact, frozenset[Claim]]] = {}
-        self._unscaled: Derivation | None | bool = False
+        self.path = DocumentPath(derivation, claims)
+        self.hints = WrongHints(derivation, rule)
 
-    # ------------------------------------------------------------ positions
-    def row_label(self, target: Target) -> int:
-        positions = self.problem.query_positions
-        if positions is not None and split_name(target.step)[1] in QUERY_ROW_STEPS:
-            return positions[target.row]
-        return target.row + 1
-
-    def position(self, target: Target) -> str:
-        return target.describe(self.row_label(target))
-
-    # ------------------------------------------------------------ exact values
-    def grid(self, name: str):  # type: ignore[no-untyped-def]
-        return self.derivation[name].value
-
-    def exact(self, target: Target, derivation: Derivation | None = None) -> Exact:
-        derivation = derivation or self.derivation
-        grid = lambda name: derivation[name].value  # noqa: E731
-        i, j = target.row, target.column
-        if target.part == "divisor":
-            factor = scale_factor(derivation.problem)
-            return 1 / factor if isinstance(factor, fmpq) else factor.reciprocal()
-        if target.part == "entry":
-            return grid(target.step).exact(i, j)
-        if target.part == "sum":
-            if split_name(target.step)[1] == "weights":
-                weights = grid(target.step)
-                if weights.exact(i, 0) is NAN:
-                    return NAN
-                open_row = any(weights.exact(i, c) != 0 for c in weights.columns())
-                return fmpq(1) if open_row else fmpq(0)
-            return arith.total(grid(target.step).exact(i, c) for c in grid(target.step).columns())
-        t = target.term
-        prefix, base = split_name(target.step)
-        if base == "scores":
-            return arith.multiply(grid(prefix + "Q").exact(i, t), grid(prefix + "K").exact(j, t))
-        if base == "output" and derivation.__contains__(prefix + "weights"):
-            return arith.multiply(grid(prefix + "weights").exact(i, t),
-                                  grid(prefix + "V").exact(t, j))
-        return grid(prefix + "exp").exact(i, t)          # exp_sum terms
-
-    # ------------------------------------------------ the document's own path
-    def operand(self, step: str, i: int, j: int) -> tuple[Exact, frozenset[Claim]]:
-        target = Target(step, i, j)
-        claim = self.printed.get(target)
-        if claim is not None and claim.printed.value is not NEG_INF and not claim.printed.percent:
-            return claim.printed.value, frozenset({claim})
-        if claim is not None and claim.printed.percent:
-            return claim.printed.value / 100, frozenset({claim})
-        return self.recompute(target)
-
-    def has(self, name: str) -> bool:
-        return name in self.derivation
-
-    def recompute(self, target: Target) -> tuple[Exact, frozenset[Claim]]:
-        if target not in self.memo:
-            self.memo[target] = self._recompute(target)
-        return self.memo[target]
-
-    def _sum(self, pairs: Iterable[tuple[Exact, frozenset[Claim]]]) -> tuple[Exact, frozenset[Claim]]:
-        values, used = [], frozenset()
-        for value, claims in pairs:
-            values.append(value)
-            used |= claims
-        return arith.total(values), used
-
-    def _product(self, left: tuple[Exact, frozenset[Claim]], right: tuple[Exact, frozenset[Claim]]
-                 ) -> tuple[Exact, frozenset[Claim]]:
-        return arith.multiply(left[0], right[0]), left[1] | right[1]
-
-    def _terms(self, target: Target) -> list[Claim] | None:
-        """The printed terms of an entry's sum, if the document printed all of them."""
-        prefix, base = split_name(target.step)
-        operand = {"scores": "Q", "output": "weights", "exp_sum": "exp"}.get(base)
-        if operand is None or not self.has(prefix + operand):
-            return None
-        count = lambda: self.grid(prefix + operand).shape[1]  # noqa: E731
-        terms = [self.printed.get(Target(target.step, target.row, target.column, "term", t))
-                 for t in range(count())]
-        return terms if all(t is not None for t in terms) else None  # type: ignore[return-value]
-
-    def _recompute(self, target: Target) -> tuple[Exact, frozenset[Claim]]:
-        step, i, j = target.step, target.row, target.column
-        if target.part in ("divisor",):
-            return self.exact(target), frozenset()
-        if target.part == "sum":
-            columns = self.grid(step).columns()
-            return self._sum(self.operand(step, i, c) for c in columns)
-        # Inside a head, the attention steps read that head's own operands.
-        prefix, base = split_name(step)
-        op = lambda name, r, c: self.operand(prefix + name, r, c)  # noqa: E731
-        has = lambda name: self.has(prefix + name)  # noqa: E731
-        if target.part == "term":
-            t = target.term
-            if base == "scores":
-                return self._product(op("Q", i, t), op("K", j, t))
-            if base == "output":
-                return self._product(op("weights", i, t), op("V", t, j))
-            return op("exp", i, t)
-        terms = self._terms(target)
-        if terms is not None:
-            return arith.total(t.printed.value for t in terms), frozenset(terms)
-        rule = self.derivation[step].entry if self.has(step) else None
-        if rule is not None:
-            used: set[Claim] = set()
-
-            def operand(name: str, row: int, column: int) -> Exact:
-                value, claims = self.operand(name, row, column)
-                used.update(claims)
-                return value
-
-            return rule(operand, i, j), frozenset(used)
-        operands = self.derivation[step].operands if self.has(step) else ()
-        if not prefix and base in ("Q", "K", "V") and len(operands) == 2:
-            source, weight = operands
-            inner = self.grid(source).shape[1]
-            return self._sum(self._product(op(source, i, k), op(weight, k, j))
-                             for k in range(inner))
-        if base == "scores" and operands:
-            left, right = (split_name(o)[1] for o in operands)   # Q, K (or Q_rot, K_rot)
-            inner = self.grid(prefix + left).shape[1]
-            return self._sum(self._product(op(left, i, k), op(right, j, k))
-                             for k in range(inner))
-        if base == "scaled" and operands:
-            score = op("scores", i, j)
-            divisor = self.printed.get(Target("divisor", part="divisor"))
-            if divisor is not None:
-                return arith.divide(score[0], divisor.printed.value), score[1] | {divisor}
-            if not _has_divisor(self.derivation):   # a symbolic scale: no numeric path
-                return self.exact(target), frozenset()
-            return arith.multiply(score[0], scale_factor(self.problem)), score[1]
-        if base == "masked":
-            if self.grid(prefix + "mask").exact(i, j) is NEG_INF:
-                return NEG_INF, frozenset()
-            return op("scaled", i, j)
-        if base == "exp":
-            value, used_claims = op("masked" if has("masked") else "scaled", i, j)
-            return arith.exp(value), used_claims
-        if base == "exp_sum":
-            return self._sum(op("exp", i, c) for c in self.grid(prefix + "exp").columns())
-        if base == "weights":
-            if not self._allowed(prefix, i, j) or not self._open_columns(prefix, i):
-                return self.exact(target), frozenset()
-            if self.problem.normalisation == "sum":
-                source = "masked" if has("masked") else "scaled"
-                value, used_claims = op(source, i, j)
-                row = self._sum(op(source, i, c) for c in self._open_columns(prefix, i))
-                return arith.divide(value, row[0]), used_claims | row[1]
-            numerator = op("exp", i, j)
-            denominator = op("exp_sum", i, 0)
-            return arith.divide(numerator[0], denominator[0]), numerator[1] | denominator[1]
-        if base == "output" and has("V") and has("weights"):
-            return self._sum(self._product(op("weights", i, c), op("V", c, j))
-                             for c in self.grid(prefix + "weights").columns())
-        return self.exact(target), frozenset()
-
-    def _allowed(self, prefix: str, i: int, j: int) -> bool:
-        return not self.has(prefix + "mask") or \
-            self.grid(prefix + "mask").exact(i, j) is not NEG_INF
-
-    def _open_columns(self, prefix: str, i: int) -> list[int]:
-        return [c for c in self.grid(prefix + "weights").columns()
-                if self._allowed(prefix, i, c)]
-
-    # ---------------------------------------------------------------- verdicts
     def decide(self, value: Exact, places: int, rule: Rounding | None = None) -> int:
         return decide_scaled(value, places, rule or self.rule)
 
+    def position(self, claim: Claim) -> str:
+        return position(self.derivation.problem, claim.target)
+
     def judge(self, claim: Claim) -> Verdict:
-        target, printed = claim.target, claim.printed
-        position = self.position(target)
-        flags = ["approximate"] if printed.approximate else []
-        exact = self.exact(target)
-        base = dict(claim=claim, position=position, printed=printed.text,
-                    exact=exact_text(exact) if exact is not NAN else "nan")
-        if printed.value is NEG_INF or exact is NEG_INF:
-            same = printed.value is NEG_INF and exact is NEG_INF
-            return Verdict(**base, exact_decimal="-inf" if exact is NEG_INF else "",
-                           exact_rounded="-inf" if exact is NEG_INF else "",
-                           recomputed=None, verdict="ok" if same else "wrong",
-                           flags=tuple(flags),
-                           reason="masked: exactly -inf" if same else (
-                               "this entry is masked (-inf)" if exact is NEG_INF else
-                               "this entry is not masked"))
+        """The verdict on one printed number."""
+        exact = exact_value(self.derivation, claim.target)
+        heading = _Heading(claim, self.position(claim),
+                           exact_text(exact) if exact is not NAN else "nan",
+                           ("approximate",) if claim.printed.approximate else ())
+        if claim.printed.value is NEG_INF or exact is NEG_INF:
+            return _masked(heading, exact)
         if exact is NAN or not getattr(exact, "is_numeric", True):
-            return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
-                           verdict="undecided", flags=tuple(flags),
-                           reason="the exact value has no decimal (symbolic or nan)")
-        if printed.exact:
-            return self._judge_closed_form(claim, exact, base, flags)
-        places = printed.places
+            return heading.verdict("undecided", _NO_DECIMAL)
+        if claim.printed.exact:
+            return _closed_form(heading, exact)
+        return self._decimal(heading, exact)
+
+    def _decimal(self, heading: _Heading, exact: Exact) -> Verdict:
+        """A printed decimal: ok if the exact value rounds to it, else followed along
+        the document's own numbers (propagated), else wrong."""
+        printed = heading.claim.printed
         scale = fmpq(100) if printed.percent else fmpq(1)
         value = arith.multiply(exact, scale)
-        printed_scaled = int(printed.value * fmpq(10) ** places)
-        unit = "%" if printed.percent else ""
         try:
-            rounded = self.decide(value, places)
+            rounded = self.decide(value, printed.places)
         except UndecidedError as error:
-            return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
-                           verdict="undecided", flags=tuple(flags), reason=str(error))
+            return heading.verdict("undecided", str(error))
         except ValueError:   # built from symbolic entries: no decimal exists
-            return Verdict(**base, exact_decimal="", exact_rounded="", recomputed=None,
-                           verdict="undecided", flags=tuple(flags),
-                           reason="the exact value has no decimal (symbolic or nan)")
-        exact_rounded = format_scaled(rounded, places) + unit
-        exact_decimal = _shown_decimal(value, places) + unit
-        flags += self._tie_flags(value, places)
-        base.update(exact_decimal=exact_decimal, exact_rounded=exact_rounded)
-        if rounded == printed_scaled:
-            reason = f"exact {exact_decimal} rounds {self.rule.value} to {exact_rounded}"
-            if "tie" in flags:
+            return heading.verdict("undecided", _NO_DECIMAL)
+        reading = _Reading(printed.places, scale, "%" if printed.percent else "", value,
+                           int(printed.value * fmpq(10) ** printed.places), rounded)
+        heading = dataclasses.replace(
+            heading, exact_rounded=reading.shown(rounded),
+            exact_decimal=_shown_decimal(value, printed.places) + reading.unit,
+            flags=heading.flags + tuple(self._tie_flags(value, printed.places)))
+        ok = self._ok(heading, reading)
+        if ok is not None:
+            return ok
+        followed = self._follow(heading.claim, reading)
+        if followed is not None and followed.scaled == reading.printed_scaled:
+            return self._propagated(heading, reading, followed)
+        return self._wrong(heading, reading, followed)
+
+    def _ok(self, heading: _Heading, reading: _Reading) -> Verdict | None:
+        """Ok: the exact value rounds to the printed digits (or begins with them, 0.66...)."""
+        if reading.rounded == reading.printed_scaled:
+            reason = (f"exact {heading.exact_decimal} rounds {self.rule.value} to "
+                      f"{heading.exact_rounded}")
+            if "tie" in heading.flags:
                 other = Rounding.HALF_EVEN if self.rule is Rounding.HALF_UP else Rounding.HALF_UP
                 reason += (f"; exactly halfway, so the rule decides ({other.value} gives "
-                           f"{format_scaled(self.decide(value, places, other), places)}{unit})")
-            return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
-                           reason=reason)
-        if printed.continues and self.decide(value, places, Rounding.TRUNCATE) == printed_scaled:
-            return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
-                           reason=f"exact {exact_decimal} begins with the printed digits "
-                                  f"(the ellipsis says more follow)")
-        recomputed = None
-        recomputed_value: Exact = exact
+                           f"{reading.shown(self.decide(reading.value, reading.places, other))})")
+            return heading.verdict("ok", reason)
+        if heading.claim.printed.continues and self.decide(
+                reading.value, reading.places, Rounding.TRUNCATE) == reading.printed_scaled:
+            return heading.verdict("ok", f"exact {heading.exact_decimal} begins with the "
+                                         f"printed digits (the ellipsis says more follow)")
+        return None
+
+    def _follow(self, claim: Claim, reading: _Reading) -> _Followed | None:
+        """The claim from the document's own numbers; None if it printed none on the way."""
         try:
-            recomputed_value, used = self.recompute(target)
-            recomputed_scaled = self.decide(arith.multiply(recomputed_value, scale), places) \
-                if used else None
+            value, used = self.path.recompute(claim.target)
+            if not used:
+                return None
+            scaled = self.decide(arith.multiply(value, reading.scale), reading.places)
         except (ValueError, ZeroDivisionError, UndecidedError):
             # The document's own numbers give no finite value here (a printed -inf
             # used as a number, a printed zero sum): there is no path to follow.
-            used, recomputed_scaled = frozenset(), None
-        if used and recomputed_scaled is not None:
-            recomputed = format_scaled(recomputed_scaled, places) + unit
-            if recomputed_scaled == printed_scaled:
-                document_tie = isinstance(recomputed_value, fmpq) and "tie" not in flags and \
-                    is_tie(recomputed_value * scale, places, self.rule)
-                if document_tie:
-                    flags.append("tie")
-                carried = tuple(sorted((c for c in used if c.target != target
-                                        and self._is_rounded(c)), key=lambda c: c.order))
-                names = ", ".join(f"{self.position(c.target)} = {c.printed.text}"
-                                  for c in carried)
-                shown = _shown_decimal(arith.multiply(recomputed_value, scale), places)
-                return Verdict(**base, recomputed=recomputed, verdict="propagated",
-                               flags=tuple(flags),
-                               reason=f"exact {exact_decimal} rounds to {exact_rounded}, but "
-                                      f"from the document's printed {names}: {shown}{unit} "
-                                      f"-> {recomputed}" + (
-                                          f" (exactly halfway: {self.rule.value} decides)"
-                                          if document_tie else ""),
-                               carried_from=tuple(self.position(c.target) for c in carried))
+            return None
+        return _Followed(value, scaled, used)
+
+    def _propagated(self, heading: _Heading, reading: _Reading, followed: _Followed
+                    ) -> Verdict:
+        """Propagated: the printed number follows from the document's rounded numbers."""
+        target = heading.claim.target
+        document_tie = isinstance(followed.value, fmpq) and "tie" not in heading.flags and \
+            is_tie(followed.value * reading.scale, reading.places, self.rule)
+        carried = tuple(sorted((c for c in followed.used if c.target != target
+                                and self._is_rounded(c)), key=lambda c: c.order))
+        names = ", ".join(f"{self.position(c)} = {c.printed.text}" for c in carried)
+        recomputed = reading.shown(followed.scaled)
+        shown = _shown_decimal(arith.multiply(followed.value, reading.scale), reading.places)
+        reason = (f"exact {heading.exact_decimal} rounds to {heading.exact_rounded}, but "
+                  f"from the document's printed {names}: {shown}{reading.unit} -> {recomputed}")
+        if document_tie:
+            reason += f" (exactly halfway: {self.rule.value} decides)"
+            heading = dataclasses.replace(heading, flags=heading.flags + ("tie",))
+        return heading.verdict("propagated", reason, recomputed,
+                               tuple(self.position(c) for c in carried))
+
+    def _wrong(self, heading: _Heading, reading: _Reading, followed: _Followed | None
+               ) -> Verdict:
+        """Wrong: what it should be, what the document's numbers give, what it matches."""
+        recomputed = reading.shown(followed.scaled) if followed is not None else None
         try:
-            matches = self._explain(claim, value, printed_scaled, places, scale,
-                                    recomputed_value if used else None)
+            matches = self.hints.explain(heading.claim, reading.value, reading.printed_scaled,
+                                         reading.places, reading.scale,
+                                         followed.value if followed is not None else None)
         except UndecidedError:   # the hints are a courtesy; a value beyond them gets none
             matches = []
-        reason = f"should be {exact_rounded} (exact {exact_decimal})"
-        if recomputed is not None and recomputed != exact_rounded:
+        reason = f"should be {heading.exact_rounded} (exact {heading.exact_decimal})"
+        if recomputed is not None and recomputed != heading.exact_rounded:
             reason += f"; from the document's own numbers it would be {recomputed}"
         if matches:
             reason += "; matches " + ", ".join(matches)
-        if abs(rounded - printed_scaled) == 1:
+        if abs(reading.rounded - reading.printed_scaled) == 1:
             reason += "; off by one in the last digit"
-        return Verdict(**base, recomputed=recomputed, verdict="wrong", flags=tuple(flags),
-                       reason=reason)
-
-    def _judge_closed_form(self, claim: Claim, exact: Exact, base: dict,  # type: ignore[type-arg]
-                           flags: list[str]) -> Verdict:
-        """A printed fraction or root (1/3, sqrt(2)/2): right only if exactly equal."""
-        printed = claim.printed.value / 100 if claim.printed.percent else claim.printed.value
-        shown = _shown_decimal(exact, 6)
-        base.update(exact_decimal=shown, exact_rounded=exact_text(exact))
-        if isinstance(exact, (fmpq, Surd)):
-            same = exact == printed
-        else:
-            try:   # an irrational value can be proved different, not equal
-                same = None if arith.sign(arith.subtract(exact, printed)) == 0 else False
-            except UndecidedError:
-                same = None
-        if same is None:
-            return Verdict(**base, recomputed=None, verdict="undecided", flags=tuple(flags),
-                           reason=f"the printed closed form and the exact value {shown} agree "
-                                  "to every digit computed, but equality cannot be proved")
-        if same:
-            return Verdict(**base, recomputed=None, verdict="ok", flags=tuple(flags),
-                           reason=f"exactly {exact_text(exact)}")
-        return Verdict(**base, recomputed=None, verdict="wrong", flags=tuple(flags),
-                       reason=f"should be {exact_text(exact)} (exact {shown}), not "
-                              f"{exact_text(printed)}")
+        return heading.verdict("wrong", reason, recomputed)
 
     def _is_rounded(self, claim: Claim) -> bool:
         """True when a printed number differs from its exact value (it carries error)."""
-        printed = claim.printed.value
-        if printed is NEG_INF:
+        if claim.printed.value is NEG_INF:
             return False
-        exact = self.exact(claim.target)
-        value = printed / 100 if claim.printed.percent else printed
-        return not (isinstance(exact, fmpq) and exact == value)
+        exact = exact_value(self.derivation, claim.target)
+        return not (isinstance(exact, fmpq) and exact == claim.printed.number)
 
     def _tie_flags(self, value: Exact, places: int) -> list[str]:
         if self.rule is Rounding.TRUNCATE:
@@ -446,70 +252,38 @@ class _Checker:
         remainder = abs(fine) % 1000
         return ["near-tie"] if remainder in (499, 500) else []
 
-    def _explain(self, claim: Claim, value: Exact, printed_scaled: int, places: int,
-                 scale: fmpq, recomputed: Exact | None) -> list[str]:
-        """What a wrong number does match, if anything."""
-        found = []
-        if self.rule is not Rounding.TRUNCATE and \
-                self.decide(value, places, Rounding.TRUNCATE) == printed_scaled:
-            found.append("truncation instead of rounding")
-        if recomputed is not None and self.rule is not Rounding.TRUNCATE and self.decide(
-                arith.multiply(recomputed, scale), places, Rounding.TRUNCATE) == printed_scaled:
-            found.append("truncation of the value from the document's own numbers")
-        if self.decide(arith.multiply(value, fmpq(-1)), places) == printed_scaled:
-            found.append("the value with the opposite sign")
-        target = claim.target
-        if target.part == "entry":
-            other = self._other_entry(target, printed_scaled, places, scale)
-            if other:
-                found.append(f"{other}, a different entry of the same step")
-            unscaled = self._unscaled_value(target)
-            if unscaled is not None and self.decide(arith.multiply(unscaled, scale),
-                                                    places) == printed_scaled:
-                found.append("the value without the 1/sqrt(d_k) scaling")
-        return found
 
-    def _other_entry(self, target: Target, printed_scaled: int, places: int,
-                     scale: fmpq) -> str | None:
-        grid = self.grid(target.step)
-        rows, columns = grid.shape
-        if rows * columns > _SEARCH_LIMIT:
-            return None
-        order = [(target.row, c) for c in range(columns)] + \
-            [(r, c) for r in range(rows) for c in range(columns) if r != target.row]
-        for r, c in order:
-            if (r, c) == (target.row, target.column):
-                continue
-            value = grid.exact(r, c)
-            if value is NEG_INF or value is NAN or not getattr(value, "is_numeric", True):
-                continue
-            try:
-                if self.decide(arith.multiply(value, scale), places) == printed_scaled:
-                    return self.position(Target(target.step, r, c))
-            except UndecidedError:
-                continue
-        return None
-
-    def _unscaled_value(self, target: Target) -> Exact | None:
-        if target.step not in ("scaled", "masked", "exp", "exp_sum", "weights", "output") or \
-                not self.has("scaled") or not self.derivation["scaled"].operands:
-            return None
-        if self._unscaled is False:
-            variant = dataclasses.replace(self.problem, scale=fmpq(1), temperature=fmpq(1))
-            try:
-                self._unscaled = derive(variant)
-            except InputError:
-                self._unscaled = None
-        if not isinstance(self._unscaled, Derivation):
-            return None
-        value = self.exact(target, self._unscaled)
-        return None if value is NEG_INF or value is NAN else value
+def _masked(heading: _Heading, exact: Exact) -> Verdict:
+    """A printed or exact -inf: ok only when both are."""
+    shown = "-inf" if exact is NEG_INF else ""
+    heading = dataclasses.replace(heading, exact_decimal=shown, exact_rounded=shown)
+    if heading.claim.printed.value is NEG_INF and exact is NEG_INF:
+        return heading.verdict("ok", "masked: exactly -inf")
+    return heading.verdict("wrong", "this entry is masked (-inf)" if exact is NEG_INF else
+                           "this entry is not masked")
 
 
-def arb_interval(low: fmpq, high: fmpq) -> object:
-    from flint import arb
-
-    return arb((low + high) / 2, (high - low) / 2)
+def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
+    """A printed fraction or root (1/3, sqrt(2)/2): right only if exactly equal."""
+    printed = heading.claim.printed.number
+    shown = _shown_decimal(exact, 6)
+    heading = dataclasses.replace(heading, exact_decimal=shown, exact_rounded=exact_text(exact))
+    same: bool | None
+    if isinstance(exact, (fmpq, Surd)):
+        same = exact == printed
+    else:
+        try:   # an irrational value can be proved different, not equal
+            same = None if arith.sign(arith.subtract(exact, printed)) == 0 else False
+        except UndecidedError:
+            same = None
+    if same is None:
+        return heading.verdict("undecided", f"the printed closed form and the exact value "
+                                            f"{shown} agree to every digit computed, but "
+                                            "equality cannot be proved")
+    if same:
+        return heading.verdict("ok", f"exactly {exact_text(exact)}")
+    return heading.verdict("wrong", f"should be {exact_text(exact)} (exact {shown}), not "
+                                    f"{exact_text(printed)}")
 
 
 def _shown_decimal(value: Exact, places: int) -> str:
@@ -524,52 +298,3 @@ def _shown_decimal(value: Exact, places: int) -> str:
             if (value * fmpq(10) ** shown).q == 1:
                 return fixed_decimal(value, shown)
     return fixed_decimal(value, extra) + "..."
-
-
-def _flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
-    """Flag each printing that no single value could share with another printing
-    of the same quantity (0.394 and 0.395 clash; 39% and 0.395 do not)."""
-    groups: dict[Target, list[int]] = {}
-    for index, verdict in enumerate(verdicts):
-        groups.setdefault(verdict.claim.target, []).append(index)
-    result = list(verdicts)
-    for indices in groups.values():
-        for k in indices:
-            clashes = [m for m in indices if m != k and not _compatible(
-                verdicts[k].claim.printed, verdicts[m].claim.printed, rule)]
-            if clashes:
-                verdict = verdicts[k]
-                others = ", ".join(verdicts[m].printed + (f" ({verdicts[m].label})"
-                                                          if verdicts[m].label else "")
-                                   for m in clashes)
-                result[k] = dataclasses.replace(
-                    verdict, flags=verdict.flags + ("inconsistent",),
-                    reason=verdict.reason + f"; printed differently elsewhere: {others}")
-    return result
-
-
-def _rounding_interval(printed: Printed, rule: Rounding) -> tuple[fmpq, bool, fmpq, bool]:
-    """Values that print as ``printed`` under ``rule``: (low, low closed, high, high closed)."""
-    value = printed.value / 100 if printed.percent else printed.value
-    places = printed.places + (2 if printed.percent else 0)
-    unit = fmpq(1, 10) ** places if places >= 0 else fmpq(10) ** -places
-    assert isinstance(value, fmpq)
-    if printed.continues:
-        # the digits shown begin the value: rounded or cut off
-        low = value - unit / 2 if value > 0 else value - unit
-        high = value + unit if value > 0 else value + unit / 2
-        return low, True, high, False
-    return printed_interval(value, unit, rule)
-
-
-def _compatible(first: Printed, second: Printed, rule: Rounding) -> bool:
-    if first.value is NEG_INF or second.value is NEG_INF:
-        return first.value is second.value
-    if first.exact or second.exact:
-        if first.exact and second.exact:
-            return bool(first.value == second.value)
-        closed, decimal = (first, second) if first.exact else (second, first)
-        low, low_closed, high, high_closed = _rounding_interval(decimal, rule)
-        ball = to_ball(closed.value / 100 if closed.percent else closed.value, 128)
-        return ball is None or bool(ball.overlaps(arb_interval(low, high)))
-    return intervals_meet(_rounding_interval(first, rule), _rounding_interval(second, rule))

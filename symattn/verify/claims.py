@@ -8,7 +8,6 @@ precision as printed. The key syntax is documented in docs/spec-format.md::
     STEP | STEP[i] | STEP[:,j] | STEP[i,j] | STEP[i,j].terms | STEP[i].sum | divisor
     ... optionally followed by "@ label" for a repeated printing.
 
->>> from symattn.values.entries import parse_entry
 >>> read_printed("83.83%").places, read_printed("83.83%").percent
 (2, True)
 >>> read_printed("~3.997").approximate
@@ -21,14 +20,15 @@ __all__ = ["Printed", "Target", "Claim", "read_printed", "read_claims", "QUERY_R
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from flint import fmpq
 
-from symattn.values.entries import parse_entry
-from symattn.errors import InputError, Location, counted
-from symattn.values.exact import NEG_INF, NegInf, Surd
 from symattn.derivation.names import base_name
+from symattn.derivation.terms import PRINTABLE_TERMS, term_count
+from symattn.errors import InputError, Location, counted
+from symattn.values.entries import parse_entry
+from symattn.values.exact import NEG_INF, Exact, Surd
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
@@ -60,6 +60,16 @@ class Printed:
     approximate: bool = False
     continues: bool = False
     exact: bool = False
+
+    @property
+    def number(self) -> Exact:
+        """The value as a number: a percentage divided by 100.
+
+        >>> read_printed("39.5%").number
+        79/200
+        """
+        number: Exact = self.value / 100 if self.percent else self.value
+        return number
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,8 @@ class Target:
 
 @dataclass(frozen=True)
 class Claim:
+    """One printed number of a spec's ``[claims]``: where it stands and what was printed."""
+
     key: str             # the key as written in the spec
     label: str           # the text after "@", or ""
     target: Target
@@ -166,125 +178,212 @@ def _index(text: str, location: Location, what: str) -> int:
     return int(text)
 
 
+@dataclass(frozen=True)
+class _ClaimKey:
+    """One key of the ``[claims]`` table, read against the step it names."""
+
+    key: str                              # as written in the spec
+    label: str                            # the text after "@", or ""
+    step: str
+    position: str | None                  # the text inside [...], if any
+    part: str | None                      # "terms", "sum" or None
+    here: Location
+    shape: tuple[int, int]
+    positions: tuple[int, ...] | None     # the query positions naming its rows, if any
+    shapes: Mapping[str, tuple[int, int]]  # of every step, for the operands of terms
+
+    @property
+    def rows(self) -> int:
+        return self.shape[0]
+
+    @property
+    def columns(self) -> int:
+        return self.shape[1]
+
+    @property
+    def row_numbers(self) -> list[int]:
+        """The 1-based row numbers a document uses, in order."""
+        return list(self.positions) if self.positions else list(range(1, self.rows + 1))
+
+    @property
+    def indices(self) -> list[str]:
+        """The comma-separated parts of the position, stripped ([""] without one)."""
+        return [p.strip() for p in (self.position or "").split(",")]
+
+    def row(self, number: int, location: Location) -> int:
+        """The 0-based row of a 1-based row number (or query position)."""
+        return _row_index(number, self.step, self.positions, self.rows, location)
+
+    def as_list(self, value: Any, length: int, what: str) -> list[Any]:
+        """``value`` as a list of ``length`` printed numbers, or an error saying why not."""
+        if not isinstance(value, list):
+            raise InputError(f"expected a list of {length} printed numbers for {what}",
+                             self.here)
+        if len(value) != length:
+            raise InputError(f"{what} has {counted(length, 'entry', 'entries')} but "
+                             f"{len(value)} {'was' if len(value) == 1 else 'were'} given",
+                             self.here)
+        return value
+
+
+class _Claims:
+    """The claims read so far, each numbered by its place in the spec."""
+
+    def __init__(self) -> None:
+        self.claims: list[Claim] = []
+
+    def add(self, key: _ClaimKey, target: Target, printed: Printed | None) -> None:
+        if printed is not None:   # a skipped entry ("?") is no claim
+            self.claims.append(Claim(key.key, key.label, target, printed, len(self.claims)))
+
+    def entry(self, key: _ClaimKey, row_number: int, column_number: int, raw: Any,
+              location: Location) -> None:
+        """One printed entry at a 1-based row number and column."""
+        if not 1 <= column_number <= key.columns:
+            raise InputError(f"column {column_number} is outside {key.step}, which has "
+                             f"{counted(key.columns, 'column')}", location)
+        printed = read_printed(raw, location)
+        if printed is not None:
+            row = key.row(row_number, location)
+            self.add(key, Target(key.step, row, column_number - 1), printed)
+
+
 def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]],
                 query_positions: tuple[int, ...] | None, source: str | None = None
                 ) -> list[Claim]:
-    """All claims of a spec, validated against the derivation's step shapes."""
+    """All claims of a spec, validated against the derivation's step shapes.
+
+    >>> [c.target.describe(c.target.row + 1) for c in read_claims(
+    ...     {"weights[2]": ["0.4", "?"], "divisor": "1.41"}, {"weights": (2, 2)}, None)]
+    ['weights[2,1]', 'divisor']
+    """
     where = Location(file=source, key="claims")
-    result: list[Claim] = []
+    read = _Claims()
     for key, raw in claims.items():
         here = where.at(key=f'"{key}"' if not key.isidentifier() else key)
-        match = _KEY.match(str(key))
-        if not match:
-            raise InputError("cannot read this claim key; write STEP, STEP[i], STEP[:,j], "
-                             "STEP[i,j], STEP[i,j].terms, STEP[i].sum or divisor", here)
-        step, position, part = match["step"], match["position"], match["part"]
-        label = (match["label"] or "").strip()
-        if step == "divisor":
-            printed = read_printed(raw, here)
-            if printed is not None:
-                result.append(Claim(key, label, Target("divisor", part="divisor"), printed,
-                                    len(result)))
-            continue
-        if step not in shapes:
-            import difflib
+        claim_key = _read_key(str(key), here, shapes, query_positions)
+        _reader(claim_key)(claim_key, raw, read)
+    return read.claims
 
-            close = difflib.get_close_matches(step, list(shapes) + ["divisor"], n=1)
-            hint = f"; did you mean `{close[0]}`?" if close else \
-                f"; this derivation has {', '.join(shapes)}"
-            raise InputError(f"no step named `{step}`{hint}", here)
-        rows, columns = shapes[step]
-        positions = query_positions if base_name(step) in QUERY_ROW_STEPS else None
-        row_numbers = list(positions) if positions else list(range(1, rows + 1))
 
-        def entry(row_number: int, column_number: int, value: Any, loc: Location) -> None:
-            if not 1 <= column_number <= columns:
-                raise InputError(f"column {column_number} is outside {step}, which has "
-                                 f"{counted(columns, 'column')}", loc)
-            printed = read_printed(value, loc)
-            if printed is not None:
-                row = _row_index(row_number, step, positions, rows, loc)
-                result.append(Claim(key, label, Target(step, row, column_number - 1),
-                                    printed, len(result)))
+def _read_key(key: str, here: Location, shapes: Mapping[str, tuple[int, int]],
+              query_positions: tuple[int, ...] | None) -> _ClaimKey:
+    """The key read against the step shapes (the divisor is no step)."""
+    match = _KEY.match(key)
+    if not match:
+        raise InputError("cannot read this claim key; write STEP, STEP[i], STEP[:,j], "
+                         "STEP[i,j], STEP[i,j].terms, STEP[i].sum or divisor", here)
+    step, label = match["step"], (match["label"] or "").strip()
+    if step == "divisor":
+        return _ClaimKey(key, label, step, None, None, here, (1, 1), None, shapes)
+    if step not in shapes:
+        import difflib
 
-        def as_list(value: Any, length: int, what: str) -> list[Any]:
-            if not isinstance(value, list):
-                raise InputError(f"expected a list of {length} printed numbers for {what}", here)
-            if len(value) != length:
-                raise InputError(f"{what} has {counted(length, 'entry', 'entries')} but "
-                                 f"{len(value)} {'was' if len(value) == 1 else 'were'} given",
-                                 here)
-            return value
+        close = difflib.get_close_matches(step, list(shapes) + ["divisor"], n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else \
+            f"; this derivation has {', '.join(shapes)}"
+        raise InputError(f"no step named `{step}`{hint}", here)
+    positions = query_positions if base_name(step) in QUERY_ROW_STEPS else None
+    return _ClaimKey(key, label, step, match["position"], match["part"], here, shapes[step],
+                     positions, shapes)
 
-        if position is None and part is None:
-            if columns == 1 and isinstance(raw, list) and raw and not isinstance(raw[0], list):
-                raw = [[v] for v in raw]           # a column vector written flat
-            if rows == 1 and isinstance(raw, list) and raw and not isinstance(raw[0], list):
-                raw = [raw]                        # a single row written flat
-            if not isinstance(raw, list) and rows == columns == 1:
-                raw = [[raw]]
-            matrix = as_list(raw, len(row_numbers), f"{step} (rows)")
-            for r, (number, row) in enumerate(zip(row_numbers, matrix), start=1):
-                cells = as_list(row, columns, f"row {r} of {step}")
-                for c, value in enumerate(cells, start=1):
-                    entry(number, c, value, here.at(row=r, column=c))
-            continue
-        parts = [p.strip() for p in (position or "").split(",")]
-        if part == "sum":
-            if len(parts) != 1 or not parts[0]:
-                raise InputError("a row sum is written STEP[i].sum", here)
-            number = _index(parts[0], here, "row")
-            printed = read_printed(raw, here)
-            if printed is not None:
-                row = _row_index(number, step, positions, rows, here)
-                result.append(Claim(key, label, Target(step, row, 0, "sum"), printed,
-                                    len(result)))
-            continue
-        if part == "terms":
-            if columns == 1 and len(parts) == 1:
-                parts.append("1")
-            if len(parts) != 2:
-                raise InputError("terms are written STEP[i,j].terms", here)
-            number, column = _index(parts[0], here, "row"), _index(parts[1], here, "column")
-            if base_name(step) not in ("scores", "output", "exp_sum"):
-                raise InputError("terms can be given for scores (q_ik k_jk), output "
-                                 "(w_ij v_jk) and exp_sum (the exponentials)", here)
-            row = _row_index(number, step, positions, rows, here)
-            if not 1 <= column <= columns:
-                raise InputError(f"column {column} is outside {step}", here)
-            prefix = step[: len(step) - len(base_name(step))]
-            length = {"scores": shapes.get(prefix + "Q", (0, 0))[1],
-                      "output": shapes.get(prefix + "weights", (0, 0))[1],
-                      "exp_sum": shapes.get(prefix + "exp", (0, 0))[1]}[base_name(step)]
-            if length == 0:
-                raise InputError(f"this derivation has no terms for {step}", here)
-            for t, value in enumerate(as_list(raw, length, "the terms"), start=0):
-                printed = read_printed(value, here.at(column=t + 1))
-                if printed is not None:
-                    result.append(Claim(key, label, Target(step, row, column - 1, "term", t),
-                                        printed, len(result)))
-            continue
-        if len(parts) == 1:
-            if columns == 1:
-                entry(_index(parts[0], here, "row"), 1, raw, here)
-                continue
-            number = _index(parts[0], here, "row")
-            for c, value in enumerate(as_list(raw, columns, f"row {number} of {step}"), 1):
-                entry(number, c, value, here.at(column=c))
-            continue
-        if len(parts) == 2 and parts[0] == ":":
-            column = _index(parts[1], here, "column")
-            for number, value in zip(row_numbers, as_list(raw, len(row_numbers),
-                                                          f"column {column} of {step}")):
-                entry(number, column, value, here.at(row=number))
-            continue
-        if len(parts) == 2 and parts[1] == ":":
-            number = _index(parts[0], here, "row")
-            for c, value in enumerate(as_list(raw, columns, f"row {number} of {step}"), 1):
-                entry(number, c, value, here.at(column=c))
-            continue
-        if len(parts) == 2:
-            entry(_index(parts[0], here, "row"), _index(parts[1], here, "column"), raw, here)
-            continue
+
+def _reader(key: _ClaimKey) -> _Reader:
+    """How the value of this key is read: by its step, position and part."""
+    if key.step == "divisor":
+        return _read_divisor
+    if key.position is None and key.part is None:
+        return _read_matrix
+    return _PART_READERS.get(key.part or "", _read_position)
+
+
+def _read_divisor(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """divisor = the printed sqrt(d_k) (any position or part after it is ignored)."""
+    read.add(key, Target("divisor", part="divisor"), read_printed(raw, key.here))
+
+
+def _read_matrix(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """STEP = the whole matrix (a single row or column may be written flat)."""
+    if key.columns == 1 and isinstance(raw, list) and raw and not isinstance(raw[0], list):
+        raw = [[v] for v in raw]           # a column vector written flat
+    if key.rows == 1 and isinstance(raw, list) and raw and not isinstance(raw[0], list):
+        raw = [raw]                        # a single row written flat
+    if not isinstance(raw, list) and key.rows == key.columns == 1:
+        raw = [[raw]]
+    matrix = key.as_list(raw, len(key.row_numbers), f"{key.step} (rows)")
+    for r, (number, row) in enumerate(zip(key.row_numbers, matrix), start=1):
+        cells = key.as_list(row, key.columns, f"row {r} of {key.step}")
+        for c, value in enumerate(cells, start=1):
+            read.entry(key, number, c, value, key.here.at(row=r, column=c))
+
+
+def _read_sum(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """STEP[i].sum = the printed sum of row i."""
+    parts = key.indices
+    if len(parts) != 1 or not parts[0]:
+        raise InputError("a row sum is written STEP[i].sum", key.here)
+    number = _index(parts[0], key.here, "row")
+    printed = read_printed(raw, key.here)
+    if printed is not None:
+        read.add(key, Target(key.step, key.row(number, key.here), 0, "sum"), printed)
+
+
+def _read_terms(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """STEP[i,j].terms = the printed terms of the entry's written-out sum."""
+    parts = key.indices
+    if key.columns == 1 and len(parts) == 1:
+        parts.append("1")
+    if len(parts) != 2:
+        raise InputError("terms are written STEP[i,j].terms", key.here)
+    number, column = _index(parts[0], key.here, "row"), _index(parts[1], key.here, "column")
+    if base_name(key.step) not in PRINTABLE_TERMS:
+        raise InputError("terms can be given for scores (q_ik k_jk), output "
+                         "(w_ij v_jk) and exp_sum (the exponentials)", key.here)
+    row = key.row(number, key.here)
+    if not 1 <= column <= key.columns:
+        raise InputError(f"column {column} is outside {key.step}", key.here)
+    length = term_count(key.step, key.shapes)
+    if length == 0:
+        raise InputError(f"this derivation has no terms for {key.step}", key.here)
+    for t, value in enumerate(key.as_list(raw, length, "the terms"), start=0):
+        read.add(key, Target(key.step, row, column - 1, "term", t),
+                 read_printed(value, key.here.at(column=t + 1)))
+
+
+def _read_position(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """STEP[i] (a row, or an entry of a column vector), STEP[:,j], STEP[i,:], STEP[i,j]."""
+    parts, here = key.indices, key.here
+    if len(parts) == 1 and key.columns == 1:
+        read.entry(key, _index(parts[0], here, "row"), 1, raw, here)
+    elif len(parts) == 1:
+        _read_row(key, parts[0], raw, read)
+    elif len(parts) == 2 and parts[0] == ":":
+        _read_column(key, parts[1], raw, read)
+    elif len(parts) == 2 and parts[1] == ":":
+        _read_row(key, parts[0], raw, read)
+    elif len(parts) == 2:
+        read.entry(key, _index(parts[0], here, "row"), _index(parts[1], here, "column"), raw,
+                   here)
+    else:
         raise InputError("a position is [i], [i,j], [:,j] or [i,:]", here)
-    return result
+
+
+def _read_row(key: _ClaimKey, row: str, raw: Any, read: _Claims) -> None:
+    number = _index(row, key.here, "row")
+    for c, value in enumerate(key.as_list(raw, key.columns, f"row {number} of {key.step}"), 1):
+        read.entry(key, number, c, value, key.here.at(column=c))
+
+
+def _read_column(key: _ClaimKey, column_text: str, raw: Any, read: _Claims) -> None:
+    column = _index(column_text, key.here, "column")
+    for number, value in zip(key.row_numbers, key.as_list(raw, len(key.row_numbers),
+                                                          f"column {column} of {key.step}")):
+        read.entry(key, number, column, value, key.here.at(row=number))
+
+
+_Reader = Callable[[_ClaimKey, Any, _Claims], None]
+
+# The readers of a key with a part after the position; any other is a position.
+_PART_READERS: dict[str, _Reader] = {
+    "sum": _read_sum, "terms": _read_terms,
+}

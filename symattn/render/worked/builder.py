@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from symattn import messages
-from symattn.values import arith
+from symattn.derivation import terms as sum_terms
 from symattn.render import latex
 from symattn.derivation.steps import Derivation, Step
 from symattn.errors import InputError
@@ -161,22 +161,11 @@ class _Builder:
 
     def product(self, left: Any, right: Any) -> Any:
         """The exact product of two entries (SymPy values on the symbolic path)."""
-        if hasattr(left, "expr") or hasattr(right, "expr"):
-            from symattn.values.symbolic import sympy_to_exact, value_to_sympy
-
-            to = lambda v: v.expr if hasattr(v, "expr") else value_to_sympy(v)  # noqa: E731
-            return sympy_to_exact(to(left) * to(right))
-        return arith.multiply(left, right)
+        return sum_terms.product(left, right)
 
     def total(self, values: Any) -> Any:
         """The exact sum of entries (SymPy values on the symbolic path)."""
-        values = list(values)
-        if any(hasattr(v, "expr") for v in values):
-            from symattn.values.symbolic import sympy_to_exact, value_to_sympy
-
-            to = lambda v: v.expr if hasattr(v, "expr") else value_to_sympy(v)  # noqa: E731
-            return sympy_to_exact(sum(to(v) for v in values))
-        return arith.total(values)
+        return sum_terms.total(values)
 
     def percent_value(self, raw: Exact) -> Value:
         """A percentage: two places fewer than the weights when places are fixed."""

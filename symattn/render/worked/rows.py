@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from flint import fmpq
 
+from symattn.derivation.terms import Term, output_term, score_term
 from symattn.render import latex
 from symattn.values.exact import NAN, NEG_INF
 from symattn.render.view import shown_indices
@@ -36,7 +37,8 @@ def fewer_limits(limit: int | None, count: int) -> list[int | None]:
     """
     if limit is None or count <= limit:
         return [limit]
-    return [limit] + [k for k in (6, 4, 2) if k < limit]
+    smaller: list[int | None] = [k for k in (6, 4, 2) if k < limit]
+    return [limit, *smaller]
 
 
 def with_gaps(indices: Sequence[int]) -> list[int | None]:
@@ -76,23 +78,27 @@ def wrapped_sum(parts: list[str], wrap: bool = False) -> str:
     return r" \\ &\qquad ".join(lines)
 
 
-def _sum_of_products(b: Any, pairs: list[tuple[int, int, int, int] | None], left: str,
-                     right: str, labels: tuple[str, str], wrap: bool = False
-                     ) -> tuple[str, str, str, bool]:
-    """Symbolic, substituted and evaluated sums of products, and whether all exact."""
-    symbolic, substituted, terms = [], [], []
+def _sum_of_products(b: Any, sum_terms: list[Term | None], labels: tuple[str, str],
+                     wrap: bool = False) -> tuple[str, str, str, bool]:
+    """Symbolic, substituted and evaluated sums of products (None: the elided
+    terms), and whether all are exact."""
+    symbolic: list[str] = []
+    substituted: list[str] = []
+    terms: list[str] = []
     exact = True
-    for pair in pairs:
-        if pair is None:
+    for sum_term in sum_terms:
+        if sum_term is None:
             for part in (symbolic, substituted, terms):
                 part.append(r"\cdots")
             continue
-        i, j, k, m = pair
-        symbolic.append(f"{labels[0]}_{{{i_label(b, left, i)},{j + 1}}} "
-                        f"{labels[1]}_{{{k + 1},{m + 1}}}")
-        (x, x_exact), (y, y_exact) = b.factor(left, i, j), b.factor(right, k, m)
+        left, right = sum_term
+        symbolic.append(f"{labels[0]}_{{{i_label(b, left.step, left.row)},{left.column + 1}}} "
+                        f"{labels[1]}_{{{right.row + 1},{right.column + 1}}}")
+        (x, x_exact), (y, y_exact) = (b.factor(left.step, left.row, left.column),
+                                      b.factor(right.step, right.row, right.column))
         substituted.append(latex.product_latex(x, y))
-        term = b.product(b.raw(left, i, j), b.raw(right, k, m))
+        term = b.product(b.raw(left.step, left.row, left.column),
+                         b.raw(right.step, right.row, right.column))
         value = b.make_value(term, latex.exact_latex(term, b.locale))
         terms.append(value.exact if value.is_exact else value.decimal or value.exact)
         exact = exact and x_exact and y_exact and value.is_exact
@@ -100,12 +106,11 @@ def _sum_of_products(b: Any, pairs: list[tuple[int, int, int, int] | None], left
             wrapped_sum(terms, wrap) if len(terms) > 1 else "", exact)
 
 
-def _written(b: Any, pairs: list[tuple[int, int, int, int] | None], operands: tuple[str, str],
-             labels: tuple[str, str], result: tuple[str, int, int], wrap: bool
-             ) -> dict[str, Any]:
+def _written(b: Any, sum_terms: list[Term | None], labels: tuple[str, str],
+             result: tuple[str, int, int], wrap: bool) -> dict[str, Any]:
     """The fields a score entry and an output component share: the sum three
     ways, the relation (= or approx), the result's value and the layout."""
-    symbolic, substituted, terms, exact = _sum_of_products(b, pairs, *operands, labels, wrap)
+    symbolic, substituted, terms, exact = _sum_of_products(b, sum_terms, labels, wrap)
     relation = "=" if exact else r"\approx"
     value = b.after(relation, b.value(*result))
     return dict(symbolic=symbolic, substituted=substituted, terms=terms, relation=relation,
@@ -113,7 +118,8 @@ def _written(b: Any, pairs: list[tuple[int, int, int, int] | None], operands: tu
 
 
 def i_label(b: Any, name: str, i: int) -> str:
-    return b.row_label(name, i)
+    """The label of row i of a step: its query position for query rows."""
+    return str(b.row_label(name, i))
 
 
 def _compact(*parts: str) -> bool:
@@ -140,9 +146,9 @@ def score_row(b: Any, i: int) -> ScoreRow:
         dims = with_gaps(shown_indices(d, limit))
         return [ScoreEntry(lhs=f"s_{{{label},{j + 1}}}",
                            dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
-                           **_written(b, [None if t is None else (i, t, j, t) for t in dims],
-                                      (b.n("Q"), b.n("K")), ("q", "k"),
-                                      (b.n("scores"), i, j), wrap))
+                           **_written(b, [None if t is None else
+                                          score_term(b.n("Q"), b.n("K"), i, j, t) for t in dims],
+                                      ("q", "k"), (b.n("scores"), i, j), wrap))
                 for j in keys]
 
     _, entries = _fitted_entries(entries_for, fewer_limits(b.limit, d))
@@ -237,10 +243,10 @@ def output_row(b: Any, i: int) -> OutputRow:
     def components_for(limit: int | None, wrap: bool) -> list[OutputComponent]:
         gapped = open_keys(limit)
         return [OutputComponent(lhs=f"o_{{{label},{k + 1}}}",
-                                **_written(b, [None if j is None else (i, j, j, k)
+                                **_written(b, [None if j is None else
+                                               output_term(b.n("weights"), b.n("V"), i, k, j)
                                                for j in gapped],
-                                           (b.n("weights"), b.n("V")), ("a", "v"),
-                                           (b.n("output"), i, k), wrap))
+                                           ("a", "v"), (b.n("output"), i, k), wrap))
                 for k in shown_indices(b.d[b.n("V")].shape[1], b.limit)]
 
     limit, components = _fitted_entries(components_for, fewer_limits(b.limit, width))

@@ -1,0 +1,82 @@
+"""Printings of one quantity that no single value could share are flagged.
+
+0.394 and 0.395 clash (no number rounds to both); 39% and 0.395 do not. A
+printed closed form clashes with a decimal it cannot round to.
+
+>>> from symattn.values.rounding import Rounding
+>>> from symattn.verify.claims import read_printed
+>>> compatible(read_printed("0.394"), read_printed("0.395"), Rounding.HALF_UP)
+False
+>>> compatible(read_printed("39%"), read_printed("0.395"), Rounding.HALF_UP)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = ["flag_inconsistent", "compatible"]
+
+import dataclasses
+
+from flint import arb, fmpq
+
+from symattn.values.exact import NEG_INF, to_ball
+from symattn.values.rounding import Rounding, intervals_meet, printed_interval
+from symattn.verify.claims import Printed, Target
+from symattn.verify.verdicts import Verdict
+
+
+def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
+    """Flag each printing that no single value could share with another printing
+    of the same quantity (0.394 and 0.395 clash; 39% and 0.395 do not)."""
+    groups: dict[Target, list[int]] = {}
+    for index, verdict in enumerate(verdicts):
+        groups.setdefault(verdict.claim.target, []).append(index)
+    result = list(verdicts)
+    for indices in groups.values():
+        for k in indices:
+            clashes = [m for m in indices if m != k and not compatible(
+                verdicts[k].claim.printed, verdicts[m].claim.printed, rule)]
+            if clashes:
+                result[k] = _flagged(verdicts[k], [verdicts[m] for m in clashes])
+    return result
+
+
+def _flagged(verdict: Verdict, clashes: list[Verdict]) -> Verdict:
+    others = ", ".join(other.printed + (f" ({other.label})" if other.label else "")
+                       for other in clashes)
+    return dataclasses.replace(verdict, flags=verdict.flags + ("inconsistent",),
+                               reason=verdict.reason + f"; printed differently elsewhere: {others}")
+
+
+def compatible(first: Printed, second: Printed, rule: Rounding) -> bool:
+    """Whether one value could be printed both ways."""
+    if first.value is NEG_INF or second.value is NEG_INF:
+        return first.value is second.value
+    if first.exact and second.exact:
+        return bool(first.value == second.value)
+    if first.exact or second.exact:
+        closed, decimal = (first, second) if first.exact else (second, first)
+        low, _, high, _ = _rounding_interval(decimal, rule)
+        ball = to_ball(closed.number, 128)
+        return ball is None or bool(ball.overlaps(_ball_between(low, high)))
+    return intervals_meet(_rounding_interval(first, rule), _rounding_interval(second, rule))
+
+
+def _ball_between(low: fmpq, high: fmpq) -> arb:
+    return arb((low + high) / 2, (high - low) / 2)
+
+
+def _rounding_interval(printed: Printed, rule: Rounding) -> tuple[fmpq, bool, fmpq, bool]:
+    """Values that print as ``printed`` (a decimal) under ``rule``: (low, low closed,
+    high, high closed)."""
+    value = printed.number
+    if not isinstance(value, fmpq):   # read_printed reads every decimal as a rational
+        raise TypeError(f"{printed.text!r} is not a printed decimal")
+    places = printed.places + (2 if printed.percent else 0)
+    unit = fmpq(1, 10) ** places if places >= 0 else fmpq(10) ** -places
+    if printed.continues:
+        # the digits shown begin the value: rounded or cut off
+        low = value - unit / 2 if value > 0 else value - unit
+        high = value + unit if value > 0 else value + unit / 2
+        return low, True, high, False
+    return printed_interval(value, unit, rule)
