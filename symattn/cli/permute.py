@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     from symattn.render.reports import shared as reports
     from symattn.explore.permute import parse_order, permutation_check
+    from symattn.problem.modes import Positions
 
     sources = spec_sources(args)
     problem = load_one(args, "permute")
@@ -64,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     number_format = number_format_of(args)
     order = parse_order(args.order) if args.order is not None else None
     if args.positions is not None and args.positions != problem.positions:
-        problem = dataclasses.replace(problem, positions=args.positions)
-        if args.positions != "none":
+        problem = dataclasses.replace(problem, positions=Positions(args.positions))
+        if problem.positions != Positions.NONE:
             from symattn.errors import Location
             from symattn.problem.limits import DEFAULT, check_problem
 
