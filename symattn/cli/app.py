@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Sequence
 
 from symattn._version import __version__
+from symattn.defaults import MAX_TERMS, ROUNDING, ROWS_SHOWN
 
 from symattn.cli.options import (EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_WRONG,
                                  add_limit_option, add_number_options, add_source, display_name,
@@ -54,12 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
                         default="text", help="text (default), json, latex (a worked example: "
                         "formula, numbers substituted, result) or markdown ($...$ math)")
-    derive.add_argument("--max-rows", type=int, default=8, metavar="N",
+    derive.add_argument("--max-rows", type=int, default=ROWS_SHOWN, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
-                             "markdown (default 8; 0 shows all)")
-    derive.add_argument("--max-terms", type=int, default=64, metavar="N",
+                             f"markdown (default {ROWS_SHOWN}; 0 shows all)")
+    derive.add_argument("--max-terms", type=int, default=MAX_TERMS, metavar="N",
                         help="text and json: leave out closed forms of more than N "
-                             "exponentials (a softmax over N keys; JSON null); default 64, "
+                             "exponentials (a softmax over N keys; JSON null); "
+                             f"default {MAX_TERMS}, "
                              "0 writes them all")
     derive.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     derive.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
@@ -89,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
     check.add_argument("--rounding", default=None,
                        help="rounding the document used: half-up, half-even or truncate "
-                            "(default: the spec's options.rounding, else half-up)")
+                            f"(default: the spec's options.rounding, else {ROUNDING})")
     check.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                        help="check N files in parallel processes (output stays in input order)")
     check.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
+from symattn.defaults import ROUNDING
 from symattn.errors import InputError, Location
 from symattn.values.rules import (Interval, intervals_meet, parse_rounding, printed_interval,
                                     round_ratio)
@@ -389,7 +390,7 @@ def group_digits(value: int, separator: str = ",") -> str:
     return "-" + text if value < 0 else text
 
 
-def _round(value: Fraction, places: int, rule: str = "half-up") -> int:
+def _round(value: Fraction, places: int, rule: str = ROUNDING) -> int:
     """``value * 10**places`` rounded to an integer, exactly (no floats)."""
     scaled = value * Fraction(10) ** places
     return round_ratio(scaled.numerator, scaled.denominator, parse_rounding(rule))
@@ -1015,7 +1016,7 @@ def check_spec(mapping: Mapping[str, Any], source: str | None = None,
             raise InputError(f"unknown option `{key}` for a size spec{_hint(key, _OPTIONS)}; "
                              f"the options are {', '.join(_OPTIONS)}",
                              where.at(key="options").at(key=key))
-    rule = parse_rounding(rounding or str(options.get("rounding", "half-up")))
+    rule = parse_rounding(rounding or str(options.get("rounding", ROUNDING)))
     decimal_comma = options.get("decimal_comma", False)
     if not isinstance(decimal_comma, bool):
         raise InputError("decimal_comma must be true or false",

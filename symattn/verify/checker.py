@@ -32,6 +32,7 @@ from symattn.verify.claims import QUERY_ROW_STEPS, Claim, Printed, Target, read_
 from symattn.derivation.steps import Derivation
 from symattn.derivation.pipeline import derive
 from symattn.derivation.attention import scale_factor
+from symattn.defaults import DIGITS
 from symattn.errors import InputError, Location
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, to_ball
 from symattn.derivation.names import split_name
@@ -95,8 +96,8 @@ class Report:
 def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Report:
     """Judge every claim of the derivation's problem."""
     problem = derivation.problem
-    rule = rounding if isinstance(rounding, Rounding) else parse_rounding(
-        rounding or problem.rounding)
+    rule = rounding if isinstance(rounding, Rounding) else (
+        parse_rounding(rounding) if rounding else problem.rounding)
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
     for claim in claims:
@@ -399,7 +400,7 @@ class _Checker:
                            flags: list[str]) -> Verdict:
         """A printed fraction or root (1/3, sqrt(2)/2): right only if exactly equal."""
         printed = claim.printed.value / 100 if claim.printed.percent else claim.printed.value
-        shown = _shown_decimal(exact, 6)
+        shown = _shown_decimal(exact, DIGITS)
         base.update(exact_decimal=shown, exact_rounded=exact_text(exact))
         if isinstance(exact, (fmpq, Surd)):
             same = exact == printed

@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 from flint import fmpq
 
 from symattn import messages
+from symattn.defaults import ROWS_SHOWN
 from symattn.values import arith
 from symattn.render import latex
 from symattn.verify.claims import QUERY_ROW_STEPS
@@ -62,7 +63,7 @@ class Options:
     number_format: NumberFormat = NumberFormat()
     detail: str = "full"
     expand_rows: tuple[int, ...] | None = None
-    limit: int | None = 8
+    limit: int | None = ROWS_SHOWN
     language: str = "en"        # the prose: headings and step descriptions (messages)
 
 
