@@ -53,7 +53,7 @@ class OptionFields(TypedDict, total=False):
 
 
 def _read_d_k(raw: Any, where: Location) -> OptionFields:
-    return {"d_k": read_positive_int(raw, where, "d_k")}
+    return {"d_k": _positive_int(raw, where, "d_k")}
 
 
 def _read_scale(raw: Any, where: Location) -> OptionFields:
@@ -84,20 +84,20 @@ def _read_mask_option(raw: Any, where: Location) -> OptionFields:
 def _read_query_positions(raw: Any, where: Location) -> OptionFields:
     if not isinstance(raw, list) or not raw:
         raise InputError("query_positions must be a list of 1-based positions", where)
-    return {"query_positions": tuple(read_positive_int(position, where.at(column=k), "a position")
+    return {"query_positions": tuple(_positive_int(position, where.at(column=k), "a position")
                                      for k, position in enumerate(raw, start=1))}
 
 
 def _read_heads(raw: Any, where: Location) -> OptionFields:
-    return {"heads": read_positive_int(raw, where, "heads")}
+    return {"heads": _positive_int(raw, where, "heads")}
 
 
 def _read_kv_heads(raw: Any, where: Location) -> OptionFields:
-    return {"kv_heads": read_positive_int(raw, where, "kv_heads")}
+    return {"kv_heads": _positive_int(raw, where, "kv_heads")}
 
 
 def _read_position_base(raw: Any, where: Location) -> OptionFields:
-    return {"position_base": read_positive_int(raw, where, "position_base")}
+    return {"position_base": _positive_int(raw, where, "position_base")}
 
 
 def _read_positions(raw: Any, where: Location) -> OptionFields:
@@ -105,7 +105,7 @@ def _read_positions(raw: Any, where: Location) -> OptionFields:
 
 
 def _read_digits(raw: Any, where: Location) -> OptionFields:
-    digits = read_positive_int(raw, where, "digits")
+    digits = _positive_int(raw, where, "digits")
     if digits > MAX_DIGITS:
         raise InputError(f"digits must be between 1 and {MAX_DIGITS}, got {digits}", where)
     return {"digits": digits}
@@ -145,7 +145,7 @@ def read_options(raw: Mapping[str, Any], where: Location) -> OptionFields:
 _LARGEST_COUNT = 10 ** 9   # heads, d_k, positions: far beyond any model, far below overflow
 
 
-def read_positive_int(raw: Any, where: Location, what: str) -> int:
+def _positive_int(raw: Any, where: Location, what: str) -> int:
     """A whole number from 1 to a billion; ``what`` names it in the error."""
     entry = parse_entry(literal(raw), where)
     value = entry.value
@@ -196,7 +196,7 @@ def read_mask(raw: Any, where: Location) -> MaskSpec:
     if isinstance(raw, list) and raw and all(isinstance(r, list) for r in raw):
         return _mask_matrix(read_matrix(raw, where), where)
     if isinstance(raw, list):
-        padded = [read_positive_int(value, where.at(column=k), "a padded key position") - 1
+        padded = [_positive_int(value, where.at(column=k), "a padded key position") - 1
                   for k, value in enumerate(raw, start=1)]
         return MaskSpec(kind=MaskKind.PADDING, padded_keys=tuple(sorted(set(padded))))
     raise InputError(f"unknown mask {describe(raw)}", where)
