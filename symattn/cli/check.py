@@ -20,6 +20,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
+from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
                                  add_limit_option, add_source, display_name, one_line,
                                  spec_sources, write_output)
@@ -41,7 +42,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
-                             "(default: the spec's options.rounding, else half-up)")
+                             f"(default: the spec's options.rounding, else {ROUNDING})")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")

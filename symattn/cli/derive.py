@@ -18,6 +18,7 @@ __all__ = ["register", "run"]
 import argparse
 from typing import TYPE_CHECKING
 
+from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_limit_option,
                                  add_number_options, add_source, load_one, number_format_of,
                                  spec_sources, write_output)
@@ -45,12 +46,12 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
                         default="text", help="text (default), json, latex (a worked example: "
                         "formula, numbers substituted, result) or markdown ($...$ math)")
-    parser.add_argument("--max-rows", type=int, default=8, metavar="N",
+    parser.add_argument("--max-rows", type=int, default=ROWS_SHOWN, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
-                             "markdown (default 8; 0 shows all)")
-    parser.add_argument("--max-terms", type=int, default=64, metavar="N",
+                             f"markdown (default {ROWS_SHOWN}; 0 shows all)")
+    parser.add_argument("--max-terms", type=int, default=MAX_TERMS, metavar="N",
                         help="text and json: leave out closed forms of more than N "
-                             "exponentials (a softmax over N keys; JSON null); default 64, "
+                             f"exponentials (a softmax over N keys; JSON null); default {MAX_TERMS}, "
                              "0 writes them all")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     parser.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,

@@ -13,6 +13,7 @@ __all__ = ["register"]
 
 import argparse
 
+from symattn.defaults import ROWS_SHOWN
 from symattn.cli.options import (EXIT_INTERNAL, EXIT_OK, Handler, Subparsers, add_limit_option,
                                  add_number_options, add_source, load_one, number_format_of,
                                  spec_sources, write_report)
@@ -43,8 +44,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_source(parser)
     add_limit_option(parser)
     add_number_options(parser)
-    parser.add_argument("--max-rows", type=int, default=8, metavar="N",
-                        help="show at most N cached rows per step (default 8; 0 shows all)")
+    parser.add_argument("--max-rows", type=int, default=ROWS_SHOWN, metavar="N",
+                        help=f"show at most N cached rows per step (default {ROWS_SHOWN}; "
+                             "0 shows all)")
     from symattn.render.reports.shared import add_report_options
 
     add_report_options(parser)

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from symattn.problem.problem import Problem
     from symattn.values.number_format import NumberFormat
 
+from symattn.defaults import DIGITS, MAX_DIGITS, MAX_ENTRIES, ROUNDING
+from symattn.values.rules import Rounding
+
 EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+_DEFAULT_ROUNDING = Rounding(ROUNDING)
 
 # What ``add_subparsers`` returns: each command module's ``register`` adds its parser to it.
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -55,7 +59,7 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
     """``--max-size N``: the largest matrix a spec may have (``limits_of`` reads it)."""
     parser.add_argument("--max-size", type=int, metavar="N",
                         help="largest number of entries in any matrix, scores included "
-                             "(default 4,194,304 = 2048 x 2048)")
+                             f"(default {MAX_ENTRIES:,} = 2048 x 2048)")
 
 
 def add_number_options(parser: argparse.ArgumentParser) -> None:
@@ -63,11 +67,11 @@ def add_number_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--digits", type=int, metavar="N",
                        help="significant digits of every decimal (default: the spec's "
-                            "options.digits, else 6)")
+                            f"options.digits, else {DIGITS})")
     group.add_argument("--places", type=int, metavar="N", help="fixed decimal places instead")
     parser.add_argument("--rounding", default=None,
                         help="half-up, half-even or truncate (default: the spec's "
-                             "options.rounding, else half-up)")
+                             f"options.rounding, else {ROUNDING})")
 
 
 def one_line(message: str) -> str:
@@ -95,20 +99,21 @@ def display_name(source: str) -> str:
     return source
 
 
-def number_format_of(args: argparse.Namespace, default_digits: int = 6,
-                     default_rounding: str = "half-up") -> NumberFormat:
+def number_format_of(args: argparse.Namespace, default_digits: int = DIGITS,
+                     default_rounding: Rounding = _DEFAULT_ROUNDING) -> NumberFormat:
     """``--digits``, ``--places``, ``--rounding`` (and ``--locale``), checked."""
     from symattn.errors import InputError
     from symattn.values.number_format import NumberFormat
     from symattn.values.rounding import parse_rounding
 
-    if args.digits is not None and not 1 <= args.digits <= 10_000:
-        raise InputError(f"--digits must be between 1 and 10000, got {args.digits}")
-    if args.places is not None and not -100 <= args.places <= 10_000:
-        raise InputError(f"--places must be between -100 and 10000, got {args.places}")
+    if args.digits is not None and not 1 <= args.digits <= MAX_DIGITS:
+        raise InputError(f"--digits must be between 1 and {MAX_DIGITS}, got {args.digits}")
+    if args.places is not None and not -100 <= args.places <= MAX_DIGITS:
+        raise InputError(f"--places must be between -100 and {MAX_DIGITS}, got {args.places}")
     return NumberFormat(digits=args.digits if args.digits is not None else default_digits,
                         places=args.places,
-                        rounding=parse_rounding(args.rounding or default_rounding),
+                        rounding=parse_rounding(args.rounding) if args.rounding
+                        else default_rounding,
                         locale=getattr(args, "locale", None) or "en")
 
 

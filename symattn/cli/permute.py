@@ -84,10 +84,12 @@ def _with_positions(problem: Problem, positions: str | None, source: str) -> Pro
     """``--positions``: the problem with those positions, its sizes checked for them."""
     import dataclasses
 
+    from symattn.problem.modes import Positions
+
     if positions is None or positions == problem.positions:
         return problem
-    problem = dataclasses.replace(problem, positions=positions)
-    if positions != "none":
+    problem = dataclasses.replace(problem, positions=Positions(positions))
+    if problem.positions != Positions.NONE:
         from symattn.errors import Location
         from symattn.problem.limits import DEFAULT, check_problem
 

@@ -15,6 +15,7 @@ from flint import fmpq, fmpq_mat
 from symattn.derivation import grids
 from symattn.derivation.steps import Step, make_step
 from symattn.errors import InputError
+from symattn.problem.modes import Normalisation
 from symattn.problem.problem import EntryMatrix, Problem
 from symattn.values.exact import NEG_INF, Surd
 
@@ -125,14 +126,14 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
     else:
         masked = grids.MaskedGrid(scaled, allowed)
     operand = "masked" if any_masked else "scaled"
-    if problem.normalisation == "softmax":
+    if problem.normalisation == Normalisation.SOFTMAX:
         exp = grids.ExpGrid(masked)
         yield make_step("exp", exp, operands=(operand,))
         yield make_step("exp_sum", grids.ExpSumGrid(exp))
-        weights = grids.WeightsGrid(masked, "softmax", problem.fully_masked)
+        weights = grids.WeightsGrid(masked, Normalisation.SOFTMAX, problem.fully_masked)
         yield make_step("weights", weights)
     else:
-        weights = grids.WeightsGrid(masked, "sum", problem.fully_masked)
+        weights = grids.WeightsGrid(masked, Normalisation.SUM, problem.fully_masked)
         yield make_step("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
                         operands=(operand,))
     if "V" in matrices:

@@ -71,6 +71,11 @@ class FeedForward:
     layernorm: bool = False
     epsilon: Exact = fmpq(0)
 
+    def linear_maps(self) -> tuple[tuple[str, EntryMatrix], ...]:
+        """The weight matrices by name in the order they apply: W, or W_1 then W_2."""
+        named = (("W", self.W), ("W_1", self.W_1), ("W_2", self.W_2))
+        return tuple((name, matrix) for name, matrix in named if matrix is not None)
+
     def matrices(self) -> dict[str, EntryMatrix]:
         names = ("W", "W_1", "b_1", "W_2", "b_2")
         return {f"ffn.{n}": getattr(self, n) for n in names if getattr(self, n) is not None}

@@ -12,12 +12,13 @@ __all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem"]
 from dataclasses import dataclass
 from typing import Any
 
+from symattn.defaults import MAX_ENTRIES
 from symattn.errors import InputError, Location
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_entries: int = 2048 * 2048        # entries of any one matrix, input or scores
+    max_entries: int = MAX_ENTRIES        # entries of any one matrix, input or scores
     max_symbolic_entries: int = 64 * 64   # scores on the SymPy path (roots, symbols)
 
     @classmethod

@@ -16,7 +16,7 @@ __all__ = ["PrintedNumber", "load", "loads", "read_mapping"]
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from symattn.errors import InputError, Location
 from symattn.problem.limits import DEFAULT, Limits
@@ -25,7 +25,7 @@ from symattn.problem.problem import Problem
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # only on 3.10
 
 
 class PrintedNumber(str):
@@ -43,7 +43,11 @@ def _json_constant(name: str) -> PrintedNumber:
     return PrintedNumber({"-Infinity": "-inf", "Infinity": "inf", "NaN": "nan"}[name])
 
 
-def _no_duplicates(source: str):  # type: ignore[no-untyped-def]
+PairsHook = Callable[[list[tuple[str, Any]]], dict[str, Any]]
+
+
+def _no_duplicates(source: str) -> PairsHook:
+    """A JSON object hook that refuses a key given twice, naming it."""
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key, value in pairs:
@@ -82,7 +86,8 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
             raise InputError("a JSON spec must be an object {...}", where)
         return data
     try:
-        return tomllib.loads(text, parse_float=_toml_float)
+        # typed here: on Python 3.10 mypy sees tomli, which may not be installed
+        table: dict[str, Any] = tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as error:
         hint = "; a key or table is given twice" if str(error).startswith(
             ("Cannot overwrite", "Cannot declare")) else ""
@@ -91,6 +96,7 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
         raise InputError("TOML nested too deeply", where) from None
     except ValueError:              # an integer of more than 4300 digits
         raise InputError(f"not valid TOML: {_LONG_NUMBER}", where) from None
+    return table
 
 
 def loads(text: str, source: str = "<spec>", kind: str | None = None,

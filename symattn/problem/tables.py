@@ -6,7 +6,8 @@ matrix is for.
 
 from __future__ import annotations
 
-__all__ = ["EntryMatrix", "check_keys", "read_matrix", "read_bool", "read_choice"]
+__all__ = ["EntryMatrix", "check_keys", "read_matrix", "read_bool", "read_choice", "literal",
+           "describe"]
 
 import difflib
 from typing import Any, Mapping
@@ -35,7 +36,7 @@ def check_keys(mapping: Mapping[str, Any], known: tuple[str, ...], location: Loc
 def read_matrix(raw: Any, location: Location) -> EntryMatrix:
     """A list of rows (or one flat list, read as a single row) of entries."""
     if isinstance(raw, str) or not isinstance(raw, (list, tuple)):
-        raise InputError(f"expected a matrix (a list of rows), got {_describe(raw)}", location)
+        raise InputError(f"expected a matrix (a list of rows), got {describe(raw)}", location)
     if not raw:
         raise InputError("the matrix is empty", location)
     rows = raw if all(isinstance(r, (list, tuple)) for r in raw) else None
@@ -52,22 +53,24 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
             raise ShapeError(f"ragged matrix: row {i} has {counted(len(row), 'entry', 'entries')}"
                              f" but row 1 has {width}", location.at(row=i))
         try:
-            matrix.append(tuple(parse_entry(_literal(value)) for value in row))
+            matrix.append(tuple(parse_entry(literal(value)) for value in row))
         except InputError:
             # Parse again, entry by entry, only to say exactly where the bad one is
             # (building a location for every entry would cost more than parsing).
             for j, value in enumerate(row, start=1):
-                parse_entry(_literal(value), location.at(row=i, column=j))
+                parse_entry(literal(value), location.at(row=i, column=j))
             raise
     return tuple(matrix)
 
 
-def _literal(value: Any) -> Any:
+def literal(value: Any) -> Any:
+    """A spec value as ``parse_entry`` takes it: a printed number as plain text."""
     # Spec loaders hand numbers over as their printed text (a str subclass).
     return str(value) if isinstance(value, str) else value
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
+    """A value as an error message names it: ``the text 'x'``, ``int 3``."""
     if isinstance(value, str):
         return f"the text {str(value)!r}"
     return f"{type(value).__name__} {value!r}"
@@ -76,11 +79,11 @@ def _describe(value: Any) -> str:
 def read_bool(raw: Any, location: Location) -> bool:
     if isinstance(raw, bool):
         return raw
-    raise InputError(f"expected true or false, got {_describe(raw)}", location)
+    raise InputError(f"expected true or false, got {describe(raw)}", location)
 
 
 def read_choice(raw: Any, choices: tuple[str, ...], location: Location) -> str:
     text = str(raw).strip().lower() if isinstance(raw, str) else None
     if text not in choices:
-        raise InputError(f"expected one of {', '.join(choices)}, got {_describe(raw)}", location)
+        raise InputError(f"expected one of {', '.join(choices)}, got {describe(raw)}", location)
     return text

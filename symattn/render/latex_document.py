@@ -32,11 +32,8 @@ from symattn.values.number_format import NumberFormat
 
 def default_options(derivation: Derivation) -> worked.Options:
     """The spec's own digits and rounding rule, full detail."""
-    from symattn.values.rounding import parse_rounding
-
     problem = derivation.problem
-    number_format = NumberFormat(digits=getattr(problem, "digits", 6),
-                                 rounding=parse_rounding(getattr(problem, "rounding", "half-up")))
+    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding)
     return worked.Options(number_format=number_format)
 
 

@@ -13,7 +13,7 @@ __all__ = ["StepView", "DerivationView", "build_view", "shown_indices", "MAX_TER
 
 from dataclasses import dataclass
 
-from symattn import progress
+from symattn import defaults, progress
 from symattn.derivation.steps import Derivation, Step
 from symattn.errors import Location
 from symattn.values.number_format import NumberFormat
@@ -21,7 +21,7 @@ from symattn.values.decimals import UndecidedError
 
 
 # Closed forms with more exponentials than this are left out of views by default.
-MAX_TERMS = 64
+MAX_TERMS = defaults.MAX_TERMS
 
 
 def shown_indices(count: int, limit: int | None) -> tuple[int, ...]:
@@ -90,7 +90,7 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
 
 
 def build_view(derivation: Derivation, number_format: NumberFormat | None = None,
-               limit: int | None = 8, steps: tuple[str, ...] | None = None,
+               limit: int | None = defaults.ROWS_SHOWN, steps: tuple[str, ...] | None = None,
                max_terms: int | None = MAX_TERMS) -> DerivationView:
     """Strings for every step (or the named ones), at ``number_format``.
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from symattn.defaults import ROUNDING
 from symattn.errors import InputError, Location
 from symattn.sizes.records import Sizes
 from symattn.sizes.shape import FIELDS, REQUIRED, ModelShape
@@ -81,7 +82,7 @@ def read_options(mapping: object, where: Location,
             raise InputError(f"unknown option `{key}` for a size spec{_hint(key, _OPTIONS)}; "
                              f"the options are {', '.join(_OPTIONS)}",
                              where.at(key="options").at(key=key))
-    rule = parse_rounding(rounding or str(options.get("rounding", "half-up")))
+    rule = parse_rounding(rounding or str(options.get("rounding", ROUNDING)))
     decimal_comma = options.get("decimal_comma", False)
     if not isinstance(decimal_comma, bool):
         raise InputError("decimal_comma must be true or false",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from symattn import progress
+from symattn.defaults import DIGITS, ROUNDING
 from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.values.exact import NAN, NEG_INF
 from symattn.values.exact import EXACT_ZERO
@@ -48,9 +49,9 @@ def has_number(value: Any) -> bool:
 class NumberFormat:
     """How to print numbers: ``places`` or ``digits`` (significant), rule, locale."""
 
-    digits: int | None = 6
+    digits: int | None = DIGITS
     places: int | None = None
-    rounding: Rounding = Rounding.HALF_UP
+    rounding: Rounding = Rounding(ROUNDING)
     locale: str = "en"
 
     def __post_init__(self) -> None:

@@ -19,17 +19,17 @@ from __future__ import annotations
 __all__ = ["Rounding", "parse_rounding", "round_ratio", "round_to_places", "decimal_places_needed",
            "printed_interval", "intervals_meet", "Interval"]
 
-from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+from symattn.defaults import TextEnum
 from symattn.errors import InputError
 
 # (low, low closed, high, high closed)
 Interval = tuple[Any, bool, Any, bool]
 
 
-class Rounding(Enum):
+class Rounding(TextEnum):
     """How a value is rounded to a number of decimal places."""
 
     HALF_UP = "half-up"        # halves away from zero, as people round by hand

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from flint import fmpq
 
+from symattn.defaults import DIGITS
 from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location
 from symattn.values import arith
@@ -48,8 +49,8 @@ _NO_DECIMAL = "the exact value has no decimal (symbolic or nan)"
 def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Report:
     """Judge every claim of the derivation's problem."""
     problem = derivation.problem
-    rule = rounding if isinstance(rounding, Rounding) else parse_rounding(
-        rounding or problem.rounding)
+    rule = rounding if isinstance(rounding, Rounding) else (
+        parse_rounding(rounding) if rounding else problem.rounding)
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
     for claim in claims:
@@ -266,7 +267,7 @@ def _masked(heading: _Heading, exact: Exact) -> Verdict:
 def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
     """A printed fraction or root (1/3, sqrt(2)/2): right only if exactly equal."""
     printed = heading.claim.printed.number
-    shown = _shown_decimal(exact, 6)
+    shown = _shown_decimal(exact, DIGITS)
     heading = dataclasses.replace(heading, exact_decimal=shown, exact_rounded=exact_text(exact))
     same: bool | None
     if isinstance(exact, (fmpq, Surd)):

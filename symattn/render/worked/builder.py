@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from symattn.defaults import ROWS_SHOWN
 from symattn import messages
 from symattn.derivation import terms as sum_terms
 from symattn.render import latex
@@ -52,7 +53,7 @@ class Options:
     number_format: NumberFormat = NumberFormat()
     detail: str = "full"
     expand_rows: tuple[int, ...] | None = None
-    limit: int | None = 8
+    limit: int | None = ROWS_SHOWN
     language: str = "en"        # the prose: headings and step descriptions (messages)
 
 

@@ -1,0 +1,44 @@
+"""The defaults written in more than one place, and the base of text-valued choices.
+
+A spec, an option and the command line share these numbers; each is written
+here once. ``TextEnum`` is the base of every choice a spec spells as text
+(rounding rules, normalisations, masks, positions): a member equals its text
+and prints as it, so reports and JSON stay as they were when these were strings.
+
+>>> class Colour(TextEnum):
+...     RED = "red"
+>>> Colour.RED == "red", str(Colour.RED), f"{Colour.RED:>5}", Colour("red") is Colour.RED
+(True, 'red', '  red', True)
+>>> import json
+>>> json.dumps({"colour": Colour.RED})
+'{"colour": "red"}'
+"""
+
+from __future__ import annotations
+
+__all__ = ["TextEnum", "DIGITS", "MAX_DIGITS", "ROUNDING", "ROWS_SHOWN", "MAX_TERMS",
+           "POSITION_BASE", "MAX_ENTRIES"]
+
+from enum import Enum
+
+DIGITS = 6                  # significant digits of every printed decimal
+MAX_DIGITS = 10_000         # the largest --digits, --places and options.digits
+ROUNDING = "half-up"        # the rounding rule, by name (symattn.values.rules.Rounding)
+ROWS_SHOWN = 8              # rows and columns of a matrix shown before the middle is elided
+MAX_TERMS = 64              # closed forms of more exponentials are left out (--max-terms)
+POSITION_BASE = 10_000      # the 10000 in the sinusoid and RoPE frequencies
+MAX_ENTRIES = 2048 * 2048   # entries of any one matrix, scores included (--max-size)
+
+
+class TextEnum(str, Enum):
+    """An enum whose members are their text: equal to it, printed as it.
+
+    ``(str, Enum)`` alone formats as ``Class.MEMBER`` on Python 3.11 and later;
+    ``enum.StrEnum`` fixes that but needs 3.11, and 3.10 is supported.
+    """
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, format_spec: str) -> str:
+        return str.__format__(str.__str__(self), format_spec)

@@ -1,0 +1,188 @@
+"""A spec mapping to the fields of a ``Problem``, each value read and located.
+
+``read_spec`` takes the plain mapping a spec file holds (numbers still as
+their printed text) and returns the keyword arguments of ``Problem``, or
+raises ``InputError`` naming the key, row and column at fault. Whether the
+matrices fit together is for ``shapes``, once the ``Problem`` is built.
+
+>>> fields = read_spec({"inputs": {"X": [[1, 0]], "W_Q": "identity"}}, Location())
+>>> fields["inputs"]["W_Q"][1][1].value
+1
+"""
+
+from __future__ import annotations
+
+__all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "ProblemFields", "read_spec"]
+
+from typing import Any, Mapping, TypedDict
+
+from flint import fmpq
+
+from symattn.errors import InputError, Location, ShapeError
+from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
+                                          read_readout, read_sequence, read_vocabulary)
+from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
+from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
+from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
+from symattn.values.entries import Entry
+from symattn.values.exact import NEG_INF
+
+INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
+               "scaled")
+DIAGNOSTICS = ("entropy", "jacobian")
+TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
+                   "options", "claims", "vocabulary", "ffn", "readout", "diagnostics")
+_WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
+
+
+class LayerFields(TypedDict, total=False):
+    """The ``Problem`` fields of the tables beyond attention; only those given are present."""
+
+    vocabulary: Vocabulary
+    sequence: tuple[int, ...]           # token ids when X comes from the vocabulary
+    ffn: FeedForward
+    readout: Readout
+    diagnostics: tuple[str, ...]
+
+
+class _TextFields(TypedDict):
+    title: str
+    description: str
+    tokens: tuple[str, ...]
+    claims: Mapping[str, Any]
+
+
+class ProblemFields(_TextFields, LayerFields, OptionFields):
+    """Every ``Problem`` field a spec gives, by name (all but ``source``)."""
+
+    inputs: dict[str, EntryMatrix]
+
+
+def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
+              ) -> ProblemFields:
+    """The fields of a spec mapping (as read from TOML or JSON), matrices within ``limits``."""
+    raw_inputs = _raw_inputs(data, where)
+    layer = _read_layer(data, where)
+    if "sequence" in raw_inputs:
+        if "X" in raw_inputs:
+            raise InputError("give X or sequence, not both", where.at(key="inputs.X"))
+        ids, embeddings = read_sequence(raw_inputs["sequence"], layer.get("vocabulary"),
+                                        where.at(key="inputs.sequence"))
+        layer["sequence"] = ids
+        raw_inputs = {**{k: v for k, v in raw_inputs.items() if k != "sequence"},
+                      "X": [[entry.text for entry in row] for row in embeddings]}
+    options = data.get("options", {})
+    if not isinstance(options, Mapping):
+        raise InputError("[options] must be a table", where.at(key="options"))
+    check_keys(options, OPTION_NAMES, where.at(key="options"))
+    for name, value in raw_inputs.items():
+        check_raw_matrix(value, limits, where.at(key=f"inputs.{name}"))
+    inputs = _read_inputs(raw_inputs, where.at(key="inputs"))
+    texts = _read_texts(data, where)
+    return {"inputs": inputs, **texts, **layer, **read_options(options, where.at(key="options"))}
+
+
+def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
+    """The ``[inputs]`` table of an attention spec, its keys known."""
+    if not isinstance(data, Mapping):
+        raise InputError("a spec must be a table of keys", where)
+    if "sizes" in data and "inputs" not in data:
+        raise InputError("this is a sizes spec ([sizes], no [inputs]): use `symattn check` "
+                         "for its claims or `symattn sizes` for the table", where)
+    check_keys(data, TOP_LEVEL_NAMES, where)
+    raw_inputs = data.get("inputs")
+    if not isinstance(raw_inputs, Mapping) or not raw_inputs:
+        raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
+                         "scores / scaled", where.at(key="inputs"))
+    check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
+    return raw_inputs
+
+
+def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
+    """Title, description, token names and the claims table (read later, by ``verify``)."""
+    title = data.get("title", "")
+    if not isinstance(title, str):
+        raise InputError("title must be text", where.at(key="title"))
+    tokens = data.get("tokens", [])
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+        raise InputError("tokens must be a list of strings", where.at(key="tokens"))
+    claims = data.get("claims", {})
+    if not isinstance(claims, Mapping):
+        raise InputError("[claims] must be a table", where.at(key="claims"))
+    return {"title": str(title), "description": str(data.get("description", "")),
+            "tokens": tuple(str(t) for t in tokens), "claims": claims}
+
+
+def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:
+    layer: LayerFields = {}
+    if "vocabulary" in data:
+        layer["vocabulary"] = read_vocabulary(data["vocabulary"], where.at(key="vocabulary"))
+    if "ffn" in data:
+        layer["ffn"] = read_feed_forward(data["ffn"], where.at(key="ffn"))
+    if "readout" in data:
+        layer["readout"] = read_readout(data["readout"], where.at(key="readout"))
+    if "diagnostics" in data:
+        table, here = data["diagnostics"], where.at(key="diagnostics")
+        if not isinstance(table, Mapping):
+            raise InputError("[diagnostics] must be a table", here)
+        check_keys(table, DIAGNOSTICS, here)
+        layer["diagnostics"] = tuple(name for name in DIAGNOSTICS
+                                     if name in table and read_bool(table[name],
+                                                                    here.at(key=name)))
+    return layer
+
+
+def _read_inputs(raw: Mapping[str, Any], where: Location) -> dict[str, EntryMatrix]:
+    """Each input matrix, in the order of ``INPUT_NAMES``."""
+    inputs: dict[str, EntryMatrix] = {}
+    for name in INPUT_NAMES:
+        if name not in raw:
+            continue
+        value = raw[name]
+        if isinstance(value, str) and value.strip().lower() == "identity":
+            inputs[name] = _identity(name, raw, where)
+        elif name in ("W_Q", "W_K", "W_V") and _is_per_head(value):
+            inputs[name] = _per_head(name, value, where)
+        else:
+            inputs[name] = _read_input(name, value, where)
+    return inputs
+
+
+def _identity(name: str, raw: Mapping[str, Any], where: Location) -> EntryMatrix:
+    """``W = "identity"``: the identity of the width of X (of X_kv for W_K and W_V)."""
+    if name not in _WEIGHTS:
+        raise InputError("only W_Q, W_K, W_V and W_O may be \"identity\"", where.at(key=name))
+    source = "X_kv" if name in ("W_K", "W_V") and "X_kv" in raw else "X"
+    if source not in raw:
+        raise InputError(f"\"identity\" needs {source} to know its size", where.at(key=name))
+    size = len(read_matrix(raw[source], where.at(key=source))[0])
+    return tuple(tuple(Entry(fmpq(int(i == j)), 0, str(int(i == j))) for j in range(size))
+                 for i in range(size))
+
+
+def _is_per_head(value: Any) -> bool:
+    """A list of matrices (a 3-D list), one per head."""
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(m, list) and m and all(isinstance(r, list) for r in m) for m in value)
+
+
+def _per_head(name: str, value: list[Any], where: Location) -> EntryMatrix:
+    """One matrix per head: their columns side by side make the full matrix."""
+    blocks = [read_matrix(block, where.at(key=f"{name}[{h}]"))
+              for h, block in enumerate(value, start=1)]
+    if len({len(b) for b in blocks}) != 1 or len({len(b[0]) for b in blocks}) != 1:
+        raise ShapeError("the per-head matrices must all have the same shape",
+                         where.at(key=name))
+    return tuple(tuple(e for block in blocks for e in block[r]) for r in range(len(blocks[0])))
+
+
+def _read_input(name: str, value: Any, where: Location) -> EntryMatrix:
+    """A matrix as written; -inf is a mask, so only the scores may hold it."""
+    matrix = read_matrix(value, where.at(key=name))
+    if name not in ("scores", "scaled"):
+        for i, row in enumerate(matrix, start=1):
+            for j, entry in enumerate(row, start=1):
+                if entry.value is NEG_INF:
+                    raise InputError("-inf is only allowed in scores or scaled (where it "
+                                     "masks)", where.at(key=name, row=i, column=j))
+    return matrix
