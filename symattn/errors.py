@@ -8,7 +8,8 @@ can print it on one line and exit with status 2.
 
 from __future__ import annotations
 
-__all__ = ["SymattnError", "InputError", "ShapeError", "Location", "counted"]
+__all__ = ["SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
+           "OutOfRangeError", "TemplateError", "PdfError", "Location", "counted"]
 
 from dataclasses import dataclass, replace
 
@@ -58,6 +59,26 @@ class InputError(SymattnError, ValueError):
 
 class ShapeError(InputError):
     """Matrices whose shapes do not fit the product or step that needs them."""
+
+
+class FullyMaskedRowError(InputError):
+    """Softmax of a row whose every score is -oo is 0/0."""
+
+
+class UndecidedError(SymattnError):
+    """The rounding could not be decided within the precision cap."""
+
+
+class OutOfRangeError(UndecidedError):
+    """A number too large to write out in decimals (or too small for significant digits)."""
+
+
+class TemplateError(SymattnError):
+    """A template that cannot be loaded or rendered; the message names it and the line."""
+
+
+class PdfError(SymattnError):
+    """No TeX installed, or the document did not compile."""
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

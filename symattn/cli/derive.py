@@ -51,8 +51,8 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
                              f"markdown (default {ROWS_SHOWN}; 0 shows all)")
     parser.add_argument("--max-terms", type=int, default=MAX_TERMS, metavar="N",
                         help="text and json: leave out closed forms of more than N "
-                             f"exponentials (a softmax over N keys; JSON null); default {MAX_TERMS}, "
-                             "0 writes them all")
+                             "exponentials (a softmax over N keys; JSON null); "
+                             f"default {MAX_TERMS}, 0 writes them all")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     parser.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
                         help="decimal separator: a point (en, default) or a comma "

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 __all__ = ["LANGUAGES", "Catalog", "load", "placeholders"]
 
+import builtins
 import re
 import sys
 from functools import lru_cache
@@ -112,9 +113,9 @@ class Catalog:
             raise KeyError(f"message {path} needs {', '.join(sorted(missing))}")
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], message)
 
-    def keys(self) -> list[str]:
+    def keys(self) -> builtins.list[str]:   # ``list`` here is the method above
         """Every dotted path to a message (text or list), sorted."""
-        out: list[str] = []
+        out: builtins.list[str] = []
 
         def walk(node: dict[str, Any], prefix: str) -> None:
             for key, value in node.items():
@@ -137,7 +138,7 @@ def load(language: str) -> Catalog:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # only on 3.10
     path = Path(__file__).resolve().parent / f"{language}.toml"
     with path.open("rb") as stream:
         return Catalog(language, tomllib.load(stream))

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from symattn.errors import SymattnError
+from symattn.errors import PdfError
 
 INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: apt-get install texlive-latex-base "
                 "texlive-latex-recommended texlive-latex-extra latexmk, and "
@@ -27,10 +27,6 @@ INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: apt-get install texlive-latex-
                 "or write the LaTeX with --format latex -o FILE.tex and compile it elsewhere")
 TIMEOUT = 120.0
 _FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
-
-
-class PdfError(SymattnError):
-    """No TeX installed, or the document did not compile."""
 
 
 def compiler() -> list[str] | None:
@@ -53,8 +49,8 @@ def _first_error(log: str) -> str:
         errors.append((match.start(), match.group(1).strip(), line.group(1) if line else ""))
     if not errors:
         return "no error message in the log"
-    _, message, line = min(errors)
-    return message + (f" (line {line} of the LaTeX)" if line else "")
+    _, message, where = min(errors)
+    return message + (f" (line {where} of the LaTeX)" if where else "")
 
 
 def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False) -> bytes:

@@ -26,17 +26,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from symattn.errors import SymattnError
+from symattn.errors import TemplateError
 from symattn.messages import Catalog, load as load_catalog
 
 if TYPE_CHECKING:      # jinja2 is imported on first use: most commands print no template
     import jinja2
 
 MARKER = "document.tex.j2"      # a bundled template every template folder must have
-
-
-class TemplateError(SymattnError):
-    """A template that cannot be loaded or rendered; the message names it and the line."""
 
 
 class _NotAString(TypeError):

@@ -113,6 +113,13 @@ def _value(derivation: Derivation, step: str, i: int, j: int) -> Any:
     return derivation[step].value.exact(i, j)
 
 
+def _rational(value: object) -> fmpq:
+    """An entry of a drawn matrix: the generator draws rationals only."""
+    if not isinstance(value, fmpq):
+        raise TypeError(f"a worksheet input is not rational: {value!r}")
+    return value
+
+
 def _token_text(tokens: Sequence[str], i: int) -> Any:
     return Msg.of("sheet.token", token=User(tokens[i])) if tokens else ""
 
@@ -177,7 +184,8 @@ def softmax_table(rng: random.Random, setup: Setup) -> Exercise:
         e_blanks, sum_blank, weights = _softmax_blanks(derivation, 0, p, label="a")
         if _clear([b.value for b in e_blanks + [sum_blank] + weights], p):
             break
-    rows = [(Num(j + 1), Num(z[j]), e_blanks[j], weights[j]) for j in range(len(z))]
+    rows: list[tuple[object, ...]] = [(Num(j + 1), Num(z[j]), e_blanks[j], weights[j])
+                                      for j in range(len(z))]
     rows.append((Msg.of("sheet.sum"), "", sum_blank, Num(1)))
     table = Table((Math("j"), Math("z_j"), Math("e^{z_j}"), Math(r"a_j = e^{z_j} / \Sigma")),
                   tuple(rows))
@@ -268,7 +276,7 @@ def _output_blanks(derivation: Derivation, row: int, weights: Sequence[Blank], p
     out = []
     for k in range(d_v):
         exact = _value(derivation, "output", row, k)
-        carried = sum((rounded[j] * values.exact(j, k) for j in range(m)), fmpq(0))
+        carried = sum((rounded[j] * _rational(values.exact(j, k)) for j in range(m)), fmpq(0))
         out.append(number_blank(f"o{k + 1}", f"o_{{{r},{k + 1}}}", exact, places,
                                 (0, f"output[{r},{k + 1}]"),
                                 tolerance_for(exact, carried, places)))

@@ -216,13 +216,15 @@ def answers_document(sheets: Sequence[Worksheet]) -> str:
     from symattn._version import __version__
 
     first = sheets[0]
+    variants = []
+    for sheet in sheets:
+        answers = sheet.answers()
+        for answer in answers:
+            del answer["variant"]
+        variants.append({"variant": sheet.variant, "answers": answers})
     document = {"symattn": __version__, "seed": first.seed, "language": first.language,
                 "places": first.places,
                 "exercises": [{"exercise": str(k), "kind": e.kind}
                               for k, e in enumerate(first.exercises, 1)],
-                "variants": [{"variant": sheet.variant, "answers": sheet.answers()}
-                             for sheet in sheets]}
-    for variant in document["variants"]:
-        for answer in variant["answers"]:
-            del answer["variant"]
+                "variants": variants}
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
