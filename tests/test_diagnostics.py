@@ -19,7 +19,7 @@ import pytest
 from flint import fmpq
 
 import symattn
-from symattn.values import arith
+from symattn.values import arith, probabilities
 from symattn.explore import experiments
 from symattn.cli.app import main
 from symattn.errors import InputError
@@ -124,7 +124,7 @@ def test_uniform_row_over_three_keys_is_exactly_log2_3():
     ["1/3", "1/3", "1/3"], ["2/9", "1/9", "2/3", "0"], ["1"]])
 def test_entropy_of_rational_rows_is_exact(weights):
     values = [fmpq(Fraction(w).numerator, Fraction(w).denominator) for w in weights]
-    h = arith.entropy_bits(values)
+    h = probabilities.entropy_bits(values)
     fractions = [Fraction(w) for w in weights if Fraction(w)]
     with mpmath.workdps(DPS):
         expected = -mpmath.fsum(mpmath.mpf(f.numerator) / f.denominator *
@@ -168,12 +168,12 @@ def test_jacobian_norm_is_exact_for_uniform_rows_and_one_key():
     norms = column(derivation, "jacobian_norm")
     assert norms[0] == 0                                   # one key: J = 1 - 1 = 0
     assert norms[3] == Surd(fmpq(1, 4), 3)                 # sqrt(k - 1)/k for k = 4
-    assert arith.softmax_jacobian_norm([fmpq(1, 2)] * 2) == fmpq(1, 2)
+    assert probabilities.softmax_jacobian_norm([fmpq(1, 2)] * 2) == fmpq(1, 2)
     # For any vector (not only probabilities) the norm is the Frobenius norm of J.
     w = [Fraction(3, 10), Fraction(1, 5), Fraction(1, 2)]
     squares = sum(((w[j] if j == k else 0) - w[j] * w[k]) ** 2
                   for j in range(3) for k in range(3))
-    value = arith.softmax_jacobian_norm([fmpq(x.numerator, x.denominator) for x in w])
+    value = probabilities.softmax_jacobian_norm([fmpq(x.numerator, x.denominator) for x in w])
     with mpmath.workdps(DPS):
         assert_30(value, mpmath.sqrt(mpmath.mpf(squares.numerator) / squares.denominator))
 

@@ -19,7 +19,7 @@ scores) through the operand function, so ``symattn check`` recomputes a
 printed entropy from the document's printed weights, and every renderer shows
 the steps like any other. Values are exact where they are rational (a uniform
 row over 4 keys has entropy exactly 2 and Jacobian norm sqrt(3)/4; one key
-gives exactly 0), with certified balls otherwise (see ``arith``).
+gives exactly 0), with certified balls otherwise (see ``values.probabilities``).
 
 >>> from symattn.problem.problem import Problem
 >>> from symattn.derivation.pipeline import derive
@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 
 from flint import fmpq
 
-from symattn.values import arith
+from symattn.values import probabilities
 from symattn.derivation import grids
 from symattn.derivation.steps import Operand, Step, StepInfo, formula_step
 from symattn.errors import InputError
@@ -114,12 +114,12 @@ def diagnostic_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> 
     every = lambda: list(earlier) + steps  # noqa: E731
     if "entropy" in wanted:
         def entropy(operand: Operand, i: int, _: int) -> Exact:
-            return arith.entropy_bits(operand(weights_name, i, c) for c in range(m))
+            return probabilities.entropy_bits(operand(weights_name, i, c) for c in range(m))
 
         counts = [sum(row) for row in allowed]
 
         def entropy_max(operand: Operand, i: int, _: int) -> Exact:
-            return arith.log2(fmpq(counts[i])) if counts[i] else NAN
+            return probabilities.log2(fmpq(counts[i])) if counts[i] else NAN
 
         steps.append(_step("entropy", prefix, (n, 1),
                            _guarded(f"{prefix}entropy", entropy), every()))
@@ -132,7 +132,8 @@ def diagnostic_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> 
                              "normalisation = \"softmax\"")
 
         def jacobian(operand: Operand, i: int, _: int) -> Exact:
-            return arith.softmax_jacobian_norm(operand(weights_name, i, c) for c in range(m))
+            return probabilities.softmax_jacobian_norm(operand(weights_name, i, c)
+                                                       for c in range(m))
 
         steps.append(_step("jacobian_norm", prefix, (n, 1),
                            _guarded(f"{prefix}jacobian_norm", jacobian), every()))
@@ -145,7 +146,7 @@ def diagnostic_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> 
                     return empty_row
                 row = [operand(scores_name, i, c) if allowed[i][c] else NEG_INF
                        for c in range(m)]
-                return arith.softmax_jacobian_norm(arith.softmax(row))
+                return probabilities.softmax_jacobian_norm(probabilities.softmax(row))
 
             steps.append(_step("jacobian_norm_unscaled", prefix, (n, 1),
                                _guarded(f"{prefix}jacobian_norm_unscaled", unscaled), every()))

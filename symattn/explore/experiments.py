@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from flint import arb, fmpq
 
-from symattn.values import arith
+from symattn.values import arith, probabilities
 from symattn.derivation import grids
 from symattn.derivation.diagnostics import weights_prefixes
 from symattn.derivation.steps import Derivation
@@ -142,7 +142,7 @@ def mean_entropy(entropies: Sequence[Exact],
     """The mean over the rows that have keys (a fully masked row is left out)."""
     values = [h for i, h in enumerate(entropies)
               if h is not NAN and (allowed is None or any(allowed[i]))]
-    return arith.mean(values) if values else NAN
+    return probabilities.mean(values) if values else NAN
 
 
 # -------------------------------------------------------------------- sweep
@@ -245,7 +245,7 @@ class Variant:
 
 
 def _row_stats(weights: grids.Grid, allowed: Sequence[Sequence[bool]]) -> dict[str, Any]:
-    entropies = [arith.entropy_bits(weights.exact(i, j) for j in weights.columns())
+    entropies = [probabilities.entropy_bits(weights.exact(i, j) for j in weights.columns())
                  for i in weights.rows()]
     return {"largest": largest_weight(weights, allowed),
             "mean_entropy": mean_entropy(entropies, allowed)}
@@ -361,7 +361,7 @@ def column_softmax(masked: grids.Grid) -> grids.ValueGrid:
     columns = []
     for j in range(m):
         column = [masked.exact(i, j) for i in range(n)]
-        columns.append(arith.softmax(column) if any(z is not NEG_INF for z in column)
+        columns.append(probabilities.softmax(column) if any(z is not NEG_INF for z in column)
                        else [fmpq(0)] * n)
     return grids.ValueGrid([[columns[j][i] for j in range(m)] for i in range(n)])
 

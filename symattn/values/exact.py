@@ -16,8 +16,10 @@ the SymPy path (``sympy_path``); this module never imports SymPy.
 
 from __future__ import annotations
 
-__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber", "working_precision", "Surd", "Irrational", "Exact", "to_ball",
-           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt"]
+__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
+           "working_precision", "Surd", "RationalOrSurd", "Irrational", "Exact", "to_ball",
+           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt",
+           "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
 from math import isqrt
@@ -87,8 +89,8 @@ def squarefree_split(n: int) -> tuple[int, int]:
         root = isqrt(n)
         return (g * root, 1) if root * root == n else (g, n)
     g, r = 1, 1
-    for p, e in fmpz(n).factor():
-        p = int(p)
+    for prime, e in fmpz(n).factor():
+        p = int(prime)
         g *= p ** (e // 2)
         if e % 2:
             r *= p
@@ -103,14 +105,10 @@ class Surd:
     radicand: int
 
     def ball(self, prec: int) -> arb:
-        old = ctx.prec
-        ctx.prec = prec
-        try:
+        with working_precision(prec):
             return arb(self.coefficient) * arb(self.radicand).sqrt()
-        finally:
-            ctx.prec = old
 
-    def __mul__(self, other: object) -> Exact:
+    def __mul__(self, other: object) -> RationalOrSurd:
         if isinstance(other, fmpq):
             return make_surd(self.coefficient * other, self.radicand)
         if isinstance(other, Surd):
@@ -125,14 +123,18 @@ class Surd:
         return Surd(1 / (self.coefficient * self.radicand), self.radicand)
 
 
-def make_surd(coefficient: fmpq, radicand: int) -> Exact:
+# The numbers closed under the fast core's products: a rational or a single surd.
+RationalOrSurd = Union[fmpq, Surd]
+
+
+def make_surd(coefficient: fmpq, radicand: int) -> RationalOrSurd:
     """A ``Surd``, or the plain rational when the root disappears."""
     if radicand == 1 or coefficient == 0:
         return fmpq(coefficient)
     return Surd(fmpq(coefficient), radicand)
 
 
-def surd_sqrt(q: fmpq) -> Exact:
+def surd_sqrt(q: fmpq) -> RationalOrSurd:
     """Exact square root of a non-negative rational, as rational or ``Surd``.
 
     >>> surd_sqrt(fmpq(1, 2))
@@ -146,6 +148,19 @@ def surd_sqrt(q: fmpq) -> Exact:
     # sqrt(p/d) = sqrt(p*d)/d
     g, r = squarefree_split(p * d)
     return make_surd(fmpq(g, d), r)
+
+
+def reciprocal(value: RationalOrSurd) -> RationalOrSurd:
+    """``1 / value`` for a non-zero rational or surd (ZeroDivisionError for 0).
+
+    >>> reciprocal(fmpq(2, 3)), reciprocal(Surd(fmpq(1, 2), 2))
+    (3/2, Surd(coefficient=1, radicand=2))
+    """
+    if isinstance(value, fmpq):
+        if value == 0:
+            raise ZeroDivisionError("the reciprocal of 0")
+        return 1 / value
+    return value.reciprocal()
 
 
 @dataclass(frozen=True)
@@ -191,12 +206,8 @@ def to_ball(value: Exact, prec: int) -> arb | None:
     if isinstance(value, (NegInf, NotANumber)):
         return None
     if isinstance(value, fmpq):
-        old = ctx.prec
-        ctx.prec = prec
-        try:
+        with working_precision(prec):
             return arb(value)
-        finally:
-            ctx.prec = old
     return value.ball(prec)
 
 
