@@ -26,16 +26,20 @@ Surd(coefficient=1/2, radicand=2)
 
 from __future__ import annotations
 
-__all__ = ["Entry", "Symbolic", "parse_entry", "parse_number_literal", "tree_to_sympy", "MAX_EXPONENT"]
+__all__ = ["Entry", "Symbolic", "Value", "parse_entry", "parse_number_literal", "MAX_EXPONENT"]
 
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from flint import fmpq
 
 from symattn.errors import InputError, Location
-from symattn.values.exact import NEG_INF, Exact, Surd, make_surd, surd_sqrt
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, Surd, make_surd, reciprocal,
+                                  surd_sqrt)
+
+if TYPE_CHECKING:
+    import sympy
 
 # Exponents beyond this would build integers with more digits than any
 # worked example needs, and could stall the machine; refuse them clearly.
@@ -63,10 +67,13 @@ class Symbolic:
     ``to_sympy()`` builds the SymPy expression from the tree (never from text).
     """
 
-    tree: tuple[Any, ...]
+    tree: tuple[Any, ...]      # a ``symbolic.SyntaxTree``: ("num", 1/2), ("sym", "a"), ...
     text: str
 
-    def to_sympy(self) -> Any:
+    def to_sympy(self) -> sympy.Expr:
+        # Only here: SymPy is slow to import, and most entries are rational.
+        from symattn.values.symbolic import tree_to_sympy
+
         return tree_to_sympy(self.tree)
 
 
@@ -212,8 +219,9 @@ class _Parser:
 
     def parse(self) -> tuple[Any, ...]:
         tree = self.expr()
-        if self.peek() is not None:
-            raise _SyntaxProblem(f"unexpected {self.peek()[1]!r}")  # type: ignore[index]
+        extra = self.peek()
+        if extra is not None:
+            raise _SyntaxProblem(f"unexpected {extra[1]!r}")
         return tree
 
     def expr(self) -> tuple[Any, ...]:
@@ -284,11 +292,12 @@ class _Parser:
         return tree
 
 
-def _fold(tree: tuple[Any, ...]) -> Exact | None:
+def _fold(tree: tuple[Any, ...]) -> RationalOrSurd | None:
     """Evaluate a tree to a rational or single surd; None if it needs SymPy."""
     kind = tree[0]
     if kind == "num":
-        return tree[1]
+        number: fmpq = tree[1]
+        return number
     if kind == "sym":
         return None
     if kind == "neg":
@@ -302,21 +311,7 @@ def _fold(tree: tuple[Any, ...]) -> Exact | None:
             return surd_sqrt(inner)
         return None
     if kind == "pow":
-        base, exponent = _fold(tree[1]), tree[2]
-        if base is None:
-            return None
-        if isinstance(base, fmpq):
-            if base == 0 and exponent < 0:
-                raise ZeroDivisionError
-            return base ** exponent
-        assert isinstance(base, Surd)
-        r = base.radicand  # already square-free: (a*sqrt(r))**k = a**k * r**(k//2) * sqrt(r)**(k%2)
-        half, odd = divmod(abs(exponent), 2)
-        coefficient = base.coefficient ** abs(exponent) * fmpq(r) ** half
-        result: Exact = make_surd(coefficient, r if odd else 1)
-        if exponent < 0:
-            result = _reciprocal(result)
-        return result
+        return _fold_power(_fold(tree[1]), tree[2])
     left, right = _fold(tree[1]), _fold(tree[2])
     if kind == "div" and isinstance(right, fmpq) and right == 0:
         raise ZeroDivisionError   # also when the numerator is symbolic: a/0
@@ -332,33 +327,18 @@ def _fold(tree: tuple[Any, ...]) -> Exact | None:
         return None
     if kind == "mul":
         return left * right
-    return left * _reciprocal(right)
+    return left * reciprocal(right)
 
 
-def _reciprocal(value: Exact) -> Exact:
-    if isinstance(value, fmpq):
-        if value == 0:
+def _fold_power(base: RationalOrSurd | None, exponent: int) -> RationalOrSurd | None:
+    if base is None:
+        return None
+    if isinstance(base, fmpq):
+        if base == 0 and exponent < 0:
             raise ZeroDivisionError
-        return 1 / value
-    assert isinstance(value, Surd)
-    return value.reciprocal()
-
-
-def tree_to_sympy(tree: tuple[Any, ...]) -> Any:
-    """Build a SymPy expression from the entry parser's syntax tree."""
-    import sympy   # only here: SymPy is slow to import, and most entries are rational
-
-    kind = tree[0]
-    if kind == "num":
-        return sympy.Rational(int(tree[1].p), int(tree[1].q))
-    if kind == "sym":
-        return sympy.Symbol(tree[1], real=True)
-    if kind == "neg":
-        return -tree_to_sympy(tree[1])
-    if kind == "sqrt":
-        return sympy.sqrt(tree_to_sympy(tree[1]))
-    if kind == "pow":
-        return tree_to_sympy(tree[1]) ** tree[2]
-    left, right = tree_to_sympy(tree[1]), tree_to_sympy(tree[2])
-    return {"add": left + right, "sub": left - right, "mul": left * right}.get(kind) \
-        if kind != "div" else left / right
+        return base ** exponent
+    r = base.radicand  # already square-free: (a*sqrt(r))**k = a**k * r**(k//2) * sqrt(r)**(k%2)
+    half, odd = divmod(abs(exponent), 2)
+    coefficient = base.coefficient ** abs(exponent) * fmpq(r) ** half
+    result = make_surd(coefficient, r if odd else 1)
+    return reciprocal(result) if exponent < 0 else result

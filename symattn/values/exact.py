@@ -8,23 +8,24 @@ Values in symattn are one of:
   the shape of every scaled score when the scale is ``1/sqrt(d_k)``;
 * ``Irrational`` - a number known to be irrational (by construction, e.g. an
   exponential of a non-zero algebraic number), carried as its exact text and a
-  function giving a certified ball at any precision.
-
-Anything else a user may write (identifiers, sums of different roots) lives in
-the SymPy path (``sympy_path``); this module never imports SymPy.
+  function giving a certified ball at any precision;
+* a ``ClosedForm`` - anything else a user may write (identifiers, sums of
+  different roots), computed on the SymPy path (``derivation.sympy_path``) and
+  carried as ``symbolic.SympyValue``; this module never imports SymPy.
 """
 
 from __future__ import annotations
 
 __all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
-           "working_precision", "Surd", "RationalOrSurd", "Irrational", "Exact", "to_ball",
+           "working_precision", "Surd", "RationalOrSurd", "Irrational", "ClosedForm", "Exact",
+           "to_ball",
            "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt",
            "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
 from math import isqrt
 from dataclasses import dataclass
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterator, Protocol, Union
 
 from flint import arb, ctx, fmpq, fmpz
 
@@ -183,7 +184,22 @@ class Irrational:
         return self.evaluate(prec)
 
 
-Exact = Union[fmpq, NegInf, NotANumber, Surd, Irrational]
+class ClosedForm(Protocol):
+    """An exact value known by its closed form: the SymPy path's ``symbolic.SympyValue``.
+
+    Its SymPy-readable text, and a certified ball when it is a number (None
+    when it has free symbols).
+    """
+
+    @property
+    def text(self) -> str:
+        """The exact, SymPy-readable form."""
+
+    def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits, or None without a numeric value."""
+
+
+Exact = Union[fmpq, NegInf, NotANumber, Surd, Irrational, ClosedForm]
 
 
 def is_rational(value: Exact) -> bool:
@@ -198,7 +214,7 @@ def working_precision(bits: int) -> Iterator[None]:
     try:
         yield
     finally:
-        ctx.prec = old
+        ctx.prec = old   # the one place that sets flint's precision
 
 
 def to_ball(value: Exact, prec: int) -> arb | None:
