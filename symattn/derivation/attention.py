@@ -1,7 +1,7 @@
 """The attention core on the fast rational path: Q, K, V, scores ... output.
 
-Rational inputs take exact ``fmpq`` matrices and the grids of ``derivation.grids``;
-nothing here formats numbers.
+Rational inputs take exact ``fmpq`` matrices and the grids of ``derivation.grids``
+and ``derivation.softmax_grids``; nothing here formats numbers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Iterator
 
 from flint import fmpq, fmpq_mat
 
-from symattn.derivation import grids
+from symattn.derivation import grids, softmax_grids
 from symattn.derivation.steps import Step, make_step
 from symattn.errors import InputError
 from symattn.problem.problem import EntryMatrix, Problem
@@ -126,14 +126,14 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         masked = grids.MaskedGrid(scaled, allowed)
     operand = "masked" if any_masked else "scaled"
     if problem.normalisation == "softmax":
-        exp = grids.ExpGrid(masked)
+        exp = softmax_grids.ExpGrid(masked)
         yield make_step("exp", exp, operands=(operand,))
-        yield make_step("exp_sum", grids.ExpSumGrid(exp))
-        weights = grids.WeightsGrid(masked, "softmax", problem.fully_masked)
+        yield make_step("exp_sum", softmax_grids.ExpSumGrid(exp))
+        weights = softmax_grids.WeightsGrid(masked, "softmax", problem.fully_masked)
         yield make_step("weights", weights)
     else:
-        weights = grids.WeightsGrid(masked, "sum", problem.fully_masked)
+        weights = softmax_grids.WeightsGrid(masked, "sum", problem.fully_masked)
         yield make_step("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
                         operands=(operand,))
     if "V" in matrices:
-        yield make_step("output", grids.OutputGrid(weights, matrices["V"]))
+        yield make_step("output", softmax_grids.OutputGrid(weights, matrices["V"]))

@@ -44,7 +44,7 @@ from typing import Callable, Sequence
 from flint import fmpq
 
 from symattn.values import probabilities
-from symattn.derivation import grids
+from symattn.derivation.softmax_grids import WeightsGrid
 from symattn.derivation.steps import Operand, Step, StepInfo, formula_step
 from symattn.errors import InputError
 from symattn.values.exact import NAN, NEG_INF, Exact
@@ -93,7 +93,7 @@ def _guarded(label: str, rule: Callable[[Operand, int, int], Exact]
 
 def _check_numeric(steps: Sequence[Step], name: str) -> None:
     grid = next(step.value for step in steps if step.name == name)
-    if isinstance(grid, grids.WeightsGrid):         # the rational core: always numbers
+    if isinstance(grid, WeightsGrid):         # the rational core: always numbers
         return
     for i in grid.rows():
         for j in grid.columns():

@@ -103,16 +103,13 @@ def build_steps(problem: Problem) -> tuple[Any, ...]:
     for i in range(n):
         if not any(allowed[i]):
             if problem.fully_masked == "error":
-                raise grids.FullyMaskedRowError(
-                    f"row {i + 1} of the scores is fully masked, so softmax is 0/0; set "
-                    "options.fully_masked to \"nan\" (as PyTorch returns) or \"zeros\"")
+                raise grids.fully_masked_row(i)
             fill = sympy.S.NaN if problem.fully_masked == "nan" else sympy.S.Zero
             for j in range(m):
                 weights[i, j] = fill
             continue
         if totals[i, 0] == 0:
-            raise InputError(f"row {i + 1} of the scores sums to 0, so dividing by the row "
-                             "sum is undefined; use normalisation = \"softmax\"")
+            raise grids.zero_row_sum(i)
         for j in range(m):
             # powsimp lets exp(a)*exp(-a) cancel, so equal scores give exact 1/count.
             weights[i, j] = sympy.powsimp(numerators[i, j] / totals[i, 0])

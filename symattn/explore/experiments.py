@@ -36,6 +36,7 @@ from flint import arb, fmpq
 from symattn.values import arith, probabilities
 from symattn.derivation import grids
 from symattn.derivation.diagnostics import weights_prefixes
+from symattn.derivation.softmax_grids import WeightsGrid
 from symattn.derivation.steps import Derivation
 from symattn.derivation.pipeline import derive
 from symattn.values.entries import Entry, parse_entry
@@ -86,7 +87,7 @@ def _base(problem: Problem) -> Problem:
 
 def _check_numeric(derivation: Derivation, name: str, command: str) -> None:
     grid = derivation[name].value
-    if isinstance(grid, grids.WeightsGrid):         # the rational core: always numbers
+    if isinstance(grid, WeightsGrid):         # the rational core: always numbers
         return
     for i in grid.rows():
         for j in grid.columns():

@@ -25,7 +25,7 @@ __all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotA
 from contextlib import contextmanager
 from math import isqrt
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, Union
+from typing import Callable, Iterator, Protocol, Union, overload
 
 from flint import arb, ctx, fmpq, fmpz
 
@@ -215,6 +215,14 @@ def working_precision(bits: int) -> Iterator[None]:
         yield
     finally:
         ctx.prec = old   # the one place that sets flint's precision
+
+
+@overload
+def to_ball(value: fmpq | Surd | Irrational, prec: int) -> arb: ...
+
+
+@overload
+def to_ball(value: Exact, prec: int) -> arb | None: ...
 
 
 def to_ball(value: Exact, prec: int) -> arb | None:
