@@ -178,15 +178,15 @@ class _RationalRows:
     """Rational inputs: rows as fmpq; each step's attention by the fast exact core."""
 
     def __init__(self, problem: Problem) -> None:
-        from symattn.derivation.attention import _to_fmpq_mat
+        from symattn.derivation.attention import rational_matrix
 
         self.problem = problem
         inputs = problem.inputs
-        self.given = {name: _to_fmpq_mat(inputs[name]) for name in ("Q", "K", "V")
+        self.given = {name: rational_matrix(inputs[name]) for name in ("Q", "K", "V")
                       if name in inputs}
-        self.weights = {name: _to_fmpq_mat(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
+        self.weights = {name: rational_matrix(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
                         if f"W_{name}" in inputs}
-        self.x = _to_fmpq_mat(inputs["X"]) if "X" in inputs else None
+        self.x = rational_matrix(inputs["X"]) if "X" in inputs else None
 
     def _row(self, name: str, t: int) -> tuple[fmpq, ...]:
         if name in self.given:
@@ -235,17 +235,16 @@ class _SympyRows:
     def __init__(self, problem: Problem) -> None:
         import sympy
 
-        from symattn.derivation.sympy_grid import _matrix
-        from symattn.values.symbolic import value_to_sympy
+        from symattn.derivation.sympy_grid import scale_factor_sympy, sympy_matrix
 
         self.sympy = sympy
         self.problem = problem
         inputs = problem.inputs
-        self.given = {name: _matrix(inputs[name]) for name in ("Q", "K", "V") if name in inputs}
-        self.weights = {name: _matrix(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
+        self.given = {name: sympy_matrix(inputs[name]) for name in ("Q", "K", "V") if name in inputs}
+        self.weights = {name: sympy_matrix(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
                         if f"W_{name}" in inputs}
-        self.x = _matrix(inputs["X"]) if "X" in inputs else None
-        self.factor = value_to_sympy(problem.scale_value) / value_to_sympy(problem.temperature)
+        self.x = sympy_matrix(inputs["X"]) if "X" in inputs else None
+        self.factor = scale_factor_sympy(problem)
 
     def _row(self, name: str, t: int) -> Any:
         sympy, problem = self.sympy, self.problem
