@@ -40,7 +40,7 @@ def _derive(problem: Problem) -> Derivation:
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
-    if problem.positions != "none":   # sines and cosines: the SymPy path (symattn.derivation.positions)
+    if problem.positions != "none":   # sines and cosines: the SymPy path (derivation.positions)
         from symattn.derivation import positions
 
         positions.check(problem)
