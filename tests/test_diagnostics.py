@@ -20,7 +20,7 @@ from flint import fmpq
 
 import symattn
 from symattn.values import arith, probabilities
-from symattn.explore import experiments
+from symattn.explore import sweep, whatif
 from symattn.cli.app import main
 from symattn.errors import InputError
 from symattn.values.exact import Irrational, Surd
@@ -267,8 +267,8 @@ def test_bundled_example_claims_against_mpmath():
 # -------------------------------------------------------------------- sweep
 def test_sweep_is_monotonic_for_the_six_token_example():
     problem = symattn.load_example("003-entropy-temperature")
-    temperatures = experiments.parse_temperatures("0.3,0.5,1,2,5")
-    [result] = experiments.sweep(problem, temperatures)
+    temperatures = sweep.parse_temperatures("0.3,0.5,1,2,5")
+    [result] = sweep.sweep(problem, temperatures)
     means = [float(THIRTY.format(row.mean_entropy)) for row in result.rows]
     assert means == sorted(means) and len(set(means)) == len(means)
     for i in range(6):
@@ -294,7 +294,7 @@ def test_sweep_is_monotonic_for_the_six_token_example():
 
 def test_sweep_of_scaled_scores_divides_them_by_t():
     problem = symattn.load_example("001-scores-times-10")     # scaled = [4.85, 4.45, 7.30]
-    [result] = experiments.sweep(problem, experiments.parse_temperatures("1,2"))
+    [result] = sweep.sweep(problem, sweep.parse_temperatures("1,2"))
     for row, t in zip(result.rows, (1, 2)):
         z = np.array([4.85, 4.45, 7.30]) / t
         w = np.exp(z - z.max())
@@ -353,7 +353,7 @@ def _grid(grid):
 
 def test_whatif_variants_against_numpy():
     """Seed 001's q1, q3 (positions 1 and 3), causal mask, d_k = d_v = 4."""
-    variants = {v.key: v for v in experiments.whatif(symattn.load_example("001-kocka-spi-venku"))}
+    variants = {v.key: v for v in whatif.whatif(symattn.load_example("001-kocka-spi-venku"))}
     q, k, v = (np.array(m) for m in (KOCKA_Q, KOCKA_K, KOCKA_V))
     keep = np.array([[True, False, False], [True, True, True]])    # positions 1 and 3
 
@@ -412,7 +412,7 @@ def test_whatif_swaps_the_projections_when_k_and_v_come_from_x():
     problem = symattn.Problem.from_mapping({"inputs": {
         "X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 2], [0, 1]], "W_K": [[1, 0], [1, 1]],
         "W_V": [[0, 1], [2, 0]]}})
-    swapped = next(v for v in experiments.whatif(problem) if v.key == "kv_swapped")
+    swapped = next(v for v in whatif.whatif(problem) if v.key == "kv_swapped")
     x = np.array([[1, 0], [0, 1], [1, 1]], dtype=float)
     q, k, v = x @ [[1, 2], [0, 1]], x @ [[1, 0], [1, 1]], x @ [[0, 1], [2, 0]]
     w = _np_rows(q @ v.T / math.sqrt(2))

@@ -139,7 +139,7 @@ def _title(kind: str, problem: Any) -> list[str]:
 
 # -------------------------------------------------------------------- sweep
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from symattn.explore import experiments
+    from symattn.explore import sweep as experiments
 
     temperatures = experiments.parse_temperatures(args.temperatures)
     problem = _load(args)
@@ -238,7 +238,7 @@ def _sweep_latex(problem: Any, sweeps: Sequence[Any], fmt: Any, fragment: bool =
 
 
 def _mean(values: Sequence[Any]) -> Any:
-    from symattn.explore import experiments
+    from symattn.explore import shared as experiments
 
     return experiments.mean_entropy(values)
 
@@ -268,7 +268,7 @@ def _sweep_json(problem: Any, sweeps: Sequence[Any], fmt: Any) -> str:
 
 # ------------------------------------------------------------------- whatif
 def _cmd_whatif(args: argparse.Namespace) -> int:
-    from symattn.explore import experiments
+    from symattn.explore import whatif as experiments
 
     problem = _load(args)
     number_format = _number_format(args)

@@ -81,7 +81,7 @@ def _planted(attention: Attention, mistake: str, rng: random.Random, p: int = 3
         printed = {step: _grid(wrong, step) for step in STEPS}
         detail = f"{leak[0] + 1},{leak[1] + 1}"
     elif mistake == "column_softmax":
-        from symattn.explore.experiments import column_softmax
+        from symattn.explore.whatif import column_softmax
 
         printed = {step: _grid(right, step) for step in ("scores", "scaled", "masked", "exp")}
         weights = column_softmax(right["masked"].value)
