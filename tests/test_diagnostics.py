@@ -21,7 +21,6 @@ from flint import fmpq
 import symattn
 from symattn.values import arith, probabilities
 from symattn.explore import sweep, whatif
-from symattn.cli.app import main
 from symattn.errors import InputError
 from symattn.values.exact import Irrational, Surd
 from cli_support import run
