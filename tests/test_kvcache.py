@@ -19,7 +19,7 @@ import symattn
 from symattn import NumberFormat, derive
 from symattn.errors import InputError
 from symattn.explore.kvcache import decode, work_saved
-from symattn.explore.permute import same_exact
+from symattn.explore.equality import same_exact
 from symattn.problem.problem import Problem
 from cli_support import run
 
