@@ -106,6 +106,7 @@ class Surd:
     radicand: int
 
     def ball(self, prec: int) -> arb:
+        """A certified ball at ``prec`` bits."""
         with working_precision(prec):
             return arb(self.coefficient) * arb(self.radicand).sqrt()
 
@@ -181,6 +182,7 @@ class Irrational:
         return self.describe if isinstance(self.describe, str) else self.describe()
 
     def ball(self, prec: int) -> arb:
+        """A certified ball at ``prec`` bits."""
         return self.evaluate(prec)
 
 
@@ -203,6 +205,7 @@ Exact = Union[fmpq, NegInf, NotANumber, Surd, Irrational, ClosedForm]
 
 
 def is_rational(value: Exact) -> bool:
+    """True for a rational (``fmpq``), the one kind that is rounded exactly."""
     return isinstance(value, fmpq)
 
 

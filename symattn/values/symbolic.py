@@ -138,9 +138,11 @@ class SympyValue:
         return not self.expr.free_symbols
 
     def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits; None with free symbols."""
         return to_ball(self.expr, prec) if self.is_numeric else None
 
     def to_sympy(self) -> sympy.Expr:
+        """The expression itself."""
         return self.expr
 
 
