@@ -47,7 +47,7 @@ from flint import fmpq
 from symattn.derivation.grids import Grid
 from symattn.derivation.names import split_name
 from symattn.derivation.softmax_grids import WeightsGrid
-from symattn.derivation.steps import EntryRule, Operand, Step, StepInfo, formula_step
+from symattn.derivation.steps import EntryRule, Operand, Step, StepInfo, formula_step, step_shape
 from symattn.errors import InputError
 from symattn.problem.problem import Problem
 from symattn.values import probabilities
@@ -117,7 +117,7 @@ def diagnostic_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> 
 
 def _entropy_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> list[Step]:
     weights_name = prefix + "weights"
-    n, m = _shape(earlier, weights_name)
+    n, m = step_shape(earlier, weights_name)
     counts = [sum(row) for row in problem.allowed()]
 
     def entropy(operand: Operand, i: int, _: int) -> Exact:
@@ -137,7 +137,7 @@ def _jacobian_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> l
         raise InputError("the softmax Jacobian ([diagnostics] jacobian) needs "
                          "normalisation = \"softmax\"")
     weights_name, scores_name = prefix + "weights", prefix + "scores"
-    n, m = _shape(earlier, weights_name)
+    n, m = step_shape(earlier, weights_name)
     allowed = problem.allowed()
 
     def jacobian(operand: Operand, i: int, _: int) -> Exact:
@@ -158,10 +158,6 @@ def _jacobian_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> l
     steps.append(_step("jacobian_norm_unscaled", prefix, (n, 1),
                        _guarded(f"{prefix}jacobian_norm_unscaled", unscaled), [*earlier, *steps]))
     return steps
-
-
-def _shape(steps: Sequence[Step], name: str) -> tuple[int, int]:
-    return next(step.shape for step in steps if step.name == name)
 
 
 def diagnostics(problem: Problem, earlier: Sequence[Step]) -> list[Step]:

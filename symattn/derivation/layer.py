@@ -27,7 +27,8 @@ from typing import Callable, Sequence
 from flint import fmpq
 
 from symattn.derivation import grids
-from symattn.derivation.steps import Derivation, EntryRule, Operand, Step, StepInfo, formula_step
+from symattn.derivation.steps import (Derivation, EntryRule, Operand, Step, StepInfo, formula_step,
+                                     step_shape)
 from symattn.errors import InputError
 from symattn.problem.problem import Problem
 from symattn.problem.tables import EntryMatrix
@@ -124,10 +125,6 @@ def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
     return rule
 
 
-def _shape(steps: Sequence[Step], name: str) -> tuple[int, int]:
-    return next(step.shape for step in steps if step.name == name)
-
-
 class _Appender:
     """Steps appended after ``earlier``; each new step's rule reads every step before it."""
 
@@ -167,7 +164,7 @@ def feed_forward(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
     if config is None:
         return []
     added = _Appender(earlier)
-    n, width = _shape(earlier, "output")
+    n, width = step_shape(earlier, "output")
     source = "output"
     if config.residual:
         added.add("residual_1", (n, width), _sum_rule("X", "output"))
@@ -231,7 +228,7 @@ def readout(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
     if config is None:
         return []
     source = _last_output(earlier)
-    n, width = _shape(earlier, source)
+    n, width = step_shape(earlier, source)
     positions = problem.query_positions or tuple(range(1, n + 1))
     row = positions.index(config.position) if config.position is not None else n - 1
     added = _Appender(earlier)

@@ -13,7 +13,7 @@ The step names are canonical and shared by the checker and every renderer::
 from __future__ import annotations
 
 __all__ = ['StepInfo', 'STEP_INFO', 'STEP_NAMES', 'Operand', 'EntryRule', 'Step', 'Derivation',
-           'formula_step', 'make_step']
+           'formula_step', 'make_step', 'step_shape']
 
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -137,3 +137,8 @@ def make_step(name: str, value: grids.Grid, *, formula: str | None = None,
     return Step(name, info.symbol, formula or info.formula,
                 info.operands if operands is None else operands,
                 info.description if description is None else description, value)
+
+
+def step_shape(steps: Sequence[Step], name: str) -> tuple[int, int]:
+    """The shape of the step called ``name`` among ``steps``."""
+    return next(step.shape for step in steps if step.name == name)
