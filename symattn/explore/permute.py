@@ -13,7 +13,7 @@ __all__ = ['RowComparison', 'PermutationResult', 'parse_order', 'permute_problem
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
 from flint import fmpq
 
@@ -138,12 +138,12 @@ def permute_problem(problem: Problem, order: Sequence[int]) -> Problem:
     for name in ("scores", "scaled"):
         if name in inputs:
             inputs[name] = tuple(tuple(inputs[name][a][b] for b in perm) for a in perm)
-    changes: dict[str, Any] = {"inputs": inputs}
-    if len(problem.tokens) == n:
-        changes["tokens"] = tuple(problem.tokens[k] for k in perm)
-    if len(problem.sequence) == n:
-        changes["sequence"] = tuple(problem.sequence[k] for k in perm)
-    return dataclasses.replace(problem, **changes)
+    # Token names and vocabulary ids move with their tokens when there is one per token.
+    tokens = tuple(problem.tokens[k] for k in perm) if len(problem.tokens) == n \
+        else problem.tokens
+    sequence = tuple(problem.sequence[k] for k in perm) if len(problem.sequence) == n \
+        else problem.sequence
+    return dataclasses.replace(problem, inputs=inputs, tokens=tokens, sequence=sequence)
 
 
 TEXT_CHECK_TOKENS = 16    # permute compares closed forms as text up to this many tokens

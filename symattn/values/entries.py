@@ -41,6 +41,10 @@ from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, Surd, make_sur
 if TYPE_CHECKING:
     import sympy
 
+# A syntax tree of the grammar above: ("num", fmpq), ("sym", name), ("neg" | "sqrt", tree),
+# ("pow", tree, int) or ("add" | "sub" | "mul" | "div", tree, tree); ``symbolic.SyntaxTree``.
+_Tree = tuple[Any, ...]
+
 # Exponents beyond this would build integers with more digits than any
 # worked example needs, and could stall the machine; refuse them clearly.
 MAX_EXPONENT = 10_000
@@ -67,7 +71,7 @@ class Symbolic:
     ``to_sympy()`` builds the SymPy expression from the tree (never from text).
     """
 
-    tree: tuple[Any, ...]      # a ``symbolic.SyntaxTree``: ("num", 1/2), ("sym", "a"), ...
+    tree: _Tree
     text: str
 
     def to_sympy(self) -> sympy.Expr:
@@ -217,28 +221,28 @@ class _Parser:
         self.index += 1
         return token
 
-    def parse(self) -> tuple[Any, ...]:
+    def parse(self) -> _Tree:
         tree = self.expr()
         extra = self.peek()
         if extra is not None:
             raise _SyntaxProblem(f"unexpected {extra[1]!r}")
         return tree
 
-    def expr(self) -> tuple[Any, ...]:
+    def expr(self) -> _Tree:
         tree = self.term()
         while (token := self.peek()) and token[1] in "+-" and token[0] == "op":
             self.take()
             tree = ("add" if token[1] == "+" else "sub", tree, self.term())
         return tree
 
-    def term(self) -> tuple[Any, ...]:
+    def term(self) -> _Tree:
         tree = self.factor()
         while (token := self.peek()) and token[0] == "op" and token[1] in ("*", "/"):
             self.take()
             tree = ("mul" if token[1] == "*" else "div", tree, self.factor())
         return tree
 
-    def factor(self) -> tuple[Any, ...]:
+    def factor(self) -> _Tree:
         token = self.peek()
         if token and token[0] == "op" and token[1] in "+-":
             self.take()
@@ -260,7 +264,7 @@ class _Parser:
             return ("pow", base, -int(digits) if negative else int(digits))
         return base
 
-    def atom(self) -> tuple[Any, ...]:
+    def atom(self) -> _Tree:
         kind, token = self.take()
         if kind == "num":
             try:
@@ -283,7 +287,7 @@ class _Parser:
             return inner
         raise _SyntaxProblem(f"unexpected {token!r}")
 
-    def nested(self) -> tuple[Any, ...]:
+    def nested(self) -> _Tree:
         self.depth += 1
         if self.depth > 100:
             raise _SyntaxProblem("too deeply nested")
@@ -292,7 +296,7 @@ class _Parser:
         return tree
 
 
-def _fold(tree: tuple[Any, ...]) -> RationalOrSurd | None:
+def _fold(tree: _Tree) -> RationalOrSurd | None:
     """Evaluate a tree to a rational or single surd; None if it needs SymPy."""
     kind = tree[0]
     if kind == "num":
