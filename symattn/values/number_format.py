@@ -49,7 +49,7 @@ class Block(Protocol):
         """The exact value of entry (i, j)."""
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
-              ) -> list[list[arb | None]]:
+              ) -> Sequence[Sequence[arb | None]]:
         """Certified balls for a block of entries (None for -oo and nan)."""
 
 
