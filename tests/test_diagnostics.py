@@ -19,9 +19,8 @@ import pytest
 from flint import fmpq
 
 import symattn
-from symattn.values import arith
-from symattn.explore import experiments
-from symattn.cli.app import main
+from symattn.values import arith, probabilities
+from symattn.explore import sweep, whatif
 from symattn.errors import InputError
 from symattn.values.exact import Irrational, Surd
 from cli_support import run
@@ -124,7 +123,7 @@ def test_uniform_row_over_three_keys_is_exactly_log2_3():
     ["1/3", "1/3", "1/3"], ["2/9", "1/9", "2/3", "0"], ["1"]])
 def test_entropy_of_rational_rows_is_exact(weights):
     values = [fmpq(Fraction(w).numerator, Fraction(w).denominator) for w in weights]
-    h = arith.entropy_bits(values)
+    h = probabilities.entropy_bits(values)
     fractions = [Fraction(w) for w in weights if Fraction(w)]
     with mpmath.workdps(DPS):
         expected = -mpmath.fsum(mpmath.mpf(f.numerator) / f.denominator *
@@ -168,12 +167,12 @@ def test_jacobian_norm_is_exact_for_uniform_rows_and_one_key():
     norms = column(derivation, "jacobian_norm")
     assert norms[0] == 0                                   # one key: J = 1 - 1 = 0
     assert norms[3] == Surd(fmpq(1, 4), 3)                 # sqrt(k - 1)/k for k = 4
-    assert arith.softmax_jacobian_norm([fmpq(1, 2)] * 2) == fmpq(1, 2)
+    assert probabilities.softmax_jacobian_norm([fmpq(1, 2)] * 2) == fmpq(1, 2)
     # For any vector (not only probabilities) the norm is the Frobenius norm of J.
     w = [Fraction(3, 10), Fraction(1, 5), Fraction(1, 2)]
     squares = sum(((w[j] if j == k else 0) - w[j] * w[k]) ** 2
                   for j in range(3) for k in range(3))
-    value = arith.softmax_jacobian_norm([fmpq(x.numerator, x.denominator) for x in w])
+    value = probabilities.softmax_jacobian_norm([fmpq(x.numerator, x.denominator) for x in w])
     with mpmath.workdps(DPS):
         assert_30(value, mpmath.sqrt(mpmath.mpf(squares.numerator) / squares.denominator))
 
@@ -267,8 +266,8 @@ def test_bundled_example_claims_against_mpmath():
 # -------------------------------------------------------------------- sweep
 def test_sweep_is_monotonic_for_the_six_token_example():
     problem = symattn.load_example("003-entropy-temperature")
-    temperatures = experiments.parse_temperatures("0.3,0.5,1,2,5")
-    [result] = experiments.sweep(problem, temperatures)
+    temperatures = sweep.parse_temperatures("0.3,0.5,1,2,5")
+    [result] = sweep.sweep(problem, temperatures)
     means = [float(THIRTY.format(row.mean_entropy)) for row in result.rows]
     assert means == sorted(means) and len(set(means)) == len(means)
     for i in range(6):
@@ -294,7 +293,7 @@ def test_sweep_is_monotonic_for_the_six_token_example():
 
 def test_sweep_of_scaled_scores_divides_them_by_t():
     problem = symattn.load_example("001-scores-times-10")     # scaled = [4.85, 4.45, 7.30]
-    [result] = experiments.sweep(problem, experiments.parse_temperatures("1,2"))
+    [result] = sweep.sweep(problem, sweep.parse_temperatures("1,2"))
     for row, t in zip(result.rows, (1, 2)):
         z = np.array([4.85, 4.45, 7.30]) / t
         w = np.exp(z - z.max())
@@ -353,7 +352,7 @@ def _grid(grid):
 
 def test_whatif_variants_against_numpy():
     """Seed 001's q1, q3 (positions 1 and 3), causal mask, d_k = d_v = 4."""
-    variants = {v.key: v for v in experiments.whatif(symattn.load_example("001-kocka-spi-venku"))}
+    variants = {v.key: v for v in whatif.whatif(symattn.load_example("001-kocka-spi-venku"))}
     q, k, v = (np.array(m) for m in (KOCKA_Q, KOCKA_K, KOCKA_V))
     keep = np.array([[True, False, False], [True, True, True]])    # positions 1 and 3
 
@@ -412,7 +411,7 @@ def test_whatif_swaps_the_projections_when_k_and_v_come_from_x():
     problem = symattn.Problem.from_mapping({"inputs": {
         "X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 2], [0, 1]], "W_K": [[1, 0], [1, 1]],
         "W_V": [[0, 1], [2, 0]]}})
-    swapped = next(v for v in experiments.whatif(problem) if v.key == "kv_swapped")
+    swapped = next(v for v in whatif.whatif(problem) if v.key == "kv_swapped")
     x = np.array([[1, 0], [0, 1], [1, 1]], dtype=float)
     q, k, v = x @ [[1, 2], [0, 1]], x @ [[1, 0], [1, 1]], x @ [[0, 1], [2, 0]]
     w = _np_rows(q @ v.T / math.sqrt(2))

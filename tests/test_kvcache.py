@@ -17,10 +17,9 @@ from flint import fmpq
 
 import symattn
 from symattn import NumberFormat, derive
-from symattn.cli.app import main
 from symattn.errors import InputError
 from symattn.explore.kvcache import decode, work_saved
-from symattn.explore.permute import same_exact
+from symattn.explore.equality import same_exact
 from symattn.problem.problem import Problem
 from cli_support import run
 

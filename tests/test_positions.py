@@ -20,7 +20,6 @@ from flint import arb, fmpq
 import symattn.problem.examples
 from reference import assert_close_to_digits, sinusoidal_encoding
 from symattn import NumberFormat, derive
-from symattn.cli.app import main
 from symattn.errors import InputError, ShapeError
 from symattn.explore.permute import parse_order, permutation_check, permute_problem
 from symattn.derivation.positions import rotate, sinusoidal_entry

@@ -2,7 +2,7 @@
 
 A command plugin (see ``cli.app._command_modules``): ``register(subparsers)`` adds both
 parsers and returns their handlers. Nothing heavy is imported until a command
-runs; the computations live in ``explore.experiments``, the layouts in
+runs; the computations live in ``explore.sweep`` and ``explore.whatif``, the layouts in
 ``render.reports.explore``.
 
 >>> import argparse
@@ -125,13 +125,13 @@ def _terminal_width() -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from symattn.explore import experiments
+    from symattn.explore import sweep
     from symattn.render.reports import explore as layouts
 
-    temperatures = experiments.parse_temperatures(args.temperatures)
+    temperatures = sweep.parse_temperatures(args.temperatures)
     problem = _load(args)
     fmt = _number_format(args)
-    sweeps = experiments.sweep(problem, temperatures)
+    sweeps = sweep.sweep(problem, temperatures)
     write_report(args, _report_stem(args), {
         "text": lambda: layouts.render_sweep_text(problem, sweeps, fmt),
         "json": lambda: layouts.render_sweep_json(problem, sweeps, fmt),
@@ -140,12 +140,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_whatif(args: argparse.Namespace) -> int:
-    from symattn.explore import experiments
+    from symattn.explore import whatif
     from symattn.render.reports import explore as layouts
 
     problem = _load(args)
     fmt = _number_format(args)
-    variants = experiments.whatif(problem)
+    variants = whatif.whatif(problem)
     write_report(args, _report_stem(args), {
         "text": lambda: layouts.render_whatif_text(problem, variants, fmt, _terminal_width()),
         "json": lambda: layouts.render_whatif_json(problem, variants, fmt),

@@ -1,23 +1,25 @@
 """The attention core on the fast rational path: Q, K, V, scores ... output.
 
-Rational inputs take exact ``fmpq`` matrices and the grids of ``derivation.grids``;
-nothing here formats numbers.
+Rational inputs take exact ``fmpq`` matrices and the grids of ``derivation.grids``
+and ``derivation.softmax_grids``; nothing here formats numbers.
 """
 
 from __future__ import annotations
 
-__all__ = ['scaled_formula', 'scale_factor', 'source_of', 'attention_core']
+__all__ = ['scaled_formula', 'scale_factor', 'source_of', 'input_step', 'rational_matrix',
+           'attention_core', 'rational_steps']
 
-from typing import Iterator
+from typing import Container, Iterator, cast
 
 from flint import fmpq, fmpq_mat
 
-from symattn.derivation import grids
+from symattn.derivation import grids, softmax_grids
+from symattn.derivation.grids import Grid
 from symattn.derivation.steps import Step, make_step
 from symattn.errors import InputError
 from symattn.problem.modes import Normalisation
 from symattn.problem.problem import EntryMatrix, Problem
-from symattn.values.exact import NEG_INF, Surd
+from symattn.values.exact import NEG_INF, RationalOrSurd, Surd, reciprocal
 
 
 def scaled_formula(problem: Problem) -> str:
@@ -35,60 +37,59 @@ def scaled_formula(problem: Problem) -> str:
     return body
 
 
-def _to_fmpq_mat(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
-    try:   # the common case: every entry a rational
-        return fmpq_mat(len(matrix), len(matrix[0]),
-                        [entry.value for row in matrix for entry in row])
+def rational_matrix(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
+    """The entries as an exact ``fmpq_mat``; -oo holes as 0 when asked (given scores)."""
+    values = [entry.value for row in matrix for entry in row]
+    try:   # the common case: every entry a rational (fmpq_mat checks each: TypeError)
+        return fmpq_mat(len(matrix), len(matrix[0]), cast(list[fmpq], values))
     except TypeError:
         pass
-    values = []
+    rationals = []
     for row in matrix:
         for entry in row:
             value = entry.value
-            if not isinstance(value, fmpq):
-                if holes_to_zero:
-                    value = fmpq(0)
-                else:  # pragma: no cover - symbolic problems take the SymPy path
-                    raise InputError(f"entry {entry.text!r} is not rational")
-            values.append(value)
-    return fmpq_mat(len(matrix), len(matrix[0]), values)
+            if isinstance(value, fmpq):
+                rationals.append(value)
+            elif holes_to_zero:
+                rationals.append(fmpq(0))
+            else:  # pragma: no cover - symbolic problems take the SymPy path
+                raise InputError(f"entry {entry.text!r} is not rational")
+    return fmpq_mat(len(matrix), len(matrix[0]), rationals)
 
 
-def _embedding_lookup(problem: Problem, name: str) -> dict[str, object]:
-    """X picked from the vocabulary is a step with W_vocab as its operand."""
+def input_step(problem: Problem, name: str, grid: Grid) -> Step:
+    """The step of an input matrix; X picked from the vocabulary has W_vocab as its operand."""
     if name != "X" or not problem.sequence:
-        return {}
-    return {"formula": "W_{vocab}[\\text{tokens}]", "operands": ("W_vocab",)}
+        return make_step(name, grid)
+    return make_step(name, grid, formula="W_{vocab}[\\text{tokens}]", operands=("W_vocab",))
 
 
-def scale_factor(problem: Problem) -> fmpq | Surd:
+def scale_factor(problem: Problem) -> RationalOrSurd:
     """The number every score is multiplied by: scale / temperature."""
     scale = problem.scale_value
     temperature = problem.temperature
-    assert isinstance(scale, (fmpq, Surd)) and isinstance(temperature, (fmpq, Surd))
-    inverse = 1 / temperature if isinstance(temperature, fmpq) else temperature.reciprocal()
-    factor = scale * inverse
-    assert isinstance(factor, (fmpq, Surd))
-    return factor
+    if not (isinstance(scale, (fmpq, Surd)) and isinstance(temperature, (fmpq, Surd))):
+        raise TypeError("the rational core needs a rational or surd scale and temperature")
+    return scale * reciprocal(temperature)
 
 
-def source_of(name: str, inputs: object) -> str:
+def source_of(name: str, inputs: Container[str]) -> str:
     """The sequence a projection reads: keys and values may come from X_kv."""
-    return "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"  # type: ignore[operator]
+    return "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"
 
 
-def _rational_steps(problem: Problem) -> Iterator[Step]:
+def rational_steps(problem: Problem) -> Iterator[Step]:
+    """Every step from the inputs to the output on the fast rational core."""
     inputs = problem.inputs
     matrices: dict[str, fmpq_mat] = {}
     for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
         if name in inputs:
-            matrices[name] = _to_fmpq_mat(inputs[name])
-            yield make_step(name, grids.RationalGrid(matrices[name]),
-                            **_embedding_lookup(problem, name))
+            matrices[name] = rational_matrix(inputs[name])
+            yield input_step(problem, name, grids.RationalGrid(matrices[name]))
     start = "scaled" if "scaled" in inputs else "scores" if "scores" in inputs else None
     for name in ("Q", "K", "V"):
         if name in inputs:
-            matrices[name] = _to_fmpq_mat(inputs[name])
+            matrices[name] = rational_matrix(inputs[name])
             yield make_step(name, grids.RationalGrid(matrices[name]), formula=name, operands=())
         elif f"W_{name}" in inputs and (start is None or name == "V"):
             source = source_of(name, inputs)
@@ -107,7 +108,7 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         base = matrices["Q"] * matrices["K"].transpose()
         yield make_step("scores", grids.RationalGrid(base))
     else:
-        base = _to_fmpq_mat(inputs[start], holes_to_zero=True)
+        base = rational_matrix(inputs[start], holes_to_zero=True)
         if start == "scores":
             yield make_step("scores", grids.RationalGrid(base), formula="S", operands=())
     allowed = problem.allowed()
@@ -127,14 +128,14 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         masked = grids.MaskedGrid(scaled, allowed)
     operand = "masked" if any_masked else "scaled"
     if problem.normalisation == Normalisation.SOFTMAX:
-        exp = grids.ExpGrid(masked)
+        exp = softmax_grids.ExpGrid(masked)
         yield make_step("exp", exp, operands=(operand,))
-        yield make_step("exp_sum", grids.ExpSumGrid(exp))
-        weights = grids.WeightsGrid(masked, Normalisation.SOFTMAX, problem.fully_masked)
+        yield make_step("exp_sum", softmax_grids.ExpSumGrid(exp))
+        weights = softmax_grids.WeightsGrid(masked, Normalisation.SOFTMAX, problem.fully_masked)
         yield make_step("weights", weights)
     else:
-        weights = grids.WeightsGrid(masked, Normalisation.SUM, problem.fully_masked)
+        weights = softmax_grids.WeightsGrid(masked, Normalisation.SUM, problem.fully_masked)
         yield make_step("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
                         operands=(operand,))
     if "V" in matrices:
-        yield make_step("output", grids.OutputGrid(weights, matrices["V"]))
+        yield make_step("output", softmax_grids.OutputGrid(weights, matrices["V"]))

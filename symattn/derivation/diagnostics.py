@@ -19,7 +19,7 @@ scores) through the operand function, so ``symattn check`` recomputes a
 printed entropy from the document's printed weights, and every renderer shows
 the steps like any other. Values are exact where they are rational (a uniform
 row over 4 keys has entropy exactly 2 and Jacobian norm sqrt(3)/4; one key
-gives exactly 0), with certified balls otherwise (see ``arith``).
+gives exactly 0), with certified balls otherwise (see ``values.probabilities``).
 
 >>> from symattn.problem.problem import Problem
 >>> from symattn.derivation.pipeline import derive
@@ -36,20 +36,22 @@ False
 
 from __future__ import annotations
 
-__all__ = ["STAGES", "DIAGNOSTIC_STEP_INFO", "diagnostic_steps", "weights_prefixes"]
+__all__ = ["STAGES", "DIAGNOSTIC_STEP_INFO", "diagnostic_steps", "weights_prefixes",
+           "check_numeric_weights"]
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Sequence
 
 from flint import fmpq
 
-from symattn.values import arith
-from symattn.derivation import grids
-from symattn.derivation.steps import Operand, Step, StepInfo, formula_step
-from symattn.errors import InputError
-from symattn.values.exact import NAN, NEG_INF, Exact
+from symattn.derivation.grids import Grid
 from symattn.derivation.names import split_name
+from symattn.derivation.softmax_grids import WeightsGrid
+from symattn.derivation.steps import EntryRule, Operand, Step, StepInfo, formula_step, step_shape
+from symattn.errors import InputError
 from symattn.problem.problem import Problem
+from symattn.values import probabilities
+from symattn.values.exact import NAN, NEG_INF, Exact
 
 DIAGNOSTIC_STEP_INFO: dict[str, StepInfo] = {
     "entropy": StepInfo("H", "-\\sum_j A_{ij} \\log_2 A_{ij}", ("weights",),
@@ -71,7 +73,7 @@ def weights_prefixes(steps: Sequence[Step]) -> list[str]:
     return [split_name(step.name)[0] for step in steps if split_name(step.name)[1] == "weights"]
 
 
-def _step(name: str, prefix: str, shape: tuple[int, int], rule: Callable[[Operand, int, int], Exact],
+def _step(name: str, prefix: str, shape: tuple[int, int], rule: EntryRule,
           earlier: Sequence[Step]) -> Step:
     info = DIAGNOSTIC_STEP_INFO[name]
     if prefix:
@@ -80,8 +82,7 @@ def _step(name: str, prefix: str, shape: tuple[int, int], rule: Callable[[Operan
     return formula_step(info, prefix + name, shape, rule, earlier)
 
 
-def _guarded(label: str, rule: Callable[[Operand, int, int], Exact]
-             ) -> Callable[[Operand, int, int], Exact]:
+def _guarded(label: str, rule: EntryRule) -> EntryRule:
     """The rule, with a ValueError (a negative weight, ...) as an InputError naming the row."""
     def guarded(operand: Operand, i: int, j: int) -> Exact:
         try:
@@ -91,64 +92,71 @@ def _guarded(label: str, rule: Callable[[Operand, int, int], Exact]
     return guarded
 
 
-def _check_numeric(steps: Sequence[Step], name: str) -> None:
-    grid = next(step.value for step in steps if step.name == name)
-    if isinstance(grid, grids.WeightsGrid):         # the rational core: always numbers
+def check_numeric_weights(grid: Grid, who: str) -> None:
+    """Refuse weights with free symbols: ``who`` needs numbers (entropies, largest weights)."""
+    if isinstance(grid, WeightsGrid):         # the rational core: always numbers
         return
     for i in grid.rows():
         for j in grid.columns():
             if not getattr(grid.exact(i, j), "is_numeric", True):
-                raise InputError("[diagnostics] needs numbers: the weights of this spec are "
+                raise InputError(f"{who} needs numbers: the weights of this spec are "
                                  "symbolic (they have free symbols)")
 
 
 def diagnostic_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> list[Step]:
     """The diagnostics steps of one head (prefix ``""`` for single-head attention)."""
-    wanted = problem.diagnostics
-    names = {step.name for step in earlier}
-    weights_name = prefix + "weights"
-    _check_numeric(earlier, weights_name)
-    n, m = next(step.shape for step in earlier if step.name == weights_name)
-    allowed = problem.allowed()
+    weights = next(step.value for step in earlier if step.name == prefix + "weights")
+    check_numeric_weights(weights, "[diagnostics]")
     steps: list[Step] = []
-    every = lambda: list(earlier) + steps  # noqa: E731
-    if "entropy" in wanted:
-        def entropy(operand: Operand, i: int, _: int) -> Exact:
-            return arith.entropy_bits(operand(weights_name, i, c) for c in range(m))
+    if "entropy" in problem.diagnostics:
+        steps += _entropy_steps(problem, earlier, prefix)
+    if "jacobian" in problem.diagnostics:
+        steps += _jacobian_steps(problem, [*earlier, *steps], prefix)
+    return steps
 
-        counts = [sum(row) for row in allowed]
 
-        def entropy_max(operand: Operand, i: int, _: int) -> Exact:
-            return arith.log2(fmpq(counts[i])) if counts[i] else NAN
+def _entropy_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> list[Step]:
+    weights_name = prefix + "weights"
+    n, m = step_shape(earlier, weights_name)
+    counts = [sum(row) for row in problem.allowed()]
 
-        steps.append(_step("entropy", prefix, (n, 1),
-                           _guarded(f"{prefix}entropy", entropy), every()))
-        step = _step("entropy_max", prefix, (n, 1), entropy_max, every())
-        source = prefix + "mask" if prefix + "mask" in names else weights_name
-        steps.append(dataclasses.replace(step, operands=(source,)))
-    if "jacobian" in wanted:
-        if problem.normalisation != "softmax":
-            raise InputError("the softmax Jacobian ([diagnostics] jacobian) needs "
-                             "normalisation = \"softmax\"")
+    def entropy(operand: Operand, i: int, _: int) -> Exact:
+        return probabilities.entropy_bits(operand(weights_name, i, c) for c in range(m))
 
-        def jacobian(operand: Operand, i: int, _: int) -> Exact:
-            return arith.softmax_jacobian_norm(operand(weights_name, i, c) for c in range(m))
+    def entropy_max(operand: Operand, i: int, _: int) -> Exact:
+        return probabilities.log2(fmpq(counts[i])) if counts[i] else NAN
 
-        steps.append(_step("jacobian_norm", prefix, (n, 1),
-                           _guarded(f"{prefix}jacobian_norm", jacobian), every()))
-        scores_name = prefix + "scores"
-        if scores_name in names:
-            empty_row: Exact = NAN if problem.fully_masked == "nan" else fmpq(0)
+    first = _step("entropy", prefix, (n, 1), _guarded(f"{prefix}entropy", entropy), earlier)
+    step = _step("entropy_max", prefix, (n, 1), entropy_max, [*earlier, first])
+    source = prefix + "mask" if any(s.name == prefix + "mask" for s in earlier) else weights_name
+    return [first, dataclasses.replace(step, operands=(source,))]
 
-            def unscaled(operand: Operand, i: int, _: int) -> Exact:
-                if not any(allowed[i]):
-                    return empty_row
-                row = [operand(scores_name, i, c) if allowed[i][c] else NEG_INF
-                       for c in range(m)]
-                return arith.softmax_jacobian_norm(arith.softmax(row))
 
-            steps.append(_step("jacobian_norm_unscaled", prefix, (n, 1),
-                               _guarded(f"{prefix}jacobian_norm_unscaled", unscaled), every()))
+def _jacobian_steps(problem: Problem, earlier: Sequence[Step], prefix: str) -> list[Step]:
+    if problem.normalisation != "softmax":
+        raise InputError("the softmax Jacobian ([diagnostics] jacobian) needs "
+                         "normalisation = \"softmax\"")
+    weights_name, scores_name = prefix + "weights", prefix + "scores"
+    n, m = step_shape(earlier, weights_name)
+    allowed = problem.allowed()
+
+    def jacobian(operand: Operand, i: int, _: int) -> Exact:
+        return probabilities.softmax_jacobian_norm(operand(weights_name, i, c) for c in range(m))
+
+    steps = [_step("jacobian_norm", prefix, (n, 1), _guarded(f"{prefix}jacobian_norm", jacobian),
+                   earlier)]
+    if not any(step.name == scores_name for step in earlier):
+        return steps
+    empty_row: Exact = NAN if problem.fully_masked == "nan" else fmpq(0)
+
+    def unscaled(operand: Operand, i: int, _: int) -> Exact:
+        if not any(allowed[i]):
+            return empty_row
+        row = [operand(scores_name, i, c) if allowed[i][c] else NEG_INF for c in range(m)]
+        return probabilities.softmax_jacobian_norm(probabilities.softmax(row))
+
+    steps.append(_step("jacobian_norm_unscaled", prefix, (n, 1),
+                       _guarded(f"{prefix}jacobian_norm_unscaled", unscaled), [*earlier, *steps]))
     return steps
 
 

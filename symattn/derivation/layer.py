@@ -26,14 +26,15 @@ from typing import Callable, Sequence
 
 from flint import fmpq
 
-from symattn.values import arith
 from symattn.derivation import grids
-from symattn.derivation.steps import Operand, Step, StepInfo, formula_step
-from symattn.values.entries import Symbolic
+from symattn.derivation.steps import (Derivation, EntryRule, Operand, Step, StepInfo, formula_step,
+                                     step_shape)
 from symattn.errors import InputError
-from symattn.values.exact import Exact, exact_text
 from symattn.problem.problem import Problem
 from symattn.problem.tables import EntryMatrix
+from symattn.values import arith
+from symattn.values.entries import Symbolic
+from symattn.values.exact import Exact, exact_text
 
 LAYER_STEP_INFO: dict[str, StepInfo] = {
     "W_vocab": StepInfo("W_{vocab}", "W_{vocab}", (), "vocabulary embedding matrix"),
@@ -83,7 +84,7 @@ def input_steps(problem: Problem) -> list[Step]:
     return [_input_step("W_vocab", _values(problem.vocabulary.matrix, "vocabulary.W_vocab"))]
 
 
-def _step(name: str, shape: tuple[int, int], rule: Callable[[Operand, int, int], Exact],
+def _step(name: str, shape: tuple[int, int], rule: EntryRule,
           earlier: Sequence[Step], formula: str | None = None,
           operands: tuple[str, ...] | None = None) -> Step:
     info = LAYER_STEP_INFO[name]
@@ -94,7 +95,7 @@ def _step(name: str, shape: tuple[int, int], rule: Callable[[Operand, int, int],
 
 
 def _matrix_product(source: str, constants: list[list[Exact]], bias: list[Exact] | None = None
-                    ) -> Callable[[Operand, int, int], Exact]:
+                    ) -> EntryRule:
     def rule(operand: Operand, i: int, j: int) -> Exact:
         value = arith.total(arith.multiply(operand(source, i, k), constants[k][j])
                             for k in range(len(constants)))
@@ -102,11 +103,11 @@ def _matrix_product(source: str, constants: list[list[Exact]], bias: list[Exact]
     return rule
 
 
-def _sum_rule(left: str, right: str) -> Callable[[Operand, int, int], Exact]:
+def _sum_rule(left: str, right: str) -> EntryRule:
     return lambda operand, i, j: arith.add(operand(left, i, j), operand(right, i, j))
 
 
-def _layernorm_rule(source: str, width: int, epsilon: Exact) -> Callable[[Operand, int, int], Exact]:
+def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
     def rule(operand: Operand, i: int, j: int) -> Exact:
         row = [operand(source, i, k) for k in range(width)]
         # Entries with the same closed form are the same number: a constant row is
@@ -124,64 +125,94 @@ def _layernorm_rule(source: str, width: int, epsilon: Exact) -> Callable[[Operan
     return rule
 
 
-def _shape(steps: Sequence[Step], name: str) -> tuple[int, int]:
-    return next(step.shape for step in steps if step.name == name)
+class _Appender:
+    """Steps appended after ``earlier``; each new step's rule reads every step before it."""
+
+    def __init__(self, earlier: Sequence[Step]) -> None:
+        self.earlier = list(earlier)
+        self.steps: list[Step] = []
+
+    def add(self, name: str, shape: tuple[int, int], rule: EntryRule,
+            formula: str | None = None, operands: tuple[str, ...] | None = None) -> None:
+        self.steps.append(_step(name, shape, rule, self.earlier + self.steps, formula, operands))
+
+    def add_input(self, name: str, values: list[list[Exact]]) -> None:
+        """A matrix of the spec, shown as a step of its own (W_FFN, W_1, ...)."""
+        self.steps.append(_input_step(name, values))
+
+
+def _identity(value: Exact) -> Exact:
+    return value
+
+
+# options.ffn.activation: the function and how the activated step is written
+_ACTIVATIONS: dict[str, tuple[Callable[[Exact], Exact], str]] = {
+    "relu": (arith.relu, "\\mathrm{ReLU}(H)"),
+    "gelu": (arith.gelu, "\\mathrm{GELU}(H)"),
+    "none": (_identity, "H"),
+}
+
+
+def _zeros(width: int) -> list[list[Exact]]:
+    row: list[Exact] = [fmpq(0)] * width
+    return [row]
 
 
 def feed_forward(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
+    """The FFN after attention, with the residuals and LayerNorms the spec asks for."""
     config = problem.ffn
     if config is None:
         return []
-    steps: list[Step] = []
-    every = lambda: list(earlier) + steps  # noqa: E731
-    n, width = _shape(earlier, "output")
+    added = _Appender(earlier)
+    n, width = step_shape(earlier, "output")
     source = "output"
     if config.residual:
-        steps.append(_step("residual_1", (n, width), _sum_rule("X", "output"), every()))
+        added.add("residual_1", (n, width), _sum_rule("X", "output"))
         source = "residual_1"
     if config.layernorm:
-        steps.append(_step("norm_1", (n, width), _layernorm_rule(source, width, config.epsilon),
-                           every(), operands=(source,)))
-        source = steps[-1].name
+        added.add("norm_1", (n, width), _layernorm_rule(source, width, config.epsilon),
+                  operands=(source,))
+        source = "norm_1"
     ffn_input = source
     if config.W is not None:
         weights = _values(config.W, "ffn.W")
-        steps.append(_input_step("W_FFN", weights))
+        added.add_input("W_FFN", weights)
         width_out = len(weights[0])
         symbol = {"output": "O", "residual_1": "R_1", "norm_1": "N_1"}[source]
-        steps.append(_step("ffn", (n, width_out), _matrix_product(source, weights), every(),
-                           formula=f"{symbol}\\,W_{{FFN}}", operands=(source, "W_FFN")))
+        added.add("ffn", (n, width_out), _matrix_product(source, weights),
+                  formula=f"{symbol}\\,W_{{FFN}}", operands=(source, "W_FFN"))
     else:
-        assert config.W_1 is not None and config.W_2 is not None
-        first, second = _values(config.W_1, "ffn.W_1"), _values(config.W_2, "ffn.W_2")
-        zeros = lambda k: [[fmpq(0)] * k]  # noqa: E731
-        bias_1 = _values(config.b_1, "ffn.b_1") if config.b_1 else zeros(len(first[0]))
-        bias_2 = _values(config.b_2, "ffn.b_2") if config.b_2 else zeros(len(second[0]))
-        for name, values in (("W_1", first), ("b_1", bias_1), ("W_2", second), ("b_2", bias_2)):
-            steps.append(_input_step(name, values))
-        hidden = len(first[0])
-        steps.append(_step("ffn_hidden", (n, hidden), _matrix_product(source, first, bias_1[0]),
-                           every(), operands=(source, "W_1", "b_1")))
-        activation = {"relu": arith.relu, "gelu": arith.gelu, "none": lambda x: x}[config.activation]
-        label = {"relu": "\\mathrm{ReLU}(H)", "gelu": "\\mathrm{GELU}(H)", "none": "H"}
-        steps.append(_step("ffn_activated", (n, hidden),
-                           lambda operand, i, j: activation(operand("ffn_hidden", i, j)),
-                           every(), formula=label[config.activation]))
-        width_out = len(second[0])
-        steps.append(_step("ffn", (n, width_out),
-                           _matrix_product("ffn_activated", second, bias_2[0]), every(),
-                           formula="\\phi(H)\\,W_2 + b_2",
-                           operands=("ffn_activated", "W_2", "b_2")))
+        width_out = _two_layers(added, problem, source, n)
     source = "ffn"
     if config.residual:
-        steps.append(_step("residual_2", (n, width_out), _sum_rule(ffn_input, "ffn"), every(),
-                           operands=(ffn_input, "ffn")))
+        added.add("residual_2", (n, width_out), _sum_rule(ffn_input, "ffn"),
+                  operands=(ffn_input, "ffn"))
         source = "residual_2"
     if config.layernorm:
-        steps.append(_step("norm_2", (n, width_out),
-                           _layernorm_rule(source, width_out, config.epsilon), every(),
-                           operands=(source,)))
-    return steps
+        added.add("norm_2", (n, width_out), _layernorm_rule(source, width_out, config.epsilon),
+                  operands=(source,))
+    return added.steps
+
+
+def _two_layers(added: _Appender, problem: Problem, source: str, n: int) -> int:
+    """W_1, b_1, W_2, b_2, then ffn_hidden, ffn_activated and ffn; the FFN's width."""
+    config = problem.ffn
+    if config is None or config.W_1 is None or config.W_2 is None:
+        raise InputError("the feed-forward network needs W, or W_1 and W_2")
+    first, second = _values(config.W_1, "ffn.W_1"), _values(config.W_2, "ffn.W_2")
+    bias_1 = _values(config.b_1, "ffn.b_1") if config.b_1 else _zeros(len(first[0]))
+    bias_2 = _values(config.b_2, "ffn.b_2") if config.b_2 else _zeros(len(second[0]))
+    for name, values in (("W_1", first), ("b_1", bias_1), ("W_2", second), ("b_2", bias_2)):
+        added.add_input(name, values)
+    hidden = len(first[0])
+    added.add("ffn_hidden", (n, hidden), _matrix_product(source, first, bias_1[0]),
+              operands=(source, "W_1", "b_1"))
+    activation, label = _ACTIVATIONS[config.activation]
+    added.add("ffn_activated", (n, hidden),
+              lambda operand, i, j: activation(operand("ffn_hidden", i, j)), formula=label)
+    added.add("ffn", (n, len(second[0])), _matrix_product("ffn_activated", second, bias_2[0]),
+              formula="\\phi(H)\\,W_2 + b_2", operands=("ffn_activated", "W_2", "b_2"))
+    return len(second[0])
 
 
 def _last_output(earlier: Sequence[Step]) -> str:
@@ -192,45 +223,47 @@ def _last_output(earlier: Sequence[Step]) -> str:
 
 
 def readout(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
+    """h (a row of the last output), the logits over the vocabulary and their softmax."""
     config = problem.readout
     if config is None:
         return []
     source = _last_output(earlier)
-    n, width = _shape(earlier, source)
+    n, width = step_shape(earlier, source)
     positions = problem.query_positions or tuple(range(1, n + 1))
     row = positions.index(config.position) if config.position is not None else n - 1
-    steps: list[Step] = []
-    every = lambda: list(earlier) + steps  # noqa: E731
-    steps.append(_step("h", (1, width), lambda operand, _, j: operand(source, row, j), every(),
-                       formula=f"\\text{{row {positions[row]} of {source}}}",
-                       operands=(source,)))
+    added = _Appender(earlier)
+    added.add("h", (1, width), lambda operand, _, j: operand(source, row, j),
+              formula=f"\\text{{row {positions[row]} of {source}}}", operands=(source,))
     if config.unembedding is None:
-        assert problem.vocabulary is not None
-        vocabulary = _values(problem.vocabulary.matrix, "vocabulary.W_vocab")
-        if problem.vocabulary.layout == "rows":
-            vocabulary = [list(column) for column in zip(*vocabulary)]
-        unembedding, formula, operand_name = vocabulary, None, "W_vocab"
-        if problem.vocabulary.layout == "rows":
-            formula = "h\\,W_{vocab}^{\\top}"
+        unembedding, formula, operand_name = _tied_unembedding(problem)
     else:
         unembedding = _values(config.unembedding, "readout.unembedding")
-        steps.append(_input_step_named("U", unembedding))
+        added.steps.append(_input_step_named("U", unembedding))
         formula, operand_name = "h\\,U", "U"
     size = len(unembedding[0])
-    steps.append(_step("logits", (1, size), _matrix_product("h", unembedding), every(),
-                       formula=formula, operands=("h", operand_name)))
+    added.add("logits", (1, size), _matrix_product("h", unembedding), formula=formula,
+              operands=("h", operand_name))
     temperature = config.temperature
-    steps.append(_step("probs", (1, size), _softmax_rule("logits", size, temperature), every(),
-                       formula="\\operatorname{softmax}(z)" if temperature == 1 else None))
-    return steps
+    added.add("probs", (1, size), _softmax_rule("logits", size, temperature),
+              formula="\\operatorname{softmax}(z)" if temperature == 1 else None)
+    return added.steps
+
+
+def _tied_unembedding(problem: Problem) -> tuple[list[list[Exact]], str | None, str]:
+    """W_vocab as the unembedding (d_model x vocabulary), its formula and operand."""
+    if problem.vocabulary is None:
+        raise InputError("a tied unembedding needs a [vocabulary]")
+    vocabulary = _values(problem.vocabulary.matrix, "vocabulary.W_vocab")
+    if problem.vocabulary.layout == "rows":
+        return [list(column) for column in zip(*vocabulary)], "h\\,W_{vocab}^{\\top}", "W_vocab"
+    return vocabulary, None, "W_vocab"
 
 
 def _input_step_named(name: str, values: list[list[Exact]]) -> Step:
     return Step(name, name, name, (), "unembedding matrix", grids.ValueGrid(values))
 
 
-def _softmax_rule(source: str, size: int, temperature: Exact
-                  ) -> Callable[[Operand, int, int], Exact]:
+def _softmax_rule(source: str, size: int, temperature: Exact) -> EntryRule:
     def rule(operand: Operand, i: int, j: int) -> Exact:
         logits = [operand(source, i, k) for k in range(size)]
         if all(isinstance(z, fmpq) for z in logits) and len(set(logits)) == 1:
@@ -241,14 +274,14 @@ def _softmax_rule(source: str, size: int, temperature: Exact
     return rule
 
 
-def most_likely_tokens(derivation: object) -> list[str]:
+def most_likely_tokens(derivation: Derivation) -> list[str]:
     """Names (or ids) of the token(s) with the highest probability, compared exactly.
 
     Softmax keeps the order of the logits, so the logits are compared. Tokens
     whose logits have the same closed form (identical unembedding columns, or
     equal rationals) tie exactly; others are told apart with certified balls.
     """
-    logits = derivation["logits"].value  # type: ignore[index]
+    logits = derivation["logits"].value
     size = logits.shape[1]
     values = [logits.exact(0, j) for j in range(size)]
     best = [0]
@@ -261,8 +294,8 @@ def most_likely_tokens(derivation: object) -> list[str]:
             best = [j]
         elif direction == 0:
             best.append(j)
-    problem = derivation.problem  # type: ignore[attr-defined]
-    names = problem.vocabulary.tokens if problem.vocabulary else None
+    vocabulary = derivation.problem.vocabulary
+    names = vocabulary.tokens if vocabulary else None
     return [names[j] if names and j < len(names) else str(j) for j in best]
 
 

@@ -17,24 +17,31 @@ from __future__ import annotations
 __all__ = ["build_steps", "ConcatGrid", "ProductGrid"]
 
 import dataclasses
-from typing import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generator, Iterator, Sequence
 
-from flint import fmpq_mat
+from flint import arb, arb_mat, fmpq_mat
 
-from symattn.values import arith
 from symattn.derivation import grids
-from symattn.derivation.steps import Operand, Step, StepInfo, make_step
-from symattn.derivation.attention import _embedding_lookup, _to_fmpq_mat, attention_core, source_of
-from symattn.values.exact import Exact
+from symattn.derivation.attention import attention_core, input_step, rational_matrix, source_of
+from symattn.derivation.steps import Operand, Step
 from symattn.problem.problem import Problem
+from symattn.values import arith
+from symattn.values.exact import Exact, working_precision
+
+# The steps attention_core makes for each head, renamed head1.Q, head1.scores, ...
+_HEAD_STEPS = {"Q", "K", "V", "scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights",
+               "output"}
+_NOUNS = {"Q": "queries", "K": "keys", "V": "values"}
+
 
 def _columns(matrix: fmpq_mat, start: int, stop: int) -> fmpq_mat:
     return fmpq_mat([[matrix[i, j] for j in range(start, stop)] for i in range(matrix.nrows())])
 
 
-def _prefixed(step: Step, prefix: str, local: set[str]) -> Step:
+def _prefixed(step: Step, prefix: str) -> Step:
     return dataclasses.replace(step, name=prefix + step.name, operands=tuple(
-        prefix + o if o in local else o for o in step.operands))
+        prefix + o if o in _HEAD_STEPS else o for o in step.operands))
 
 
 class ConcatGrid(grids.Grid):
@@ -48,7 +55,8 @@ class ConcatGrid(grids.Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.parts[j // self.width].exact(i, j % self.width)
 
-    def balls(self, prec, rows, columns):  # type: ignore[no-untyped-def]
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
         blocks = [part.balls(prec, rows, range(self.width)) for part in self.parts]
         return [[blocks[j // self.width][r][j % self.width] for j in columns]
                 for r in range(len(rows))]
@@ -66,87 +74,108 @@ class ProductGrid(grids.Grid):
         return arith.total(arith.multiply(self.source.exact(i, k), self.matrix[k, j])
                            for k in range(self.matrix.nrows()) if self.matrix[k, j] != 0)
 
-    def balls(self, prec, rows, columns):  # type: ignore[no-untyped-def]
-        from flint import arb_mat
-
-        from symattn.values.exact import working_precision
-
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
         inner = self.matrix.nrows()
-        block = self.source.balls(prec, rows, range(inner))
-        if any(b is None for row in block for b in row):
+        flat = grids.flatten_balls(self.source.balls(prec, rows, range(inner)))
+        if flat is None:
             return super().balls(prec, rows, columns)
         with working_precision(prec):
-            product = arb_mat(len(rows), inner, [b for row in block for b in row]) * \
-                arb_mat(self.matrix)
+            product = arb_mat(len(rows), inner, flat) * arb_mat(self.matrix)
             return [[product[r, c] for c in columns] for r in range(len(rows))]
 
 
+@dataclass(frozen=True)
+class _Heads:
+    """How the projections split into heads: query head h reads key/value head h // group."""
+
+    count: int
+    d_k: int
+    d_v: int
+    group: int          # query heads per key/value head (grouped-query attention)
+
+
 def build_steps(problem: Problem) -> Iterator[Step]:
-    inputs = problem.inputs
+    """The inputs, each head's attention (head1.Q ... head1.output), concat and output."""
+    matrices = yield from _input_steps(problem)
+    full = {name: rational_matrix(problem.inputs[name]) if name in problem.inputs
+            else matrices[source_of(name, problem.inputs)] * matrices[f"W_{name}"]
+            for name in ("Q", "K", "V")}
+    count = problem.heads
+    kv_heads = problem.kv_heads or count
+    heads = _Heads(count, full["Q"].ncols() // count, full["V"].ncols() // kv_heads,
+                   count // kv_heads)
+    head_problem = dataclasses.replace(problem, d_k=problem.d_k or heads.d_k)
+    outputs = []
+    for h in range(count):
+        output = yield from _head_steps(head_problem, full, h, heads)
+        outputs.append(output)
+    yield from _combined_steps(outputs, matrices.get("W_O"), heads.d_v)
+
+
+def _input_steps(problem: Problem) -> Generator[Step, None, dict[str, fmpq_mat]]:
     matrices: dict[str, fmpq_mat] = {}
     for name in ("X", "X_kv", "W_Q", "W_K", "W_V", "W_O"):
-        if name in inputs:
-            matrices[name] = _to_fmpq_mat(inputs[name])
-            info = StepInfo(name, name, (), "output projection" if name == "W_O" else "")
+        if name in problem.inputs:
+            matrices[name] = rational_matrix(problem.inputs[name])
+            grid = grids.RationalGrid(matrices[name])
             if name == "W_O":
-                yield Step(name, "W_O", "W_O", (), info.description,
-                           grids.RationalGrid(matrices[name]))
+                yield Step(name, "W_O", "W_O", (), "output projection", grid)
             else:
-                yield make_step(name, grids.RationalGrid(matrices[name]),
-                                **_embedding_lookup(problem, name))
-    full = {}
-    for name in ("Q", "K", "V"):
-        if name in inputs:
-            full[name] = _to_fmpq_mat(inputs[name])
+                yield input_step(problem, name, grid)
+    return matrices
+
+
+def _head_steps(problem: Problem, full: dict[str, fmpq_mat], h: int, heads: _Heads
+                ) -> Generator[Step, None, grids.Grid]:
+    """Head h's column blocks of Q, K, V and its attention; returns its output grid.
+
+    ``problem`` is the head's problem: d_k is the head's width.
+    """
+    prefix, g = f"head{h + 1}.", h // heads.group
+    blocks = {"Q": _columns(full["Q"], h * heads.d_k, (h + 1) * heads.d_k),
+              "K": _columns(full["K"], g * heads.d_k, (g + 1) * heads.d_k),
+              "V": _columns(full["V"], g * heads.d_v, (g + 1) * heads.d_v)}
+    for name, block in blocks.items():
+        index = h + 1 if name == "Q" else g + 1
+        if name in problem.inputs:
+            formula = f"{name}^{{({index})}}"
+            operands: tuple[str, ...] = (name,)
         else:
-            full[name] = matrices[source_of(name, inputs)] * matrices[f"W_{name}"]
-    heads = problem.heads
-    kv_heads = problem.kv_heads or heads
-    d_k = full["Q"].ncols() // heads
-    d_v = full["V"].ncols() // kv_heads
-    group = heads // kv_heads
-    head_problem = dataclasses.replace(problem, d_k=problem.d_k or d_k)
-    outputs = []
-    for h in range(heads):
-        prefix, g = f"head{h + 1}.", h // group
-        blocks = {"Q": _columns(full["Q"], h * d_k, (h + 1) * d_k),
-                  "K": _columns(full["K"], g * d_k, (g + 1) * d_k),
-                  "V": _columns(full["V"], g * d_v, (g + 1) * d_v)}
-        for name, block in blocks.items():
-            index = h + 1 if name == "Q" else g + 1
-            if name in inputs:
-                formula = f"{name}^{{({index})}}"
-                operands: tuple[str, ...] = (name,)
-            else:
-                source = "X_{kv}" if source_of(name, inputs) == "X_kv" else "X"
-                formula = f"{source} W_{name}^{{({index})}}"
-                operands = (source_of(name, inputs), f"W_{name}")
-            yield Step(prefix + name, name, formula, operands,
-                       f"head {h + 1}'s {'queries' if name == 'Q' else 'keys' if name == 'K' else 'values'}"
-                       + (f" (shared by key/value group {g + 1})" if group > 1 and name != "Q" else ""),
-                       grids.RationalGrid(block))
-        local = {"Q", "K", "V", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
-                 "weights", "output"}
-        for step in attention_core(head_problem, blocks, None):
-            step = _prefixed(step, prefix, local)
-            if step.name.endswith(".output"):
-                outputs.append(step.value)
-            yield step
+            source = source_of(name, problem.inputs)
+            formula = f"{'X_{kv}' if source == 'X_kv' else 'X'} W_{name}^{{({index})}}"
+            operands = (source, f"W_{name}")
+        shared = f" (shared by key/value group {g + 1})" if heads.group > 1 and name != "Q" else ""
+        yield Step(prefix + name, name, formula, operands,
+                   f"head {h + 1}'s {_NOUNS[name]}{shared}", grids.RationalGrid(block))
+    output: grids.Grid | None = None
+    for step in attention_core(problem, blocks, None):
+        step = _prefixed(step, prefix)
+        if step.name.endswith(".output"):
+            output = step.value
+        yield step
+    if output is None:
+        raise ValueError(f"head {h + 1} has no output: several heads need V")
+    return output
+
+
+def _combined_steps(outputs: list[grids.Grid], w_o: fmpq_mat | None, d_v: int
+                    ) -> Iterator[Step]:
+    """concat = [head1.output | head2.output | ...], then output = concat W_O (or concat)."""
     concat = ConcatGrid(outputs)
     yield Step("concat", "C", "[\\mathrm{head}_1 \\mid \\cdots \\mid \\mathrm{head}_h]",
-               tuple(f"head{h + 1}.output" for h in range(heads)),
+               tuple(f"head{h + 1}.output" for h in range(len(outputs))),
                "the heads' outputs side by side", concat,
                entry=lambda operand, i, j: operand(f"head{j // d_v + 1}.output", i, j % d_v))
-    if "W_O" in matrices:
-        w_o = matrices["W_O"]
-
-        def project(operand: Operand, i: int, j: int) -> Exact:
-            return arith.total(arith.multiply(operand("concat", i, k), w_o[k, j])
-                               for k in range(w_o.nrows()))
-
-        yield Step("output", "O", "C\\,W_O", ("concat", "W_O"),
-                   "multi-head output: the heads mixed by W_O", ProductGrid(concat, w_o),
-                   entry=project)
-    else:
+    if w_o is None:
         yield Step("output", "O", "C", ("concat",), "multi-head output (no W_O)",
                    concat, entry=lambda operand, i, j: operand("concat", i, j))
+        return
+
+    def project(operand: Operand, i: int, j: int) -> Exact:
+        return arith.total(arith.multiply(operand("concat", i, k), w_o[k, j])
+                           for k in range(w_o.nrows()))
+
+    yield Step("output", "O", "C\\,W_O", ("concat", "W_O"),
+               "multi-head output: the heads mixed by W_O", ProductGrid(concat, w_o),
+               entry=project)

@@ -20,4 +20,5 @@ def split_name(name: str) -> tuple[str, str]:
 
 
 def base_name(name: str) -> str:
+    """The step's own name, without a head prefix."""
     return split_name(name)[1]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 __all__ = ['derive']
 
-from symattn.derivation.attention import _rational_steps
+from symattn.derivation.attention import rational_steps
 from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location
 from symattn.problem.problem import Problem
@@ -40,7 +40,7 @@ def _derive(problem: Problem) -> Derivation:
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
-    if problem.positions != "none":   # sines and cosines: the SymPy path (symattn.derivation.positions)
+    if problem.positions != "none":   # sines and cosines: the SymPy path (derivation.positions)
         from symattn.derivation import positions
 
         positions.check(problem)
@@ -55,7 +55,7 @@ def _derive(problem: Problem) -> Derivation:
 
         steps += multihead.build_steps(problem)
     else:
-        steps += _rational_steps(problem)
+        steps += rational_steps(problem)
     from symattn.derivation import diagnostics
 
     for stage in layer.STAGES + diagnostics.STAGES:

@@ -41,12 +41,12 @@ sin(1/100)
 
 from __future__ import annotations
 
-__all__ = ['frequency', 'sinusoidal_entry', 'sinusoidal_table', 'rope_angle', 'rotate', 'linearise', 'check', 'encoding_steps', 'rotation_steps']
-
-from typing import Any
+__all__ = ['frequency', 'sinusoidal_entry', 'sinusoidal_table', 'rope_angle', 'rotate', 'linearise',
+           'check', 'encoding_steps', 'rotation_steps']
 
 import sympy
 
+from symattn.derivation.steps import Step, make_step
 from symattn.derivation.sympy_grid import SympyGrid
 from symattn.errors import InputError, Location, ShapeError
 from symattn.problem.problem import Problem
@@ -150,16 +150,7 @@ def check(problem: Problem) -> None:
                              f"{width} columns", _where(problem))
 
 
-def _make(name: str, grid: SympyGrid, description: str, formula: str | None = None,
-          operands: tuple[str, ...] | None = None) -> Any:
-    from symattn.derivation.steps import STEP_INFO, Step
-
-    info = STEP_INFO[name]
-    return Step(name, info.symbol, formula or info.formula,
-                info.operands if operands is None else operands, description, grid)
-
-
-def encoding_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[Any]:
+def encoding_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[Step]:
     """Steps PE and X_pos (and PE_kv, X_kv_pos): adds the sums to ``matrices``."""
     base = problem.position_base
     steps = []
@@ -170,16 +161,15 @@ def encoding_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[
         table = sinusoidal_table(rows, width, base)
         matrices[pe] = table
         matrices[total] = matrices[source] + table
-        steps.append(_make(pe, SympyGrid(table),
-                           f"sinusoidal positions: PE[p, 2i] = sin(p / {base}^(2i/{width})), "
-                           f"PE[p, 2i+1] = cos(p / {base}^(2i/{width})), p = 0..{rows - 1} "
-                           "(0-based)"))
-        steps.append(_make(total, SympyGrid(matrices[total]),
-                           "each token's vector plus the encoding of its position"))
+        steps.append(make_step(pe, SympyGrid(table), description=(
+            f"sinusoidal positions: PE[p, 2i] = sin(p / {base}^(2i/{width})), "
+            f"PE[p, 2i+1] = cos(p / {base}^(2i/{width})), p = 0..{rows - 1} (0-based)")))
+        steps.append(make_step(total, SympyGrid(matrices[total]),
+                               description="each token's vector plus the encoding of its position"))
     return steps
 
 
-def rotation_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[Any]:
+def rotation_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[Step]:
     """Steps Q_rot and K_rot: adds the rotated matrices to ``matrices``."""
     base = problem.position_base
     steps = []
@@ -187,7 +177,7 @@ def rotation_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[
         width = matrices[name].shape[1]
         rotated = rotate(matrices[name], base)
         matrices[f"{name}_rot"] = rotated
-        steps.append(_make(f"{name}_rot", SympyGrid(rotated),
-                           f"RoPE: each {kind} row at position p (0-based) with every column "
-                           f"pair (2i, 2i+1) rotated by the angle p * {base}^(-2i/{width})"))
+        steps.append(make_step(f"{name}_rot", SympyGrid(rotated), description=(
+            f"RoPE: each {kind} row at position p (0-based) with every column "
+            f"pair (2i, 2i+1) rotated by the angle p * {base}^(-2i/{width})")))
     return steps

@@ -12,7 +12,8 @@ The step names are canonical and shared by the checker and every renderer::
 
 from __future__ import annotations
 
-__all__ = ['StepInfo', 'STEP_INFO', 'STEP_NAMES', 'Operand', 'EntryRule', 'Step', 'Derivation', 'formula_step', 'make_step']
+__all__ = ['StepInfo', 'STEP_INFO', 'STEP_NAMES', 'Operand', 'EntryRule', 'Step', 'Derivation',
+           'formula_step', 'make_step', 'step_shape']
 
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -115,7 +116,6 @@ class Derivation:
         return tuple(step.name for step in self.steps)
 
 
-
 def formula_step(info: StepInfo, name: str, shape: tuple[int, int], entry: EntryRule,
                  earlier: Sequence[Step]) -> Step:
     """A step whose every entry follows from earlier steps by ``entry``."""
@@ -130,7 +130,15 @@ def formula_step(info: StepInfo, name: str, shape: tuple[int, int], entry: Entry
 
 
 def make_step(name: str, value: grids.Grid, *, formula: str | None = None,
-              operands: tuple[str, ...] | None = None) -> Step:
+              operands: tuple[str, ...] | None = None, description: str | None = None) -> Step:
+    """The step ``name`` of ``STEP_INFO`` with this value; formula, operands and
+    description replace the table's where given."""
     info = STEP_INFO[name]
     return Step(name, info.symbol, formula or info.formula,
-                info.operands if operands is None else operands, info.description, value)
+                info.operands if operands is None else operands,
+                info.description if description is None else description, value)
+
+
+def step_shape(steps: Sequence[Step], name: str) -> tuple[int, int]:
+    """The shape of the step called ``name`` among ``steps``."""
+    return next(step.shape for step in steps if step.name == name)

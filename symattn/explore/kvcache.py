@@ -40,13 +40,25 @@ __all__ = ["DecodingStep", "decode", "work_saved", "check_decodable"]
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from flint import fmpq, fmpq_mat
 
+from symattn.derivation import grids
+from symattn.derivation.attention import rational_matrix
+from symattn.derivation.pipeline import derive
 from symattn.errors import InputError, Location
-from symattn.values.exact import rational_text
+from symattn.explore.shared import attention_only
 from symattn.problem.problem import MaskSpec, Problem
+from symattn.values.entries import Entry
+from symattn.values.exact import Exact, exact_text, rational_text
+
+if TYPE_CHECKING:
+    import sympy
+
+Row = tuple[Exact, ...]
+# What one step of attention gives: scores, scaled, weights, output, the output's exact texts
+Attended = tuple[Row, Row, Row, Row, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -60,17 +72,17 @@ class DecodingStep:
 
     position: int
     token: str
-    query: tuple[Any, ...]
-    key: tuple[Any, ...]
-    value: tuple[Any, ...]
-    cached_keys: tuple[tuple[Any, ...], ...]
-    cached_values: tuple[tuple[Any, ...], ...]
-    scores: tuple[Any, ...]
-    scaled: tuple[Any, ...]
-    weights: tuple[Any, ...]
-    output: tuple[Any, ...]
-    full_scores: tuple[Any, ...]
-    full_output: tuple[Any, ...]
+    query: Row
+    key: Row
+    value: Row
+    cached_keys: tuple[Row, ...]
+    cached_values: tuple[Row, ...]
+    scores: Row
+    scaled: Row
+    weights: Row
+    output: Row
+    full_scores: Row
+    full_output: Row
     scores_equal: int          # how many of the t scores equal the full row's exactly
     masked_after: bool         # the full row masks keys t+1..n: their weights are exactly 0
     values_equal: bool         # the cached value rows are V's rows 1..t exactly
@@ -135,24 +147,19 @@ def check_decodable(problem: Problem) -> None:
 
 def decode(problem: Problem) -> list[DecodingStep]:
     """Decode the problem token by token with a KV cache; prove each row exact."""
-    from symattn.derivation import pipeline
+    from symattn.explore.equality import same_exact
 
     check_decodable(problem)
-    base = dataclasses.replace(problem, claims={}, ffn=None, readout=None, diagnostics=())
-    full = pipeline.derive(base)
-    if base.is_symbolic:
-        rows = _SympyRows(base)
-    else:
-        rows = _RationalRows(base)
+    base = attention_only(problem)
+    full = derive(base)
+    rows: _Rows = _SympyRows(base) if base.is_symbolic else _RationalRows(base)
     n = base.score_shape()[0]
     allowed = base.allowed()
     full_scores, full_weights = full["scores"].value, full["weights"].value
     full_v, full_output = full["V"].value, full["output"].value
-    keys: list[tuple[Any, ...]] = []
-    values: list[tuple[Any, ...]] = []
+    keys: list[Row] = []
+    values: list[Row] = []
     steps = []
-    from symattn.explore.permute import same_exact
-
     for t in range(n):
         q, k, v = rows.new(t)
         keys.append(k)
@@ -174,44 +181,46 @@ def decode(problem: Problem) -> list[DecodingStep]:
     return steps
 
 
+class _Rows(Protocol):
+    """How one decoding step computes its rows: on the fast rational core or in SymPy."""
+
+    def new(self, t: int) -> tuple[Row, Row, Row]:
+        """q_t, k_t and v_t from token t (0-based) alone."""
+
+    def attend(self, q: Row, keys: list[Row], values: list[Row]) -> Attended:
+        """q against the cached keys and values."""
+
+
 class _RationalRows:
     """Rational inputs: rows as fmpq; each step's attention by the fast exact core."""
 
     def __init__(self, problem: Problem) -> None:
-        from symattn.derivation.attention import _to_fmpq_mat
-
         self.problem = problem
         inputs = problem.inputs
-        self.given = {name: _to_fmpq_mat(inputs[name]) for name in ("Q", "K", "V")
+        self.given = {name: rational_matrix(inputs[name]) for name in ("Q", "K", "V")
                       if name in inputs}
-        self.weights = {name: _to_fmpq_mat(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
+        self.weights = {name: rational_matrix(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
                         if f"W_{name}" in inputs}
-        self.x = _to_fmpq_mat(inputs["X"]) if "X" in inputs else None
+        self.x = rational_matrix(inputs["X"]) if "X" in inputs else None
 
-    def _row(self, name: str, t: int) -> tuple[fmpq, ...]:
+    def _row(self, name: str, t: int) -> Row:
         if name in self.given:
             matrix = self.given[name]
             return tuple(matrix[t, c] for c in range(matrix.ncols()))
-        assert self.x is not None
+        if self.x is None:
+            raise InputError(f"kvcache needs {name} or X with W_{name}")
         x_t = fmpq_mat(1, self.x.ncols(), [self.x[t, c] for c in range(self.x.ncols())])
         product = x_t * self.weights[name]       # one row: the new token only
         return tuple(product[0, c] for c in range(product.ncols()))
 
-    def new(self, t: int) -> tuple[tuple[Any, ...], ...]:
+    def new(self, t: int) -> tuple[Row, Row, Row]:
         return self._row("Q", t), self._row("K", t), self._row("V", t)
 
-    def attend(self, q: tuple[Any, ...], keys: list[tuple[Any, ...]],
-               values: list[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
+    def attend(self, q: Row, keys: list[Row], values: list[Row]) -> Attended:
         """q against the cache, as a 1 x t attention problem on the fast exact core."""
-        from symattn.derivation.pipeline import derive
-        from symattn.values.entries import Entry
-
-        def entries(rows: Sequence[Sequence[fmpq]]) -> tuple[tuple[Entry, ...], ...]:
-            return tuple(tuple(Entry(x, None, rational_text(x)) for x in row) for row in rows)
-
         problem = self.problem
         sub = dataclasses.replace(
-            problem, inputs={"Q": entries([q]), "K": entries(keys), "V": entries(values)},
+            problem, inputs={"Q": _entries([q]), "K": _entries(keys), "V": _entries(values)},
             mask=MaskSpec(), query_positions=None, tokens=(), vocabulary=None, sequence=(),
             d_k=problem.d_k_value if problem.scale is None else problem.d_k)
         derivation = derive(sub)
@@ -225,6 +234,18 @@ class _RationalRows:
                 tuple(output.text(0, c) for c in range(width)))
 
 
+def _entries(rows: Sequence[Row]) -> tuple[tuple[Entry, ...], ...]:
+    """Rational rows as the entries of a spec (their exact text as written)."""
+    return tuple(tuple(Entry(_rational(x), None, rational_text(_rational(x))) for x in row)
+                 for row in rows)
+
+
+def _rational(value: Exact) -> fmpq:
+    if not isinstance(value, fmpq):
+        raise TypeError(f"the rational core's rows hold rationals, not {value!r}")
+    return value
+
+
 class _SympyRows:
     """Roots, symbols or positions: rows and attention as exact SymPy expressions.
 
@@ -233,26 +254,26 @@ class _SympyRows:
     """
 
     def __init__(self, problem: Problem) -> None:
-        import sympy
+        from symattn.derivation.sympy_grid import scale_factor_sympy, sympy_matrix
 
-        from symattn.derivation.sympy_grid import _matrix
-        from symattn.values.symbolic import value_to_sympy
-
-        self.sympy = sympy
         self.problem = problem
         inputs = problem.inputs
-        self.given = {name: _matrix(inputs[name]) for name in ("Q", "K", "V") if name in inputs}
-        self.weights = {name: _matrix(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
+        self.given = {name: sympy_matrix(inputs[name]) for name in ("Q", "K", "V")
+                      if name in inputs}
+        self.weights = {name: sympy_matrix(inputs[f"W_{name}"]) for name in ("Q", "K", "V")
                         if f"W_{name}" in inputs}
-        self.x = _matrix(inputs["X"]) if "X" in inputs else None
-        self.factor = value_to_sympy(problem.scale_value) / value_to_sympy(problem.temperature)
+        self.x = sympy_matrix(inputs["X"]) if "X" in inputs else None
+        self.factor = scale_factor_sympy(problem)
 
-    def _row(self, name: str, t: int) -> Any:
-        sympy, problem = self.sympy, self.problem
+    def _row(self, name: str, t: int) -> sympy.Matrix:
+        import sympy
+
+        problem = self.problem
         if name in self.given:
             row = self.given[name][t, :]
+        elif self.x is None:
+            raise InputError(f"kvcache needs {name} or X with W_{name}")
         else:
-            assert self.x is not None
             x_t = self.x[t, :]
             if problem.positions == "sinusoidal":
                 from symattn.derivation.positions import sinusoidal_entry
@@ -267,22 +288,20 @@ class _SympyRows:
             row = rotate(row, problem.position_base, first_position=t)
         return row
 
-    def new(self, t: int) -> tuple[tuple[Any, ...], ...]:
-        from symattn.values.symbolic import sympy_to_exact
+    def new(self, t: int) -> tuple[Row, Row, Row]:
+        q, k, v = (_exact(self._row(name, t)) for name in "QKV")
+        return q, k, v
 
-        self.rows = {name: self._row(name, t) for name in ("Q", "K", "V")}
-        return tuple(tuple(sympy_to_exact(x) for x in self.rows[name]) for name in "QKV")
+    def attend(self, q: Row, keys: list[Row], values: list[Row]) -> Attended:
+        import sympy
 
-    def attend(self, q: tuple[Any, ...], keys: list[tuple[Any, ...]],
-               values: list[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
-        from symattn.values.symbolic import sympy_to_exact, value_to_sympy
+        from symattn.values.symbolic import value_to_sympy
 
-        sympy, problem = self.sympy, self.problem
-        as_sympy = lambda value: value.expr if hasattr(value, "expr") else value_to_sympy(value)  # noqa: E731
-        query = [as_sympy(x) for x in q]
+        problem = self.problem
+        query = [value_to_sympy(x) for x in q]
         scores = []
         for key in keys:
-            score = sympy.expand(sum((a * as_sympy(b) for a, b in zip(query, key)),
+            score = sympy.expand(sum((a * value_to_sympy(b) for a, b in zip(query, key)),
                                      sympy.S.Zero))
             if problem.positions != "none":
                 from symattn.derivation.positions import linearise
@@ -296,15 +315,18 @@ class _SympyRows:
             numerators = list(scaled)
         total = sum(numerators, sympy.S.Zero)
         if total == 0:
-            raise InputError(f"row {len(keys)} of the scores sums to 0, so dividing by the row "
-                             "sum is undefined; use normalisation = \"softmax\"")
+            raise grids.zero_row_sum(len(keys) - 1)
         weights = [sympy.powsimp(e / total) for e in numerators]
         width = len(values[0])
-        output = [sympy.powsimp(sum((w * as_sympy(v[c]) for w, v in zip(weights, values)),
+        output = [sympy.powsimp(sum((w * value_to_sympy(v[c]) for w, v in zip(weights, values)),
                                     sympy.S.Zero)) for c in range(width)]
-        from symattn.values.exact import exact_text
-
-        exact = lambda items: tuple(sympy_to_exact(x) for x in items)  # noqa: E731
-        out = exact(output)
-        return (exact(scores), exact(scaled), exact(weights), out,
+        out = _exact(output)
+        return (_exact(scores), _exact(scaled), _exact(weights), out,
                 tuple(exact_text(x) for x in out))
+
+
+def _exact(items: Sequence[sympy.Expr] | sympy.Matrix) -> Row:
+    """SymPy results as exact values (rationals as such, the rest as SympyValue)."""
+    from symattn.values.symbolic import sympy_to_exact
+
+    return tuple(sympy_to_exact(x) for x in items)

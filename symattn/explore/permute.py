@@ -8,19 +8,23 @@ symmetry (``derive.positions``).
 
 from __future__ import annotations
 
-__all__ = ['RowComparison', 'PermutationResult', 'parse_order', 'permute_problem', 'same_exact', 'proved_different', 'permutation_check', 'TEXT_CHECK_TOKENS']
+__all__ = ['RowComparison', 'PermutationResult', 'parse_order', 'permute_problem',
+           'permutation_check', 'TEXT_CHECK_TOKENS']
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
-import sympy
-from flint import arb, fmpq
+from flint import fmpq
 
+from symattn.derivation.grids import Grid
+from symattn.derivation.pipeline import derive
+from symattn.derivation.steps import Derivation
 from symattn.errors import InputError
+from symattn.explore.equality import proved_different, same_closed_form, same_exact
+from symattn.explore.shared import attention_only
 from symattn.problem.problem import Problem
-from symattn.values.exact import NAN, NEG_INF, Irrational, Surd
-from symattn.values.symbolic import SympyValue
+from symattn.values.exact import Exact
 
 
 # ------------------------------------------------------ permutation equivariance
@@ -41,8 +45,8 @@ class RowComparison:
     verdict: str
     structural: bool
     text_equal: bool | None
-    permuted: tuple[Any, ...]       # exact values of the permuted problem's row
-    original: tuple[Any, ...]       # exact values of the original row ``source``
+    permuted: tuple[Exact, ...]     # exact values of the permuted problem's row
+    original: tuple[Exact, ...]     # exact values of the original row ``source``
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,8 @@ class PermutationResult:
     rational: bool                              # every score compared is a rational
     rows: tuple[RowComparison, ...]
     notes: tuple[str, ...]
-    original: Any = field(repr=False, compare=False)   # the two Derivations
-    permuted: Any = field(repr=False, compare=False)
+    original: Derivation = field(repr=False, compare=False)
+    permuted: Derivation = field(repr=False, compare=False)
 
     @property
     def equivariant(self) -> bool:
@@ -134,92 +138,17 @@ def permute_problem(problem: Problem, order: Sequence[int]) -> Problem:
     for name in ("scores", "scaled"):
         if name in inputs:
             inputs[name] = tuple(tuple(inputs[name][a][b] for b in perm) for a in perm)
-    changes: dict[str, Any] = {"inputs": inputs}
-    if len(problem.tokens) == n:
-        changes["tokens"] = tuple(problem.tokens[k] for k in perm)
-    if len(problem.sequence) == n:
-        changes["sequence"] = tuple(problem.sequence[k] for k in perm)
-    return dataclasses.replace(problem, **changes)
+    # Token names and vocabulary ids move with their tokens when there is one per token.
+    tokens = tuple(problem.tokens[k] for k in perm) if len(problem.tokens) == n \
+        else problem.tokens
+    sequence = tuple(problem.sequence[k] for k in perm) if len(problem.sequence) == n \
+        else problem.sequence
+    return dataclasses.replace(problem, inputs=inputs, tokens=tokens, sequence=sequence)
 
 
 TEXT_CHECK_TOKENS = 16    # permute compares closed forms as text up to this many tokens
 
-
-def _canonical(value: Any) -> Any:
-    """A SymPy form of an exact value for comparing closed forms, or None."""
-    if isinstance(value, fmpq):
-        return sympy.Rational(int(value.p), int(value.q))
-    if value is NEG_INF:
-        return sympy.S.NegativeInfinity
-    if value is NAN:
-        return sympy.S.NaN
-    if isinstance(value, SympyValue):
-        return value.expr
-    if isinstance(value, Surd):
-        return sympy.Rational(int(value.coefficient.p), int(value.coefficient.q)) * \
-            sympy.sqrt(value.radicand)
-    # The fast path's closed forms (Irrational) are text only; symattn never hands
-    # text to a SymPy parser, so they get no second, SymPy-side comparison.
-    return None
-
-
-def same_exact(a: Any, b: Any) -> bool:
-    """True only when the two exact values are proved equal."""
-    if a is b:
-        return True
-    if isinstance(a, fmpq) and isinstance(b, fmpq):
-        return a == b
-    if isinstance(a, Surd) and isinstance(b, Surd):
-        return a == b
-    if isinstance(a, SympyValue) and isinstance(b, SympyValue):
-        return a.expr == b.expr or sympy.expand(a.expr - b.expr) == 0
-    if isinstance(a, Irrational) and isinstance(b, Irrational):
-        return a.text == b.text
-    return False
-
-
-def proved_different(a: Any, b: Any, max_bits: int = 4096) -> bool:
-    """True when certified balls of the two values are disjoint (or one is -oo)."""
-    if a is NEG_INF or b is NEG_INF or a is NAN or b is NAN:
-        return (a is NEG_INF) != (b is NEG_INF) or (a is NAN) != (b is NAN)
-    if not getattr(a, "is_numeric", True) or not getattr(b, "is_numeric", True):
-        return False
-    from symattn.values.exact import to_ball
-
-    bits = 64
-    while bits <= max_bits:
-        x, y = to_ball(a, bits), to_ball(b, bits)
-        if isinstance(x, arb) and isinstance(y, arb) and not x.overlaps(y):
-            return True
-        bits *= 4
-    return False
-
-
-def _tally(pairs: Sequence[tuple[Any, Any]]) -> tuple[int, int, int]:
-    equal = differ = 0
-    for a, b in pairs:
-        if same_exact(a, b):
-            equal += 1
-        elif proved_different(a, b):
-            differ += 1
-    return equal, differ, len(pairs) - equal - differ
-
-
-def _families(derivation: Any) -> list[str]:
-    """Head prefixes: ``[""]`` for one head, ``["head1.", ...]`` for several."""
-    names = derivation.names
-    prefixes = [name[: -len("scaled")] for name in names if name.endswith("scaled")]
-    return prefixes or [""]
-
-
-def _score_source(derivation: Any, prefix: str) -> str:
-    """The step the weights are a fixed function of: the raw scores (or given scaled)."""
-    return prefix + ("scores" if prefix + "scores" in derivation else "scaled")
-
-
-def _row_values(derivation: Any, step: str, row: int, columns: Sequence[int]) -> tuple[Any, ...]:
-    grid = derivation[step].value
-    return tuple(grid.exact(row, c) for c in columns)
+Pair = tuple[Exact, Exact]
 
 
 def permutation_check(problem: Problem, order: Sequence[int]) -> PermutationResult:
@@ -242,47 +171,75 @@ def permutation_check(problem: Problem, order: Sequence[int]) -> PermutationResu
     >>> permutation_check(dataclasses.replace(p, positions="sinusoidal"), [3, 1, 2]).differing
     (1, 2, 3)
     """
-    from symattn.derivation.pipeline import derive
-
     n, _ = _check_permutable(problem)
     perm = _validate_order(order, n)
-    base = dataclasses.replace(problem, claims={}, ffn=None, readout=None, diagnostics=())
+    base = attention_only(problem)
     permuted_problem = permute_problem(base, [k + 1 for k in perm])
-    original, permuted = derive(base), derive(permuted_problem)
-    allowed, allowed_p = base.allowed(), permuted_problem.allowed()
-    families = _families(original)
-    step = "output" if "output" in original else "weights"
+    comparison = _Comparison(derive(base), derive(permuted_problem), perm)
+    score_pairs = comparison.score_pairs()
+    value_pairs = comparison.value_pairs()
+    tokens = permuted_problem.tokens if len(permuted_problem.tokens) == n else ("",) * n
+    rows = tuple(comparison.row(i, tokens[i]) for i in range(n))
+    rational = all(isinstance(a, fmpq) and isinstance(b, fmpq) for a, b in score_pairs)
+    return PermutationResult(tuple(k + 1 for k in perm), problem.positions,
+                             problem.position_base, problem.mask.kind, comparison.step,
+                             _tally(score_pairs), _value_rows(value_pairs, n) if value_pairs
+                             else None, rational, rows, _notes(base), comparison.original,
+                             comparison.permuted)
 
-    score_pairs = []
-    value_pairs = []
-    for prefix in families:
-        name = _score_source(original, prefix)
-        s, s_p = original[name].value, permuted[name].value
-        score_pairs += [(s_p.exact(i, j), s.exact(perm[i], perm[j]))
-                        for i in range(n) for j in range(n)]
-        if prefix + "V" in original:
-            v, v_p = original[prefix + "V"].value, permuted[prefix + "V"].value
-            value_pairs.append([(v_p.exact(j, k), v.exact(perm[j], k))
-                                for j in range(n) for k in range(v.shape[1])])
-    scores = _tally(score_pairs)
-    values = None
-    if value_pairs:
-        values = _value_rows(value_pairs, n)
 
-    width = original[step].value.shape[1]
-    rows = []
-    for i in range(n):
-        src = perm[i]
+class _Comparison:
+    """The original and the permuted derivation, compared entry by entry.
+
+    ``perm[i]`` (0-based) is the original token at row i of the permuted problem.
+    """
+
+    def __init__(self, original: Derivation, permuted: Derivation, perm: tuple[int, ...]) -> None:
+        self.original, self.permuted, self.perm = original, permuted, perm
+        self.allowed = original.problem.allowed()
+        self.allowed_p = permuted.problem.allowed()
+        self.families = _families(original)
+        self.step = "output" if "output" in original else "weights"
+
+    def _scores(self, prefix: str) -> tuple[Grid, Grid]:
+        name = _score_source(self.original, prefix)
+        return self.original[name].value, self.permuted[name].value
+
+    def score_pairs(self) -> list[Pair]:
+        """S'[i, j] against S[perm[i], perm[j]], over every head."""
+        n, perm = len(self.perm), self.perm
+        pairs: list[Pair] = []
+        for prefix in self.families:
+            s, s_p = self._scores(prefix)
+            pairs += [(s_p.exact(i, j), s.exact(perm[i], perm[j]))
+                      for i in range(n) for j in range(n)]
+        return pairs
+
+    def value_pairs(self) -> list[list[Pair]]:
+        """V'[j] against V[perm[j]], entry by entry, one list per head with V."""
+        n, perm = len(self.perm), self.perm
+        pairs = []
+        for prefix in self.families:
+            if prefix + "V" in self.original:
+                v, v_p = self.original[prefix + "V"].value, self.permuted[prefix + "V"].value
+                pairs.append([(v_p.exact(j, k), v.exact(perm[j], k))
+                              for j in range(n) for k in range(v.shape[1])])
+        return pairs
+
+    def row(self, i: int, token: str) -> RowComparison:
+        """Row i of the permuted problem against row perm[i] of the original."""
+        step, src = self.step, self.perm[i]
+        width = self.original[step].value.shape[1]
         # output columns are features; weights columns are tokens and move too
         columns_p = list(range(width))
-        columns = columns_p if step == "output" else [perm[j] for j in columns_p]
-        mine = _row_values(permuted, step, i, columns_p)
-        theirs = _row_values(original, step, src, columns)
-        structural = _structural(original, permuted, families, perm, i, allowed, allowed_p)
+        columns = columns_p if step == "output" else [self.perm[j] for j in columns_p]
+        mine = _row_values(self.permuted, step, i, columns_p)
+        theirs = _row_values(self.original, step, src, columns)
+        structural = self.structural(i)
         # second check: the closed forms read back by SymPy (small problems only: a
         # closed form has a term per key)
-        texts = [_canonical_pair(a, b) for a, b in zip(mine, theirs)] \
-            if n <= TEXT_CHECK_TOKENS else [None]
+        texts = [same_closed_form(a, b) for a, b in zip(mine, theirs)] \
+            if len(self.perm) <= TEXT_CHECK_TOKENS else [None]
         text_equal = None if any(t is None for t in texts) else all(texts)
         if structural or text_equal or all(same_exact(a, b) for a, b in zip(mine, theirs)):
             verdict = "equal"
@@ -290,17 +247,63 @@ def permutation_check(problem: Problem, order: Sequence[int]) -> PermutationResu
             verdict = "differs"
         else:
             verdict = "undecided"
-        token = permuted_problem.tokens[i] if len(permuted_problem.tokens) == n else ""
-        rows.append(RowComparison(i + 1, src + 1, token, verdict, structural, text_equal,
-                                  mine, theirs))
-    notes = _notes(base)
-    rational = all(isinstance(a, fmpq) and isinstance(b, fmpq) for a, b in score_pairs)
-    return PermutationResult(tuple(k + 1 for k in perm), problem.positions,
-                             problem.position_base, problem.mask.kind, step, scores, values,
-                             rational, tuple(rows), notes, original, permuted)
+        return RowComparison(i + 1, src + 1, token, verdict, structural, text_equal, mine, theirs)
+
+    def structural(self, i: int) -> bool:
+        """Row i of the permuted problem sees exactly the (score, value) pairs of row perm[i].
+
+        The open keys must correspond under the permutation, and for each open key
+        the score and the value row must be equal exactly, in every head. (The
+        scale, temperature and normalisation are the same options in both.)
+        """
+        if self.original.problem.positions != "none":
+            return False
+        perm, src = self.perm, self.perm[i]
+        open_p = [j for j in range(len(perm)) if self.allowed_p[i][j]]
+        if sorted(perm[j] for j in open_p) != [j for j in range(len(perm))
+                                               if self.allowed[src][j]]:
+            return False
+        for prefix in self.families:
+            s, s_p = self._scores(prefix)
+            if not all(same_exact(s_p.exact(i, j), s.exact(src, perm[j])) for j in open_p):
+                return False
+            if prefix + "V" in self.original:
+                v, v_p = self.original[prefix + "V"].value, self.permuted[prefix + "V"].value
+                if not all(same_exact(v_p.exact(j, k), v.exact(perm[j], k))
+                           for j in open_p for k in range(v.shape[1])):
+                    return False
+        return True
 
 
-def _value_rows(value_pairs: list[list[tuple[Any, Any]]], n: int) -> tuple[int, int, int]:
+def _tally(pairs: Sequence[Pair]) -> tuple[int, int, int]:
+    equal = differ = 0
+    for a, b in pairs:
+        if same_exact(a, b):
+            equal += 1
+        elif proved_different(a, b):
+            differ += 1
+    return equal, differ, len(pairs) - equal - differ
+
+
+def _families(derivation: Derivation) -> list[str]:
+    """Head prefixes: ``[""]`` for one head, ``["head1.", ...]`` for several."""
+    names = derivation.names
+    prefixes = [name[: -len("scaled")] for name in names if name.endswith("scaled")]
+    return prefixes or [""]
+
+
+def _score_source(derivation: Derivation, prefix: str) -> str:
+    """The step the weights are a fixed function of: the raw scores (or given scaled)."""
+    return prefix + ("scores" if prefix + "scores" in derivation else "scaled")
+
+
+def _row_values(derivation: Derivation, step: str, row: int, columns: Sequence[int]
+                ) -> tuple[Exact, ...]:
+    grid = derivation[step].value
+    return tuple(grid.exact(row, c) for c in columns)
+
+
+def _value_rows(value_pairs: list[list[Pair]], n: int) -> tuple[int, int, int]:
     """Rows V'[j] vs V[order[j]] over all heads: (equal, different, undecided)."""
     equal = differ = total = 0
     for family in value_pairs:
@@ -313,86 +316,6 @@ def _value_rows(value_pairs: list[list[tuple[Any, Any]]], n: int) -> tuple[int, 
             elif any(proved_different(a, b) for a, b in pairs):
                 differ += 1
     return equal, differ, total - equal - differ
-
-
-def _split_top(text: str, separator: str) -> list[str]:
-    """Split at ``separator`` outside parentheses."""
-    parts, depth, start, k = [], 0, 0, 0
-    while k < len(text):
-        char = text[k]
-        depth += (char == "(") - (char == ")")
-        if depth == 0 and text.startswith(separator, k):
-            parts.append(text[start:k])
-            k += len(separator)
-            start = k
-            continue
-        k += 1
-    parts.append(text[start:])
-    return parts
-
-
-def _sum_order_free(text: str) -> str:
-    """A closed form's text with every sum's terms sorted (a + b and b + a agree).
-
-    Sound for comparing symattn's own closed forms without parsing them: equal
-    results mean the two expressions differ at most in the order of added terms.
-    """
-    wrapped = text.startswith("(") and text.endswith(")") and \
-        len(_split_top(text[1:-1], ")(")) == 1 and _balanced(text[1:-1])
-    inner = text[1:-1] if wrapped else text
-    terms = _split_top(inner, " + ")
-    if len(terms) > 1:
-        inner = " + ".join(sorted(_sum_order_free(t) for t in terms))
-    else:
-        factors = _split_top(inner, "/")
-        if len(factors) > 1:
-            inner = "/".join(_sum_order_free(f) for f in factors)
-    return f"({inner})" if wrapped else inner
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += (char == "(") - (char == ")")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _canonical_pair(a: Any, b: Any) -> bool | None:
-    if isinstance(a, Irrational) and isinstance(b, Irrational):
-        return _sum_order_free(a.text) == _sum_order_free(b.text)
-    x, y = _canonical(a), _canonical(b)
-    if x is None or y is None:
-        return None
-    return bool(x == y)
-
-
-def _structural(original: Any, permuted: Any, families: list[str], perm: tuple[int, ...],
-                i: int, allowed: list[list[bool]], allowed_p: list[list[bool]]) -> bool:
-    """Row i of the permuted problem sees exactly the (score, value) pairs of row perm[i].
-
-    The open keys must correspond under the permutation, and for each open key
-    the score and the value row must be equal exactly, in every head. (The
-    scale, temperature and normalisation are the same options in both.)
-    """
-    if original.problem.positions != "none":
-        return False
-    src = perm[i]
-    open_p = [j for j in range(len(perm)) if allowed_p[i][j]]
-    if sorted(perm[j] for j in open_p) != [j for j in range(len(perm)) if allowed[src][j]]:
-        return False
-    for prefix in families:
-        name = _score_source(original, prefix)
-        s, s_p = original[name].value, permuted[name].value
-        if not all(same_exact(s_p.exact(i, j), s.exact(src, perm[j])) for j in open_p):
-            return False
-        if prefix + "V" in original:
-            v, v_p = original[prefix + "V"].value, permuted[prefix + "V"].value
-            if not all(same_exact(v_p.exact(j, k), v.exact(perm[j], k))
-                       for j in open_p for k in range(v.shape[1])):
-                return False
-    return True
 
 
 def _notes(problem: Problem) -> tuple[str, ...]:

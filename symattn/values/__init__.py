@@ -1,8 +1,9 @@
 """Exact numbers and how they are written.
 
 Rationals (``fmpq``), surds, the formal -oo and nan (``exact``); the entry
-grammar (``entries``); arithmetic that stays exact (``arith``); rounding rules
+grammar (``entries``); arithmetic that stays exact (``arith``) and the exact
+functions of a row of weights (``probabilities``); rounding rules
 (``rules``, ``rounding``); certified decimals (``decimals``, ``enclosures``,
 ``decimal_arrays``) and the one formatter every printed number goes through
-(``number_format``); the SymPy bridge (``sympy_path``).
+(``number_format``); the SymPy bridge (``symbolic``).
 """

@@ -14,19 +14,34 @@ from __future__ import annotations
 
 __all__ = ["texts_from_enclosure", "FAST_DIGITS"]
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from symattn.values.enclosures import Enclosure
 from symattn.values.decimals import _EPS, _POWERS, _SLACK
+from symattn.values.enclosures import Enclosure
 from symattn.values.rounding import format_scaled
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 # Beyond about 15 significant digits a double cannot decide anything.
 FAST_DIGITS = 15
 
 
+@dataclass(frozen=True)
+class _Decided:
+    """Which entries the enclosure decides, and at how many places each is written."""
+
+    decided: NDArray[np.bool_]     # the enclosure settles the entry's rounding
+    zero: NDArray[np.bool_]        # exactly zero (mid == rad == 0) in a known row
+    places: NDArray[np.intp]       # decimal places to write (meaningful where decided)
+    printed: NDArray[np.float64]   # the double to print: x, or |x| where it rounds to 0
+
+
 def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int | None,
                          separator: str = ".", scientific_beyond: int = 7
-                         ) -> tuple[list[list[str | None]], Any]:
+                         ) -> tuple[list[list[str | None]], NDArray[np.bool_]]:
     """Decimal text of each entry the enclosure decides (else None), and where the Nones are.
 
     ``places`` (fixed decimals) or ``digits`` (significant digits) in
@@ -39,6 +54,29 @@ def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int |
 
     if places is not None:
         digits = None          # fixed places win, as in NumberFormat
+    decided = _decide(enclosure, places, digits)
+    texts = np.full(enclosure.mid.shape, None, dtype=object)
+    texts[decided.zero] = "0" if places is None else format_scaled(0, places, separator)
+    for value in np.bincount(decided.places[decided.decided]).nonzero()[0].tolist():
+        chosen = decided.decided & (decided.places == value)
+        # "0.000ddd" has value + 2 characters: past the limit, scientific.
+        if digits is not None and value + 2 > digits + scientific_beyond:
+            pattern = f"%.{digits - 1}e"        # tiny: scientific (the formatter keeps it)
+        else:
+            pattern = f"%.{value}f"
+        numbers = decided.printed[chosen].tolist()
+        if separator == ".":
+            texts[chosen] = [pattern % number for number in numbers]
+        else:
+            texts[chosen] = [(pattern % number).replace(".", separator) for number in numbers]
+    rows: list[list[str | None]] = texts.tolist()
+    return rows, ~(decided.decided | decided.zero)
+
+
+def _decide(enclosure: Enclosure, places: int | None, digits: int | None) -> _Decided:
+    """The test of the module docstring, for every entry at once."""
+    import numpy as np
+
     x = enclosure.mid
     magnitude = np.abs(x)
     rows_known = enclosure.known[:, None]
@@ -46,11 +84,12 @@ def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int |
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ok = rows_known & (magnitude > 1e-290) & (magnitude < 1e290)
         delta = enclosure.rad * (1 + _EPS) + magnitude * _EPS
-        if places is None:
-            assert digits is not None
+        if places is not None:
+            place = np.full(x.shape, float(places))
+        elif digits is not None:
             place = digits - 1 - np.floor(np.log10(np.where(ok, magnitude, 1.0)))
         else:
-            place = np.full(x.shape, float(places))
+            raise ValueError("texts_from_enclosure needs places or digits")
         ok &= (place >= 0) & (place < len(_POWERS))
         place_index = np.where(ok, place, 0).astype(np.intp)
         power = np.asarray(_POWERS)[place_index]
@@ -68,20 +107,6 @@ def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int |
             carried = ok & (rounded == 10.0 ** digits)
             place_index = np.where(carried, place_index - 1, place_index)
             ok &= place_index >= 0
-    texts = np.full(x.shape, None, dtype=object)
-    texts[zero] = "0" if places is None else format_scaled(0, places, separator)
     # -0.00 prints as 0.00, as format_scaled does
     printed = np.where(ok & (rounded == 0.0), magnitude, x)
-    for value in np.bincount(place_index[ok]).nonzero()[0].tolist():
-        chosen = ok & (place_index == value)
-        # "0.000ddd" has value + 2 characters: past the limit, scientific.
-        if digits is not None and value + 2 > digits + scientific_beyond:
-            pattern = f"%.{digits - 1}e"        # tiny: scientific (the formatter keeps it)
-        else:
-            pattern = f"%.{value}f"
-        numbers = printed[chosen].tolist()
-        if separator == ".":
-            texts[chosen] = [pattern % number for number in numbers]
-        else:
-            texts[chosen] = [(pattern % number).replace(".", separator) for number in numbers]
-    return texts.tolist(), ~(ok | zero)
+    return _Decided(ok, zero, place_index, printed)

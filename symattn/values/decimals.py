@@ -73,8 +73,8 @@ def _upper_exponent(ball: arb) -> int | None:
 
 def _about_exponent(ball: arb) -> int:
     """floor(log10 |x|) of a ball's nonzero midpoint, for messages (exact below 10**15)."""
-    mantissa, power = ball.mid().man_exp()
-    mantissa = abs(int(mantissa))
+    mantissa_fmpz, power = ball.mid().man_exp()
+    mantissa = abs(int(mantissa_fmpz))
     binary = int(power) + mantissa.bit_length() - 1          # 2**binary <= |mid|
     top = mantissa >> max(mantissa.bit_length() - 53, 0)
     fraction = math.log2(top) - (top.bit_length() - 1)       # log2 |mid| - binary, in [0, 1)
@@ -178,9 +178,8 @@ def _exponent(value: Exact) -> int | None:
             with working_precision(bits):
                 size = abs(ball)
                 for exponent in (estimate - 1, estimate, estimate + 1):
-                    low, high = arb(10) ** exponent, arb(10) ** (exponent + 1)
-                    if size >= low and size < high:   # both comparisons proved
-                        return exponent
+                    if size >= arb(10) ** exponent and size < arb(10) ** (exponent + 1):
+                        return exponent       # both comparisons proved
         bits *= 2
     raise UndecidedError(f"could not tell the size of {_brief(value)}")
 
@@ -257,26 +256,26 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
 # through the per-entry functions above, which raise the precision or round
 # the exact rational.
 
-def fixed_from_ball(ball: object, places: int, rule: Rounding, separator: str = ".",
+def fixed_from_ball(ball: arb | None, places: int, rule: Rounding, separator: str = ".",
                     guard_digits: int = 8) -> str | None:
     """``places`` decimals of the value in ``ball`` if the ball decides them."""
-    if ball is None or not ball.is_finite():  # type: ignore[attr-defined]
+    if ball is None or not ball.is_finite():
         return None
-    low, high, exponent = decimal_bounds(ball, max(places, 0) + guard_digits + 8)  # type: ignore[arg-type]
+    low, high, exponent = decimal_bounds(ball, max(places, 0) + guard_digits + 8)
     if exponent + places > MAX_DECIMAL_EXPONENT:
         return None   # too large to write out: the per-entry path says so
     scaled = round_bounds(low, high, exponent, places, rule)
     return None if scaled is None else format_scaled(scaled, places, separator)
 
 
-def significant_from_ball(ball: object, digits: int, rule: Rounding, separator: str = ".",
+def significant_from_ball(ball: arb | None, digits: int, rule: Rounding, separator: str = ".",
                           guard_digits: int = 8) -> str | None:
     """``digits`` significant digits of the value in ``ball`` if the ball decides them."""
-    if ball is None or not ball.is_finite():  # type: ignore[attr-defined]
+    if ball is None or not ball.is_finite():
         return None
-    if ball.is_zero():  # type: ignore[attr-defined]
+    if ball.is_zero():
         return "0"
-    low, high, exponent = decimal_bounds(ball, digits + guard_digits)  # type: ignore[arg-type]
+    low, high, exponent = decimal_bounds(ball, digits + guard_digits)
     if low <= 0 <= high:
         return None
     low_digits = len(decimal_digits(abs(low)))
@@ -300,7 +299,7 @@ _POWERS = [10.0 ** k for k in range(300)]   # exact up to 10**22, within an ulp 
 _POWERS_INT = [10 ** k for k in range(400)]
 
 
-def float_decimal_from_ball(ball: object, places: int | None, digits: int | None,
+def float_decimal_from_ball(ball: arb | None, places: int | None, digits: int | None,
                             separator: str = ".") -> str | None:
     """The fast path for half-up and half-even: decide the rounding in doubles.
 
@@ -322,7 +321,7 @@ def float_decimal_from_ball(ball: object, places: int | None, digits: int | None
         return None
     x = float(ball)  # the midpoint rounded to a double (python-flint converts the midpoint)
     if x == 0.0:
-        if not ball.is_zero():  # type: ignore[attr-defined]
+        if not ball.is_zero():
             return None
         if places is None:
             return "0"   # an exact zero (a masked weight), as significant_decimal prints it
@@ -330,7 +329,7 @@ def float_decimal_from_ball(ball: object, places: int | None, digits: int | None
     magnitude = abs(x)
     if not 1e-290 < magnitude < 1e290:
         return None
-    delta = float(ball.rad()) * (1 + _EPS) + magnitude * _EPS  # type: ignore[attr-defined]
+    delta = float(ball.rad()) * (1 + _EPS) + magnitude * _EPS
     if places is None:
         assert digits is not None
         places = digits - 1 - math.floor(math.log10(magnitude))

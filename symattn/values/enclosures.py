@@ -57,9 +57,17 @@ __all__ = ["Enclosure", "IntegerMatrix", "softmax_enclosure", "product_enclosure
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from flint import arb, ctx, fmpq_mat, fmpz
+from flint import arb, fmpq_mat, fmpz
+
+from symattn.values.exact import Exact, to_ball, working_precision
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Doubles = NDArray[np.float64]
 
 U = 2.0 ** -53                 # unit roundoff of IEEE double precision
 _EXACT_LIMIT = 2 ** 52         # integers (and their shifted differences) stay exact below this
@@ -78,9 +86,9 @@ class Enclosure:
     hold meaningless numbers and must be decided another way.
     """
 
-    mid: Any          # numpy float64 array, n x m
-    rad: Any          # numpy float64 array, n x m, non-negative
-    known: Any        # numpy bool array, n
+    mid: Doubles                 # n x m
+    rad: Doubles                 # n x m, non-negative
+    known: NDArray[np.bool_]     # n
 
     def block(self, rows: Sequence[int], columns: Sequence[int]) -> Enclosure:
         """The enclosure of the chosen rows and columns only."""
@@ -99,7 +107,7 @@ class IntegerMatrix:
     otherwise each double is within one unit in the last place (2u relative).
     """
 
-    numerators: Any
+    numerators: Doubles
     denominator: int
     exact: bool
 
@@ -122,30 +130,24 @@ def integer_matrix(matrix: fmpq_mat) -> IntegerMatrix | None:
     return IntegerMatrix(array, int(denominator), largest < _EXACT_LIMIT)
 
 
-def _largest(array: Any) -> int:
+def _largest(array: Doubles) -> int:
     return int(abs(array).max()) if array.size else 0
 
 
-def scale_of(factor: Any, denominator: int) -> float | None:
+def scale_of(factor: Exact, denominator: int) -> float | None:
     """``factor / denominator`` as a double within 2u relative, or None."""
-    from symattn.values.exact import to_ball
-
     ball = to_ball(factor, 200)
     if ball is None:
         return None
-    old = ctx.prec
-    ctx.prec = 200
-    try:
+    with working_precision(200):
         ball = ball / arb(fmpz(denominator))
-    finally:
-        ctx.prec = old
     value = float(ball.mid())
     if not (1e-280 < value < 1e280) or float(ball.rad()) > value * 2.0 ** -150:
         return None
     return value
 
 
-def _exp_nonpositive(x: Any) -> tuple[Any, Any]:
+def _exp_nonpositive(x: Doubles) -> tuple[Doubles, Doubles]:
     """e^x and an absolute error bound for x <= 0 (x exact here; see step 3)."""
     import numpy as np
 
@@ -166,8 +168,8 @@ def _exp_nonpositive(x: Any) -> tuple[Any, Any]:
     return values, errors
 
 
-def softmax_enclosure(scores: Any, scale: float, allowed: Any, score_errors: Any = None
-                      ) -> Enclosure:
+def softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
+                      score_errors: Doubles | None = None) -> Enclosure:
     """Weights ``softmax(scale * scores)`` over the allowed entries of each row.
 
     ``scores`` are doubles within ``score_errors`` (entrywise; None: exact
@@ -186,8 +188,8 @@ def softmax_enclosure(scores: Any, scale: float, allowed: Any, score_errors: Any
         return _softmax_enclosure(scores, scale, allowed, score_errors)
 
 
-def _softmax_enclosure(scores: Any, scale: float, allowed: Any, score_errors: Any
-                       ) -> Enclosure:
+def _softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
+                       score_errors: Doubles | None) -> Enclosure:
     import numpy as np
 
     n, m = scores.shape
@@ -247,7 +249,7 @@ def product_enclosure(weights: Enclosure, values: IntegerMatrix) -> Enclosure | 
 
 
 def scores_enclosure_inputs(base: fmpq_mat, factors: tuple[fmpq_mat, fmpq_mat] | None
-                            ) -> tuple[Any, Any, int] | None:
+                            ) -> tuple[Doubles, Doubles | None, int] | None:
     """``(S, errors, D)``: the integer scores as doubles within ``errors`` (None:
     exact) over the denominator D; None if they are beyond double range.
 

@@ -26,16 +26,24 @@ Surd(coefficient=1/2, radicand=2)
 
 from __future__ import annotations
 
-__all__ = ["Entry", "Symbolic", "parse_entry", "parse_number_literal", "tree_to_sympy", "MAX_EXPONENT"]
+__all__ = ["Entry", "Symbolic", "Value", "parse_entry", "parse_number_literal", "MAX_EXPONENT"]
 
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from flint import fmpq
 
 from symattn.errors import InputError, Location
-from symattn.values.exact import NEG_INF, Exact, Surd, make_surd, surd_sqrt
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, Surd, make_surd, reciprocal,
+                                  surd_sqrt)
+
+if TYPE_CHECKING:
+    import sympy
+
+# A syntax tree of the grammar above: ("num", fmpq), ("sym", name), ("neg" | "sqrt", tree),
+# ("pow", tree, int) or ("add" | "sub" | "mul" | "div", tree, tree); ``symbolic.SyntaxTree``.
+_Tree = tuple[Any, ...]
 
 # Exponents beyond this would build integers with more digits than any
 # worked example needs, and could stall the machine; refuse them clearly.
@@ -63,10 +71,13 @@ class Symbolic:
     ``to_sympy()`` builds the SymPy expression from the tree (never from text).
     """
 
-    tree: tuple[Any, ...]
+    tree: _Tree
     text: str
 
-    def to_sympy(self) -> Any:
+    def to_sympy(self) -> sympy.Expr:
+        # Only here: SymPy is slow to import, and most entries are rational.
+        from symattn.values.symbolic import tree_to_sympy
+
         return tree_to_sympy(self.tree)
 
 
@@ -210,27 +221,28 @@ class _Parser:
         self.index += 1
         return token
 
-    def parse(self) -> tuple[Any, ...]:
+    def parse(self) -> _Tree:
         tree = self.expr()
-        if self.peek() is not None:
-            raise _SyntaxProblem(f"unexpected {self.peek()[1]!r}")  # type: ignore[index]
+        extra = self.peek()
+        if extra is not None:
+            raise _SyntaxProblem(f"unexpected {extra[1]!r}")
         return tree
 
-    def expr(self) -> tuple[Any, ...]:
+    def expr(self) -> _Tree:
         tree = self.term()
         while (token := self.peek()) and token[1] in "+-" and token[0] == "op":
             self.take()
             tree = ("add" if token[1] == "+" else "sub", tree, self.term())
         return tree
 
-    def term(self) -> tuple[Any, ...]:
+    def term(self) -> _Tree:
         tree = self.factor()
         while (token := self.peek()) and token[0] == "op" and token[1] in ("*", "/"):
             self.take()
             tree = ("mul" if token[1] == "*" else "div", tree, self.factor())
         return tree
 
-    def factor(self) -> tuple[Any, ...]:
+    def factor(self) -> _Tree:
         token = self.peek()
         if token and token[0] == "op" and token[1] in "+-":
             self.take()
@@ -252,7 +264,7 @@ class _Parser:
             return ("pow", base, -int(digits) if negative else int(digits))
         return base
 
-    def atom(self) -> tuple[Any, ...]:
+    def atom(self) -> _Tree:
         kind, token = self.take()
         if kind == "num":
             try:
@@ -275,7 +287,7 @@ class _Parser:
             return inner
         raise _SyntaxProblem(f"unexpected {token!r}")
 
-    def nested(self) -> tuple[Any, ...]:
+    def nested(self) -> _Tree:
         self.depth += 1
         if self.depth > 100:
             raise _SyntaxProblem("too deeply nested")
@@ -284,11 +296,12 @@ class _Parser:
         return tree
 
 
-def _fold(tree: tuple[Any, ...]) -> Exact | None:
+def _fold(tree: _Tree) -> RationalOrSurd | None:
     """Evaluate a tree to a rational or single surd; None if it needs SymPy."""
     kind = tree[0]
     if kind == "num":
-        return tree[1]
+        number: fmpq = tree[1]
+        return number
     if kind == "sym":
         return None
     if kind == "neg":
@@ -302,21 +315,7 @@ def _fold(tree: tuple[Any, ...]) -> Exact | None:
             return surd_sqrt(inner)
         return None
     if kind == "pow":
-        base, exponent = _fold(tree[1]), tree[2]
-        if base is None:
-            return None
-        if isinstance(base, fmpq):
-            if base == 0 and exponent < 0:
-                raise ZeroDivisionError
-            return base ** exponent
-        assert isinstance(base, Surd)
-        r = base.radicand  # already square-free: (a*sqrt(r))**k = a**k * r**(k//2) * sqrt(r)**(k%2)
-        half, odd = divmod(abs(exponent), 2)
-        coefficient = base.coefficient ** abs(exponent) * fmpq(r) ** half
-        result: Exact = make_surd(coefficient, r if odd else 1)
-        if exponent < 0:
-            result = _reciprocal(result)
-        return result
+        return _fold_power(_fold(tree[1]), tree[2])
     left, right = _fold(tree[1]), _fold(tree[2])
     if kind == "div" and isinstance(right, fmpq) and right == 0:
         raise ZeroDivisionError   # also when the numerator is symbolic: a/0
@@ -332,33 +331,18 @@ def _fold(tree: tuple[Any, ...]) -> Exact | None:
         return None
     if kind == "mul":
         return left * right
-    return left * _reciprocal(right)
+    return left * reciprocal(right)
 
 
-def _reciprocal(value: Exact) -> Exact:
-    if isinstance(value, fmpq):
-        if value == 0:
+def _fold_power(base: RationalOrSurd | None, exponent: int) -> RationalOrSurd | None:
+    if base is None:
+        return None
+    if isinstance(base, fmpq):
+        if base == 0 and exponent < 0:
             raise ZeroDivisionError
-        return 1 / value
-    assert isinstance(value, Surd)
-    return value.reciprocal()
-
-
-def tree_to_sympy(tree: tuple[Any, ...]) -> Any:
-    """Build a SymPy expression from the entry parser's syntax tree."""
-    import sympy   # only here: SymPy is slow to import, and most entries are rational
-
-    kind = tree[0]
-    if kind == "num":
-        return sympy.Rational(int(tree[1].p), int(tree[1].q))
-    if kind == "sym":
-        return sympy.Symbol(tree[1], real=True)
-    if kind == "neg":
-        return -tree_to_sympy(tree[1])
-    if kind == "sqrt":
-        return sympy.sqrt(tree_to_sympy(tree[1]))
-    if kind == "pow":
-        return tree_to_sympy(tree[1]) ** tree[2]
-    left, right = tree_to_sympy(tree[1]), tree_to_sympy(tree[2])
-    return {"add": left + right, "sub": left - right, "mul": left * right}.get(kind) \
-        if kind != "div" else left / right
+        return base ** exponent
+    r = base.radicand  # already square-free: (a*sqrt(r))**k = a**k * r**(k//2) * sqrt(r)**(k%2)
+    half, odd = divmod(abs(exponent), 2)
+    coefficient = base.coefficient ** abs(exponent) * fmpq(r) ** half
+    result = make_surd(coefficient, r if odd else 1)
+    return reciprocal(result) if exponent < 0 else result

@@ -8,21 +8,24 @@ Values in symattn are one of:
   the shape of every scaled score when the scale is ``1/sqrt(d_k)``;
 * ``Irrational`` - a number known to be irrational (by construction, e.g. an
   exponential of a non-zero algebraic number), carried as its exact text and a
-  function giving a certified ball at any precision.
-
-Anything else a user may write (identifiers, sums of different roots) lives in
-the SymPy path (``sympy_path``); this module never imports SymPy.
+  function giving a certified ball at any precision;
+* a ``ClosedForm`` - anything else a user may write (identifiers, sums of
+  different roots), computed on the SymPy path (``derivation.sympy_path``) and
+  carried as ``symbolic.SympyValue``; this module never imports SymPy.
 """
 
 from __future__ import annotations
 
-__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber", "working_precision", "Surd", "Irrational", "Exact", "to_ball",
-           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt"]
+__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
+           "working_precision", "Surd", "RationalOrSurd", "Irrational", "ClosedForm", "Exact",
+           "to_ball",
+           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt",
+           "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
 from math import isqrt
 from dataclasses import dataclass
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterator, Protocol, Union, overload
 
 from flint import arb, ctx, fmpq, fmpz
 
@@ -87,8 +90,8 @@ def squarefree_split(n: int) -> tuple[int, int]:
         root = isqrt(n)
         return (g * root, 1) if root * root == n else (g, n)
     g, r = 1, 1
-    for p, e in fmpz(n).factor():
-        p = int(p)
+    for prime, e in fmpz(n).factor():
+        p = int(prime)
         g *= p ** (e // 2)
         if e % 2:
             r *= p
@@ -103,14 +106,11 @@ class Surd:
     radicand: int
 
     def ball(self, prec: int) -> arb:
-        old = ctx.prec
-        ctx.prec = prec
-        try:
+        """A certified ball at ``prec`` bits."""
+        with working_precision(prec):
             return arb(self.coefficient) * arb(self.radicand).sqrt()
-        finally:
-            ctx.prec = old
 
-    def __mul__(self, other: object) -> Exact:
+    def __mul__(self, other: object) -> RationalOrSurd:
         if isinstance(other, fmpq):
             return make_surd(self.coefficient * other, self.radicand)
         if isinstance(other, Surd):
@@ -125,14 +125,18 @@ class Surd:
         return Surd(1 / (self.coefficient * self.radicand), self.radicand)
 
 
-def make_surd(coefficient: fmpq, radicand: int) -> Exact:
+# The numbers closed under the fast core's products: a rational or a single surd.
+RationalOrSurd = Union[fmpq, Surd]
+
+
+def make_surd(coefficient: fmpq, radicand: int) -> RationalOrSurd:
     """A ``Surd``, or the plain rational when the root disappears."""
     if radicand == 1 or coefficient == 0:
         return fmpq(coefficient)
     return Surd(fmpq(coefficient), radicand)
 
 
-def surd_sqrt(q: fmpq) -> Exact:
+def surd_sqrt(q: fmpq) -> RationalOrSurd:
     """Exact square root of a non-negative rational, as rational or ``Surd``.
 
     >>> surd_sqrt(fmpq(1, 2))
@@ -146,6 +150,19 @@ def surd_sqrt(q: fmpq) -> Exact:
     # sqrt(p/d) = sqrt(p*d)/d
     g, r = squarefree_split(p * d)
     return make_surd(fmpq(g, d), r)
+
+
+def reciprocal(value: RationalOrSurd) -> RationalOrSurd:
+    """``1 / value`` for a non-zero rational or surd (ZeroDivisionError for 0).
+
+    >>> reciprocal(fmpq(2, 3)), reciprocal(Surd(fmpq(1, 2), 2))
+    (3/2, Surd(coefficient=1, radicand=2))
+    """
+    if isinstance(value, fmpq):
+        if value == 0:
+            raise ZeroDivisionError("the reciprocal of 0")
+        return 1 / value
+    return value.reciprocal()
 
 
 @dataclass(frozen=True)
@@ -165,13 +182,30 @@ class Irrational:
         return self.describe if isinstance(self.describe, str) else self.describe()
 
     def ball(self, prec: int) -> arb:
+        """A certified ball at ``prec`` bits."""
         return self.evaluate(prec)
 
 
-Exact = Union[fmpq, NegInf, NotANumber, Surd, Irrational]
+class ClosedForm(Protocol):
+    """An exact value known by its closed form: the SymPy path's ``symbolic.SympyValue``.
+
+    Its SymPy-readable text, and a certified ball when it is a number (None
+    when it has free symbols).
+    """
+
+    @property
+    def text(self) -> str:
+        """The exact, SymPy-readable form."""
+
+    def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits, or None without a numeric value."""
+
+
+Exact = Union[fmpq, NegInf, NotANumber, Surd, Irrational, ClosedForm]
 
 
 def is_rational(value: Exact) -> bool:
+    """True for a rational (``fmpq``), the one kind that is rounded exactly."""
     return isinstance(value, fmpq)
 
 
@@ -183,7 +217,15 @@ def working_precision(bits: int) -> Iterator[None]:
     try:
         yield
     finally:
-        ctx.prec = old
+        ctx.prec = old   # the one place that sets flint's precision
+
+
+@overload
+def to_ball(value: fmpq | Surd | Irrational, prec: int) -> arb: ...
+
+
+@overload
+def to_ball(value: Exact, prec: int) -> arb | None: ...
 
 
 def to_ball(value: Exact, prec: int) -> arb | None:
@@ -191,12 +233,8 @@ def to_ball(value: Exact, prec: int) -> arb | None:
     if isinstance(value, (NegInf, NotANumber)):
         return None
     if isinstance(value, fmpq):
-        old = ctx.prec
-        ctx.prec = prec
-        try:
+        with working_precision(prec):
             return arb(value)
-        finally:
-            ctx.prec = old
     return value.ball(prec)
 
 

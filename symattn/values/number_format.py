@@ -16,16 +16,17 @@ from __future__ import annotations
 __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Callable, Protocol, Sequence
+
+from flint import arb
 
 from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
 from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
-from symattn.values.exact import NAN, NEG_INF
-from symattn.values.exact import EXACT_ZERO
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
-                             significant_decimal, significant_from_ball, start_precision,
-                             to_scientific)
+                                     significant_decimal, significant_from_ball, to_scientific)
+from symattn.values.enclosures import Enclosure
+from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
 from symattn.values.rounding import Rounding, format_scaled
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
@@ -40,9 +41,22 @@ UNDECIDED_SHARE = 0.01
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
 
-def has_number(value: Any) -> bool:
+class Block(Protocol):
+    """What ``format_block`` reads: a grid's exact entries and certified balls
+    (``derivation.grids.Grid``); a grid may also offer ``enclosure()``, a
+    double-precision ``Enclosure`` of every entry, or None."""
+
+    def exact(self, i: int, j: int) -> Exact:
+        """The exact value of entry (i, j)."""
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
+        """Certified balls for a block of entries (None for -oo and nan)."""
+
+
+def has_number(value: object) -> bool:
     """False for symbolic values with free symbols (they have no decimals)."""
-    return getattr(value, "is_numeric", True)
+    return bool(getattr(value, "is_numeric", True))
 
 
 @dataclass(frozen=True)
@@ -63,7 +77,7 @@ class NumberFormat:
     def separator(self) -> str:
         return DECIMAL_SEPARATORS[self.locale]
 
-    def format(self, value: Any) -> str | None:
+    def format(self, value: Exact) -> str | None:
         """Decimal text of an exact value; None when it has free symbols."""
         if value is NEG_INF:
             return "-inf"
@@ -79,16 +93,16 @@ class NumberFormat:
 
     def _notation(self, text: str) -> str:
         """Significant digits of very small or large numbers read better as 1.23e-30."""
-        if self.places is not None or len(text) <= self.digits + SCIENTIFIC_BEYOND or \
-                "e" in text or text in ("-inf", "nan"):
+        digits = self.digits
+        if self.places is not None or digits is None or len(text) <= digits + SCIENTIFIC_BEYOND \
+                or "e" in text or text in ("-inf", "nan"):
             return text
         body = text.lstrip("-")
-        if len(body) > self.digits + SCIENTIFIC_BEYOND:   # many leading or trailing zeros
-            assert self.digits is not None
-            return to_scientific(text, self.digits)
+        if len(body) > digits + SCIENTIFIC_BEYOND:   # many leading or trailing zeros
+            return to_scientific(text, digits)
         return text
 
-    def format_block(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
+    def format_block(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
                      ) -> tuple[tuple[str | None, ...], ...]:
         """Decimals of a block of a grid, evaluated as balls in one batch.
 
@@ -106,11 +120,11 @@ class NumberFormat:
         with progress.task(len(rows), "decimals"):
             return self._format_balls(grid, rows, columns, target)
 
-    def _format_enclosure(self, grid: Any, rows: Sequence[int], columns: Sequence[int]
+    def _format_enclosure(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
                           ) -> tuple[tuple[str | None, ...], ...] | None:
         """The numpy batch: decide the whole block from a double-precision
         enclosure; entries it leaves open are decided exactly, one by one."""
-        enclosure = getattr(grid, "enclosure", None)
+        enclosure: Callable[[], Enclosure | None] | None = getattr(grid, "enclosure", None)
         shown = self.places if self.places is not None else self.digits
         if enclosure is None or self.rounding is Rounding.TRUNCATE or \
                 shown is None or shown > FAST_DIGITS:
@@ -130,7 +144,7 @@ class NumberFormat:
                             for j, text in zip(columns, row)]
         return tuple(map(tuple, texts))
 
-    def _format_balls(self, grid: Any, rows: Sequence[int], columns: Sequence[int],
+    def _format_balls(self, grid: Block, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:
         # A little over the digits asked for: the float fast path needs the ball
         # only a few digits narrower than the last place; the rest fall back.
@@ -142,7 +156,7 @@ class NumberFormat:
         result = []
         for i, ball_row in zip(rows, balls):
             progress.advance()
-            row = []
+            row: list[str | None] = []
             for j, ball in zip(columns, ball_row):
                 if ball is EXACT_ZERO:
                     row.append(zero_text)

@@ -72,9 +72,8 @@ def decimal_bounds(ball: arb, digits: int) -> tuple[int, int, int]:
     ``arb.mid_rad_10exp`` gives a decimal midpoint and radius that enclose the
     ball; this is much cheaper than converting the binary endpoints exactly.
     """
-    middle, radius, exponent = ball.mid_rad_10exp(digits)
-    middle, radius = int(middle), int(radius)
-    return middle - radius, middle + radius, int(exponent)
+    middle, radius, exponent = (int(part) for part in ball.mid_rad_10exp(digits))
+    return middle - radius, middle + radius, exponent
 
 
 def round_bounds(low: int, high: int, exponent: int, places: int, rule: Rounding) -> int | None:

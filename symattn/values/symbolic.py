@@ -4,33 +4,75 @@ Entries with identifiers or roots are SymPy expressions, built from the entry
 parser's syntax tree (never from text). Expressions without free symbols are
 evaluated as python-flint balls by ``to_ball``. This module is only imported
 when needed (SymPy is slow to import).
+
+>>> from flint import fmpq
+>>> value_to_sympy(Surd(fmpq(1, 2), 3)), tree_to_sympy(("neg", ("sym", "w")))
+(sqrt(3)/2, -w)
 """
 
 from __future__ import annotations
 
-__all__ = ['tree_to_sympy', 'value_to_sympy', 'to_ball', 'SympyValue', 'sympy_to_exact']
+__all__ = ['tree_to_sympy', 'value_to_sympy', 'to_ball', 'SympyValue', 'sympy_to_exact',
+           'SympyForm']
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import sympy
 from flint import arb, fmpq
 
 from symattn.errors import InputError
-from symattn.values.entries import Symbolic, tree_to_sympy
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, working_precision
 
 
-def value_to_sympy(value: Exact | Symbolic) -> sympy.Expr:
+@runtime_checkable
+class SympyForm(Protocol):
+    """A value that knows its SymPy expression: a parsed ``Symbolic`` entry, a ``SympyValue``."""
+
+    def to_sympy(self) -> sympy.Expr:
+        """The value as a SymPy expression."""
+
+
+def value_to_sympy(value: Exact | SympyForm) -> sympy.Expr:
+    """The one conversion of an exact value to SymPy (an ``Irrational`` has none: TypeError).
+
+    ``Irrational`` closed forms are text only, and symattn never hands text to a
+    SymPy parser.
+    """
     if isinstance(value, fmpq):
         return sympy.Rational(int(value.p), int(value.q))
     if isinstance(value, Surd):
         return value_to_sympy(value.coefficient) * sympy.sqrt(value.radicand)
-    if isinstance(value, Symbolic):
+    if isinstance(value, SympyForm):
         return value.to_sympy()
     if value is NEG_INF:
         return sympy.S.NegativeInfinity
+    if value is NAN:
+        return sympy.S.NaN
     raise TypeError(f"cannot convert {value!r}")
+
+
+# A syntax tree of the entry grammar (``entries._Parser``): ("num", fmpq),
+# ("sym", name), ("neg" | "sqrt", tree), ("pow", tree, int) or (operator, tree, tree).
+SyntaxTree = tuple[Any, ...]
+
+
+def tree_to_sympy(tree: SyntaxTree) -> sympy.Expr:
+    """Build a SymPy expression from the entry parser's syntax tree."""
+    kind = tree[0]
+    if kind == "num":
+        return value_to_sympy(tree[1])
+    if kind == "sym":
+        return sympy.Symbol(tree[1], real=True)
+    if kind == "neg":
+        return -tree_to_sympy(tree[1])
+    if kind == "sqrt":
+        return sympy.sqrt(tree_to_sympy(tree[1]))
+    if kind == "pow":
+        return tree_to_sympy(tree[1]) ** tree[2]
+    left, right = tree_to_sympy(tree[1]), tree_to_sympy(tree[2])
+    return {"add": left + right, "sub": left - right, "mul": left * right}.get(kind) \
+        if kind != "div" else left / right
 
 
 def to_ball(expr: sympy.Expr, prec: int) -> arb:
@@ -88,17 +130,24 @@ class SympyValue:
 
     @property
     def text(self) -> str:
-        return sympy.sstr(self.expr)
+        text: str = sympy.sstr(self.expr)
+        return text
 
     @property
     def is_numeric(self) -> bool:
         return not self.expr.free_symbols
 
     def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits; None with free symbols."""
         return to_ball(self.expr, prec) if self.is_numeric else None
 
+    def to_sympy(self) -> sympy.Expr:
+        """The expression itself."""
+        return self.expr
 
-def sympy_to_exact(expr: sympy.Expr) -> Any:
+
+def sympy_to_exact(expr: sympy.Expr) -> Exact | SympyValue:
+    """A SymPy result as an exact value: -oo, nan and rationals as such, the rest wrapped."""
     if expr is sympy.S.NegativeInfinity:
         return NEG_INF
     if expr is sympy.S.NaN:

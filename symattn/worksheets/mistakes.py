@@ -8,7 +8,7 @@ right one:
 | mistake | computed as | first wrong step |
 |---|---|---|
 | ``no_scaling`` | scale 1 instead of 1/sqrt(d_k) | S~ |
-| ``column_softmax`` | each column of E normalised (``experiments.column_softmax``) | A |
+| ``column_softmax`` | each column of E normalised (``explore.whatif.column_softmax``) | A |
 | ``kv_swapped`` | K and V exchanged | S |
 | ``leaked_future`` | one future key left open in the causal mask | Z |
 | ``rounded_carried`` | E, A, O from S~ rounded to one decimal place | E |
@@ -81,7 +81,7 @@ def _planted(attention: Attention, mistake: str, rng: random.Random, p: int = 3
         printed = {step: _grid(wrong, step) for step in STEPS}
         detail = f"{leak[0] + 1},{leak[1] + 1}"
     elif mistake == "column_softmax":
-        from symattn.explore.experiments import column_softmax
+        from symattn.explore.whatif import column_softmax
 
         printed = {step: _grid(right, step) for step in ("scores", "scaled", "masked", "exp")}
         weights = column_softmax(right["masked"].value)

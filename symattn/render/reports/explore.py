@@ -1,6 +1,6 @@
 """The reports of ``symattn sweep`` and ``symattn whatif``: text, JSON and LaTeX.
 
-Each layout receives the problem, what ``symattn.explore.experiments``
+Each layout receives the problem, what ``symattn.explore.sweep`` and ``whatif``
 computed (``Sweep`` per head, ``Variant`` per mistake) and the
 ``NumberFormat``, and returns the finished string; the LaTeX layouts fill
 ``templates/report_sweep.tex.j2`` and ``report_whatif.tex.j2``.
@@ -15,7 +15,9 @@ __all__ = ["render_sweep_text", "render_sweep_json", "render_sweep_latex", "rend
 from typing import Sequence
 
 from symattn.derivation.grids import Grid
-from symattn.explore.experiments import Sweep, SweepRow, Variant, mean_entropy
+from symattn.explore.shared import mean_entropy
+from symattn.explore.sweep import Sweep, SweepRow
+from symattn.explore.whatif import Variant
 from symattn.problem.problem import Problem
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)

@@ -1,0 +1,347 @@
+"""The softmax side of the fast rational core: exponentials, row sums, weights, output.
+
+The masked scores are ``factor * s`` with ``s`` rational and ``factor`` a
+rational or a single surd (``grids.ScaledGrid``). From there on exactness is
+decided by structure, not by looking at digits:
+
+* e^x for a non-zero algebraic x is transcendental (Lindemann-Weierstrass), so
+  an exponential is rational only when x = 0 (e^0 = 1) or x = -oo (0);
+* a softmax weight is rational exactly when every unmasked score in its row is
+  equal (then it is 1/count): otherwise the exponentials of the distinct scores
+  would satisfy a non-trivial linear relation with algebraic coefficients;
+* an output entry sum_j w_j v_j is rational exactly when each group of equal
+  scores has the same mean value v, and then it equals that mean.
+
+Everything not rational is carried as an ``Irrational``: its exact text and a
+certified ball at any precision.
+
+>>> from flint import fmpq_mat
+>>> from symattn.derivation.grids import ScaledGrid
+>>> masked = MaskedGrid(ScaledGrid(fmpq_mat([[1, 1, 2]]), fmpq(1)), [[True, True, False]])
+>>> weights = WeightsGrid(masked, "softmax", "error")
+>>> [weights.exact(0, j) for j in range(3)], ExpGrid(masked).text(0, 0)
+([1/2, 1/2, 0], 'exp(1)')
+"""
+
+from __future__ import annotations
+
+__all__ = ["ExpGrid", "ExpSumGrid", "WeightsGrid", "OutputGrid"]
+
+from functools import cached_property, lru_cache
+from typing import Callable, Sequence
+
+from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat
+
+from symattn.derivation.grids import (Grid, MaskedGrid, flatten_balls, fully_masked_row,
+                                      zero_row_sum)
+from symattn.values.enclosures import Enclosure
+from symattn.values.exact import (EXACT_ZERO, NAN, NEG_INF, Exact, Irrational, exact_text, to_ball,
+                                  working_precision)
+
+
+def _exp_text(argument: Exact) -> str:
+    return "1" if argument == 0 else f"exp({exact_text(argument)})"
+
+
+def _times(coefficient: fmpq, factor: str) -> str:
+    """``coefficient*factor`` written as a reader would: no "1*", no "*1"."""
+    if coefficient == 1:
+        return factor
+    if factor == "1":
+        return exact_text(coefficient)
+    return f"{exact_text(coefficient)}*{factor}"
+
+
+class ExpGrid(Grid):
+    """e to each masked score, row by row, not shifted by the row maximum."""
+
+    def __init__(self, masked: MaskedGrid) -> None:
+        self.masked = masked
+        self.shape = masked.shape
+
+    def exact(self, i: int, j: int) -> Exact:
+        argument = self.masked.exact(i, j)
+        if argument is NEG_INF:
+            return fmpq(0)
+        if argument == 0:
+            return fmpq(1)
+        scaled = self.masked.scaled
+
+        def evaluate(prec: int) -> arb:
+            with working_precision(prec):
+                return (scaled.factor_ball(prec) * arb(scaled.base[i, j])).exp()
+
+        return Irrational(lambda: _exp_text(argument), evaluate)
+
+
+class ExpSumGrid(Grid):
+    """Row sums of the exponentials: an n x 1 column."""
+
+    def __init__(self, exp: ExpGrid) -> None:
+        self.exp_grid = exp
+        self.shape = (exp.shape[0], 1)
+
+    def terms(self, i: int, j: int = 0) -> int:
+        return len(self.exp_grid.masked.open_columns(i))
+
+    def exact(self, i: int, j: int = 0) -> Exact:
+        columns = self.exp_grid.masked.open_columns(i)
+        base = self.exp_grid.masked.scaled.base
+        if all(base[i, c] == 0 for c in columns):
+            return fmpq(len(columns))
+        exp_grid = self.exp_grid
+
+        def text() -> str:
+            return " + ".join(exp_grid.text(i, c) for c in columns)
+
+        def evaluate(prec: int) -> arb:
+            total = arb(0)
+            for c in columns:
+                term = exp_grid.ball(i, c, prec)
+                if term is None:        # an open key's exponential is finite
+                    raise ArithmeticError(f"exp of open score ({i}, {c}) has no ball")
+                with working_precision(prec):
+                    total += term
+            return total
+
+        return Irrational(text, evaluate)
+
+
+class WeightsGrid(Grid):
+    """Row-normalised weights: softmax (default) or division by the row sum."""
+
+    def __init__(self, masked: MaskedGrid, normalisation: str, fully_masked: str) -> None:
+        self.masked = masked
+        self.normalisation = normalisation
+        self.fully_masked = fully_masked
+        self.shape = masked.shape
+        # The certified softmax of a row, shared by its entries and by the output.
+        self.row_ball_cache: Callable[[int, int], list[arb]] = lru_cache(maxsize=4096)(
+            self._row_balls)
+        for i in range(self.shape[0]):
+            self._check_row(i)
+
+    @property
+    def base(self) -> fmpq_mat:
+        return self.masked.scaled.base
+
+    def _check_row(self, i: int) -> None:
+        columns = self.masked.open_columns(i)
+        if not columns and self.fully_masked == "error":
+            raise fully_masked_row(i)
+        if columns and self.normalisation == "sum":
+            total = sum((self.base[i, c] for c in columns), fmpq(0))
+            if total == 0:
+                raise zero_row_sum(i)
+
+    def terms(self, i: int, j: int) -> int:
+        if self.normalisation == "sum" or not self.masked.allowed[i][j] or \
+                self.row_is_rational(i):
+            return 1
+        return 1 + len(self.masked.open_columns(i))
+
+    def row_is_rational(self, i: int) -> bool:
+        """Softmax: all unmasked scores equal. Sum normalisation: always."""
+        columns = self.masked.open_columns(i)
+        if self.normalisation == "sum" or not columns:
+            return True
+        first = self.base[i, columns[0]]
+        return all(self.base[i, c] == first for c in columns)
+
+    def _has_softmax_balls(self, i: int) -> bool:
+        """Row i is a softmax over at least one open key (``row_ball_cache`` applies)."""
+        return self.normalisation != "sum" and bool(self.masked.open_columns(i))
+
+    def exact(self, i: int, j: int) -> Exact:
+        columns = self.masked.open_columns(i)
+        if not columns:
+            return NAN if self.fully_masked == "nan" else fmpq(0)
+        if not self.masked.allowed[i][j]:
+            return fmpq(0)
+        if self.normalisation == "sum":
+            total = sum((self.base[i, c] for c in columns), fmpq(0))
+            return self.base[i, j] / total
+        if self.row_is_rational(i):
+            return fmpq(1, len(columns))
+
+        def text() -> str:
+            terms = " + ".join(_exp_text(self.masked.exact(i, c)) for c in columns)
+            return f"{_exp_text(self.masked.exact(i, j))}/({terms})"
+
+        return Irrational(text, lambda prec: self.row_ball_cache(i, prec)[j])
+
+    @cached_property
+    def _integer_scores(self) -> tuple[fmpz_mat, fmpz]:
+        """The scores as integers over one common denominator: s_ij = N_ij / D."""
+        return self.base.numer_denom()
+
+    def _row_balls(self, i: int, prec: int) -> list[arb]:
+        """Certified softmax of row i (a softmax row with an open key), shifted by the
+        row maximum (exactly).
+
+        With s_ij = N_ij / D, each exponent is (factor / D) * (N_ij - max_j N_ij):
+        an exact integer difference times one ball, so the shift by the row
+        maximum costs nothing in accuracy and every exponential is at most 1.
+        """
+        columns = self.masked.open_columns(i)
+        zero = EXACT_ZERO
+        numerators, denominator = self._integer_scores
+        with working_precision(prec):
+            step = self.masked.scaled.factor_ball(prec) / denominator
+            row = [numerators[i, c] for c in columns]
+            # The factor is positive, so the largest scaled score has the largest N.
+            top = max(row)
+            one = arb(1)
+            exps = [(step * (s - top)).exp() if s != top else one for s in row]
+            inverse = one / sum(exps, zero)   # one division, then products
+            result = [zero] * self.shape[1]
+            for c, e in zip(columns, exps):
+                result[c] = e * inverse
+        return result
+
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        if self.normalisation != "softmax":
+            return None
+        from symattn.values import enclosures
+        import numpy as np
+
+        scaled = self.masked.scaled
+        inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
+        if inputs is None:
+            return None
+        scores, score_errors, denominator = inputs
+        scale = enclosures.scale_of(scaled.factor, denominator)
+        if scale is None:
+            return None
+        allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
+        for i, j in scaled.holes:
+            allowed[i, j] = False
+        return enclosures.softmax_enclosure(scores, scale, allowed, score_errors)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every weight (``enclosures``), or None."""
+        return self._enclosure
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
+        whole_rows = list(columns) == list(range(self.shape[1]))
+        result: list[Sequence[arb | None]] = []
+        for i in rows:
+            if not self._has_softmax_balls(i):
+                result.append([self.ball(i, j, prec) for j in columns])
+            else:
+                row = self.row_ball_cache(i, prec)
+                result.append(row if whole_rows else [row[j] for j in columns])
+        return result
+
+    def ball(self, i: int, j: int, prec: int) -> arb | None:
+        value = self.exact(i, j)
+        if isinstance(value, Irrational):
+            return self.row_ball_cache(i, prec)[j]
+        return to_ball(value, prec)
+
+
+class OutputGrid(Grid):
+    """``weights @ V``: each output row is the weighted sum of the value rows."""
+
+    def __init__(self, weights: WeightsGrid, values: fmpq_mat) -> None:
+        self.weights = weights
+        self.values = values
+        self.shape = (weights.shape[0], values.ncols())
+        self._groups: dict[int, list[list[int]]] = {}
+
+    def exact(self, i: int, k: int) -> Exact:
+        weights = self.weights
+        columns = weights.masked.open_columns(i)
+        if not columns:
+            return NAN if weights.fully_masked == "nan" else fmpq(0)
+        if weights.row_is_rational(i):
+            return sum((_as_fmpq(weights.exact(i, c)) * self.values[c, k] for c in columns),
+                       fmpq(0))
+        common = self._common_group_mean(i, k)
+        if common is not None:
+            return common
+
+        def text() -> str:
+            numerator = " + ".join(_times(self.values[c, k], _exp_text(weights.masked.exact(i, c)))
+                                   for c in columns if self.values[c, k] != 0)
+            denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
+            # a lone product needs no parentheses: a*b/c reads (a*b)/c
+            return f"{numerator}/({denominator})" if " + " not in numerator \
+                else f"({numerator})/({denominator})"
+
+        return Irrational(text, lambda prec: self._ball(i, k, prec))
+
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+
+        weights = self.weights.enclosure()
+        values = enclosures.integer_matrix(self.values) if weights is not None else None
+        if weights is None or values is None:
+            return None
+        return enclosures.product_enclosure(weights, values)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every output entry (``enclosures``), or None."""
+        return self._enclosure
+
+    def terms(self, i: int, k: int) -> int:
+        weights = self.weights
+        if weights.row_is_rational(i) or self._common_group_mean(i, k) is not None:
+            return 1
+        return 2 * len(weights.masked.open_columns(i))
+
+    def _score_groups(self, i: int) -> list[list[int]]:
+        """The open columns of row i, grouped by equal score (the same for every k)."""
+        cache = self._groups
+        if i not in cache:
+            base = self.weights.base
+            groups: dict[fmpq, list[int]] = {}
+            for c in self.weights.masked.open_columns(i):
+                groups.setdefault(base[i, c], []).append(c)
+            cache[i] = list(groups.values())
+        return cache[i]
+
+    def _common_group_mean(self, i: int, k: int) -> fmpq | None:
+        """The rational value of the entry, if every equal-score group has one mean."""
+        values = self.values
+        common = None
+        for group in self._score_groups(i):
+            mean = sum((values[c, k] for c in group), fmpq(0)) / len(group)
+            if common is None:
+                common = mean
+            elif mean != common:
+                return None
+        return common
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
+        """weights @ V for the chosen rows as one ball-matrix product."""
+        weights = self.weights
+        if weights.fully_masked == "nan" and any(
+                not weights.masked.open_columns(i) for i in rows):
+            return super().balls(prec, rows, columns)
+        m = self.values.nrows()
+        flat = flatten_balls(weights.balls(prec, rows, range(m)))
+        if flat is None:          # not after the check above: every weight is finite
+            return super().balls(prec, rows, columns)
+        with working_precision(prec):
+            values = arb_mat(self.values)
+            product = arb_mat(len(rows), m, flat) * values
+            return [[product[r, c] for c in columns] for r in range(len(rows))]
+
+    def _ball(self, i: int, k: int, prec: int) -> arb:
+        row = self.weights.row_ball_cache(i, prec)
+        with working_precision(prec):
+            total = arb(0)
+            for c in self.weights.masked.open_columns(i):
+                total += row[c] * arb(self.values[c, k])
+            return total
+
+
+def _as_fmpq(value: Exact) -> fmpq:
+    if not isinstance(value, fmpq):
+        raise TypeError(f"expected a rational weight, got {value!r}")
+    return value
