@@ -32,7 +32,8 @@ go to all three contenders:
   j))`` entry by entry instead). Eight
   heads (n x d_model input X, per-head blocks of W_Q, W_K, W_V) are eight
   single-head problems, projections included, since symattn has no multi-head
-  API yet; each is built, derived and certified, then released, in turn. A case predicted to exceed ``--budget`` seconds certifies every k-th
+  API yet; each is built, derived and certified, then released, in turn. A case predicted
+  to exceed ``--budget`` seconds certifies every k-th
   row only and is extrapolated; such times are marked "~".
 
 Every certified decimal computed is compared with numpy (within half a unit of
@@ -53,7 +54,6 @@ seen), done only when the untraced run took at most ``--trace-limit`` s.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import ctypes
 import gc
@@ -74,7 +74,7 @@ import time
 import tracemalloc
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -618,7 +618,8 @@ def targets(rows: list[Row]) -> list[str]:
         out.append(f"8 heads n=512 d_model=512 (projections included), target < 10 s: derive + "
                    f"check {r.symattn_ms / 1000:,.2f} s: "
                    f"{verdict(r.symattn_ms < 10_000, r.symattn_estimated)}; with building the "
-                   f"8 Problems from the strings ({r.build_ms / 1000:.2f} s) {whole / 1000:,.2f} s: "
+                   f"8 Problems from the strings ({r.build_ms / 1000:.2f} s) "
+                   f"{whole / 1000:,.2f} s: "
                    f"{verdict(whole < 10_000, r.symattn_estimated)}")
     return out
 
@@ -768,7 +769,8 @@ def profile(spec: str, args: argparse.Namespace, out: Callable[[str], None]) -> 
     rows = "every row" if stride == 1 else f"every {stride}th row ({run.rows} rows), " \
         "certification extrapolated x" + f"{n / run.rows:.0f} in the unprofiled figure"
     out(f"\n## cProfile: symattn n={n} d={d}, 1 head, {rows}")
-    out(f"profiled {CLOCK_NAME} time {wall:.2f} s (build {run.build:.2f} s, derive {run.derive:.2f} s, "
+    out(f"profiled {CLOCK_NAME} time {wall:.2f} s (build {run.build:.2f} s, "
+        f"derive {run.derive:.2f} s, "
         f"certify {run.certify * run.rows / n:.2f} s as profiled)")
     buffer = io.StringIO()
     stats = pstats.Stats(profiler, stream=buffer)

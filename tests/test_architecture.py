@@ -54,10 +54,11 @@ def _imports(module: str, path: Path) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             origin = _resolve(module, node.module, node.level, path.name == "__init__.py")
-            found.update(f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in MODULES
-                         else origin for alias in node.names)
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr",
-                                                    getattr(node.func, "id", None)) == "import_module":
+            if origin != "symattn":   # (the root runs first for every import of symattn)
+                found.add(origin)     # ``from package import module`` runs its __init__ too
+            found.update(f"{origin}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Call) and getattr(
+                node.func, "attr", getattr(node.func, "id", None)) == "import_module":
             argument = node.args[0] if node.args else None
             if module == "symattn":
                 continue   # the public face looks its names up in _EXPORTS; it may import anything
@@ -135,3 +136,17 @@ def test_no_import_cycles() -> None:
 def test_the_stage_checks_see_imports_inside_functions() -> None:
     # pipeline.derive imports the later stages of the layer inside a function
     assert "symattn.derivation.layer" in GRAPH["symattn.derivation.pipeline"]
+
+
+def test_modules_and_functions_stay_small() -> None:
+    too_big = []
+    for module, path in MODULES.items():
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > MAX_MODULE_LINES:
+            too_big.append(f"{module}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    too_big.append(f"{module}.{node.name}: {length} lines")
+    assert not too_big, "over the size limits:\n" + "\n".join(too_big)

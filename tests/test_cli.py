@@ -14,7 +14,6 @@ import pytest
 
 import symattn.problem.examples
 from reference import causal, fractions, is_attention_spec, numpy_attention
-from symattn.cli.app import main
 from cli_support import run, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -324,8 +323,8 @@ def test_low_digit_counts(capsys, tmp_path):
 def test_help_and_version_import_no_heavy_machinery(argv):
     # flint is left out: some Python installations import it from a .pth file at start-up.
     code = ("import sys\nfrom symattn import cli\ntry:\n    cli.main(%r)\nexcept SystemExit:\n"
-            "    pass\nheavy = ('sympy', 'numpy', 'jinja2', 'mpmath', 'symattn.derivation.pipeline', "
-            "'symattn.render.latex', 'symattn.derivation.grids')\n"
+            "    pass\nheavy = ('sympy', 'numpy', 'jinja2', 'mpmath', "
+            "'symattn.derivation.pipeline', 'symattn.render.latex', 'symattn.derivation.grids')\n"
             "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)" % (argv,))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, check=True)

@@ -27,7 +27,7 @@ from symattn.derivation import pipeline
 from cli_support import assert_one_line_error, run
 from reference import assert_close_to_digits, mp
 from symattn.render import files
-from symattn.cli.app import EPILOG, main
+from symattn.cli.app import EPILOG
 
 ROOT = Path(__file__).resolve().parent.parent
 

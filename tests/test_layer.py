@@ -13,7 +13,8 @@ The model (post-LN, as in Vaswani et al.)::
     x = output;  x = X + x (residual);  x = LayerNorm(x) (layernorm)
     f = x W  |  phi(x W_1 + b_1) W_2 + b_2   (phi: ReLU, GELU, identity)
     y = f;  y = x + f (residual);  y = LayerNorm(y) (layernorm)
-    h = row p of y;  logits = h U (U = W_vocab as d_model x V, or given);  probs = softmax(logits / T)
+    h = row p of y;  logits = h U (U = W_vocab as d_model x V, or given);
+    probs = softmax(logits / T)
 
 LayerNorm without gamma/beta: (x - mean) / sqrt(var + eps), population variance.
 GELU(x) = x/2 (1 + erf(x / sqrt 2)).
@@ -251,7 +252,8 @@ def assert_float_close(derivation, expected: dict, rel=1e-9):
         floor = 1e-12 * (1 + float(np.max(np.abs(want))))
         for (i, j), w in np.ndenumerate(want):
             g = float(got[i][j])
-            assert abs(g - w) <= rel * abs(w) + floor, f"{name}[{i + 1},{j + 1}]: {got[i][j]} vs {w!r}"
+            assert abs(g - w) <= rel * abs(w) + floor, \
+                f"{name}[{i + 1},{j + 1}]: {got[i][j]} vs {w!r}"
         compared.append(name)
     return compared
 
@@ -452,7 +454,8 @@ def test_probabilities_sum_to_one(case):
 def test_seed_000_layer():
     """The bundled example against the reference built from the blog post's inputs."""
     seed = Case(W_Q=F([[1, 0], [0, 1]]), W_K=F([[1, 0], [0, 1]]), W_V=F([[1, 0], [0, 1]]),
-                vocabulary=F([["1.0", "0.2", "0.8", "0.0", "0.0"], ["0.0", "1.0", "0.0", "0.5", "0.0"]]),
+                vocabulary=F([["1.0", "0.2", "0.8", "0.0", "0.0"],
+                              ["0.0", "1.0", "0.0", "0.5", "0.0"]]),
                 sequence=(0, 1, 2), ffn={"W": F([["0.5", "1.0"], ["1.0", "0.5"]])})
     derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
     assert_float_close(derivation, reference(seed))

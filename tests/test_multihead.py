@@ -35,7 +35,8 @@ def reference(x, w_q, w_k, w_v, w_o, heads, kv_heads, causal, x_kv=None):  # typ
     outs = []
     for h in range(heads):
         g = h // group
-        qh, kh, vh = q[:, h * d_k:(h + 1) * d_k], k[:, g * d_k:(g + 1) * d_k], v[:, g * d_v:(g + 1) * d_v]
+        qh = q[:, h * d_k:(h + 1) * d_k]
+        kh, vh = k[:, g * d_k:(g + 1) * d_k], v[:, g * d_v:(g + 1) * d_v]
         s = qh @ kh.T / np.sqrt(d_k)
         if causal:
             s = np.where(np.tril(np.ones(s.shape, bool)), s, -np.inf)

@@ -16,7 +16,6 @@ import pytest
 
 import symattn.problem.examples
 from symattn import sizes
-from symattn.cli.app import main
 from symattn.errors import InputError
 from symattn.sizes import ModelShape, compute, read_size_printed
 from cli_support import run, assert_one_line_error

@@ -1,4 +1,4 @@
-"""The SymPy path (symattn.derivation.sympy_path): roots and identifiers, against SymPy done here."""
+"""The SymPy path (derivation.sympy_path): roots and identifiers, against SymPy done here."""
 
 from __future__ import annotations
 

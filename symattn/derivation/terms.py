@@ -135,7 +135,7 @@ def total(values: Iterable[Value]) -> Value:
 def _to_sympy(value: Value) -> sympy.Expr:
     from symattn.values.symbolic import value_to_sympy
 
-    return value.expr if not isinstance(value, _EXACT_KINDS) else value_to_sympy(value)
+    return value_to_sympy(value)
 
 
 def _from_sympy(expr: sympy.Expr) -> Value:

@@ -6,7 +6,9 @@ __all__ = ["KINDS", "DEFAULT_KINDS", "build"]
 
 import random
 
-from symattn.worksheets import kinds, mistakes, whatif
+import symattn.worksheets.kinds as kinds
+import symattn.worksheets.mistakes as mistakes
+import symattn.worksheets.whatif as whatif
 from symattn.worksheets.kinds import Builder, Setup
 from symattn.worksheets.model import Exercise
 

@@ -607,10 +607,10 @@ def judge(name: str) -> list[dict]:
             tie = is_tie(exact, p) or (verdict != "ok" and is_tie(again, p))
             judged.append((at, pos, term, p, exact, again, verdict, tie))
         # the claim's own numbers become the document's, for later claims
-        for at, pos, term, p, exact, again, verdict, tie in judged:
+        for _at, pos, term, p, _exact, _again, _verdict, _tie in judged:
             doc.note(step, pos, suffix, term, p.value())
             doc_q.note(step, pos, suffix, term, p.fraction())
-        for at, pos, term, p, exact, again, verdict, tie in judged:
+        for _at, pos, term, p, _exact, _again, _verdict, _tie in judged:
             rows.append(dict(example=name, key=key, step=step, label=label or "",
                              suffix=(suffix or "").lstrip("."), position=list(pos), term=term,
                              at=list(at), printed=p.text, approximate=p.approximate,
@@ -637,8 +637,10 @@ def toml_value(v) -> str:
 
 
 NOTES = {
-    "propagated": "not the rounding of the exact value; follows from the document's own printed numbers",
-    "wrong": "neither the rounding of the exact value nor of the value recomputed from the printed numbers",
+    "propagated": ("not the rounding of the exact value; follows from the document's own "
+                   "printed numbers"),
+    "wrong": ("neither the rounding of the exact value nor of the value recomputed from the "
+              "printed numbers"),
 }
 
 
