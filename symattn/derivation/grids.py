@@ -24,13 +24,9 @@ from typing import Sequence
 
 from flint import arb, fmpq, fmpq_mat
 
-from symattn.errors import InputError
+from symattn.errors import FullyMaskedRowError, InputError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, to_ball,
                                   working_precision)
-
-
-class FullyMaskedRowError(InputError):
-    """Softmax of a row whose every score is -oo is 0/0."""
 
 
 def fully_masked_row(i: int) -> FullyMaskedRowError:

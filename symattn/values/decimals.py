@@ -24,7 +24,7 @@ import math
 
 from flint import arb, fmpq
 
-from symattn.errors import SymattnError
+from symattn.errors import OutOfRangeError, UndecidedError
 from symattn.values.exact import NAN, NEG_INF, Exact, to_ball, working_precision
 from symattn.values.rounding import (Rounding, decimal_bounds, decimal_digits, format_scaled,
                               round_ball, round_bounds, round_scaled)
@@ -35,14 +35,6 @@ MAX_PRECISION_BITS = 1 << 16
 # of a scaled score up to about 230,000); beyond that is a clear error, not a hang.
 MAX_DECIMAL_EXPONENT = 100_000
 _LOG2_10 = math.log2(10)
-
-
-class UndecidedError(SymattnError):
-    """The rounding could not be decided within the precision cap."""
-
-
-class OutOfRangeError(UndecidedError):
-    """A number too large to write out in decimals (or too small for significant digits)."""
 
 
 def _brief(value: Exact) -> str:

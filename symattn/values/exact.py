@@ -29,6 +29,8 @@ from typing import Callable, Iterator, Protocol, Union, overload
 
 from flint import arb, ctx, fmpq, fmpz
 
+from symattn.values.rules import decimal_places_needed
+
 
 class NegInf:
     """Minus infinity, the value of a masked score; exp(NEG_INF) is exactly 0."""
@@ -275,15 +277,7 @@ def terminating_places(q: fmpq) -> int | None:
     >>> terminating_places(fmpq(3, 8)), terminating_places(fmpq(1, 3)), terminating_places(fmpq(5))
     (3, None, 0)
     """
-    denominator = int(q.q)
-    twos = fives = 0
-    while denominator % 2 == 0:
-        denominator //= 2
-        twos += 1
-    while denominator % 5 == 0:
-        denominator //= 5
-        fives += 1
-    return max(twos, fives) if denominator == 1 else None
+    return decimal_places_needed(int(q.q))
 
 
 # An exact zero as a ball: decimals print it as 0 without a precision search.
