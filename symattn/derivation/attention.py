@@ -6,8 +6,8 @@ and ``derivation.softmax_grids``; nothing here formats numbers.
 
 from __future__ import annotations
 
-__all__ = ['scaled_formula', 'scale_factor', 'source_of', 'input_step', 'rational_matrix',
-           'attention_core', 'rational_steps']
+__all__ = ['scaled_formula', 'scale_factor', 'scale_divisor', 'source_of', 'input_step',
+           'rational_matrix', 'attention_core', 'rational_steps']
 
 from typing import Container, Iterator, cast
 
@@ -71,6 +71,11 @@ def scale_factor(problem: Problem) -> RationalOrSurd:
     if not (isinstance(scale, (fmpq, Surd)) and isinstance(temperature, (fmpq, Surd))):
         raise TypeError("the rational core needs a rational or surd scale and temperature")
     return scale * reciprocal(temperature)
+
+
+def scale_divisor(problem: Problem) -> RationalOrSurd:
+    """The number every score is divided by: temperature / scale (``1 / scale_factor``)."""
+    return reciprocal(scale_factor(problem))
 
 
 def source_of(name: str, inputs: Container[str]) -> str:

@@ -23,7 +23,7 @@ from typing import Callable
 
 from flint import fmpq
 
-from symattn.derivation.attention import scale_factor
+from symattn.derivation.attention import scale_divisor
 from symattn.derivation.names import split_name
 from symattn.derivation.steps import Derivation
 from symattn.derivation.terms import claim_term
@@ -39,8 +39,7 @@ def exact_value(derivation: Derivation, target: Target) -> Exact:
 
 
 def _divisor(derivation: Derivation, target: Target) -> Exact:
-    factor = scale_factor(derivation.problem)
-    return 1 / factor if isinstance(factor, fmpq) else factor.reciprocal()
+    return scale_divisor(derivation.problem)
 
 
 def _entry(derivation: Derivation, target: Target) -> Exact:

@@ -25,7 +25,7 @@ from typing import Callable
 
 from flint import fmpq
 
-from symattn.derivation.attention import scale_factor
+from symattn.derivation.attention import scale_divisor
 from symattn.derivation.names import base_name, split_name
 from symattn.derivation.steps import Derivation, Step
 from symattn.problem.problem import MaskSpec, Problem
@@ -103,8 +103,7 @@ def _divisor_value(problem: Problem, cells: Cells) -> str:
     if not (isinstance(problem.scale_value, (fmpq, Surd))
             and isinstance(problem.temperature, (fmpq, Surd))):
         return ""
-    factor = scale_factor(problem)
-    divisor = 1 / factor if isinstance(factor, fmpq) else factor.reciprocal()
+    divisor = scale_divisor(problem)
     return cells.make_value(divisor, latex.exact_latex(divisor, cells.locale)).chain
 
 
