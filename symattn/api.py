@@ -17,7 +17,10 @@ from __future__ import annotations
 
 __all__ = ["derive", "report_on_claims", "render_latex", "render_markdown", "NotebookDerivation"]
 
+from dataclasses import dataclass
 from pathlib import Path
+
+from symattn import messages
 
 from symattn.derivation import pipeline
 from symattn.derivation.steps import Derivation
@@ -26,20 +29,27 @@ from symattn.render import latex_document, markdown_document, worked
 from symattn.verify import checker
 
 
+@dataclass(frozen=True)
 class NotebookDerivation(Derivation):
-    """A ``Derivation`` that notebooks (Jupyter, nbconvert) display as the worked example."""
+    """A ``Derivation`` that notebooks (Jupyter, nbconvert) display as the worked example,
+    in ``language`` (None: the spec's ``language``, else English)."""
+
+    language: str | None = None
 
     def _repr_latex_(self) -> str:
-        return render_latex(self, fragment=True)
+        return render_latex(self, fragment=True, language=self.language)
 
     def _repr_markdown_(self) -> str:
-        return render_markdown(self)
+        return render_markdown(self, language=self.language)
 
 
-def derive(problem: Problem) -> Derivation:
-    """All steps of the attention computation for ``problem``, exactly."""
+def derive(problem: Problem, language: str | None = None) -> Derivation:
+    """All steps of the attention computation for ``problem``, exactly; notebooks show
+    it in ``language`` (default: the spec's ``language``, else English)."""
+    if language is not None:
+        messages.load(language)           # an unknown language is an error here, not later
     derivation = pipeline.derive(problem)
-    return NotebookDerivation(derivation.problem, derivation.steps)
+    return NotebookDerivation(derivation.problem, derivation.steps, language)
 
 
 def report_on_claims(derivation: Derivation) -> checker.Report | None:
@@ -48,15 +58,19 @@ def report_on_claims(derivation: Derivation) -> checker.Report | None:
 
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
-                 fragment: bool = False, template_dir: str | Path | None = None) -> str:
-    """The worked example as LaTeX, each printed number with its verdict."""
+                 fragment: bool = False, template_dir: str | Path | None = None,
+                 language: str | None = None) -> str:
+    """The worked example as LaTeX, each printed number with its verdict, in
+    ``language`` (en, pl, cs, ru, uk; default: the options', else the spec's, else en)."""
     return latex_document.render_latex(derivation, options, fragment=fragment,
                                        template_dir=template_dir,
-                                       report=report_on_claims(derivation))
+                                       report=report_on_claims(derivation), language=language)
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
-                    template_dir: str | Path | None = None) -> str:
-    """The worked example as Markdown, each printed number with its verdict."""
+                    template_dir: str | Path | None = None, language: str | None = None) -> str:
+    """The worked example as Markdown, each printed number with its verdict, in
+    ``language`` (en, pl, cs, ru, uk; default: the options', else the spec's, else en)."""
     return markdown_document.render_markdown(derivation, options, template_dir=template_dir,
-                                             report=report_on_claims(derivation))
+                                             report=report_on_claims(derivation),
+                                             language=language)

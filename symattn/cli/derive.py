@@ -19,9 +19,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
-from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_limit_option,
-                                 add_number_options, add_source, load_one, number_format_of,
-                                 spec_sources, write_output)
+from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
+                                 add_limit_option, add_number_options, add_source, language_of,
+                                 load_one, number_format_of, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.derivation.steps import Derivation
@@ -54,9 +54,7 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
-    parser.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
-                        help="decimal separator: a point (en, default) or a comma "
-                             "(pl, cs, ru, uk)")
+    add_language_options(parser)
 
 
 def _add_document_options(parser: argparse.ArgumentParser) -> None:
@@ -99,16 +97,17 @@ def run(args: argparse.Namespace) -> int:
 
     sources = spec_sources(args)
     problem = load_one(args, "derive")
-    number_format = number_format_of(args, problem.digits, problem.rounding)
+    language = language_of(args, problem.language)
+    number_format = number_format_of(args, problem.digits, problem.rounding, language)
     _check_options(args)
     derivation = pipeline.derive(problem)
     if args.pdf or args.format in ("latex", "markdown"):
-        return _derive_document(args, derivation, number_format, sources[0])
+        return _derive_document(args, derivation, number_format, sources[0], language)
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     built = view.build_view(derivation, number_format, limit=limit,
                             max_terms=args.max_terms or None)
     text = render_text.render_json(built) if args.format == "json" \
-        else render_text.render_text(built)
+        else render_text.render_text(built, language)
     write_output(text, args.output)
     return EXIT_OK
 
@@ -131,7 +130,7 @@ def _expand_rows(text: str | None) -> tuple[int, ...] | None:
 
 
 def _derive_document(args: argparse.Namespace, derivation: Derivation,
-                     number_format: NumberFormat, source: str) -> int:
+                     number_format: NumberFormat, source: str, language: str) -> int:
     """``derive --format latex|markdown`` and ``--pdf``: the worked example."""
     from pathlib import Path
 
@@ -145,7 +144,8 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
     if rows == ():
         rows = tuple(worked.row_labels(derivation))
     options = worked.Options(number_format=number_format, detail=args.detail, expand_rows=rows,
-                             limit=None if args.max_rows == 0 else max(args.max_rows, 2))
+                             limit=None if args.max_rows == 0 else max(args.max_rows, 2),
+                             language=language)
     if args.format == "markdown":
         write_output(render_markdown(derivation, options, template_dir=args.template_dir),
                      args.output)

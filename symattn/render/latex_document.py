@@ -15,7 +15,7 @@ numbers (``symattn.check``), each printed number is shown with its verdict;
 
 from __future__ import annotations
 
-__all__ = ["render_latex", "render_steps", "default_options"]
+__all__ = ["render_latex", "render_steps", "default_options", "options_in"]
 
 import dataclasses
 from pathlib import Path
@@ -30,19 +30,40 @@ from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
 
 
-def default_options(derivation: Derivation) -> worked.Options:
-    """The spec's own digits and rounding rule, full detail."""
+def default_options(derivation: Derivation, language: str | None = None) -> worked.Options:
+    """The spec's own digits and rounding rule, full detail, in ``language`` (else the
+    spec's ``language``, else English) with that language's decimal mark."""
     problem = derivation.problem
-    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding)
-    return worked.Options(number_format=number_format)
+    language = language or problem.language or "en"
+    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding,
+                                 locale=language)
+    return worked.Options(number_format=number_format, language=language)
+
+
+def options_in(derivation: Derivation, options: worked.Options | None,
+               language: str | None) -> worked.Options:
+    """``options`` (the defaults when None) with ``language`` when one is given.
+
+    >>> import symattn
+    >>> derivation = symattn.derive(symattn.load_example("001-kocka-spi-venku"))
+    >>> options = options_in(derivation, None, None)
+    >>> options.language, options.number_format.separator
+    ('cs', ',')
+    >>> options_in(derivation, options, "en").language
+    'en'
+    """
+    if options is None:
+        return default_options(derivation, language)
+    return dataclasses.replace(options, language=language) if language else options
 
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
                  fragment: bool = False, template_dir: str | Path | None = None,
-                 report: Report | None = None) -> str:
+                 report: Report | None = None, language: str | None = None) -> str:
     """LaTeX for ``derivation``: a document (default) or a fragment for \\input,
-    with the verdicts of ``report`` (a ``verify`` report) beside the printed numbers."""
-    options = options or default_options(derivation)
+    with the verdicts of ``report`` (a ``verify`` report) beside the printed numbers,
+    in ``language`` (default: the options', else the spec's, else English)."""
+    options = options_in(derivation, options, language)
     document = worked.build(derivation, report, options, latex.escape_text)
     return templating.render("document.tex.j2", template_dir, doc=document,
                              fragment=fragment, version=__version__,

@@ -22,7 +22,7 @@ from flint import arb, fmpq
 from symattn.values.exact import NEG_INF, to_ball
 from symattn.values.rounding import Rounding, intervals_meet, printed_interval
 from symattn.verify.claims import Printed, Target
-from symattn.verify.verdicts import Verdict
+from symattn.verify.verdicts import Reason, Verdict
 
 
 def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
@@ -44,8 +44,10 @@ def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
 def _flagged(verdict: Verdict, clashes: list[Verdict]) -> Verdict:
     others = ", ".join(other.printed + (f" ({other.label})" if other.label else "")
                        for other in clashes)
+    reasons = verdict.reasons + (Reason.of("inconsistent", others=others),)
     return dataclasses.replace(verdict, flags=verdict.flags + ("inconsistent",),
-                               reason=verdict.reason + f"; printed differently elsewhere: {others}")
+                               reason=verdict.reason + f"; printed differently elsewhere: {others}",
+                               reasons=reasons)
 
 
 def compatible(first: Printed, second: Printed, rule: Rounding) -> bool:

@@ -15,11 +15,14 @@ engine's own descriptions are English.
 
 from __future__ import annotations
 
-__all__ = ["KINDS", "step_kind", "heading", "description", "sentence"]
+__all__ = ["KINDS", "step_kind", "heading", "description", "sentence", "formula_words"]
+
+import re
 
 from symattn.derivation.names import base_name, split_name
-from symattn.derivation.steps import Step
+from symattn.derivation.steps import Derivation, Step
 from symattn.messages import Catalog
+from symattn.render.reasons import head_label
 
 # Steps with a template of their own (docs/templates.md); the rest are "generic".
 KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output")
@@ -51,18 +54,48 @@ def sentence(text: str) -> str:
 
 
 def description(step: Step, catalog: Catalog) -> str:
-    """The step's description in the catalog's language (the engine's is English)."""
-    translated = catalog.get(f"description.{base_name(step.name)}")
+    """The step's description in the catalog's language (LaTeX); the engine's own
+    (English) only for a step the catalogs do not know."""
+    base = base_name(step.name)
+    if base == "output" and step_kind(step) == "generic" and "description.output_multi" in catalog:
+        base = "output_multi"
+    elif base == "scaled" and not step.operands and "description.scaled_given" in catalog:
+        base = "scaled_given"
+    translated = catalog.get(f"description.{base}")
     return translated if isinstance(translated, str) else step.description
 
 
 def heading(step: Step, catalog: Catalog) -> str:
-    """The step's heading: its own, "<heading> (head h)" for a head's step, else
-    its description."""
+    """The step's heading (LaTeX): its own, "<heading> (head h)" for a head's step,
+    else its description."""
     headings = catalog["heading"]
     prefix, base = split_name(step.name)
     if step.name in headings:
         return str(headings[step.name])
     if base in headings and step.operands:
-        return catalog.fill("heading.of_head", heading=headings[base], head=prefix.rstrip("."))
+        return catalog.fill("heading.of_head", heading=headings[base],
+                            head=head_label(prefix, catalog))
     return sentence(description(step, catalog) or step.name)
+
+
+_ROW_OF = re.compile(r"\\text\{row (\d+) of ([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+
+def formula_words(formula: str, derivation: Derivation, catalog: Catalog) -> str:
+    """The engine's formula with its few words (``\\text{tokens}``, ``\\text{row 3 of
+    ffn}``) in the catalog's language, a step named by its symbol.
+
+    >>> import symattn
+    >>> from symattn import messages
+    >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
+    >>> formula_words(derivation["h"].formula, derivation, messages.load("pl"))
+    '\\\\text{wiersz 3 macierzy } F'
+    """
+    def row_of(match: re.Match[str]) -> str:
+        source = match.group(2)
+        symbol = derivation[source].symbol if source in derivation else source
+        return f"\\text{{{catalog.fill('formula.row_of', row=match.group(1))} }} {symbol}"
+
+    words = formula.replace("\\text{tokens}", f"\\text{{{catalog.text('formula.tokens')}}}")
+    words = words.replace("\\text{row } p", f"\\text{{{catalog.text('formula.row')} }} p")
+    return _ROW_OF.sub(row_of, words)

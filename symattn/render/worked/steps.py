@@ -12,7 +12,8 @@ entries, and the problem's setup at the top of the document.
 >>> cells = Cells(derivation, NumberFormat())
 >>> scale_info(derivation.problem, cells)["divisor_value"]
 '= \\\\sqrt{2} \\\\approx 1.41421'
->>> [pair.value for pair in setup_pairs(derivation, cells)]
+>>> from symattn import messages
+>>> [pair.value for pair in setup_pairs(derivation, cells, messages.load("en"))]
 ['n = 3', 'm = 3', 'd_k = 2', '\\\\text{causal}']
 """
 
@@ -28,6 +29,7 @@ from flint import fmpq
 from symattn.derivation.attention import scale_divisor
 from symattn.derivation.names import base_name, split_name
 from symattn.derivation.steps import Derivation, Step
+from symattn.messages import Catalog
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
 from symattn.render.worked.cells import Cells
@@ -130,31 +132,37 @@ def has_masked(derivation: Derivation, name: str, allowed: Callable[[int, int], 
     return False
 
 
-def setup_pairs(derivation: Derivation, cells: Cells) -> tuple[Pair, ...]:
-    """The problem at a glance: n, m, d_k, scale, temperature and mask."""
+def setup_pairs(derivation: Derivation, cells: Cells, catalog: Catalog) -> tuple[Pair, ...]:
+    """The problem at a glance: n, m, d_k, scale, temperature and mask (labels in the
+    catalog's language, LaTeX)."""
     problem = derivation.problem
     n, m = score_step(derivation).shape
-    pairs = [Pair("queries", f"n = {n}"), Pair("keys", f"m = {m}")]
+    label = catalog["setup"]
+    pairs = [Pair(label["queries"], f"n = {n}"), Pair(label["keys"], f"m = {m}")]
     if problem.d_k_value is not None:
-        pairs.append(Pair("key dimension", f"d_k = {problem.d_k_value}"))
+        pairs.append(Pair(label["d_k"], f"d_k = {problem.d_k_value}"))
     if problem.scale is not None and "scaled" not in problem.inputs:
-        pairs.append(Pair("scale", f"s = {cells.any_latex(problem.scale)}"))
+        pairs.append(Pair(label["scale"], f"s = {cells.any_latex(problem.scale)}"))
     if problem.temperature != 1:
-        pairs.append(Pair("temperature", f"T = {cells.any_latex(problem.temperature)}"))
+        pairs.append(Pair(label["temperature"], f"T = {cells.any_latex(problem.temperature)}"))
     mask = problem.mask.kind
     if mask != "none" or any(base_name(s.name) == "mask" for s in derivation):
-        kind = mask if mask != "none" else "given"
-        pairs.append(Pair("mask", f"\\text{{{kind}}}"))
+        kind = mask if mask in ("causal", "padding") else "given"
+        pairs.append(Pair(label["mask"], f"\\text{{{label[kind]}}}"))
     return tuple(pairs)
 
 
-def numbers_text(number_format: NumberFormat) -> str:
-    """How the decimals are printed, in words.
+def numbers_text(number_format: NumberFormat, catalog: Catalog) -> str:
+    """How the decimals are printed, in words (LaTeX).
 
-    >>> numbers_text(NumberFormat(digits=None, places=3, locale="cs"))
-    '3 decimal places, rounded half-up, with a decimal comma'
+    >>> from symattn import messages
+    >>> numbers_text(NumberFormat(digits=None, places=3, locale="cs"), messages.load("en"))
+    '3 decimal places (half up), with a decimal comma'
     """
     fmt = number_format
-    text = (f"{fmt.places} decimal places" if fmt.places is not None
-            else f"{fmt.digits} significant digits") + f", rounded {fmt.rounding.value}"
-    return text + (", with a decimal comma" if fmt.separator == "," else "")
+    rule = catalog.text(f"rounding.{fmt.rounding.value}")
+    text = catalog.fill("document.numbers_places", places=str(fmt.places), rule=rule) \
+        if fmt.places is not None else \
+        catalog.fill("document.numbers_digits", digits=str(fmt.digits), rule=rule)
+    english_mark = fmt.separator == "," and catalog.language == "en"
+    return text + (catalog.text("document.numbers_comma") if english_mark else "")
