@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Union
 
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
-                                 add_limit_option, add_source, display_name, one_line,
-                                 spec_sources, write_output)
+                                 add_language_options, add_limit_option, add_source,
+                                 display_name, one_line, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
@@ -46,6 +46,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    add_language_options(parser, locale=False)
     return {"check": run}
 
 
@@ -126,10 +127,11 @@ def run(args: argparse.Namespace) -> int:
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
         print(message, file=sys.stderr)
-    layout = {"text": render_report.report_text, "markdown": render_report.report_markdown,
-              "json": render_report.report_json}[args.format]
     if reports:
-        write_output(layout(reports), args.output)
+        text = render_report.report_json(reports) if args.format == "json" else \
+            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
+                args.format](reports, args.language)
+        write_output(text, args.output)
     if len(reports) < len(results):
         return EXIT_INPUT
     return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK

@@ -98,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     problem = load_one(args, "derive")
     language = language_of(args, problem.language)
-    number_format = number_format_of(args, problem.digits, problem.rounding, language)
+    # JSON is data: its decimals keep the point unless --locale asks otherwise
+    number_format = number_format_of(args, problem.digits, problem.rounding,
+                                     "en" if args.format == "json" else language)
     _check_options(args)
     derivation = pipeline.derive(problem)
     if args.pdf or args.format in ("latex", "markdown"):

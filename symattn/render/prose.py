@@ -59,7 +59,7 @@ def plain(text: str) -> str:
     """A catalog message as plain text: math in Unicode, no LaTeX left."""
     text = _MATH.sub(lambda m: _plain_math(m.group(1)), text)
     text = re.sub(r"\\(?:texttt|textbf|emph|textit)\{([^{}]*)\}", r"\1", text)
-    return text.replace("~", _NBSP).replace("\\,", " ").replace("--", "–")
+    return text.replace("~", _NBSP).replace("\\,", " ")
 
 
 def markdown(text: str) -> str:
@@ -78,7 +78,7 @@ def _markdown_text(text: str) -> str:
     text = re.sub(r"\\texttt\{([^{}]*)\}", r"`\1`", text)
     text = re.sub(r"\\textbf\{([^{}]*)\}", r"**\1**", text)
     text = re.sub(r"\\(?:emph|textit)\{([^{}]*)\}", r"*\1*", text)
-    return text.replace("~", _NBSP).replace("\\,", " ").replace("--", "–")
+    return text.replace("~", _NBSP).replace("\\,", " ")
 
 
 class ProseCatalog:

@@ -29,14 +29,18 @@ __all__ = ["NoteWriter", "head_label"]
 import re
 from typing import Callable
 
+from symattn.derivation.diagnostics import DIAGNOSTIC_STEP_INFO
+from symattn.derivation.layer import LAYER_STEP_INFO
 from symattn.derivation.names import split_name
-from symattn.derivation.steps import Derivation
+from symattn.derivation.steps import STEP_INFO, Derivation
 from symattn.messages import Catalog
 from symattn.render import latex, prose
 from symattn.verify.claims import COLUMN_STEPS, Target
-from symattn.verify.targets import row_label
 from symattn.verify.verdicts import NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdict
 
+_CLOSED_FORM = re.compile(r"(?:sqrt\(\d+\)|[0-9/+\-*(). ,^])+")
+_ROW = re.compile(r"\[(\d+)")      # the page's row in a position text: weights[3,1] -> 3
+ALL_STEP_INFO = {**STEP_INFO, **LAYER_STEP_INFO, **DIAGNOSTIC_STEP_INFO}
 _MODES = {"latex": str, "markdown": prose.markdown, "plain": prose.plain}
 # Steps named by a phrase of their own in [where] (the rest: "entry (i, j) of X").
 _NAMED_STEPS = ("scores", "scaled", "masked", "exp", "exp_sum", "weights", "output")
@@ -60,7 +64,7 @@ class NoteWriter:
     format (``mode`` picks it: latex, markdown or plain).
     """
 
-    def __init__(self, catalog: Catalog, derivation: Derivation, separator: str,
+    def __init__(self, catalog: Catalog, derivation: Derivation | None, separator: str,
                  escape: Callable[[str], str] = latex.escape_text,
                  convert: Callable[[str], str] | None = None, mode: str = "latex") -> None:
         self.catalog = catalog
@@ -73,14 +77,20 @@ class NoteWriter:
     # ------------------------------------------------------------------ numbers
     def number(self, text: str) -> str:
         """A number of a reason ("0.394", "39.4%", "-inf", "sqrt(2)/2") as the output shows it."""
-        more = text.endswith("...")
-        body = text[:-3] if more else text
+        percent = text.endswith("%")
+        body = text[:-1].rstrip() if percent else text
+        more = body.endswith("...")
+        body = body[:-3] if more else body
         if self.separator == "," and "," not in body:
             body = body.replace(".", ",")
         if self.mode == "plain":
-            return body.replace("-inf", "−∞") + ("…" if more else "")
-        math = latex.printed_math(body) or _closed_form_math(body)
-        return "$" + math + (r"\ldots" if more else "") + "$"
+            return body.replace("-inf", "−∞") + ("…" if more else "") + ("%" if percent else "")
+        math = latex.printed_math(body)
+        if math is None:
+            if not _CLOSED_FORM.fullmatch(body):      # "32 MiB", "4096 x 1024": as text
+                return self.escape(text)
+            math = _closed_form_math(body)
+        return "$" + math + (r"\ldots" if more else "") + (r"\,\%" if percent else "") + "$"
 
     def _numbers_in_text(self, text: str) -> str:
         """Text with numbers in it (other printings and their labels): numbers localised."""
@@ -88,19 +98,26 @@ class NoteWriter:
         return self.escape(local)
 
     # ------------------------------------------------------------------ names
-    def target(self, target: Target) -> str:
-        """A printed number's target in words, as the page names it (in the output format)."""
-        return self.convert(self._target_latex(target))
+    def target(self, target: Target, position: str) -> str:
+        """A printed number's target in words, as the page names it (in the output format);
+        ``position`` is its position text (``weights[3,1]``), whose row is the page's."""
+        return self.convert(self._target_latex(target, position))
 
-    def _target_latex(self, target: Target) -> str:
+    def _symbol(self, step: str) -> str:
+        if self.derivation is not None and step in self.derivation:
+            return self.derivation[step].symbol
+        info = ALL_STEP_INFO.get(split_name(step)[1])
+        return info.symbol if info is not None else latex.escape_text(step)
+
+    def _target_latex(self, target: Target, position: str) -> str:
         c = self.catalog
         prefix, base = split_name(target.step)
-        row = str(row_label(self.derivation.problem, target))
+        found = _ROW.search(position)
+        row = found.group(1) if found else str(target.row + 1)
         column = str(target.column + 1)
         if target.part == "divisor":
             return c.text("where.divisor")
-        symbol = self.derivation[target.step].symbol if target.step in self.derivation \
-            else target.step
+        symbol = self._symbol(target.step)
         if target.part == "sum":
             text = c.fill("where.weights_sum", row=row) if base == "weights" else \
                 c.fill("where.row_sum", row=row, symbol=symbol)
@@ -119,7 +136,7 @@ class NoteWriter:
 
     def named(self, named: Named) -> str:
         """A printed number a reason names: "the weight of key 1 in row 2 = 0.35"."""
-        text = self.target(named.target)
+        text = self.target(named.target, named.position)
         if not named.printed:
             return text
         number = self.number(named.printed)
@@ -127,7 +144,7 @@ class NoteWriter:
 
     def where(self, verdict: Verdict) -> str:
         """The verdict's number in words."""
-        return self.target(verdict.claim.target)
+        return self.target(verdict.claim.target, verdict.position)
 
     # ------------------------------------------------------------------ reasons
     def reason(self, verdict: Verdict) -> str:

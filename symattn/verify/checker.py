@@ -60,7 +60,7 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Rep
                                                                   key=f"claims.{claim.key}"))
     judge = _Judge(derivation, rule, claims)
     verdicts = flag_inconsistent([judge.judge(claim) for claim in claims], rule)
-    return Report(problem.title, problem.source, rule, tuple(verdicts))
+    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language)
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,7 @@ class Report:
     source: str | None
     rounding: Rounding
     verdicts: tuple[Verdict, ...]
+    language: str = ""            # the spec's language (messages.LANGUAGES), "" if unset
 
     @property
     def counts(self) -> dict[str, int]:

@@ -100,6 +100,7 @@ class _Builder:
         self.full = options.detail == "full"
         self.catalog = messages.load(options.language)
         self.prose = prose
+        self.symbols = {step.name: step.symbol for step in derivation}
         self.names = Labels(derivation, escape)
         self.cells = Cells(derivation, self.fmt)
         self.grid = Layout(derivation, self.cells, options.limit)
@@ -146,7 +147,7 @@ class _Builder:
                          heading=self.prose(heading(step, self.catalog)),
                          description=self.prose(sentence(description(step, self.catalog))),
                          symbol=step.symbol, shape=self.shape(name),
-                         formula=formula_words(step.formula, self.d, self.catalog),
+                         formula=formula_words(step.formula, self.symbols, self.catalog),
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
                          has_masked=has_masked(self.d, name, self.allowed))

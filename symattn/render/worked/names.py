@@ -20,15 +20,27 @@ __all__ = ["KINDS", "step_kind", "heading", "description", "sentence", "formula_
 import re
 
 from symattn.derivation.names import base_name, split_name
-from symattn.derivation.steps import Derivation, Step
+from typing import Mapping, Protocol
+
 from symattn.messages import Catalog
 from symattn.render.reasons import head_label
+
+class StepLike(Protocol):
+    """What naming a step reads: a ``Step``, or a step's view in ``render.view``."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def operands(self) -> tuple[str, ...]: ...
+    @property
+    def description(self) -> str: ...
+
 
 # Steps with a template of their own (docs/templates.md); the rest are "generic".
 KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output")
 
 
-def step_kind(step: Step) -> str:
+def step_kind(step: StepLike) -> str:
     """The template a step is laid out with (docs/templates.md)."""
     prefix, base = split_name(step.name)
     if base == "mask":
@@ -53,7 +65,7 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def description(step: Step, catalog: Catalog) -> str:
+def description(step: StepLike, catalog: Catalog) -> str:
     """The step's description in the catalog's language (LaTeX); the engine's own
     (English) only for a step the catalogs do not know."""
     base = base_name(step.name)
@@ -65,7 +77,7 @@ def description(step: Step, catalog: Catalog) -> str:
     return translated if isinstance(translated, str) else step.description
 
 
-def heading(step: Step, catalog: Catalog) -> str:
+def heading(step: StepLike, catalog: Catalog) -> str:
     """The step's heading (LaTeX): its own, "<heading> (head h)" for a head's step,
     else its description."""
     headings = catalog["heading"]
@@ -81,19 +93,20 @@ def heading(step: Step, catalog: Catalog) -> str:
 _ROW_OF = re.compile(r"\\text\{row (\d+) of ([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 
-def formula_words(formula: str, derivation: Derivation, catalog: Catalog) -> str:
+def formula_words(formula: str, symbols: Mapping[str, str], catalog: Catalog) -> str:
     """The engine's formula with its few words (``\\text{tokens}``, ``\\text{row 3 of
-    ffn}``) in the catalog's language, a step named by its symbol.
+    ffn}``) in the catalog's language, a step named by its symbol (``symbols``: by name).
 
     >>> import symattn
     >>> from symattn import messages
     >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
-    >>> formula_words(derivation["h"].formula, derivation, messages.load("pl"))
+    >>> symbols = {step.name: step.symbol for step in derivation}
+    >>> formula_words(derivation["h"].formula, symbols, messages.load("pl"))
     '\\\\text{wiersz 3 macierzy } F'
     """
     def row_of(match: re.Match[str]) -> str:
         source = match.group(2)
-        symbol = derivation[source].symbol if source in derivation else source
+        symbol = symbols.get(source, source)
         return f"\\text{{{catalog.fill('formula.row_of', row=match.group(1))} }} {symbol}"
 
     words = formula.replace("\\text{tokens}", f"\\text{{{catalog.text('formula.tokens')}}}")
