@@ -41,7 +41,8 @@ from symattn.verify.verdicts import NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdi
 _CLOSED_FORM = re.compile(r"(?:sqrt\(\d+\)|[0-9/+\-*(). ,^])+")
 _ROW = re.compile(r"\[(\d+)")      # the page's row in a position text: weights[3,1] -> 3
 ALL_STEP_INFO = {**STEP_INFO, **LAYER_STEP_INFO, **DIAGNOSTIC_STEP_INFO}
-_MODES = {"latex": str, "markdown": prose.markdown, "plain": prose.plain}
+_MODES: dict[str, Callable[[str], str]] = {"latex": str, "markdown": prose.markdown,
+                                          "plain": prose.plain}
 # Steps named by a phrase of their own in [where] (the rest: "entry (i, j) of X").
 _NAMED_STEPS = ("scores", "scaled", "masked", "exp", "exp_sum", "weights", "output")
 
@@ -72,7 +73,7 @@ class NoteWriter:
         self.separator = separator
         self.escape = escape if mode != "plain" else str
         self.mode = mode
-        self.convert = convert or _MODES[mode]
+        self.convert: Callable[[str], str] = convert or _MODES[mode]
 
     # ------------------------------------------------------------------ numbers
     def number(self, text: str) -> str:
