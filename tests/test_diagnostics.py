@@ -305,11 +305,20 @@ def test_sweep_of_scaled_scores_divides_them_by_t():
 
 def test_sweep_cli_text_and_json(capsys):
     status, out, err = run(capsys, "sweep", "--example", "003-entropy-temperature",
-                           "--temperatures", "0.3,1,2")
+                           "--temperatures", "0.3,1,2", "--language", "en")
     assert status == 0, err
     lines = out.splitlines()
     assert any(line.startswith("H_max") and "2.585" in line for line in lines)
     assert any(line.startswith("0.3 ") for line in lines)
+    # the spec's language (Russian): its words and its decimal comma
+    status, out, err = run(capsys, "sweep", "--example", "003-entropy-temperature",
+                           "--temperatures", "0.3,1,2")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Изменение температуры")
+    assert any(line.startswith("H_max") and "2,585" in line for line in lines)
+    assert any(line.startswith("0,3 ") and "(строка 5, ключ 5)" in line for line in lines)
+    assert "round" not in out and "largest" not in out
     status, out, err = run(capsys, "sweep", "--example", "003-entropy-temperature", "-T",
                            "0.3;2", "--format", "json", "--digits", "3")
     assert status == 0, err

@@ -19,9 +19,14 @@ from symattn.explore.shared import mean_entropy
 from symattn.explore.sweep import Sweep, SweepRow
 from symattn.explore.whatif import Variant
 from symattn.problem.problem import Problem
+from symattn import messages
+from symattn.messages import Catalog
+from symattn.render import latex, prose
+from symattn.render.reasons import head_label
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)
 from symattn.render.text import matrix_lines
+from symattn.values.entries import Symbolic
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -42,18 +47,48 @@ def _row_label(problem: Problem, i: int) -> int:
     return positions[i] if positions else i + 1
 
 
-def _largest_parts(largest: Largest | None, fmt: NumberFormat,
-                   problem: Problem) -> tuple[str, str] | None:
-    """The largest weight as printed and where: ("0.9749", "row 5, key 5")."""
+def _largest_parts(largest: Largest | None, fmt: NumberFormat, problem: Problem,
+                   catalog: Catalog | None = None) -> tuple[str, str] | None:
+    """The largest weight as printed and where: ("0.9749", "row 5, key 5"), the place in
+    the words of ``catalog`` (English when None)."""
     if largest is None:
         return None
     value, i, j = largest
-    return decimal(value, fmt), f"row {_row_label(problem, i)}, key {j + 1}"
+    if catalog is None:
+        return decimal(value, fmt), f"row {_row_label(problem, i)}, key {j + 1}"
+    return decimal(value, fmt), catalog.fill("reports.largest_where",
+                                             row=str(_row_label(problem, i)), key=str(j + 1))
 
 
-def _largest_text(largest: Largest | None, fmt: NumberFormat, problem: Problem) -> str:
-    parts = _largest_parts(largest, fmt, problem)
+def _largest_text(largest: Largest | None, fmt: NumberFormat, problem: Problem,
+                  catalog: Catalog | None = None) -> str:
+    parts = _largest_parts(largest, fmt, problem, catalog)
     return "-" if parts is None else f"{parts[0]} ({parts[1]})"
+
+
+def _sweep_notes(problem: Problem, catalog: Catalog) -> list[str]:
+    """What the sweep did to the problem's own scaling, in the catalog's words (LaTeX):
+    the same conditions as ``explore.sweep``'s English notes."""
+    notes = []
+    if "scaled" in problem.inputs:
+        notes.append(catalog.text("reports.sweep_note_scaled"))
+    if problem.temperature != 1:
+        temperature = problem.temperature
+        shown = latex.sympy_latex(temperature.to_sympy()) if isinstance(temperature, Symbolic) \
+            else latex.exact_latex(temperature, catalog.language) or str(temperature)
+        notes.append(catalog.fill("reports.sweep_note_temperature", t=shown))
+    return notes
+
+
+def _local(typed: str, fmt: NumberFormat) -> str:
+    """A number as the user typed it (a temperature), with the report's decimal mark."""
+    return typed.replace(".", ",") if fmt.separator == "," and "," not in typed else typed
+
+
+def _numbers(fmt: NumberFormat, catalog: Catalog) -> str:
+    rule = catalog.text(f"rounding.{fmt.rounding.value}")
+    digits = fmt.digits or 0
+    return catalog.count("document.numbers_digits", digits, digits=str(digits), rule=rule)
 
 
 def _format_label(fmt: NumberFormat) -> str:
@@ -80,62 +115,74 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
 
 
 # -------------------------------------------------------------------- sweep
-def _sweep_rows(problem: Problem, sweep: Sweep, fmt: NumberFormat) -> list[list[str]]:
+def _sweep_rows(problem: Problem, sweep: Sweep, fmt: NumberFormat,
+                catalog: Catalog) -> list[list[str]]:
     """The table of one head: H_max, then a row per temperature."""
     rows = [["H_max"] + [decimal(h, fmt) for h in sweep.entropy_max] +
             [decimal(mean_entropy(sweep.entropy_max), fmt), ""]]
     for row in sweep.rows:
-        rows.append([row.temperature.text] + [decimal(h, fmt) for h in row.entropy] +
-                    [decimal(row.mean_entropy, fmt), _largest_text(row.largest, fmt, problem)])
+        rows.append([_local(row.temperature.text, fmt)] + [decimal(h, fmt) for h in row.entropy] +
+                    [decimal(row.mean_entropy, fmt),
+                     _largest_text(row.largest, fmt, problem, catalog)])
     return rows
 
 
-def render_sweep_text(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat) -> str:
-    """The entropies as a table per head: a row per temperature, a column per query row."""
-    out = heading("temperature sweep", problem.title)
-    out.append(f"entropy of each row of weights in bits (H[i]), their mean, and the largest "
-               f"weight; {_format_label(fmt)}")
-    out += [f"note: {note}" for note in sweeps[0].notes]
-    out.append(f"largest weight: {LARGEST_NOTE}")
+def render_sweep_text(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat,
+                      language: str = "en") -> str:
+    """The entropies as a table per head: a row per temperature, a column per query row,
+    every word in ``language``."""
+    catalog = messages.load(language)
+    say = prose.plain
+    out = heading(say(catalog.text("reports.sweep_title")), problem.title)
+    out.append(say(catalog.fill("reports.sweep_intro", numbers=_numbers(fmt, catalog))))
+    out += [say(catalog.fill("reports.note", note=note)) for note in _sweep_notes(problem,
+                                                                                  catalog)]
+    out.append(say(catalog.fill("reports.largest", note=catalog.text("reports.largest_note"))))
     for sweep in sweeps:
         out.append("")
         if sweep.head:
-            out.append(sweep.head.replace("head", "head "))
+            out.append(head_label(sweep.head + ".", catalog))
         header = ["T"] + [f"H[{_row_label(problem, i)}]" for i in range(len(sweep.entropy_max))]
-        out += _table(header + ["mean H", "largest weight"], _sweep_rows(problem, sweep, fmt))
+        header += [say(catalog.text("reports.mean_entropy")),
+                   say(catalog.text("reports.largest_weight"))]
+        out += _table(header, _sweep_rows(problem, sweep, fmt, catalog))
     return "\n".join(out) + "\n"
 
 
-def _largest_latex(row: SweepRow, fmt: NumberFormat, problem: Problem) -> dict[str, str]:
-    parts = _largest_parts(row.largest, fmt, problem)
+def _largest_latex(row: SweepRow, fmt: NumberFormat, problem: Problem,
+                   catalog: Catalog) -> dict[str, str]:
+    parts = _largest_parts(row.largest, fmt, problem, catalog)
     return {"value": "", "where": ""} if parts is None else \
-        {"value": number(parts[0]), "where": text(parts[1])}
+        {"value": number(parts[0]), "where": parts[1]}
 
 
-def _sweep_table_latex(problem: Problem, sweep: Sweep, fmt: NumberFormat) -> TemplateValue:
+def _sweep_table_latex(problem: Problem, sweep: Sweep, fmt: NumberFormat,
+                       catalog: Catalog) -> TemplateValue:
     """One head's table as the template reads it: a row per query row, a column per T."""
     return {
-        "head": text(sweep.head.replace("head", "head ")) if sweep.head else "",
-        "temperatures": [text(row.temperature.text) for row in sweep.rows],
+        "head": head_label(sweep.head + ".", catalog) if sweep.head else "",
+        "temperatures": [text(_local(row.temperature.text, fmt)) for row in sweep.rows],
         "rows": [{"label": text(str(_row_label(problem, i))),
                   "maximum": number(decimal(h, fmt)),
                   "entropy": [number(decimal(row.entropy[i], fmt)) for row in sweep.rows]}
                  for i, h in enumerate(sweep.entropy_max)],
         "mean": {"maximum": number(decimal(mean_entropy(sweep.entropy_max), fmt)),
                  "entropy": [number(decimal(row.mean_entropy, fmt)) for row in sweep.rows]},
-        "largest": [_largest_latex(row, fmt, problem) for row in sweep.rows],
+        "largest": [_largest_latex(row, fmt, problem, catalog) for row in sweep.rows],
     }
 
 
 def render_sweep_latex(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat,
-                       fragment: bool = False) -> str:
-    """templates/report_sweep.tex.j2: one table per head, a row per query row, a column per T."""
+                       fragment: bool = False, language: str = "en") -> str:
+    """templates/report_sweep.tex.j2: one table per head, a row per query row, a column per T,
+    every word in ``language``."""
+    catalog = messages.load(language)
     doc: dict[str, TemplateValue] = {
-        "title": text(problem.title), "numbers": text(_format_label(fmt)),
-        "notes": [text(note) for note in sweeps[0].notes] if sweeps else [],
-        "largest_note": text(LARGEST_NOTE),
-        "sweeps": [_sweep_table_latex(problem, sweep, fmt) for sweep in sweeps]}
-    return render("sweep", doc, fragment)
+        "title": text(problem.title), "numbers": _numbers(fmt, catalog),
+        "notes": _sweep_notes(problem, catalog) if sweeps else [],
+        "largest_note": catalog.text("reports.largest_note"),
+        "sweeps": [_sweep_table_latex(problem, sweep, fmt, catalog) for sweep in sweeps]}
+    return render("sweep", doc, fragment, catalog=catalog)
 
 
 def _largest_json(problem: Problem, largest: Largest | None,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence, Union
 
 if TYPE_CHECKING:
+    from symattn.messages import Catalog
     from symattn.values.exact import Exact
     from symattn.values.number_format import NumberFormat
 
@@ -126,22 +127,24 @@ def _strings(value: object) -> Iterator[str]:
 
 
 def render(command: str, doc: Mapping[str, object], fragment: bool,
-           max_columns: int = 10) -> str:
+           max_columns: int = 10, catalog: Catalog | None = None) -> str:
     """``templates/report_COMMAND.tex.j2`` on ``doc`` (strings, lists, dicts, bools:
     a ``TemplateValue`` each).
 
     ``doc`` gains ``cyrillic`` (some text needs T2A fonts) and ``max_columns``
     (for ``MaxMatrixCols``), which the shared preamble reads, and ``what``, the
-    fragment's comment.
+    fragment's comment; the template's ``t`` is ``catalog`` (English when None).
     """
     from symattn.render import latex
     from symattn.render import templating
     from symattn._version import __version__
 
-    doc = dict(doc, cyrillic=any(latex.CYRILLIC_MACRO in s for s in _strings(doc)),
+    russian = catalog is not None and catalog.language in ("ru", "uk")
+    doc = dict(doc, cyrillic=russian or any(latex.CYRILLIC_MACRO in s for s in _strings(doc)),
                max_columns=str(max(10, max_columns)))
     return templating.render(f"report_{command}.tex.j2", doc=doc, fragment=fragment,
-                             version=__version__, what=FRAGMENT_NOTE.format(command=command))
+                             version=__version__, what=FRAGMENT_NOTE.format(command=command),
+                             messages=catalog)
 
 
 # ------------------------------------------------------------------- output

@@ -127,7 +127,8 @@ class _Builder:
             setup=tuple(Pair(self.prose(pair.label), pair.value)
                         for pair in setup_pairs(self.d, self.cells, self.catalog)), steps=steps,
             summary=summary(report) if report is not None and report.verdicts else None,
-            cyrillic=self.names.cyrillic, max_columns=str(self.grid.max_columns))
+            cyrillic=self.names.cyrillic or self.options.language in ("ru", "uk"),
+            max_columns=str(self.grid.max_columns), language=self.options.language)
 
     def step(self, step: Step, number: int) -> StepModel:
         """One step: formula, operands substituted (full detail), result, expanded rows."""

@@ -245,3 +245,4 @@ class Document:
     summary: Summary | None    # None when the spec has no claims
     cyrillic: bool             # some text needs the T2A font encoding
     max_columns: str           # widest matrix, for amsmath's MaxMatrixCols
+    language: str = "en"       # the language of the prose (messages.LANGUAGES)

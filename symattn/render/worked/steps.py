@@ -161,8 +161,11 @@ def numbers_text(number_format: NumberFormat, catalog: Catalog) -> str:
     """
     fmt = number_format
     rule = catalog.text(f"rounding.{fmt.rounding.value}")
-    text = catalog.fill("document.numbers_places", places=str(fmt.places), rule=rule) \
-        if fmt.places is not None else \
-        catalog.fill("document.numbers_digits", digits=str(fmt.digits), rule=rule)
+    if fmt.places is not None:
+        text = catalog.count("document.numbers_places", fmt.places, places=str(fmt.places),
+                             rule=rule)
+    else:
+        digits = fmt.digits or 0
+        text = catalog.count("document.numbers_digits", digits, digits=str(digits), rule=rule)
     english_mark = fmt.separator == "," and catalog.language == "en"
     return text + (catalog.text("document.numbers_comma") if english_mark else "")
