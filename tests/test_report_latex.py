@@ -20,7 +20,7 @@ COMMANDS = {
     "sizes": ["sizes", "--d-model", "4096", "--heads", "32", "--seq-len", "1024"],
     "sweep": ["sweep", "-e", "003-entropy-temperature", "--temperatures", "0.3,1,2",
               "--language", "en"],
-    "whatif": ["whatif", "-e", "001-kocka-spi-venku"],
+    "whatif": ["whatif", "-e", "001-kocka-spi-venku", "--language", "en"],
     "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2"],
     "kvcache": ["kvcache", "-e", "000-cat-chases-mouse"],
 }

@@ -67,6 +67,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                     "side by side, each with a one-line note of what changed.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=WHATIF_EPILOG)
     _add_common(whatif)
+    add_language_options(whatif)
     return {"sweep": _cmd_sweep, "whatif": _cmd_whatif}
 
 
@@ -149,10 +150,13 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
     from symattn.render.reports import explore as layouts
 
     problem = _load(args)
-    fmt = _number_format(args)
+    language = language_of(args, problem.language)
+    fmt = _number_format(args, language)
     variants = whatif.whatif(problem)
     write_report(args, _report_stem(args), {
-        "text": lambda: layouts.render_whatif_text(problem, variants, fmt, _terminal_width()),
+        "text": lambda: layouts.render_whatif_text(problem, variants, fmt, _terminal_width(),
+                                                   language),
         "json": lambda: layouts.render_whatif_json(problem, variants, fmt),
-        "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment)})
+        "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment,
+                                                     language)})
     return EXIT_OK

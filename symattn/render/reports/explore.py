@@ -12,12 +12,14 @@ __all__ = ["render_sweep_text", "render_sweep_json", "render_sweep_latex", "rend
            "render_whatif_json", "render_whatif_latex", "SIDE_BY_SIDE_WIDTH",
            "SIDE_BY_SIDE_LATEX", "LARGEST_NOTE"]
 
+import dataclasses
+import re
 from typing import Sequence
 
 from symattn.derivation.grids import Grid
 from symattn.explore.shared import mean_entropy
 from symattn.explore.sweep import Sweep, SweepRow
-from symattn.explore.whatif import Variant
+from symattn.explore.whatif import Says, Variant
 from symattn.problem.problem import Problem
 from symattn import messages
 from symattn.messages import Catalog
@@ -259,6 +261,61 @@ def _note(variant: Variant, original: Variant, fmt: NumberFormat, problem: Probl
     return "; ".join(parts)
 
 
+def _said(says: Says, fmt: NumberFormat, catalog: Catalog) -> str:
+    """A sentence of ``explore.whatif`` (message data) in the catalog's words (LaTeX)."""
+    key, args = says
+    if not key:
+        return ""
+    values = {name: _math_local(value, fmt) for name, value in args}
+    return catalog.fill(f"whatif.{key}", **values)
+
+
+def _math_local(math: str, fmt: NumberFormat) -> str:
+    """Numbers inside math with the report's decimal mark (``0{,}5``)."""
+    return re.sub(r"(\d)\.(\d)", r"\1{,}\2", math) if fmt.separator == "," else math
+
+
+def _number_math(value: Exact, fmt: NumberFormat) -> str:
+    return "$" + number(decimal(value, fmt)) + "$"
+
+
+def _note_latex(variant: Variant, original: Variant, fmt: NumberFormat, problem: Problem,
+                catalog: Catalog) -> str:
+    """``_note`` in the catalog's words (LaTeX): what was changed, and what it did."""
+    c = catalog
+    parts = [_said(variant.change_says, fmt, c)]
+    stats = variant.stats
+    if variant.available and variant.key == "column_softmax" and stats:
+        low, high = (_number_math(stats[k], fmt) for k in ("row_sum_min", "row_sum_max"))
+        sums = c.fill("whatif.rows_sum", low=low) if low == high else \
+            c.fill("whatif.rows_sum_range", low=low, high=high)
+        parts.append(sums + (", " + c.text("whatif.not_average")
+                             if variant.output is not None else ""))
+    elif variant.available and variant.key != "original" and not variant.same_as_original:
+        before, after = original.stats["largest"], stats["largest"]
+        if before is not None and after is not None:
+            parts.append(c.fill("whatif.largest_change", before=_number_math(before[0], fmt),
+                                after=_number_math(after[0], fmt)))
+        parts.append(c.fill("whatif.entropy_change",
+                            before=_number_math(original.stats["mean_entropy"], fmt),
+                            after=_number_math(stats["mean_entropy"], fmt)))
+    elif variant.key == "original":
+        largest = _largest_parts(stats["largest"], fmt, problem, c)
+        if largest is not None:
+            parts.append(c.fill("whatif.largest", value="$" + number(largest[0]) + "$",
+                                where=largest[1]))
+        parts.append(c.fill("whatif.entropy", value=_number_math(stats["mean_entropy"], fmt)))
+    remark = _said(variant.remark_says, fmt, c)
+    if remark:
+        parts.append(remark)
+    return "; ".join(part for part in parts if part)
+
+
+def _label(variant: Variant, catalog: Catalog) -> str:
+    key = f"whatif.label_{variant.key}"
+    return catalog.text(key) if key in catalog else text(variant.label)
+
+
 def _cells(grid: Grid, fmt: NumberFormat) -> list[list[str]]:
     rows, columns = tuple(grid.rows()), tuple(grid.columns())
     return [[d if d is not None else "(symbolic)" for d in row]
@@ -297,18 +354,23 @@ def _blocks(title: str, variants: Sequence[Variant], which: str, fmt: NumberForm
 
 
 def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
-                       width: int = SIDE_BY_SIDE_WIDTH) -> str:
-    """A note per variant, then the weights and the outputs, side by side within ``width``."""
-    out = heading("what if", problem.title)
-    out.append(_format_label(fmt))
+                       width: int = SIDE_BY_SIDE_WIDTH, language: str = "en") -> str:
+    """A note per variant, then the weights and the outputs, side by side within ``width``,
+    every word in ``language``."""
+    catalog = messages.load(language)
+    say = prose.plain
+    out = heading(say(catalog.text("whatif.title")), problem.title)
+    out.append(say(catalog.fill("text.decimals", numbers=_numbers(fmt, catalog))))
     out.append("")
     original = variants[0]
-    label_width = max(len(v.label) for v in variants)
-    for variant in variants:
-        out.append(f"  {variant.label.ljust(label_width)}  "
-                   f"{_note(variant, original, fmt, problem)}")
+    labels = [say(_label(v, catalog)) for v in variants]
+    label_width = max(len(label) for label in labels)
+    for label, variant in zip(labels, variants):
+        out.append(f"  {label.ljust(label_width)}  "
+                   f"{say(_note_latex(variant, original, fmt, problem, catalog))}")
+    shown = [dataclasses.replace(v, label=label) for v, label in zip(variants, labels)]
     for which in ("weights", "output"):
-        block = _blocks(which, variants, which, fmt, width)
+        block = _blocks(say(catalog.text(f"whatif.{which}_word")), shown, which, fmt, width)
         if block:
             out.append("")
             out += block
@@ -321,8 +383,10 @@ def _row_width(rows: Sequence[Sequence[str]]) -> int:
 
 
 def render_whatif_latex(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
-                        fragment: bool = False) -> str:
-    """templates/report_whatif.tex.j2: the notes, then the weights and outputs side by side."""
+                        fragment: bool = False, language: str = "en") -> str:
+    """templates/report_whatif.tex.j2: the notes, then the weights and outputs side by side,
+    every word in ``language``."""
+    catalog = messages.load(language)
     original = variants[0]
     matrices: list[dict[str, str]] = []
     columns, width = 10, 0
@@ -331,18 +395,19 @@ def render_whatif_latex(problem: Problem, variants: Sequence[Variant], fmt: Numb
         if not shown:
             continue
         cells = {which: _cells(grid, fmt) for which, grid in shown.items()}
-        latex = {which: matrix(rows) for which, rows in cells.items()}
-        matrices.append({"label": text(v.label), "weights": latex.get("weights", ""),
-                         "output": latex.get("output", "")})
+        tex = {which: matrix(rows) for which, rows in cells.items()}
+        matrices.append({"label": _label(v, catalog), "weights": tex.get("weights", ""),
+                         "output": tex.get("output", "")})
         columns = max([columns] + [len(grid.columns()) for grid in shown.values()])
         width = max(width, sum(_row_width(rows) for rows in cells.values()))
     doc: dict[str, TemplateValue] = {
-        "title": text(problem.title), "numbers": text(_format_label(fmt)),
-        "variants": [{"label": text(v.label), "note": text(_note(v, original, fmt, problem))}
+        "title": text(problem.title), "numbers": _numbers(fmt, catalog),
+        "variants": [{"label": _label(v, catalog),
+                      "note": _note_latex(v, original, fmt, problem, catalog)}
                      for v in variants],
         "matrices": matrices, "any_output": any(m["output"] for m in matrices),
         "side_by_side": width <= SIDE_BY_SIDE_LATEX}
-    return render("whatif", doc, fragment, max_columns=columns)
+    return render("whatif", doc, fragment, max_columns=columns, catalog=catalog)
 
 
 def _matrix_json(grid: Grid | None, fmt: NumberFormat) -> dict[str, object] | None:
