@@ -48,11 +48,13 @@ def report_on_claims(derivation: Derivation) -> checker.Report | None:
 
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
-                 fragment: bool = False, template_dir: str | Path | None = None) -> str:
-    """The worked example as LaTeX, each printed number with its verdict."""
+                 fragment: bool = False, template_dir: str | Path | None = None,
+                 engine: str = "auto") -> str:
+    """The worked example as LaTeX, each printed number with its verdict
+    (``engine``: pdflatex, lualatex, xelatex, or auto, see ``render.engines``)."""
     return latex_document.render_latex(derivation, options, fragment=fragment,
                                        template_dir=template_dir,
-                                       report=report_on_claims(derivation))
+                                       report=report_on_claims(derivation), engine=engine)
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,

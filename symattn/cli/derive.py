@@ -61,12 +61,15 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_document_options(parser: argparse.ArgumentParser) -> None:
     """The options of the worked example (``--format latex`` or ``markdown``, ``--pdf``)."""
+    from symattn.render.reports.shared import add_engine_option
+
     document = parser.add_argument_group("latex and markdown")
     document.add_argument("--pdf", action="store_true",
-                          help="compile the LaTeX to a PDF (latexmk or pdflatex): -o OUT.pdf, or "
+                          help="compile the LaTeX to a PDF (latexmk and --engine): -o OUT.pdf, or "
                                "-o OUT.tex for both files; default: the spec's name .pdf")
     document.add_argument("--fragment", action="store_true",
                           help="LaTeX to \\input into another document instead of a standalone one")
+    add_engine_option(document)
     document.add_argument("--template-dir", metavar="DIR",
                           help="templates in DIR override the bundled ones by name "
                                "(docs/templates.md; they run as trusted code)")
@@ -151,6 +154,6 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
                      args.output)
         return EXIT_OK
     tex = render_latex(derivation, options, fragment=args.fragment,
-                       template_dir=args.template_dir)
+                       template_dir=args.template_dir, engine=args.engine)
     emit(args, tex, Path(source).stem)
     return EXIT_OK

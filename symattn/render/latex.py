@@ -37,6 +37,7 @@ from typing import Any, Sequence
 
 from flint import fmpq
 
+from symattn.render import engines
 from symattn.values.exact import NAN, NEG_INF, Surd, terminating_places
 from symattn.values.rounding import decimal_digits
 
@@ -127,7 +128,7 @@ def _escape_text(text: str) -> str:
         elif _is_latin(code):
             out.append(char)
         else:
-            out.append(f"{UNKNOWN_MACRO}{{{code:04X}}}")
+            out.append(f"{engines.char_macro(code)}{{{code:04X}}}")
     if cyrillic:
         out.append(f"{CYRILLIC_MACRO}{{{''.join(cyrillic)}}}")
     # No ligatures: "--" stays two hyphens, ",," two commas (T1 would join them).
