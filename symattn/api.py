@@ -49,16 +49,19 @@ def report_on_claims(derivation: Derivation) -> checker.Report | None:
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
                  fragment: bool = False, template_dir: str | Path | None = None,
-                 engine: str = "auto") -> str:
+                 engine: str = "auto", handout: bool = False) -> str:
     """The worked example as LaTeX, each printed number with its verdict
-    (``engine``: pdflatex, lualatex, xelatex, or auto, see ``render.engines``)."""
+    (``engine``: pdflatex, lualatex, xelatex, or auto, see ``render.engines``;
+    ``handout``: a clean copy, without the verdicts and their notes)."""
+    report = None if handout else report_on_claims(derivation)
     return latex_document.render_latex(derivation, options, fragment=fragment,
-                                       template_dir=template_dir,
-                                       report=report_on_claims(derivation), engine=engine)
+                                       template_dir=template_dir, report=report, engine=engine)
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
-                    template_dir: str | Path | None = None) -> str:
-    """The worked example as Markdown, each printed number with its verdict."""
+                    template_dir: str | Path | None = None, handout: bool = False) -> str:
+    """The worked example as Markdown, each printed number with its verdict
+    (``handout``: without them)."""
+    report = None if handout else report_on_claims(derivation)
     return markdown_document.render_markdown(derivation, options, template_dir=template_dir,
-                                             report=report_on_claims(derivation))
+                                             report=report)

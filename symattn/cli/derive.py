@@ -73,6 +73,9 @@ def _add_document_options(parser: argparse.ArgumentParser) -> None:
     document.add_argument("--template-dir", metavar="DIR",
                           help="templates in DIR override the bundled ones by name "
                                "(docs/templates.md; they run as trusted code)")
+    document.add_argument("--handout", action="store_true",
+                          help="a clean copy to hand out: no marks on the numbers the spec's "
+                               "claims printed, no notes on them")
     document.add_argument("--detail", choices=("summary", "full"), default="full",
                           help="full (default): substitutions and expanded rows; summary: "
                                "formulas and results only")
@@ -86,10 +89,10 @@ def _check_options(args: argparse.Namespace) -> None:
     from symattn.errors import InputError
 
     document_options = args.pdf or args.fragment or args.template_dir is not None or \
-        args.detail != "full" or args.expand_rows is not None
+        args.detail != "full" or args.expand_rows is not None or args.handout
     if args.format in ("text", "json") and document_options and not args.pdf:
-        raise InputError("--fragment, --template-dir, --detail and --expand-rows apply to "
-                         "--format latex or markdown (or --pdf)")
+        raise InputError("--fragment, --template-dir, --detail, --expand-rows and --handout "
+                         "apply to --format latex or markdown (or --pdf)")
     if args.max_terms < 0:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
@@ -150,10 +153,11 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
     options = worked.Options(number_format=number_format, detail=args.detail, expand_rows=rows,
                              limit=None if args.max_rows == 0 else max(args.max_rows, 2))
     if args.format == "markdown":
-        write_output(render_markdown(derivation, options, template_dir=args.template_dir),
-                     args.output)
+        write_output(render_markdown(derivation, options, template_dir=args.template_dir,
+                                     handout=args.handout), args.output)
         return EXIT_OK
     tex = render_latex(derivation, options, fragment=args.fragment,
-                       template_dir=args.template_dir, engine=args.engine)
+                       template_dir=args.template_dir, engine=args.engine,
+                       handout=args.handout)
     emit(args, tex, Path(source).stem)
     return EXIT_OK

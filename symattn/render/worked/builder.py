@@ -37,7 +37,8 @@ from symattn.render.worked.cells import Cells, after
 from symattn.render.worked.claims import step_claims, summary
 from symattn.render.worked.labels import Labels, expand_row_indices
 from symattn.render.worked.layout import Layout
-from symattn.render.worked.model import Document, Expansion, StepClaims, StepModel, Value
+from symattn.render.worked.model import (Document, Expansion, Heatmap, StepClaims, StepModel,
+                                         Value)
 from symattn.render.worked.names import description, heading, sentence, step_kind
 from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
 from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
@@ -138,7 +139,18 @@ class _Builder:
                          symbol=step.symbol, formula=step.formula, shape=self.shape(name),
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
-                         has_masked=has_masked(self.d, name, self.allowed))
+                         has_masked=has_masked(self.d, name, self.allowed),
+                         heatmap=self._heatmap(name) if kind == "weights" else None)
+
+    def _heatmap(self, name: str) -> Heatmap:
+        """The weights labelled by their tokens (else q_i and k_j) and shaded."""
+        def row(i: int) -> str:
+            return self.token(i, "query") or f"$q_{{{self.row_label(name, i)}}}$"
+
+        def column(j: int) -> str:
+            return self.token(j, "key") or f"$k_{{{j + 1}}}$"
+
+        return self.grid.heatmap(name, row, column)
 
     # ---------------------------------- what rows.py asks about the family being built
     def n(self, base: str) -> str:
