@@ -305,6 +305,7 @@ def product_latex(left: str, right: str) -> str:
 
 # --------------------------------------------------------------------- width
 _COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+_OPERATORS = frozenset(("sin", "cos", "tan", "exp", "log", "ln", "max", "min"))
 
 
 def _group(text: str, start: int) -> tuple[str, int]:
@@ -343,6 +344,8 @@ def approx_width(latex: str) -> float:
                 width += max(approx_width(top), approx_width(bottom)) + 0.5
             elif name in ("left", "right", "mathrm", "text", "quad", ","):
                 width += 1 if name == "quad" else 0.3 if name == "," else 0
+            elif name in _OPERATORS:         # \sin prints three letters
+                width += len(name)
             else:
                 width += 1
         elif char in "^_":

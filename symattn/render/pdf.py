@@ -12,7 +12,8 @@ cannot set (``engines.choose``), else pdflatex.
 
 from __future__ import annotations
 
-__all__ = ["PdfError", "compile_pdf", "compiler", "INSTALL_HINT", "ENGINE_HINTS"]
+__all__ = ["PdfError", "compile_pdf", "compile_with_log", "compiler", "INSTALL_HINT",
+           "ENGINE_HINTS"]
 
 import os
 import re
@@ -83,6 +84,12 @@ def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
     or xelatex; None or ``auto``: the document's ``% !TEX program`` line, else
     the one its text needs.
     """
+    return compile_with_log(tex, timeout, reproducible, engine)[0]
+
+
+def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
+                     engine: str | None = None) -> tuple[bytes, str]:
+    """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings)."""
     asked = engine not in (None, engines.AUTO)
     chosen = engines.choose(engine, tex) if asked else \
         engines.magic_engine(tex) or engines.choose(engines.AUTO, tex)
@@ -117,4 +124,6 @@ def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
             error = _first_error(log)
             hint = f"; a LaTeX package is missing: {INSTALL_HINT}" if "not found" in error else ""
             raise PdfError(f"{Path(command[0]).name} failed: {error}{hint}")
-        return pdf.read_bytes()
+        log_file = work / "doc.log"
+        log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.is_file() else ""
+        return pdf.read_bytes(), log
