@@ -171,6 +171,6 @@ def test_pdf_and_tex_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "wrote" in capsys.readouterr().err
     # without -o: the spec's name and the command, in the current folder
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("symattn.render.pdf.compile_pdf", lambda tex: b"%PDF-fake")
+    monkeypatch.setattr("symattn.render.pdf.compile_pdf", lambda tex, **_: b"%PDF-fake")
     assert main(COMMANDS["permute"] + ["--pdf"]) == 0
     assert (tmp_path / "003-positions-sinusoidal-permute.pdf").read_bytes() == b"%PDF-fake"

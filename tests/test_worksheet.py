@@ -293,7 +293,7 @@ def test_no_fixed_english_phrase_in_the_worksheet_templates() -> None:
                    "glyphtounicode", "plus", "minus", "minipage", "linewidth", "baselineskip",
                    "section", "subsection", "normalfont", "large", "bfseries", "normalsize",
                    "small", "thepage", "parskip", "utf8", "sty", "symattn", "Generated",
-                   "Compile", "with", "pdflatex", "itemsep", "rgb", "oddfoot", "evenfoot",
+                   "Compile", "with", "pdflatex", "program", "itemsep", "rgb", "oddfoot", "evenfoot",
                    "abovedisplayskip", "belowdisplayskip", "abovedisplayshortskip",
                    "belowdisplayshortskip", "Large", "arraystretch", "rule", "hfill",
                    "quad", "qquad", "square", "boxtimes", "ensuremath", "text", "fbox",

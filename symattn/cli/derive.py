@@ -59,15 +59,21 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_document_options(parser: argparse.ArgumentParser) -> None:
     """The options of the worked example (``--format latex`` or ``markdown``, ``--pdf``)."""
+    from symattn.render.reports.shared import add_engine_option
+
     document = parser.add_argument_group("latex and markdown")
     document.add_argument("--pdf", action="store_true",
-                          help="compile the LaTeX to a PDF (latexmk or pdflatex): -o OUT.pdf, or "
+                          help="compile the LaTeX to a PDF (latexmk and --engine): -o OUT.pdf, or "
                                "-o OUT.tex for both files; default: the spec's name .pdf")
     document.add_argument("--fragment", action="store_true",
                           help="LaTeX to \\input into another document instead of a standalone one")
+    add_engine_option(document)
     document.add_argument("--template-dir", metavar="DIR",
                           help="templates in DIR override the bundled ones by name "
                                "(docs/templates.md; they run as trusted code)")
+    document.add_argument("--handout", action="store_true",
+                          help="a clean copy to hand out: no marks on the numbers the spec's "
+                               "claims printed, no notes on them")
     document.add_argument("--detail", choices=("summary", "full"), default="full",
                           help="full (default): substitutions and expanded rows; summary: "
                                "formulas and results only")
@@ -81,10 +87,10 @@ def _check_options(args: argparse.Namespace) -> None:
     from symattn.errors import InputError
 
     document_options = args.pdf or args.fragment or args.template_dir is not None or \
-        args.detail != "full" or args.expand_rows is not None
+        args.detail != "full" or args.expand_rows is not None or args.handout
     if args.format in ("text", "json") and document_options and not args.pdf:
-        raise InputError("--fragment, --template-dir, --detail and --expand-rows apply to "
-                         "--format latex or markdown (or --pdf)")
+        raise InputError("--fragment, --template-dir, --detail, --expand-rows and --handout "
+                         "apply to --format latex or markdown (or --pdf)")
     if args.max_terms < 0:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
@@ -149,10 +155,11 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
                              limit=None if args.max_rows == 0 else max(args.max_rows, 2),
                              language=language)
     if args.format == "markdown":
-        write_output(render_markdown(derivation, options, template_dir=args.template_dir),
-                     args.output)
+        write_output(render_markdown(derivation, options, template_dir=args.template_dir,
+                                     handout=args.handout), args.output)
         return EXIT_OK
     tex = render_latex(derivation, options, fragment=args.fragment,
-                       template_dir=args.template_dir)
+                       template_dir=args.template_dir, engine=args.engine,
+                       handout=args.handout)
     emit(args, tex, Path(source).stem)
     return EXIT_OK

@@ -91,12 +91,15 @@ def _add_exercise_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
     """Where the files go and what is made of them: folder, name, PDFs, check specs."""
+    from symattn.render.reports.shared import add_engine_option
+
     parser.add_argument("--output-dir", "-o", default=".", metavar="DIR",
                         help="folder for the files (created if missing; default: here)")
     parser.add_argument("--name", default="worksheet", metavar="NAME",
                         help="file name prefix (default worksheet)")
     parser.add_argument("--pdf", action="store_true",
-                        help="also compile every sheet and key to PDF (pdflatex)")
+                        help="also compile every sheet and key to PDF (latexmk and --engine)")
+    add_engine_option(parser)
     parser.add_argument("--check-specs", action="store_true",
                         help="also write each key's answers as specs for `symattn check`")
     parser.add_argument("--jobs", "-j", default="4", metavar="N",
@@ -194,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     """The ``worksheet`` command; returns the exit status."""
     import sys
 
+    from symattn.render.engines import name_engine
     from symattn.render.files import write_atomically
     from symattn.render.worksheet import key_latex, sheet_latex
     from symattn.worksheets import sheet as worksheet
@@ -214,9 +218,10 @@ def run(args: argparse.Namespace) -> int:
     stems = _file_names(args.name, variants)
     documents: list[tuple[str, str]] = []
     for stem, sheet in zip(stems, sheets):
-        documents.append((stem, sheet_latex(sheet, args.template_dir)))
-        documents.append((f"{stem}-key", key_latex(sheet, args.template_dir)))
-    pdfs = _compile([tex for _, tex in documents], jobs) if args.pdf else []
+        documents.append((stem, name_engine(sheet_latex(sheet, args.template_dir), args.engine)))
+        documents.append((f"{stem}-key", name_engine(key_latex(sheet, args.template_dir),
+                                                     args.engine)))
+    pdfs = _compile([tex for _, tex in documents], jobs, args.engine) if args.pdf else []
     _make_folder(folder)
     for stem, tex in documents:
         write_atomically(folder / f"{stem}.tex", tex)
@@ -232,14 +237,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _compile(documents: list[str], jobs: int) -> list[bytes]:
+def _compile(documents: list[str], jobs: int, engine: str | None = None) -> list[bytes]:
     """PDFs of the documents, compiled in parallel, in order (byte-identical runs)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from symattn.render.pdf import compile_pdf
 
     def one(tex: str) -> bytes:
-        return compile_pdf(tex, reproducible=True)
+        return compile_pdf(tex, reproducible=True, engine=engine)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(one, documents))

@@ -21,6 +21,7 @@ import dataclasses
 from pathlib import Path
 
 from symattn import messages
+from symattn.render import engines
 from symattn.render import latex
 from symattn.render import templating
 from symattn.render import worked
@@ -59,15 +60,26 @@ def options_in(derivation: Derivation, options: worked.Options | None,
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
                  fragment: bool = False, template_dir: str | Path | None = None,
-                 report: Report | None = None, language: str | None = None) -> str:
+                 report: Report | None = None, language: str | None = None,
+                 engine: str = engines.AUTO) -> str:
     """LaTeX for ``derivation``: a document (default) or a fragment for \\input,
     with the verdicts of ``report`` (a ``verify`` report) beside the printed numbers,
-    in ``language`` (default: the options', else the spec's, else English)."""
+    in ``language`` (default: the options', else the spec's, else English).
+
+    ``engine``: pdflatex, lualatex or xelatex; ``auto`` (default) chooses lualatex
+    when the text has characters pdflatex cannot set (Greek, CJK, emoji), else
+    pdflatex. The document names its engine in a ``% !TEX program =`` line.
+    """
     options = options_in(derivation, options, language)
     document = worked.build(derivation, report, options, latex.escape_text)
-    return templating.render("document.tex.j2", template_dir, doc=document,
-                             fragment=fragment, version=__version__,
-                             messages=messages.load(options.language))
+    catalog = messages.load(options.language)
+
+    def render(tex: engines.TexSetup) -> str:
+        return templating.render("document.tex.j2", template_dir, doc=document,
+                                 fragment=fragment, version=__version__, tex=tex,
+                                 messages=catalog)
+
+    return engines.render_for_engine(render, engine, options.language, document.cyrillic)
 
 
 def render_steps(derivation: Derivation, options: worked.Options | None = None,

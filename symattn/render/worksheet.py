@@ -31,6 +31,7 @@ from typing import Any, Sequence
 from flint import fmpq
 
 from symattn import messages
+from symattn.render import engines
 from symattn.render import latex
 from symattn.render import templating
 from symattn._version import __version__
@@ -317,8 +318,9 @@ def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None 
                                      unit=number_math(fmpq(1, 10 ** sheet.places), None,
                                                       sheet.language)),
         "exercises": exercises}
-    return templating.render("worksheet.tex.j2", template_dir, messages=catalog, doc=document,
-                             version=__version__)
+    return engines.render_for_engine(lambda tex: templating.render(
+        "worksheet.tex.j2", template_dir, messages=catalog, doc=document, version=__version__,
+        tex=tex), None, sheet.language)
 
 
 def sheet_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:

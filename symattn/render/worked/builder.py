@@ -38,8 +38,8 @@ from symattn.render.worked.claims import step_claims, summary
 from symattn.render.reasons import NoteWriter
 from symattn.render.worked.labels import Labels, expand_row_indices
 from symattn.render.worked.layout import Layout
-from symattn.render.worked.model import (Document, Expansion, Pair, StepClaims, StepModel,
-                                         Value)
+from symattn.render.worked.model import (Document, Expansion, Heatmap, Pair, StepClaims,
+                                         StepModel, Value)
 from symattn.render.worked.names import (description, formula_words, heading, sentence,
                                          step_kind)
 from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
@@ -151,7 +151,18 @@ class _Builder:
                          formula=formula_words(step.formula, self.symbols, self.catalog),
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
-                         has_masked=has_masked(self.d, name, self.allowed))
+                         has_masked=has_masked(self.d, name, self.allowed),
+                         heatmap=self._heatmap(name) if kind == "weights" else None)
+
+    def _heatmap(self, name: str) -> Heatmap:
+        """The weights labelled by their tokens (else q_i and k_j) and shaded."""
+        def row(i: int) -> str:
+            return self.token(i, "query") or f"$q_{{{self.row_label(name, i)}}}$"
+
+        def column(j: int) -> str:
+            return self.token(j, "key") or f"$k_{{{j + 1}}}$"
+
+        return self.grid.heatmap(name, row, column)
 
     # ---------------------------------- what rows.py asks about the family being built
     def n(self, base: str) -> str:

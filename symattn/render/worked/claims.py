@@ -122,8 +122,10 @@ def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str],
 
 def _printed_matrix(layout: Layout, name: str, cells: dict[tuple[int, int], ClaimCell]
                     ) -> Matrix:
-    """The printed entries where they stand in step ``name``'s matrix, "" elsewhere."""
-    rows, columns = layout.shown(name)
+    """The printed entries where they stand in step ``name``'s matrix, "" elsewhere:
+    only the rows with a printed entry (no brackets around rows of blanks)."""
+    shown, columns = layout.shown(name)
+    rows = tuple(i for i in shown if any((i, j) in cells for j in columns)) or shown
     n, m = layout.d[name].shape
     elided = len(rows) < n or len(columns) < m
     return Matrix(layout.layout(rows, columns, lambda i, j: cells.get((i, j), "")),

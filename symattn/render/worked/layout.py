@@ -17,16 +17,17 @@ are exact when every entry is short and the matrix fits, else decimals.
 
 from __future__ import annotations
 
-__all__ = ["Layout", "WIDTH", "CELL"]
+__all__ = ["Layout", "WIDTH", "CELL", "decimal_parts", "aligned_rows", "HEAT"]
 
+import re
 from typing import Callable, Sequence
 
 from symattn.derivation.steps import Derivation
 from symattn.render import latex
 from symattn.render.view import shown_indices
 from symattn.render.worked.cells import Cells
-from symattn.render.worked.model import (LINE_WIDTH, Cell, Line, Matrix, MatrixRows, Value,
-                                         printed_width)
+from symattn.render.worked.model import (LINE_WIDTH, Cell, HeatCell, Heatmap, Line, Matrix,
+                                         MatrixRows, Value, printed_width)
 from symattn.render.worked.rows import fewer_limits
 
 WIDTH = 72          # widest matrix (rough characters, see latex.approx_width) shown exactly
@@ -43,6 +44,45 @@ def _width(cells: MatrixRows) -> float:
     widths = [max((latex.approx_width(str(row[c])) for row in cells if c < len(row)),
                   default=0.0) for c in range(columns)]
     return sum(widths) + 1.5 * columns + 2
+
+
+HEAT = 60           # percent of the heat colour behind a weight of 1
+_NUMBER = re.compile(r"(-?\d+)((?:\.|\{,\})\d+)?((?: \\cdot 10\^\{-?\d+\})?)")
+
+
+def decimal_parts(cell: str) -> tuple[str, str] | None:
+    """A number split at its decimal mark, for columns aligned on it; None for
+    anything else (a fraction, e^2, an elision mark).
+
+    >>> decimal_parts("-0{,}25"), decimal_parts("12"), decimal_parts("1.5 \\cdot 10^{-3}")
+    (('-0', '{,}25'), ('12', ''), ('1', '.5 \\\\cdot 10^{-3}'))
+    >>> decimal_parts("\\frac{1}{3}") is None
+    True
+    """
+    match = _NUMBER.fullmatch(cell.strip())
+    if match is None:
+        return None
+    return match.group(1), (match.group(2) or "") + match.group(3)
+
+
+def aligned_rows(cells: MatrixRows, small: bool = False) -> tuple[tuple[str, ...], ...]:
+    """``cells`` as rows of an array with two columns per entry (``r@{}l``), aligned
+    on the decimal mark; () when some cell is not a string or none is a number.
+    ``small``: every part in script size (a matrix too wide for a line).
+
+    >>> aligned_rows((("0.5", "12"), (r"\\vdots", r"\\vdots")))
+    (('0 & .5', '12 & '), ('\\\\multicolumn{2}{c}{\\\\vdots}', '\\\\multicolumn{2}{c}{\\\\vdots}'))
+    """
+    if not all(isinstance(cell, str) for row in cells for cell in row):
+        return ()
+    parts = [[decimal_parts(str(cell)) for cell in row] for row in cells]
+    if not any(part for row in parts for part in row):
+        return ()
+    size = "\\scriptstyle " if small else ""
+    return tuple(tuple(f"{size}{part[0]} & {size}{part[1]}" if part else
+                       f"\\multicolumn{{2}}{{c}}{{{size}{cell}}}"
+                       for cell, part in zip(row, row_parts))
+                 for row, row_parts in zip(cells, parts))
 
 
 def _decimal_cell(value: Value) -> str:
@@ -104,7 +144,9 @@ class Layout:
         else:
             shown_columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
             elided = len(rows) < n or len(shown_columns) < m
-        return Matrix(cells, self.shape(name, transpose), exact, elided, _width(cells))
+        width = _width(cells)
+        return Matrix(cells, self.shape(name, transpose), exact, elided, width,
+                      aligned_rows(cells, printed_width(width) != width))
 
     def _fitted(self, rows: Sequence[int], count: int,
                 cells_for: Callable[[Sequence[int]], MatrixRows]
@@ -174,4 +216,48 @@ class Layout:
         n, m = self.d[source].shape
         columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
         elided = len(rows) < n or len(columns) < m
-        return Matrix(cells, self.shape(source), exact, elided, _width(cells))
+        width = _width(cells)
+        return Matrix(cells, self.shape(source), exact, elided, width,
+                      aligned_rows(cells, printed_width(width) != width))
+
+    def heatmap(self, name: str, row_label: Callable[[int], str],
+                column_label: Callable[[int], str]) -> Heatmap:
+        """The decimals of step ``name`` (weights) as a table, rows and columns
+        labelled, each entry shaded in proportion to its size (1 = ``HEAT`` %)."""
+        rows, columns = self.shown(name)
+        values = self.values(name)
+
+        texts = {key: _decimal_cell(value) for key, value in values.items()}
+        places = {j: max(len((decimal_parts(texts[i, j]) or ("", ""))[1]) for i in rows)
+                  for j in columns}
+
+        def cell(i: int, j: int) -> HeatCell:
+            text = texts[i, j]
+            parts = decimal_parts(text)
+            if parts is None or "10^{" in parts[1]:
+                return HeatCell(text, "0" if parts else "")
+            fraction = parts[1]
+            pad = places[j] - len(fraction)
+            if pad > 0:
+                filler = ("{,}" if "{,}" in "".join(texts.values()) else ".") \
+                    if not fraction else ""
+                filler += "0" * (pad - len(filler))
+                text += f"\\phantom{{{filler}}}"
+            number = float(parts[0] + fraction.replace("{,}", "."))
+            return HeatCell(text, str(round(HEAT * min(abs(number), 1.0))))
+
+        mark = HeatCell(r"\cdots", "")
+        laid = self.layout(rows, columns, cell)
+        labels = [row_label(i) for i in rows]
+        body = []
+        for line in laid:
+            if all(c in (r"\vdots", r"\ddots") for c in line):
+                body.append((r"$\vdots$", tuple(HeatCell(str(c), "") for c in line)))
+            else:
+                body.append((labels.pop(0), tuple(c if isinstance(c, HeatCell) else mark
+                                                  for c in line)))
+        heads = [column_label(j) for j in columns]
+        gaps = [c > 0 and columns[c] != columns[c - 1] + 1 for c in range(len(columns))]
+        header = tuple(x for c, head in enumerate(heads)
+                       for x in ((r"$\cdots$",) if gaps[c] else ()) + (head,))
+        return Heatmap(header, tuple(body))

@@ -10,7 +10,8 @@ from __future__ import annotations
 __all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line", "Value",
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
-           "OutputRow", "Expansion", "StepModel", "Pair", "Summary", "Document"]
+           "OutputRow", "Expansion", "HeatCell", "Heatmap", "StepModel", "Pair", "Summary",
+           "Document"]
 
 from dataclasses import dataclass, field
 from typing import Mapping, Union
@@ -38,6 +39,10 @@ class Matrix:
     exact: bool                # no entry is rounded
     elided: bool = False
     width: float = 0.0         # rough printed width in characters (latex.approx_width)
+    # The rows for an array with two columns per entry, aligned on the decimal mark:
+    # "0 & {,}33" (whole part right, fraction left), "\\multicolumn{2}{c}{\\cdots}"
+    # for marks and entries that are not decimals; () when no entry is a number.
+    aligned: tuple[tuple[str, ...], ...] = ()
 
     @property
     def small(self) -> bool:
@@ -202,6 +207,22 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class HeatCell:
+    """An entry of a heatmap table, padded for alignment on the decimal mark."""
+
+    entry: str                 # math: "0{,}33", "1\\phantom{{,}00}" (right-aligned)
+    shade: str                 # "0" to "60": percent of the heat colour behind it; "" none
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A matrix as a table with its rows and columns labelled and each entry shaded."""
+
+    columns: tuple[str, ...]   # text: the column labels (key tokens or k_j)
+    rows: tuple[tuple[str, tuple[HeatCell, ...]], ...]   # (text label, cells) per row
+
+
+@dataclass(frozen=True)
 class StepModel:
     kind: str                  # template: step_<kind>.tex.j2 / step_<kind>.md.j2
     name: str                  # text: canonical step name (escaped), e.g. "W\\_Q"
@@ -218,6 +239,7 @@ class StepModel:
     expansions: tuple[Expansion, ...]    # chosen rows written out entry by entry
     claims: StepClaims = field(default_factory=StepClaims)
     has_masked: bool = False   # some entry is -inf or comes from one
+    heatmap: Heatmap | None = None       # the weights, labelled and shaded
 
 
 @dataclass(frozen=True)

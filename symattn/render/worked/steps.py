@@ -11,7 +11,7 @@ entries, and the problem's setup at the top of the document.
 >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
 >>> cells = Cells(derivation, NumberFormat())
 >>> scale_info(derivation.problem, cells)["divisor_value"]
-'= \\\\sqrt{2} \\\\approx 1.41421'
+'\\\\approx 1.41421'
 >>> from symattn import messages
 >>> [pair.value for pair in setup_pairs(derivation, cells, messages.load("en"))]
 ['n = 3', 'm = 3', 'd_k = 2', '\\\\text{causal}']
@@ -90,8 +90,24 @@ def scale_info(problem: Problem, cells: Cells) -> dict[str, str]:
         fields.update(scale=scale, factor=scale if not t else latex.frac_latex(scale, t),
                       entry=product if not t else latex.frac_latex(product, t))
     if fields["divisor"]:
-        fields["divisor_value"] = _divisor_value(problem, cells)
+        fields["divisor_value"] = _untautological(_divisor_value(problem, cells),
+                                                  fields["divisor"])
     return fields
+
+
+def _untautological(chain: str, divisor: str) -> str:
+    """The divisor's value without repeating the divisor itself: ``\\approx 1.73``,
+    not ``\\sqrt{3} = \\sqrt{3} \\approx 1.73``.
+
+    >>> _untautological(r"= \\sqrt{3} \\approx 1.73205", r"\\sqrt{3}")
+    '\\\\approx 1.73205'
+    >>> _untautological(r"= 2", r"\\sqrt{4}"), _untautological(r"= \\sqrt{3}", r"\\sqrt{3}")
+    ('= 2', '')
+    """
+    same = f"= {divisor}"
+    if chain == same:
+        return ""
+    return chain[len(same) + 1:] if chain.startswith(same + " ") else chain
 
 
 def _divided(divisor: str) -> dict[str, str]:
