@@ -39,7 +39,8 @@ from symattn.render.worked.labels import Labels, expand_row_indices
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Document, Expansion, StepClaims, StepModel, Value
 from symattn.render.worked.names import description, heading, sentence, step_kind
-from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
+from symattn.render.worked.rows import output_row, scaled_row, score_row
+from symattn.render.worked.table import softmax_row
 from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
                                          step_info, step_operands)
 

@@ -7,7 +7,7 @@ and tuples only steer ``if`` and ``for``. docs/templates.md lists every field.
 
 from __future__ import annotations
 
-__all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line", "Value",
+__all__ = ["LINE_WIDTH", "printed_width", "Shown", "Cell", "MatrixRows", "Matrix", "Line", "Value",
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
            "OutputRow", "Expansion", "StepModel", "Pair", "Summary", "Document"]
@@ -30,6 +30,26 @@ def printed_width(width: float) -> float:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A number the page prints and where it stands, for the page's own check.
+
+    ``step``, ``row`` and ``column`` (0-based) name the entry; ``part`` is
+    "entry", "term" (term ``term`` of the entry's written-out sum) or "sum" (a
+    row sum); ``label`` names the line or table it stands in ("" for a step's
+    result), so that a number is followed from the numbers printed beside it.
+    ``text`` is the number as printed, with a decimal point ("0.3557", "36%").
+    """
+
+    step: str
+    row: int
+    column: int
+    text: str
+    part: str = "entry"
+    term: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Matrix:
     """Cells row by row (math strings, or ``ClaimCell``), elision marks included."""
 
@@ -38,6 +58,7 @@ class Matrix:
     exact: bool                # no entry is rounded
     elided: bool = False
     width: float = 0.0         # rough printed width in characters (latex.approx_width)
+    at: tuple[tuple[int, int, str], ...] = ()   # (row, column, cell) of each entry shown
 
     @property
     def small(self) -> bool:
@@ -119,6 +140,7 @@ class ScoreEntry:
     relation: str              # "=" or "\\approx" before substituted and terms
     value: Value
     compact: bool = False      # short enough for one line
+    shown: tuple[Shown, ...] = ()   # the numbers of the line, for the page's own check
 
 
 @dataclass(frozen=True)
@@ -135,6 +157,7 @@ class ScaledEntry:
     substituted: str           # \frac{0.8}{\sqrt{2}}
     value: Value
     masked: bool = False
+    shown: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,6 +191,9 @@ class SoftmaxRow:
     fully_masked: bool
     open_keys: str             # math, e.g. "1, 2" (the keys not masked)
     all_exact: bool = False    # every weight on show has a short exact form
+    rounded_total: bool = False   # the printed weights add up to weight_total, not to 1
+    shown: tuple[Shown, ...] = ()
+    sum_shown: str = ""        # math: the table's sum of exponentials after its relation
 
 
 @dataclass(frozen=True)
@@ -179,6 +205,7 @@ class OutputComponent:
     relation: str              # "=" or "\\approx" before substituted and terms
     value: Value
     compact: bool = False      # short enough for one line
+    shown: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
