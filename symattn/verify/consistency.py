@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["flag_inconsistent", "compatible"]
+__all__ = ["flag_inconsistent", "flag_carried_wrong", "compatible"]
 
 import dataclasses
 
@@ -38,6 +38,24 @@ def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
                 verdicts[k].claim.printed, verdicts[m].claim.printed, rule)]
             if clashes:
                 result[k] = _flagged(verdicts[k], [verdicts[m] for m in clashes])
+    return result
+
+
+def flag_carried_wrong(verdicts: list[Verdict]) -> list[Verdict]:
+    """Flag each number carried forward from a printed number that is itself wrong:
+    right from the printed 0.37, but 0.37 is wrong."""
+    wrong = {v.claim: v for v in verdicts if v.verdict == "wrong"}
+    result = []
+    for verdict in verdicts:
+        sources = [wrong[c] for c in verdict.used if c in wrong] \
+            if verdict.verdict == "propagated" else []
+        if sources:
+            named = tuple(f"{source.position} = {source.printed}" for source in sources)
+            verdict = dataclasses.replace(
+                verdict, flags=verdict.flags + ("carried_wrong",), carried_wrong=named,
+                reason=verdict.reason + "; carried from " + ", ".join(named) +
+                (", which is itself wrong" if len(named) == 1 else ", which are themselves wrong"))
+        result.append(verdict)
     return result
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report"]
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim
 
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
-FLAGS = ("tie", "near-tie", "inconsistent", "approximate")
+FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ class Verdict:
     flags: tuple[str, ...]
     reason: str
     carried_from: tuple[str, ...] = ()
+    # The printed numbers it was carried from that are themselves wrong ("weights[2,1] = 0.37").
+    carried_wrong: tuple[str, ...] = ()
+    # The printed numbers a propagated verdict was carried from (the claims themselves).
+    used: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def step(self) -> str:

@@ -41,8 +41,8 @@ from symattn.render.worked.model import Document, Expansion, StepClaims, StepMod
 from symattn.render.worked.names import description, heading, sentence, step_kind
 from symattn.render.worked.rows import output_row, scaled_row, score_row
 from symattn.render.worked.table import softmax_row
-from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
-                                         step_info, step_operands)
+from symattn.render.worked.steps import (divisor_shown, has_masked, numbers_text, scale_info,
+                                         setup_pairs, step_info, step_operands)
 
 DETAILS = ("summary", "full")
 
@@ -132,14 +132,16 @@ class _Builder:
         if len(result) > 1 and any(m.rows == result[0].matrix.rows for m in operands.values()):
             result = result[1:]             # the substitution already is the exact result
         claims = StepClaims() if self.report is None else step_claims(
-            self.report, name, self.grid, self.text, self.fmt.separator)
+            self.report, name, self.grid, self.text, self.fmt.separator, self.catalog)
         return StepModel(kind=kind, name=self.text(name), number=str(number),
                          heading=self.text(heading(step, self.catalog)),
                          description=self.text(sentence(description(step, self.catalog))),
                          symbol=step.symbol, formula=step.formula, shape=self.shape(name),
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
-                         has_masked=has_masked(self.d, name, self.allowed))
+                         has_masked=has_masked(self.d, name, self.allowed), step=name,
+                         shown=divisor_shown(self.problem, self.cells) if info.get("divisor_value")
+                         else ())
 
     # ---------------------------------- what rows.py asks about the family being built
     def n(self, base: str) -> str:

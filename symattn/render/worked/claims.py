@@ -15,6 +15,8 @@ from typing import Callable
 
 from flint import fmpq
 
+from symattn import messages
+from symattn.messages import Catalog
 from symattn.render import latex
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import (ClaimCell, ClaimRow, Matrix, PrintedGroup, StepClaims,
@@ -52,19 +54,32 @@ def rounded_latex(verdict: Verdict, separator: str) -> str:
     return latex.printed_math(text) or ""
 
 
-def _row(verdict: Verdict, text: Callable[[str], str], separator: str) -> ClaimRow:
+def _flags(verdict: Verdict, text: Callable[[str], str], catalog: Catalog | None) -> str:
+    """The verdict's flags as text; carried from a wrong number in the catalog's words."""
+    flags = text(", ".join(f for f in verdict.flags if f != "carried_wrong"))
+    if not verdict.carried_wrong:
+        return flags
+    printed = ", ".join(latex.printed_math(source.partition(" = ")[2]) or ""
+                        for source in verdict.carried_wrong)
+    words = (catalog or messages.load("en")).fill("carried.wrong_source", printed=printed)
+    return f"{flags}; {words}" if flags else words
+
+
+def _row(verdict: Verdict, text: Callable[[str], str], separator: str,
+         catalog: Catalog | None = None) -> ClaimRow:
     where = verdict.position + (f" @ {verdict.label}" if verdict.label else "")
     return ClaimRow(where=text(where), printed=printed_latex(verdict),
                     verdict=verdict.verdict, exact=rounded_latex(verdict, separator),
-                    reason=text(verdict.reason), flags=text(", ".join(verdict.flags)))
+                    reason=text(verdict.reason), flags=_flags(verdict, text, catalog))
 
 
 def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str], str],
-                separator: str) -> StepClaims:
+                separator: str, catalog: Catalog | None = None) -> StepClaims:
     """The printed numbers that belong to step ``name``.
 
-    ``layout`` places them like the step's matrix, ``text`` escapes prose and
-    ``separator`` is the document's decimal separator.
+    ``layout`` places them like the step's matrix, ``text`` escapes prose,
+    ``separator`` is the document's decimal separator and ``catalog`` words
+    the flags (English when None).
     """
     verdicts = [v for v in report.verdicts if v.claim.target.step == name
                 or name == "scaled" and v.claim.target.part == "divisor"]
@@ -82,10 +97,10 @@ def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str],
             exact = "" if verdict.verdict == "ok" else rounded_latex(verdict, separator)
             cells[key] = ClaimCell(printed_latex(verdict), verdict.verdict, exact)
         else:
-            others.append(_row(verdict, text, separator))
+            others.append(_row(verdict, text, separator, catalog))
     printed = tuple(PrintedGroup(text(label), _printed_matrix(layout, name, cells))
                     for label, cells in groups.items() if cells)
-    notes = tuple(_row(v, text, separator) for v in verdicts if v.verdict != "ok")
+    notes = tuple(_row(v, text, separator, catalog) for v in verdicts if v.verdict != "ok")
     return StepClaims(printed, tuple(others), notes)
 
 

@@ -59,6 +59,7 @@ class Matrix:
     elided: bool = False
     width: float = 0.0         # rough printed width in characters (latex.approx_width)
     at: tuple[tuple[int, int, str], ...] = ()   # (row, column, cell) of each entry shown
+    step: str = ""             # the step whose entries these are ("" for none)
 
     @property
     def small(self) -> bool:
@@ -245,6 +246,8 @@ class StepModel:
     expansions: tuple[Expansion, ...]    # chosen rows written out entry by entry
     claims: StepClaims = field(default_factory=StepClaims)
     has_masked: bool = False   # some entry is -inf or comes from one
+    step: str = ""             # the canonical step name, unescaped
+    shown: tuple[Shown, ...] = ()        # numbers of its text (the divisor), for the own check
 
 
 @dataclass(frozen=True)

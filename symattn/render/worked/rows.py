@@ -20,7 +20,8 @@ from flint import fmpq
 from symattn.derivation.attention import scale_factor
 from symattn.derivation.terms import Factor, Term, output_term, score_term
 from symattn.render import latex
-from symattn.values.exact import NEG_INF, Surd, exact_text
+from symattn.values.decimals import fixed_decimal
+from symattn.values.exact import NEG_INF, Surd, exact_text, terminating_places
 from symattn.values.number_format import NumberFormat
 from symattn.render.view import shown_indices
 from symattn.render.worked.cells import finer, stands_for, value_of
@@ -95,7 +96,12 @@ class Number:
 
 
 def plain(raw: Any) -> str:
-    """Exact text a reader of printed numbers reads back ("" for other kinds)."""
+    """Exact text a reader of printed numbers reads back ("" for other kinds): a
+    terminating rational as its decimal (shown so), else its closed form."""
+    if isinstance(raw, fmpq):
+        places = terminating_places(raw)
+        if places is not None and places <= latex.MAX_EXACT_PLACES:
+            return fixed_decimal(raw, places)
     return exact_text(raw) if isinstance(raw, (fmpq, Surd)) else ""
 
 

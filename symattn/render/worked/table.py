@@ -28,7 +28,9 @@ from symattn.values.exact import NAN
 from symattn.values.number_format import NumberFormat
 
 _EMPTY = Value("", "", "", True)
-_SCORE_GUARD = 2    # the scores carry this many digits more than the exponentials, at most
+# The scores carry at most this many digits more than the exponentials: enough
+# for e^z with z up to about 700 (e^z magnifies the rounding of z by e^z).
+_SCORE_GUARD = 24
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,16 @@ def _percent(b: Any, raw: Any) -> tuple[str, Any, str]:
         (number.text + "%" if number.text else "")
 
 
+def _exactly(b: Any, total: fmpq, texts: list[str]) -> str:
+    """A sum of printed decimals, written out to the places of the longest one
+    (where it is exact), in the document's separator."""
+    if any("e" in text for text in texts):
+        return _format(b.fmt, total) or ""
+    places = max((len(text.partition(".")[2]) for text in texts), default=0)
+    return NumberFormat(digits=None, places=places, rounding=b.fmt.rounding,
+                        locale=b.fmt.locale).format(total) or ""
+
+
 def _totals(b: Any, i: int, open_keys: list[int]) -> tuple[str, str, bool, list[Shown]]:
     """The sums of the printed weights and percentages, whether rounding kept them
     from 1 and 100 %, and the two sums as printed numbers."""
@@ -118,9 +130,9 @@ def _totals(b: Any, i: int, open_keys: list[int]) -> tuple[str, str, bool, list[
         return "1", r"100\,\%", False, []
     weight_sum = sum((n.value for n in shown), fmpq(0))
     percent_sum = sum((p[1] for p in percents), fmpq(0))
-    weight_text = "1" if weight_sum == 1 else (_format(b.fmt, weight_sum) or "")
+    weight_text = "1" if weight_sum == 1 else _exactly(b, weight_sum, [n.text for n in shown])
     percent_text = "100" if percent_sum == 100 else \
-        (_format(percent_format(b.fmt), percent_sum) or "")
+        _exactly(b, percent_sum, [p[2].rstrip("%") for p in percents])
     tag = f"weights {i + 1} table"
     sums = [Shown(weights, i, 0, weight_text.replace(",", "."), "sum", label=tag),
             Shown(weights, i, 0, percent_text.replace(",", ".") + "%", "sum",
