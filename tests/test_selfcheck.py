@@ -205,3 +205,27 @@ def test_plain_reads_back_the_cells_a_page_prints() -> None:
     assert plain(r"2.5 \cdot 10^{6}") == "2.5e6"
     assert plain(r"\sqrt{3}/3") == "1*sqrt(3)/3"
     assert plain(r"\frac{1}{3}") is None
+
+
+def test_a_key_table_sums_the_printed_weights() -> None:
+    """The softmax-table exercise: the key's sum row shows what the printed weights
+    add up to (computed here in floats, far from any rounding midpoint)."""
+    import math
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from symattn.render.worksheet import key_latex, sheet_latex
+
+    for seed in range(1, 60):
+        sheet = worksheet.build(seed=seed, language="en", kinds=("softmax_table",))[0]
+        exercise = sheet.exercises[0]
+        scores = [float(Fraction(str(z))) for z in exercise.problems[0]["inputs"]["scaled"][0]]
+        exps = [math.exp(z) for z in scores]
+        places = Decimal(1).scaleb(-sheet.places)
+        printed = [Decimal(e / sum(exps)).quantize(places, ROUND_HALF_UP) for e in exps]
+        if sum(printed) != 1:
+            break
+    else:
+        pytest.fail("no seed gives printed weights that miss 1")
+    key = key_latex(sheet)
+    assert f"add up to ${sum(printed)}$, not to exactly 1" in key
+    assert "not to exactly 1" not in sheet_latex(sheet)
