@@ -229,3 +229,21 @@ def test_a_key_table_sums_the_printed_weights() -> None:
     key = key_latex(sheet)
     assert f"add up to ${sum(printed)}$, not to exactly 1" in key
     assert "not to exactly 1" not in sheet_latex(sheet)
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=list(FORMATS))
+def test_rotary_scores_are_written_out_from_the_rotated_queries_and_keys(fmt: str) -> None:
+    """With RoPE, S = Q_rot K_rot^T: the terms are read from Q_rot and K_rot (row 3 of
+    Q_rot is (0.3, 0.2) rotated by 2 radians: 0.3 cos 2 - 0.2 sin 2 = -0.30670...)."""
+    spec = {"inputs": {"Q": [["1", "0.5"], ["1", "0"], ["0.3", "0.2"]],
+                       "K": [["1", "0"], ["1", "0.4"], ["1", "0"]], "V": [["1"], ["2"], ["3"]]},
+            "options": {"positions": "rope"}}
+    derivation = derive(_from_mapping(spec))
+    options = _options(FORMATS[fmt], expand_rows=None)
+    document = build(derivation, None, options)
+    scores = next(step for step in document.steps if step.step == "scores")
+    assert scores.operands["Q"].step == "Q_rot" and scores.operands["K_T"].step == "K_rot"
+    factors = {s.step for row in scores.expansions for e in row.entries for s in e.shown
+               if s.part == "entry" and s.step != "scores"}
+    assert factors <= {"Q_rot", "K_rot"} and factors
+    assert _failures(self_check(derivation, options)) == []

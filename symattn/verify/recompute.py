@@ -165,7 +165,8 @@ def _row_sum(path: DocumentPath, target: Target) -> Traced:
 
 def _term(path: DocumentPath, target: Target) -> Traced:
     """One printed term: the product of its factors as printed."""
-    return path.traced_term(claim_term(target.step, target.row, target.column, target.term))
+    return path.traced_term(claim_term(target.step, target.row, target.column, target.term,
+                                       path.operands(target.step)))
 
 
 def _entry(path: DocumentPath, target: Target) -> Traced:

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from flint import fmpq
 
 from symattn.derivation.attention import scale_factor
-from symattn.derivation.terms import Factor, Term, output_term, score_term
+from symattn.derivation.terms import Factor, Term, claim_term, output_term
 from symattn.render import latex
 from symattn.values.decimals import fixed_decimal
 from symattn.values.exact import NEG_INF, Surd, exact_text, terminating_places
@@ -232,14 +232,15 @@ def score_row(b: Any, i: int) -> ScoreRow:
     """
     label = b.labels[i]
     keys, elided = b.keys(i)
+    operands = b.d[b.n("scores")].operands
     d = b.d[b.n("Q")].shape[1]
 
     def entries_for(limit: int | None, wrap: bool) -> list[ScoreEntry]:
         dims = with_gaps(shown_indices(d, limit))
         return [ScoreEntry(lhs=f"s_{{{label},{j + 1}}}",
                            dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
-                           **_written(b, [None if t is None else
-                                          score_term(b.n("Q"), b.n("K"), i, j, t) for t in dims],
+                           **_written(b, [None if t is None else claim_term(
+                                              b.n("scores"), i, j, t, operands) for t in dims],
                                       ("q", "k"), (b.n("scores"), i, j), wrap))
                 for j in keys]
 

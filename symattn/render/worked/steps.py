@@ -56,6 +56,9 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
     if kind == "exp":
         return {"Z": layout.exp_of(step.operands[0])}
     prefix = split_name(step.name)[0]
+    if kind == "scores" and len(step.operands) == 2:   # Q K^T, or Q_rot K_rot^T (RoPE)
+        left, right = (prefix + split_name(o)[1] for o in step.operands)
+        return {"Q": layout.operand(left), "K_T": layout.operand(right, transpose=True)}
     return {label: layout.operand(prefix + base, transpose=transposed)
             for label, base, transposed in _OPERANDS.get(kind, ())}
 
