@@ -15,7 +15,7 @@ quotient.
 
 from __future__ import annotations
 
-__all__ = ["Cells", "value_of", "after", "percent_format", "finer", "stands_for"]
+__all__ = ["Cells", "value_of", "after", "percent_format", "finer", "stands_for", "significant"]
 
 from dataclasses import replace
 from decimal import Decimal
@@ -101,6 +101,21 @@ def stands_for(text: str) -> fmpq:
     """
     numerator, denominator = Decimal(text.replace(",", ".")).as_integer_ratio()
     return fmpq(numerator, denominator)
+
+
+def significant(text: str, digits: int | None) -> str:
+    """A whole number printed to ``digits`` significant digits, its zeros past them
+    marked as not significant (1386280 to 6 digits is 1.38628e6).
+
+    >>> significant("1386280", 6), significant("1386282", 6), significant("0.25", 6)
+    ('1.38628e6', '1386282', '0.25')
+    """
+    body = text.lstrip("-")
+    if digits is None or not body.isdigit() or len(body) <= digits or \
+            body[digits:].strip("0"):
+        return text
+    mantissa = body[0] + ("." + body[1:digits] if digits > 1 else "")
+    return text[: len(text) - len(body)] + f"{mantissa}e{len(body) - 1}"
 
 
 def _times(factor: str, power: str) -> str:

@@ -33,6 +33,7 @@ from symattn.defaults import DIGITS
 from symattn.derivation.steps import Derivation
 from symattn.problem.problem import Problem
 from symattn.verify.checker import Report, check
+from symattn.render.worked.cells import significant
 from symattn.render.worked.model import Document, Line, Matrix, Shown, StepModel
 from symattn.verify.claims import COLUMN_STEPS, Target
 from symattn.derivation.names import base_name
@@ -100,21 +101,6 @@ def printed_numbers(document: Document) -> list[Shown]:
 
 def _row(problem: Problem, step: str, row: int) -> int:
     return row_label(problem, Target(step, row, 0))
-
-
-def significant(text: str, digits: int | None) -> str:
-    """A whole number printed to ``digits`` significant digits, its zeros past them
-    marked as not significant (1386280 to 6 digits is 1.38628e6).
-
-    >>> significant("1386280", 6), significant("1386282", 6), significant("0.25", 6)
-    ('1.38628e6', '1386282', '0.25')
-    """
-    body = text.lstrip("-")
-    if digits is None or not body.isdigit() or len(body) <= digits or \
-            body[digits:].strip("0"):
-        return text
-    mantissa = body[0] + ("." + body[1:digits] if digits > 1 else "")
-    return text[: len(text) - len(body)] + f"{mantissa}e{len(body) - 1}"
 
 
 def page_claims(document: Document, problem: Problem, digits: int | None = None

@@ -24,14 +24,16 @@ from symattn.values.decimals import fixed_decimal
 from symattn.values.exact import NEG_INF, Surd, exact_text, terminating_places
 from symattn.values.number_format import NumberFormat
 from symattn.render.view import shown_indices
-from symattn.render.worked.cells import finer, stands_for, value_of
+from symattn.render.worked.cells import finer, significant, stands_for, value_of
 from symattn.render.worked.model import (OutputComponent, OutputRow, ScaledEntry, ScaledRow,
                                          ScoreEntry, ScoreRow, Shown, Value)
 
 _EMPTY = Value("", "", "", True)
 COMPACT = 56        # chains this wide (rough characters) stay on one line, row by row
 SUM_WIDTH = 66      # a written-out sum wider than this shows fewer terms (see score_row)
-GUARD_DIGITS = 4    # the most extra digits the working of a written-out sum carries
+# The most extra digits the working of a written-out sum carries: one or two
+# almost always; more only for a total next to a rounding midpoint.
+GUARD_DIGITS = 30
 
 
 def fewer_limits(limit: int | None, count: int) -> list[int | None]:
@@ -113,7 +115,9 @@ def shown_number(b: Any, raw: Any, fmt: NumberFormat) -> Number:
     text = fmt.format(raw)
     if text is None or text in ("-inf", "nan"):
         return Number(value.exact or value.decimal, raw, False, "")
-    return Number(latex.math_decimal(text), stands_for(text), False, text.replace(",", "."))
+    digits = fmt.digits if fmt.places is None else None
+    return Number(latex.math_decimal(text), stands_for(text), False,
+                  significant(text.replace(",", "."), digits))
 
 
 def _factor(b: Any, factor: Factor, fmt: NumberFormat) -> Number:
@@ -317,6 +321,11 @@ def output_row(b: Any, i: int) -> OutputRow:
                 for k in shown_indices(b.d[b.n("V")].shape[1], b.limit)]
 
     limit, components = _fitted_entries(components_for, fewer_limits(b.limit, width))
+    # The page says a masked key's term is exactly 0 and leaves it out: so it reads.
+    components = [replace(c, shown=c.shown + tuple(
+        Shown(b.n("output"), i, k, "0", "term", j, _line_label((b.n("output"), i, k)))
+        for j in masked)) for k, c in zip(shown_indices(b.d[b.n("V")].shape[1], b.limit),
+                                         components)]
     vector = latex.sum_latex([r"\cdots" if j is None else f"a_{{{label},{j + 1}}} v_{{{j + 1}}}"
                               for j in open_keys(limit)])
     return OutputRow(str(label), b.token(i, "query"), vector,

@@ -134,9 +134,10 @@ def _totals(b: Any, i: int, open_keys: list[int]) -> tuple[str, str, bool, list[
     percent_text = "100" if percent_sum == 100 else \
         _exactly(b, percent_sum, [p[2].rstrip("%") for p in percents])
     tag = f"weights {i + 1} table"
-    sums = [Shown(weights, i, 0, weight_text.replace(",", "."), "sum", label=tag),
-            Shown(weights, i, 0, percent_text.replace(",", ".") + "%", "sum",
-                  label=tag + " percent")]
+    sums = [Shown(weights, i, 0, weight_text.replace(",", "."), "sum", label=tag)]
+    if b.fmt.places is None or b.fmt.places >= 2:   # else the percentages have more places
+        sums.append(Shown(weights, i, 0, percent_text.replace(",", ".") + "%", "sum",
+                          label=tag + " percent"))
     return (latex.math_decimal(weight_text), latex.math_decimal(percent_text) + r"\,\%",
             weight_sum != 1, sums)
 
