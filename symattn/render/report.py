@@ -9,7 +9,7 @@ reader finds the line of the spec it judges.
 JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
 "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
 "position", "label", "printed", "exact", "exact_decimal", "exact_rounded",
-"recomputed", "verdict", "flags", "reason", "carried_from"}]}]}``; the
+"recomputed", "verdict", "flags", "reason", "carried_from", "carried_wrong"}]}]}``; the
 ``reason`` there is in English.
 """
 
@@ -125,7 +125,7 @@ def _claim_json(v: Verdict) -> dict[str, object]:
             "exact": v.exact, "exact_decimal": v.exact_decimal,
             "exact_rounded": v.exact_rounded, "recomputed": v.recomputed,
             "verdict": v.verdict, "flags": list(v.flags), "reason": v.reason,
-            "carried_from": list(v.carried_from)}
+            "carried_from": list(v.carried_from), "carried_wrong": list(v.carried_wrong)}
 
 
 def report_json(reports: Sequence[Report]) -> str:

@@ -38,6 +38,7 @@ from symattn._version import __version__
 from symattn.values.exact import NEG_INF
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Fragment, Given, Grid,
                                       Math, Msg, Num, Part, Table, Text, User)
+from symattn.worksheets.model import decimal_value
 from symattn.worksheets.sheet import Worksheet
 from symattn.values.number_format import NumberFormat
 from symattn.messages import Catalog
@@ -209,7 +210,33 @@ def _table(part: Table, context: _Context) -> PartView:
     header = tuple(context.text(h) for h in part.header)
     columns = "".join("l" if all(isinstance(row[k], Msg) for row in part.rows) else "c"
                       for k in range(len(part.header)))
-    return PartView("table", caption, rows=rows, header=header, columns=columns)
+    note = ""
+    if context.key:
+        rows, note = _key_sums(part, rows, context)
+    return PartView("table", caption, rows=rows, header=header, columns=columns, text=note)
+
+
+def _key_sums(part: Table, rows: tuple[Any, ...], context: _Context
+              ) -> tuple[tuple[Any, ...], str]:
+    """In the key, a sum row's 1 under a column of rounded answers (the weights)
+    becomes the sum of the answers as printed (0.999), with a note why."""
+    if not part.rows or Num(1) not in part.rows[-1]:
+        return rows, ""
+    column = part.rows[-1].index(Num(1))
+    answers = [row[column] for row in part.rows[:-1]]
+    if not all(isinstance(b, Blank) and b.kind == "number" for b in answers):
+        return rows, ""
+    printed = [b.value if b.places is None else decimal_value(b.value, b.places)
+               for b in answers]
+    places = max((b.places or 0 for b in answers), default=0)
+    total = sum(printed, fmpq(0))
+    if total == 1:
+        return rows, ""
+    shown = number_math(total, places, context.locale)
+    last = tuple({"text": shown, "blank": "", "answer": ""} if k == column else cell
+                 for k, cell in enumerate(rows[-1]))
+    return rows[:-1] + (last,), context.catalog.fill("selfcheck.rounded_sum_key",
+                                                     weights=shown)
 
 
 @_part.register

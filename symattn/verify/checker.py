@@ -35,7 +35,7 @@ from symattn.values.decimals import UndecidedError, decide_scaled, fixed_decimal
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
 from symattn.verify.claims import Claim, read_claims
-from symattn.verify.consistency import flag_inconsistent
+from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
 from symattn.verify.recompute import DocumentPath
 from symattn.verify.targets import exact_value, has_divisor, position
@@ -46,8 +46,16 @@ _SHOWN_EXTRA_PLACES = 4
 _NO_DECIMAL = Reason.of("no_decimal")
 
 
-def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Report:
-    """Judge every claim of the derivation's problem."""
+def check(derivation: Derivation, rounding: Rounding | str | None = None,
+          working: bool = False) -> Report:
+    """Judge every claim of the derivation's problem.
+
+    With ``working``, the numbers printed under one label are one piece of
+    working (a written-out line, a table): a number that can be followed
+    from numbers printed under its label must follow from them, rounded as
+    printed, or it is wrong even when it rounds the exact value (0.38 * 2
+    printed as 0.75).
+    """
     problem = derivation.problem
     rule = rounding if isinstance(rounding, Rounding) else (
         parse_rounding(rounding) if rounding else problem.rounding)
@@ -58,8 +66,9 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Rep
             raise InputError("there is no divisor here: the scaled scores are given directly "
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
-    judge = _Judge(derivation, rule, claims)
-    verdicts = flag_inconsistent([judge.judge(claim) for claim in claims], rule)
+    judge = _Judge(derivation, rule, claims, working)
+    verdicts = flag_carried_wrong(flag_inconsistent([judge.judge(claim) for claim in claims],
+                                                    rule))
     return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language)
 
 
@@ -75,12 +84,12 @@ class _Heading:
     exact_rounded: str = ""
 
     def verdict(self, verdict: str, *reasons: Reason, recomputed: str | None = None,
-                carried_from: tuple[str, ...] = ()) -> Verdict:
+                carried_from: tuple[str, ...] = (), used: tuple[Claim, ...] = ()) -> Verdict:
         return Verdict(claim=self.claim, position=self.position, printed=self.claim.printed.text,
                        exact=self.exact, exact_decimal=self.exact_decimal,
                        exact_rounded=self.exact_rounded, recomputed=recomputed, verdict=verdict,
                        flags=self.flags, reason=reason_text(reasons), carried_from=carried_from,
-                       reasons=reasons)
+                       reasons=reasons, used=used)
 
 
 @dataclass(frozen=True)
@@ -110,9 +119,11 @@ class _Followed:
 class _Judge:
     """Judges each claim of one derivation under one rounding rule."""
 
-    def __init__(self, derivation: Derivation, rule: Rounding, claims: list[Claim]) -> None:
+    def __init__(self, derivation: Derivation, rule: Rounding, claims: list[Claim],
+                 working: bool = False) -> None:
         self.derivation = derivation
         self.rule = rule
+        self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
 
@@ -155,9 +166,12 @@ class _Judge:
             exact_decimal=_shown_decimal(value, printed.places) + reading.unit,
             flags=heading.flags + tuple(self._tie_flags(value, printed.places)))
         ok = self._ok(heading, reading)
+        followed = self._follow(heading.claim, reading) if ok is None or self.working else None
+        unfollowed = self._unfollowed(heading, reading, followed)
+        if unfollowed is not None:
+            return unfollowed
         if ok is not None:
             return ok
-        followed = self._follow(heading.claim, reading)
         if followed is not None and followed.scaled == reading.printed_scaled:
             return self._propagated(heading, reading, followed)
         return self._wrong(heading, reading, followed)
@@ -180,7 +194,7 @@ class _Judge:
     def _follow(self, claim: Claim, reading: _Reading) -> _Followed | None:
         """The claim from the document's own numbers; None if it printed none on the way."""
         try:
-            value, used = self.path.recompute(claim.target)
+            value, used = self.path.recompute(claim.target, claim.label)
             if not used:
                 return None
             scaled = self.decide(arith.multiply(value, reading.scale), reading.places)
@@ -189,6 +203,21 @@ class _Judge:
             # used as a number, a printed zero sum): there is no path to follow.
             return None
         return _Followed(value, scaled, used)
+
+    def _unfollowed(self, heading: _Heading, reading: _Reading, followed: _Followed | None
+                    ) -> Verdict | None:
+        """Wrong in working mode: the number does not follow from the numbers
+        printed with it (under its label), although it may round the exact value."""
+        label = heading.claim.label
+        if not self.working or not label or followed is None or \
+                followed.scaled == reading.printed_scaled or \
+                not any(c.label == label for c in followed.used):
+            return None
+        names = tuple(Named(c.target, self.position(c), c.printed.text)
+                      for c in sorted(followed.used, key=lambda c: c.order))
+        recomputed = reading.shown(followed.scaled)
+        return heading.verdict("wrong", Reason.of("unfollowed", names, recomputed=recomputed),
+                               recomputed=recomputed)
 
     def _propagated(self, heading: _Heading, reading: _Reading, followed: _Followed
                     ) -> Verdict:
@@ -208,7 +237,7 @@ class _Judge:
             reasons.append(Reason.of("document_tie", rule=self.rule.value))
             heading = dataclasses.replace(heading, flags=heading.flags + ("tie",))
         return heading.verdict("propagated", *reasons, recomputed=recomputed,
-                               carried_from=tuple(self.position(c) for c in carried))
+                               carried_from=tuple(self.position(c) for c in carried), used=carried)
 
     def _wrong(self, heading: _Heading, reading: _Reading, followed: _Followed | None
                ) -> Verdict:

@@ -10,14 +10,14 @@ from __future__ import annotations
 __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text"]
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from symattn import messages
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
 
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
-FLAGS = ("tie", "near-tie", "inconsistent", "approximate")
+FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong")
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,10 @@ class Verdict:
     reason: str                   # in English (``reason_text`` of ``reasons``)
     carried_from: tuple[str, ...] = ()
     reasons: tuple[Reason, ...] = ()   # the reason as data, for rendering in any language
+    # The printed numbers it was carried from that are themselves wrong ("weights[2,1] = 0.37").
+    carried_wrong: tuple[str, ...] = ()
+    # The printed numbers a propagated verdict was carried from (the claims themselves).
+    used: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def step(self) -> str:

@@ -42,9 +42,10 @@ from symattn.render.worked.model import (Document, Expansion, Heatmap, Pair, Ste
                                          StepModel, Value)
 from symattn.render.worked.names import (description, formula_words, heading, sentence,
                                          step_kind)
-from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
-from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
-                                         step_info, step_operands)
+from symattn.render.worked.rows import output_row, scaled_row, score_row
+from symattn.render.worked.table import softmax_row
+from symattn.render.worked.steps import (divisor_shown, has_masked, numbers_text, scale_info,
+                                         setup_pairs, step_info, step_operands)
 
 DETAILS = ("summary", "full")
 
@@ -152,7 +153,9 @@ class _Builder:
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
                          has_masked=has_masked(self.d, name, self.allowed),
-                         heatmap=self._heatmap(name) if kind == "weights" else None)
+                         heatmap=self._heatmap(name) if kind == "weights" else None, step=name,
+                         shown=divisor_shown(self.problem, self.cells) if info.get("divisor_value")
+                         else ())
 
     def _heatmap(self, name: str) -> Heatmap:
         """The weights labelled by their tokens (else q_i and k_j) and shaded."""

@@ -137,16 +137,28 @@ class Layout:
         its transpose), with as many columns as fit a line."""
         rows, columns = self.shown(name)
         n, m = self.d[name].shape
+        at: list[tuple[int, int, str]] = []     # the entries of the last layout tried
+
+        def noted(i: int, j: int) -> str:
+            text = cell(i, j)
+            at.append((i, j, text))
+            return text
+
+        def laid_out(rows: Sequence[int], columns: Sequence[int],
+                     entry: Callable[[int, int], str]) -> MatrixRows:
+            at.clear()
+            return self.layout(rows, columns, entry)
+
         if transpose:   # printed rows are the matrix's columns, printed columns its rows
-            shown_rows, cells = self._fitted(columns, n, lambda r: self.layout(
-                columns, r, lambda a, b: cell(b, a)))
+            shown_rows, cells = self._fitted(columns, n, lambda r: laid_out(
+                columns, r, lambda a, b: noted(b, a)))
             elided = len(shown_rows) < n or len(columns) < m
         else:
-            shown_columns, cells = self._fitted(rows, m, lambda c: self.layout(rows, c, cell))
+            shown_columns, cells = self._fitted(rows, m, lambda c: laid_out(rows, c, noted))
             elided = len(rows) < n or len(shown_columns) < m
         width = _width(cells)
         return Matrix(cells, self.shape(name, transpose), exact, elided, width,
-                      aligned_rows(cells, printed_width(width) != width))
+                      aligned_rows(cells, printed_width(width) != width), tuple(at), name)
 
     def _fitted(self, rows: Sequence[int], count: int,
                 cells_for: Callable[[Sequence[int]], MatrixRows]

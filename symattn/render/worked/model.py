@@ -7,7 +7,7 @@ and tuples only steer ``if`` and ``for``. docs/templates.md lists every field.
 
 from __future__ import annotations
 
-__all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line", "Value",
+__all__ = ["LINE_WIDTH", "printed_width", "Shown", "Cell", "MatrixRows", "Matrix", "Line", "Value",
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
            "OutputRow", "Expansion", "HeatCell", "Heatmap", "StepModel", "Pair", "Summary",
@@ -31,6 +31,26 @@ def printed_width(width: float) -> float:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A number the page prints and where it stands, for the page's own check.
+
+    ``step``, ``row`` and ``column`` (0-based) name the entry; ``part`` is
+    "entry", "term" (term ``term`` of the entry's written-out sum) or "sum" (a
+    row sum); ``label`` names the line or table it stands in ("" for a step's
+    result), so that a number is followed from the numbers printed beside it.
+    ``text`` is the number as printed, with a decimal point ("0.3557", "36%").
+    """
+
+    step: str
+    row: int
+    column: int
+    text: str
+    part: str = "entry"
+    term: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Matrix:
     """Cells row by row (math strings, or ``ClaimCell``), elision marks included."""
 
@@ -43,6 +63,8 @@ class Matrix:
     # "0 & {,}33" (whole part right, fraction left), "\\multicolumn{2}{c}{\\cdots}"
     # for marks and entries that are not decimals; () when no entry is a number.
     aligned: tuple[tuple[str, ...], ...] = ()
+    at: tuple[tuple[int, int, str], ...] = ()   # (row, column, cell) of each entry shown
+    step: str = ""             # the step whose entries these are ("" for none)
 
     @property
     def small(self) -> bool:
@@ -124,6 +146,7 @@ class ScoreEntry:
     relation: str              # "=" or "\\approx" before substituted and terms
     value: Value
     compact: bool = False      # short enough for one line
+    shown: tuple[Shown, ...] = ()   # the numbers of the line, for the page's own check
 
 
 @dataclass(frozen=True)
@@ -140,6 +163,7 @@ class ScaledEntry:
     substituted: str           # \frac{0.8}{\sqrt{2}}
     value: Value
     masked: bool = False
+    shown: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,6 +197,9 @@ class SoftmaxRow:
     fully_masked: bool
     open_keys: str             # math, e.g. "1, 2" (the keys not masked)
     all_exact: bool = False    # every weight on show has a short exact form
+    rounded_total: bool = False   # the printed weights add up to weight_total, not to 1
+    shown: tuple[Shown, ...] = ()
+    sum_shown: str = ""        # math: the table's sum of exponentials after its relation
 
 
 @dataclass(frozen=True)
@@ -184,6 +211,7 @@ class OutputComponent:
     relation: str              # "=" or "\\approx" before substituted and terms
     value: Value
     compact: bool = False      # short enough for one line
+    shown: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -240,6 +268,8 @@ class StepModel:
     claims: StepClaims = field(default_factory=StepClaims)
     has_masked: bool = False   # some entry is -inf or comes from one
     heatmap: Heatmap | None = None       # the weights, labelled and shaded
+    step: str = ""             # the canonical step name, unescaped
+    shown: tuple[Shown, ...] = ()        # numbers of its text (the divisor), for the own check
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ entries, and the problem's setup at the top of the document.
 from __future__ import annotations
 
 __all__ = ["step_operands", "step_info", "scale_info", "mask_info", "has_masked", "setup_pairs",
-           "numbers_text"]
+           "numbers_text", "divisor_shown"]
 
 from typing import Callable
 
@@ -35,8 +35,8 @@ from symattn.render import latex
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
-from symattn.render.worked.model import Matrix, Pair
-from symattn.values.exact import NEG_INF, Surd
+from symattn.render.worked.model import Matrix, Pair, Shown
+from symattn.values.exact import NEG_INF, Surd, exact_text
 from symattn.values.number_format import NumberFormat
 
 # The matrices each kind substitutes into its formula: (name in the template,
@@ -58,6 +58,9 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
     if kind == "exp":
         return {"Z": layout.exp_of(step.operands[0])}
     prefix = split_name(step.name)[0]
+    if kind == "scores" and len(step.operands) == 2:   # Q K^T, or Q_rot K_rot^T (RoPE)
+        left, right = (prefix + split_name(o)[1] for o in step.operands)
+        return {"Q": layout.operand(left), "K_T": layout.operand(right, transpose=True)}
     return {label: layout.operand(prefix + base, transpose=transposed)
             for label, base, transposed in _OPERANDS.get(kind, ())}
 
@@ -123,6 +126,17 @@ def _divisor_value(problem: Problem, cells: Cells) -> str:
         return ""
     divisor = scale_divisor(problem)
     return cells.make_value(divisor, latex.exact_latex(divisor, cells.locale)).chain
+
+
+def divisor_shown(problem: Problem, cells: Cells) -> tuple[Shown, ...]:
+    """The divisor as the scaling step prints it: exactly (the scores are divided
+    by that) and as a decimal, for the page's own check."""
+    divisor = scale_divisor(problem)
+    decimal = cells.fmt.format(divisor)
+    shown = [Shown("divisor", 0, 0, exact_text(divisor))]
+    if decimal is not None and cells.make_value(divisor, None).decimal:
+        shown.append(Shown("divisor", 0, 0, decimal.replace(",", "."), label="divisor value"))
+    return tuple(shown)
 
 
 def mask_info(mask: MaskSpec) -> dict[str, str]:
