@@ -56,8 +56,9 @@ def _derive(problem: Problem) -> Derivation:
         steps += multihead.build_steps(problem)
     else:
         steps += rational_steps(problem)
-    from symattn.derivation import diagnostics
+    from symattn.derivation import diagnostics, max_shift
 
+    steps = max_shift.apply(problem, steps)
     for stage in layer.STAGES + diagnostics.STAGES:
         steps += stage(problem, steps)
     return Derivation(problem, tuple(steps))

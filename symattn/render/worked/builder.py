@@ -16,7 +16,7 @@ escaped by ``escape`` for the output format. Templates only lay them out.
 
 from __future__ import annotations
 
-__all__ = ["Options", "build", "DETAILS"]
+__all__ = ["Options", "build", "shown_steps", "DETAILS"]
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +55,12 @@ class Options:
     expand_rows: tuple[int, ...] | None = None
     limit: int | None = ROWS_SHOWN
     language: str = "en"        # the prose: headings and step descriptions (messages)
+
+
+def shown_steps(derivation: Derivation) -> list[Step]:
+    """The steps a worked example lays out: all but the hidden ones (the unshifted
+    exponentials of a max-shifted softmax, ``derivation.max_shift``)."""
+    return [step for step in derivation if not step.hidden]
 
 
 def build(derivation: Derivation, report: Report | None = None, options: Options | None = None,
@@ -105,7 +111,8 @@ class _Builder:
 
     def document(self) -> Document:
         """The whole worked example."""
-        steps = tuple(self.step(step, number) for number, step in enumerate(self.d, start=1))
+        steps = tuple(self.step(step, number)
+                      for number, step in enumerate(shown_steps(self.d), start=1))
         problem = self.problem
         report = self.report
         source = Path(problem.source).name if problem.source else ""

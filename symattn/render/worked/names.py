@@ -22,14 +22,19 @@ from symattn.derivation.steps import Step
 from symattn.messages import Catalog
 
 # Steps with a template of their own (docs/templates.md); the rest are "generic".
-KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output")
+KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output",
+         "row_max", "shifted", "exp_shifted", "exp_shifted_sum", "variance")
+
+
+# Catalog tables with headings of their own steps ([maxshift.heading], ...).
+_TABLES = ("maxshift", "variance", "ffn")
 
 
 def step_kind(step: Step) -> str:
     """The template a step is laid out with (docs/templates.md)."""
     prefix, base = split_name(step.name)
-    if base == "mask":
-        return "mask"
+    if base in ("mask", "variance"):
+        return base
     if not step.operands:
         return "input"
     if base in ("Q", "K", "V"):
@@ -52,6 +57,8 @@ def sentence(text: str) -> str:
 
 def description(step: Step, catalog: Catalog) -> str:
     """The step's description in the catalog's language (the engine's is English)."""
+    if step.variant == "raw":      # scores the spec says are used unscaled
+        return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
     translated = catalog.get(f"description.{base_name(step.name)}")
     return translated if isinstance(translated, str) else step.description
 
@@ -61,6 +68,13 @@ def heading(step: Step, catalog: Catalog) -> str:
     its description."""
     headings = catalog["heading"]
     prefix, base = split_name(step.name)
+    if step.variant == "raw":
+        return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
+    extra = next((catalog.text(f"{table}.heading.{base}") for table in _TABLES
+                  if f"{table}.heading.{base}" in catalog), None)
+    if extra is not None:
+        return extra if not prefix else catalog.fill("heading.of_head", heading=extra,
+                                                     head=prefix.rstrip("."))
     if step.name in headings:
         return str(headings[step.name])
     if base in headings and step.operands:

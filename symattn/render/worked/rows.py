@@ -200,6 +200,7 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
     keys, _ = b.keys(i)
     source = b.n("masked") if b.n("masked") in b.d else b.n("scaled")
     softmax = b.problem.normalisation == "softmax" and b.n("exp") in b.d
+    exp, exp_sum = b.cells.exponentials(b.prefix)    # shifted ones after a max-shift
     entries = []
     for j in with_gaps(keys):
         if j is None:
@@ -207,12 +208,12 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
             continue
         entries.append(SoftmaxEntry(
             key=str(j + 1), token=b.token(j, "key"), score=b.value(source, i, j),
-            exp=b.value(b.n("exp"), i, j) if softmax else b.value(source, i, j),
+            exp=b.value(exp, i, j) if softmax else b.value(source, i, j),
             weight=b.value(b.n("weights"), i, j), percent=_percent(b, b.raw(b.n("weights"), i, j)),
             masked=not b.allowed(i, j)))
     open_keys = [j for j in range(b.d[b.n("scaled")].shape[1]) if b.allowed(i, j)]
     if softmax:
-        total = b.value(b.n("exp_sum"), i, 0)
+        total = b.value(exp_sum, i, 0)
     else:
         raw_total = b.total(b.raw(source, i, j) for j in open_keys)
         total = b.make_value(raw_total, latex.exact_latex(raw_total, b.locale))

@@ -30,6 +30,7 @@ from symattn.derivation.names import base_name, split_name
 from symattn.derivation.steps import Derivation, Step
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
+from symattn.render.worked import shift
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
@@ -55,6 +56,8 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
         return {"X": layout.operand("X"), "W": layout.operand(f"W_{step.name}")}
     if kind == "exp":
         return {"Z": layout.exp_of(step.operands[0])}
+    if kind in shift.KINDS:
+        return shift.operands(layout, kind, step)
     prefix = split_name(step.name)[0]
     return {label: layout.operand(prefix + base, transpose=transposed)
             for label, base, transposed in _OPERANDS.get(kind, ())}
@@ -67,7 +70,9 @@ def step_info(kind: str, step: Step, problem: Problem, cells: Cells) -> dict[str
     if kind == "mask":
         return mask_info(problem.mask)
     if kind == "weights":
-        return {"normalisation": problem.normalisation}
+        return {"normalisation": problem.normalisation,
+                "shifted": "yes" if split_name(step.operands[0] if step.operands else "")[1]
+                == "exp_shifted" else ""}
     return {}
 
 
