@@ -133,8 +133,9 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
     step = make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
                      else scaled_formula(problem), operands=() if start == "scaled" else None)
     if is_unscaled(problem):       # raw scores: S itself when given as such
-        step = dataclasses.replace(step, variant="raw",
-                                   symbol="S" if start == "scaled" else step.symbol)
+        given = start == "scaled"
+        step = dataclasses.replace(step, variant="raw", symbol="S" if given else step.symbol,
+                                   formula="S" if given else step.formula)
     yield step
     any_masked = not all(all(row) for row in allowed)
     if any_masked:

@@ -18,10 +18,11 @@ follows along a document's printed numbers::
 meaning e^z) but are hidden from the page, and the weights are written as
 E'_ij / Sigma'_i. Their values do not change.
 
-``options.max_shift``: true or false force it; "auto" (the default) shifts a
-family whose exponentials would pass about 10^6, unless the spec's claims are
-about its unshifted exponentials (the document printed those, so the page
-shows them).
+``options.max_shift`` (and ``symattn derive --max-shift``): true or false
+force it; "auto" (the default) shifts a family whose exponentials would pass
+about 10^6, unless the spec's claims are about its unshifted exponentials (the
+document printed those, so the page shows them), and a family whose shifted
+steps the claims name.
 
 >>> from symattn.problem.problem import Problem
 >>> from symattn.derivation.pipeline import derive
@@ -54,6 +55,8 @@ from symattn.values.exact import NAN, NEG_INF, Exact, Irrational, NegInf, Surd, 
 LIMIT = 10 ** 6          # "about 10^6": beyond this an exponential is shifted in auto mode
 _EXACT_KINDS = (fmpq, Surd, Irrational)
 _CLAIM_ON_EXP = re.compile(r"^\s*(?P<prefix>(?:head\d+\.)?)(?:exp|exp_sum)\s*(?:[\[.@]|$)")
+_CLAIM_ON_SHIFT = re.compile(r"^\s*(?P<prefix>(?:head\d+\.)?)"
+                            r"(?:row_max|shifted|exp_shifted|exp_shifted_sum)\s*(?:[\[.@]|$)")
 
 
 def row_maximum(values: Sequence[Exact]) -> Exact:
@@ -72,9 +75,9 @@ def row_maximum(values: Sequence[Exact]) -> Exact:
     return fmpq(0) if best is None else best
 
 
-def _claimed_exp_prefixes(claims: Mapping[str, object]) -> set[str]:
-    """The families whose unshifted exponentials the spec's claims print."""
-    return {match["prefix"] for key in claims if (match := _CLAIM_ON_EXP.match(str(key)))}
+def _claimed_prefixes(claims: Mapping[str, object], pattern: re.Pattern[str]) -> set[str]:
+    """The families (head prefixes) of the claims whose key matches ``pattern``."""
+    return {match["prefix"] for key in claims if (match := pattern.match(str(key)))}
 
 
 def _too_large(step: Step) -> bool:
@@ -108,9 +111,9 @@ def wanted(problem: Problem, steps: Sequence[Step], prefix: str) -> bool:
     if source is None or any(not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
                              for i in source.value.rows() for j in source.value.columns()):
         return False           # the SymPy path: its values are expressions
-    if problem.max_shift is True:
+    if problem.max_shift is True or prefix in _claimed_prefixes(problem.claims, _CLAIM_ON_SHIFT):
         return True
-    return prefix not in _claimed_exp_prefixes(problem.claims) and \
+    return prefix not in _claimed_prefixes(problem.claims, _CLAIM_ON_EXP) and \
         _too_large(by_name[prefix + "exp_sum"])
 
 
