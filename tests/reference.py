@@ -396,6 +396,8 @@ def _layer_after_attention(steps, data, positions, w_vocab):
     steps["logits"] = [logits]
     exps = [mpmath.exp(x) for x in logits]
     total = mpmath.fsum(exps)
+    steps["logits_exp"] = [exps]
+    steps["logits_exp_sum"] = [[total]]
     steps["probs"] = [[e / total for e in exps]]
 
 

@@ -28,6 +28,8 @@ _PLAIN_LATEX = (
     ("\\frac{E'_{ij}}{\\Sigma'_i}", "E'_ij / Sigma'_i"),
     ("\\sum_j e^{Z_{ij} - m_i}", "sum_j exp(Z_ij - m_i)"), ("e^{Z_{ij} - m_i}", "exp(Z_ij - m_i)"),
     ("\\operatorname{Var}(q \\cdot k)", "Var(q . k)"),
+    ("\\sum_j e^{z_j / T}", "sum_j exp(z_j / T)"), ("e^{z_j / T}", "exp(z_j / T)"),
+    ("\\sum_j e^{z_j}", "sum_j exp(z_j)"), ("e^{z_j}", "exp(z_j)"), ("e^{z}", "exp(z)"),
     ("\\frac{Z_{ij}}{\\sum_j Z_{ij}}", "Z_ij / sum_j Z_ij"),
     ("\\sum_j e^{Z_{ij}}", "sum_j exp(Z_ij)"), ("e^{Z_{ij}}", "exp(Z_ij)"),
     ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),

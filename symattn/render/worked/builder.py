@@ -39,6 +39,7 @@ from symattn.render.worked.labels import Labels, expand_row_indices
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Document, Expansion, StepClaims, StepModel, Value
 from symattn.render.worked.names import description, heading, sentence, step_kind
+from symattn.render.worked import products
 from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
 from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
                                          step_info, step_operands)
@@ -131,8 +132,7 @@ class _Builder:
         self.prefix = split_name(name)[0]
         info = step_info(kind, step, self.problem, self.cells)
         operands = step_operands(self.grid, kind, step) if self.full else {}
-        expand = _EXPANSIONS.get(kind) if self.full else None
-        expansions = tuple(expand(self, i) for i in self.expanded) if expand else ()
+        expansions = self.expansions(kind, name)
         relation = "=" if all(m.exact for m in operands.values()) else r"\approx"
         result = self.grid.result(name, approximate=relation != "=")
         if len(result) > 1 and any(m.rows == result[0].matrix.rows for m in operands.values()):
@@ -146,6 +146,18 @@ class _Builder:
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
                          has_masked=has_masked(self.d, name, self.allowed))
+
+    def expansions(self, kind: str, name: str) -> tuple[Expansion, ...]:
+        """The chosen rows written out entry by entry (full detail only)."""
+        if not self.full:
+            return ()
+        if kind == "product":       # the layer after attention (products.py)
+            rows = [0] if self.d[name].shape[0] == 1 else self.expanded
+            return tuple(products.product_row(self, name, i) for i in rows)
+        if kind == "probs":
+            return (products.probs_row(self),)
+        expand = _EXPANSIONS.get(kind)
+        return tuple(expand(self, i) for i in self.expanded) if expand else ()
 
     # ---------------------------------- what rows.py asks about the family being built
     def n(self, base: str) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 __all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line", "Value",
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
-           "OutputRow", "Expansion", "StepModel", "Pair", "Summary", "Document"]
+           "OutputRow", "ProductEntry", "ProductRow", "Expansion", "StepModel", "Pair", "Summary",
+           "Document"]
 
 from dataclasses import dataclass, field
 from typing import Mapping, Union
@@ -191,8 +192,30 @@ class OutputRow:
     fully_masked: bool
 
 
-# A query row written out entry by entry (rows.py), one record per kind of step.
-Expansion = Union[ScoreRow, ScaledRow, SoftmaxRow, OutputRow]
+@dataclass(frozen=True)
+class ProductEntry:
+    """One entry of a product of matrices written out (the FFN, W_O, the logits)."""
+
+    lhs: str                   # f_{3,1}
+    symbolic: str              # o_{3,1} w_{1,1} + o_{3,2} w_{2,1} (+ b_{1})
+    substituted: str           # the factors as printed: 0.48 \cdot 0.5 + ...
+    terms: str                 # each product of the printed factors, rounded ("" if one term)
+    relation: str              # "=" or "\approx" before the terms
+    total: str                 # math: the printed terms added up
+    total_relation: str        # "=" or "\approx" before the total
+    compact: bool = False      # short enough for one line
+
+
+@dataclass(frozen=True)
+class ProductRow:
+    query: str                 # math row label ("" for the single row of the logits)
+    token: str                 # text
+    entries: tuple[ProductEntry, ...]
+    elided: bool               # some columns are not shown
+
+
+# A query row written out entry by entry (rows.py, products.py), one record per kind of step.
+Expansion = Union[ScoreRow, ScaledRow, SoftmaxRow, OutputRow, ProductRow]
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,13 @@ def step_kind(step: Step) -> str:
         return "generic" if prefix else "projection"
     if base == "scaled" and prefix:
         return "generic"              # a head's own scale is not the problem's
+    if base == "output" and step.operands == ("concat", "W_O") or \
+            base in ("ffn", "ffn_hidden", "logits") and len(step.operands) >= 2:
+        return "product"              # a row times a matrix, written out (products.py)
+    if base in ("concat", "probs"):
+        return base
     if base == "output" and step.operands != (prefix + "weights", prefix + "V"):
-        return "generic"              # e.g. multi-head: Concat(heads) W_O
+        return "generic"              # e.g. multi-head: the concatenation without W_O
     return base if base in KINDS else "generic"
 
 
@@ -70,8 +75,9 @@ def heading(step: Step, catalog: Catalog) -> str:
     prefix, base = split_name(step.name)
     if step.variant == "raw":
         return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
-    extra = next((catalog.text(f"{table}.heading.{base}") for table in _TABLES
-                  if f"{table}.heading.{base}" in catalog), None)
+    key = "mixed" if base == "output" and step.operands == ("concat", "W_O") else base
+    extra = next((catalog.text(f"{table}.heading.{key}") for table in _TABLES
+                  if f"{table}.heading.{key}" in catalog), None)
     if extra is not None:
         return extra if not prefix else catalog.fill("heading.of_head", heading=extra,
                                                      head=prefix.rstrip("."))

@@ -31,6 +31,7 @@ from symattn.derivation.steps import Derivation, Step
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
 from symattn.render.worked import shift
+from symattn.render.worked.products import factors
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
@@ -58,6 +59,13 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
         return {"Z": layout.exp_of(step.operands[0])}
     if kind in shift.KINDS:
         return shift.operands(layout, kind, step)
+    if kind == "product":         # x W (+ b): the FFN, W_O, the logits (products.py)
+        left, right, bias = factors(step.operands)
+        transposed = layout.d[right].shape[0] != layout.d[left].shape[1]
+        matrices = {"A": layout.operand(left), "B": layout.operand(right, transpose=transposed)}
+        return {**matrices, "b": layout.operand(bias)} if bias else matrices
+    if kind == "concat":
+        return {name: layout.operand(name) for name in step.operands}
     prefix = split_name(step.name)[0]
     return {label: layout.operand(prefix + base, transpose=transposed)
             for label, base, transposed in _OPERANDS.get(kind, ())}
@@ -69,6 +77,16 @@ def step_info(kind: str, step: Step, problem: Problem, cells: Cells) -> dict[str
         return scale_info(problem, cells)
     if kind == "mask":
         return mask_info(problem.mask)
+    if kind == "product":
+        left, right, bias = factors(step.operands)
+        d = cells.d
+        turned = d[right].shape[0] != d[left].shape[1]
+        return {"left": d[left].symbol, "right": d[right].symbol + ("^{\\top}" if turned else ""),
+                "bias": d[bias].symbol if bias else "", "single": "yes" if step.shape[0] == 1
+                else ""}
+    if kind == "probs":
+        temperature = problem.readout.temperature if problem.readout else 1
+        return {"temperature": "" if temperature == 1 else cells.any_latex(temperature)}
     if kind == "weights":
         return {"normalisation": problem.normalisation,
                 "shifted": "yes" if split_name(step.operands[0] if step.operands else "")[1]
