@@ -429,7 +429,7 @@ def _seed_references():
         "001-scores-times-10": dict(scaled=fractions([["4.85", "4.45", "7.30"]])),
         "001-softmax-10-2-1": dict(scaled=fractions([[10, 2, 1]])),
         "003-cross-attention-temperature": dict(
-            Q=fractions([[1, 0, 1, 0], [0, 2, 0, 1]]),
+            Q=fractions([[2, 1, 0, 0], [0, 1, 2, 1]]),
             K=fractions([[1, 1, 0, 0], [0, 1, 1, 0], [1, 0, 0, 1]]),
             V=fractions([[1, 0], [0, 1], [1, 1]]),
             factor=lambda: (1 / mpmath.sqrt(4)) / mpmath.mpf("0.5")),
