@@ -39,7 +39,7 @@ class NotebookDerivation(Derivation):
 def derive(problem: Problem) -> Derivation:
     """All steps of the attention computation for ``problem``, exactly."""
     derivation = pipeline.derive(problem)
-    return NotebookDerivation(derivation.problem, derivation.steps)
+    return NotebookDerivation(derivation.problem, derivation.steps, derivation.comparisons)
 
 
 def report_on_claims(derivation: Derivation) -> checker.Report | None:

@@ -222,7 +222,7 @@ def mp_reference_from_spec(path):
     if set(raw_inputs) - {"sequence", "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scaled"}:
         raise NotImplementedError(set(raw_inputs))
     diagnostics = data.get("diagnostics", {})
-    if set(diagnostics) - {"entropy", "jacobian"}:
+    if set(diagnostics) - {"entropy", "jacobian", "variance"}:
         raise NotImplementedError(f"reference does not model diagnostics {sorted(diagnostics)}")
     if "heads" in options or "W_O" in raw_inputs:
         if diagnostics:
@@ -297,6 +297,15 @@ def mp_reference_from_spec(path):
     if diagnostics:
         with mpmath.workdps(MP_DPS):
             _diagnostics(steps, diagnostics, kwargs)
+    if diagnostics.get("variance"):     # Var(q.k) = d_k and 1 after dividing, after "scaled"
+        d_k = int(options.get("d_k", len((kwargs.get("K") or matmul(kwargs["X"],
+                                                                   kwargs["W_K"]))[0])))
+        ordered = {}
+        for name, matrix in steps.items():
+            ordered[name] = matrix
+            if name == "scaled":
+                ordered["variance"] = [[mpmath.mpf(d_k), mpmath.mpf(1)]]
+        steps = ordered
     return steps
 
 

@@ -40,6 +40,7 @@ from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Document, Expansion, StepClaims, StepModel, Value
 from symattn.render.worked.names import description, heading, sentence, step_kind
 from symattn.render.worked import products
+from symattn.render.worked.comparisons import comparison_models
 from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
 from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
                                          step_info, step_operands)
@@ -114,6 +115,7 @@ class _Builder:
         """The whole worked example."""
         steps = tuple(self.step(step, number)
                       for number, step in enumerate(shown_steps(self.d), start=1))
+        comparisons = comparison_models(self)
         problem = self.problem
         report = self.report
         source = Path(problem.source).name if problem.source else ""
@@ -124,7 +126,8 @@ class _Builder:
             full=self.full, expanded=", ".join(str(self.labels[i]) for i in self.expanded),
             setup=setup_pairs(self.d, self.cells), steps=steps,
             summary=summary(report) if report is not None and report.verdicts else None,
-            cyrillic=self.names.cyrillic, max_columns=str(self.grid.max_columns))
+            cyrillic=self.names.cyrillic, max_columns=str(self.grid.max_columns),
+            comparisons=comparisons)
 
     def step(self, step: Step, number: int) -> StepModel:
         """One step: formula, operands substituted (full detail), result, expanded rows."""

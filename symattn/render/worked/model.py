@@ -11,7 +11,7 @@ __all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line"
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
            "OutputRow", "ProductEntry", "ProductRow", "Expansion", "StepModel", "Pair", "Summary",
-           "Document"]
+           "CompareRow", "CompareModel", "Document"]
 
 from dataclasses import dataclass, field
 from typing import Mapping, Union
@@ -254,6 +254,29 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class CompareRow:
+    key: str                   # math key label
+    token: str                 # text
+    scores: tuple[str, str]    # math: the score fed to softmax on each side
+    weights: tuple[str, str]   # math
+    percents: tuple[str, str]  # math
+
+
+@dataclass(frozen=True)
+class CompareModel:
+    """A comparison block laid out as the seeds lay it out: two tables side by side."""
+
+    heading: str               # text
+    intro: str                 # text (LaTeX text: may hold $...$)
+    row: str                   # text: "Row 3 (venku)"
+    labels: tuple[str, str]    # text: what each side is
+    rows: tuple[CompareRow, ...]
+    entropy: tuple[str, str]   # math, in bits
+    entropy_max: str           # math
+    note: str                  # text: the largest and the smallest weight, before and after
+
+
+@dataclass(frozen=True)
 class Document:
     title: str                 # text
     description: str           # text
@@ -268,3 +291,4 @@ class Document:
     summary: Summary | None    # None when the spec has no claims
     cyrillic: bool             # some text needs the T2A font encoding
     max_columns: str           # widest matrix, for amsmath's MaxMatrixCols
+    comparisons: tuple[CompareModel, ...] = ()   # shown after the attention weights

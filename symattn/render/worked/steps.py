@@ -36,7 +36,7 @@ from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Matrix, Pair
-from symattn.values.exact import NEG_INF, Surd
+from symattn.values.exact import NEG_INF, Surd, surd_sqrt
 from symattn.values.number_format import NumberFormat
 
 # The matrices each kind substitutes into its formula: (name in the template,
@@ -84,6 +84,12 @@ def step_info(kind: str, step: Step, problem: Problem, cells: Cells) -> dict[str
         return {"left": d[left].symbol, "right": d[right].symbol + ("^{\\top}" if turned else ""),
                 "bias": d[bias].symbol if bias else "", "single": "yes" if step.shape[0] == 1
                 else ""}
+    if kind == "variance":
+        d_k = problem.d_k_value or 0
+        root = surd_sqrt(fmpq(d_k))
+        value = cells.make_value(root, latex.exact_latex(root, cells.locale))
+        return {"d_k": str(d_k), "root": value.exact if value.is_exact else
+                f"{value.exact} \\approx {value.decimal}"}
     if kind == "probs":
         temperature = problem.readout.temperature if problem.readout else 1
         return {"temperature": "" if temperature == 1 else cells.any_latex(temperature)}
