@@ -6,8 +6,8 @@ and ``derivation.softmax_grids``; nothing here formats numbers.
 
 from __future__ import annotations
 
-__all__ = ['scaled_formula', 'is_unscaled', 'scale_factor', 'scale_divisor', 'source_of', 'input_step',
-           'rational_matrix', 'attention_core', 'rational_steps']
+__all__ = ['scaled_formula', 'is_unscaled', 'scale_factor', 'scale_divisor', 'source_of',
+           'input_step', 'rational_matrix', 'attention_core', 'rational_steps']
 
 import dataclasses
 from typing import Container, Iterator, cast

@@ -75,9 +75,10 @@ def _changed(problem: Problem, comparison: Comparison, where: Location
         raise InputError("compare needs a numeric temperature", where)
     if comparison.kind == "times":
         assert comparison.factor is not None
-        return (dataclasses.replace(base, temperature=t / comparison.factor), "times",
-                comparison.factor)
+        return (dataclasses.replace(base, temperature=arith.divide(t, comparison.factor)),
+                "times", comparison.factor)
     if comparison.kind == "temperature":
+        assert comparison.temperature is not None
         return (dataclasses.replace(base, temperature=comparison.temperature), "temperature",
                 comparison.temperature)
     if "scaled" in problem.inputs:
@@ -121,9 +122,11 @@ def _block(problem: Problem, comparison: Comparison, derive: Callable[[Problem],
     row = _row_index(problem, comparison, where)
     plain = _plain(problem)
     changed, kind, number = _changed(plain, comparison, where)
-    given_number = problem.temperature if comparison.kind == "temperature" and \
-        "scaled" not in problem.inputs else (fmpq(1) if comparison.kind == "temperature"
-                                            else None)
+    given_number: Exact | None = None
+    if comparison.kind == "temperature":      # given scaled scores: no T divides them
+        t = problem.temperature
+        given_number = t if "scaled" not in problem.inputs and isinstance(t, (fmpq, Surd)) \
+            else fmpq(1)
     open_keys = problem.allowed()[row]
     left = _side(derive(plain), "given", given_number, row, open_keys)
     right = _side(derive(changed), kind, number, row, open_keys)

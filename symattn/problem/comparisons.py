@@ -39,7 +39,6 @@ from flint import fmpq
 from symattn.errors import InputError, Location
 from symattn.problem.tables import check_keys, describe, literal
 from symattn.values.entries import parse_entry
-from symattn.values.exact import Exact
 
 COMPARE_KINDS = ("times", "temperature", "scaling")
 _KEYS = ("kind", "factor", "temperature", "row")
@@ -50,8 +49,8 @@ class Comparison:
     """One side-by-side comparison: its kind and the number it changes."""
 
     kind: str                        # times | temperature | scaling
-    factor: Exact | None = None      # times: the scores are multiplied by this
-    temperature: Exact | None = None  # temperature: the other T
+    factor: fmpq | None = None       # times: the scores are multiplied by this
+    temperature: fmpq | None = None  # temperature: the other T
     row: int | None = None           # 1-based row label; None: the last row
 
 

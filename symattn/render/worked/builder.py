@@ -39,7 +39,7 @@ from symattn.render.worked.labels import Labels, expand_row_indices
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Document, Expansion, StepClaims, StepModel, Value
 from symattn.render.worked.names import description, heading, sentence, step_kind
-from symattn.render.worked import products
+from symattn.render.worked.products import probs_row, product_row
 from symattn.render.worked.comparisons import comparison_models
 from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
 from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
@@ -156,9 +156,9 @@ class _Builder:
             return ()
         if kind == "product":       # the layer after attention (products.py)
             rows = [0] if self.d[name].shape[0] == 1 else self.expanded
-            return tuple(products.product_row(self, name, i) for i in rows)
+            return tuple(product_row(self, name, i) for i in rows)
         if kind == "probs":
-            return (products.probs_row(self),)
+            return (probs_row(self),)
         expand = _EXPANSIONS.get(kind)
         return tuple(expand(self, i) for i in self.expanded) if expand else ()
 

@@ -26,6 +26,7 @@ from typing import Any
 from flint import fmpq
 
 from symattn.derivation.steps import Compared, Side
+from symattn.messages import Catalog
 from symattn.render import latex
 from symattn.render.worked.model import CompareModel, CompareRow
 from symattn.values.exact import Exact
@@ -34,18 +35,18 @@ from symattn.values.exact import Exact
 def _shown(b: Any, raw: Exact) -> str:
     """A number as the page prints it: exact when short, else its decimal."""
     value = b.make_value(raw, latex.exact_latex(raw, b.locale))
-    return value.exact if value.is_exact else value.decimal
+    return str(value.exact if value.is_exact else value.decimal)
 
 
 def _percent(b: Any, raw: Exact) -> str:
     value = b.percent_value(b.product(raw, fmpq(100)))
-    shown = value.exact if value.is_exact else value.decimal
+    shown = str(value.exact if value.is_exact else value.decimal)
     return shown + r"\,\%" if shown else ""
 
 
 def _label(b: Any, block: Compared, side: Side) -> str:
     """What a side is, as catalog text (``compare.side_*``)."""
-    catalog = b.catalog
+    catalog: Catalog = b.catalog
     number = "" if side.number is None else b.cells.any_latex(side.number)
     if block.kind == "temperature":
         return catalog.fill("compare.side_temperature", t=number)
@@ -58,7 +59,7 @@ def _label(b: Any, block: Compared, side: Side) -> str:
 
 
 def _intro(b: Any, block: Compared) -> str:
-    catalog = b.catalog
+    catalog: Catalog = b.catalog
     left, right = block.sides
     if block.kind == "times":
         return catalog.fill("compare.intro_times", factor=b.cells.any_latex(right.number))

@@ -34,7 +34,7 @@ from symattn.render.worked.cells import percent_format
 from symattn.render.worked.model import ProductEntry, ProductRow, SoftmaxEntry, SoftmaxRow, Value
 from symattn.render.worked.rows import with_gaps
 from symattn.values import arith
-from symattn.values.entries import parse_entry
+from symattn.values.entries import Symbolic, parse_entry
 from symattn.values.exact import Exact
 
 # Steps that are a row of one matrix times a constant matrix (plus a bias), by
@@ -56,7 +56,10 @@ def factors(operands: tuple[str, ...]) -> tuple[str, str, str | None]:
 
 def _number(text: str) -> Exact:
     """The number a printed decimal stands for (``0,25`` and ``1.2e-30`` too)."""
-    return parse_entry(text.replace(",", ".")).value
+    value = parse_entry(text.replace(",", ".")).value
+    if isinstance(value, Symbolic):    # pragma: no cover - a decimal is never symbolic
+        raise TypeError(f"not a decimal: {text!r}")
+    return value
 
 
 def printed(b: Any, step: str, i: int, j: int) -> tuple[str, Exact, bool]:

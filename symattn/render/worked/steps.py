@@ -30,7 +30,7 @@ from symattn.derivation.names import base_name, split_name
 from symattn.derivation.steps import Derivation, Step
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
-from symattn.render.worked import shift
+from symattn.render.worked.shift import KINDS as SHIFT_KINDS, operands as shift_operands
 from symattn.render.worked.products import factors
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
@@ -57,8 +57,8 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
         return {"X": layout.operand("X"), "W": layout.operand(f"W_{step.name}")}
     if kind == "exp":
         return {"Z": layout.exp_of(step.operands[0])}
-    if kind in shift.KINDS:
-        return shift.operands(layout, kind, step)
+    if kind in SHIFT_KINDS:
+        return shift_operands(layout, kind, step)
     if kind == "product":         # x W (+ b): the FFN, W_O, the logits (products.py)
         left, right, bias = factors(step.operands)
         transposed = layout.d[right].shape[0] != layout.d[left].shape[1]
@@ -91,7 +91,7 @@ def step_info(kind: str, step: Step, problem: Problem, cells: Cells) -> dict[str
         return {"d_k": str(d_k), "root": value.exact if value.is_exact else
                 f"{value.exact} \\approx {value.decimal}"}
     if kind == "probs":
-        temperature = problem.readout.temperature if problem.readout else 1
+        temperature = problem.readout.temperature if problem.readout else fmpq(1)
         return {"temperature": "" if temperature == 1 else cells.any_latex(temperature)}
     if kind == "weights":
         return {"normalisation": problem.normalisation,
