@@ -37,7 +37,7 @@ steps the claims name.
 
 from __future__ import annotations
 
-__all__ = ["LIMIT", "apply", "wanted", "row_maximum"]
+__all__ = ["LIMIT", "SHIFT_STEP_INFO", "apply", "wanted", "row_maximum"]
 
 import dataclasses
 import re
@@ -46,7 +46,7 @@ from typing import Mapping, Sequence
 from flint import arb, fmpq
 
 from symattn.derivation.names import split_name
-from symattn.derivation.steps import STEP_INFO, EntryRule, Operand, Step, StepInfo, formula_step
+from symattn.derivation.steps import EntryRule, Operand, Step, StepInfo, formula_step
 from symattn.problem.modes import Normalisation
 from symattn.problem.problem import Problem
 from symattn.values import arith
@@ -54,6 +54,15 @@ from symattn.values.exact import NAN, NEG_INF, Exact, Irrational, NegInf, Surd, 
 
 LIMIT = 10 ** 6          # "about 10^6": beyond this an exponential is shifted in auto mode
 _EXACT_KINDS = (fmpq, Surd, Irrational)
+SHIFT_STEP_INFO: dict[str, StepInfo] = {
+    "row_max": StepInfo("m", "\\max_j Z_{ij}", ("masked",), "the largest score of each row"),
+    "shifted": StepInfo("Z'", "Z_{ij} - m_i", ("masked", "row_max"),
+                        "each score minus the largest score of its row"),
+    "exp_shifted": StepInfo("E'", "e^{Z_{ij} - m_i}", ("shifted",),
+                            "exponentials of the shifted scores"),
+    "exp_shifted_sum": StepInfo("\\Sigma'", "\\sum_j e^{Z_{ij} - m_i}", ("exp_shifted",),
+                                "row sums of the shifted exponentials"),
+}
 _CLAIM_ON_EXP = re.compile(r"^\s*(?P<prefix>(?:head\d+\.)?)(?:exp|exp_sum)\s*(?:[\[.@]|$)")
 _CLAIM_ON_SHIFT = re.compile(r"^\s*(?P<prefix>(?:head\d+\.)?)"
                             r"(?:row_max|shifted|exp_shifted|exp_shifted_sum)\s*(?:[\[.@]|$)")
@@ -118,7 +127,7 @@ def wanted(problem: Problem, steps: Sequence[Step], prefix: str) -> bool:
 
 
 def _info(name: str, prefix: str, source: str) -> StepInfo:
-    info = STEP_INFO[name]
+    info = SHIFT_STEP_INFO[name]
     operands = tuple(source if o in ("masked", "scaled") else prefix + o for o in info.operands)
     return StepInfo(info.symbol, info.formula, operands, info.description)
 

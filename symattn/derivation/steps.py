@@ -62,17 +62,6 @@ STEP_INFO: dict[str, StepInfo] = {
     "weights": StepInfo("A", "\\frac{E_{ij}}{\\Sigma_i}", ("exp", "exp_sum"),
                         "attention weights, each row sums to 1"),
     "output": StepInfo("O", "A V", ("weights", "V"), "weighted sums of the value rows"),
-    # The max-shift of seed 004's code (derivation.max_shift): z - max z, then exp.
-    "row_max": StepInfo("m", "\\max_j Z_{ij}", ("masked",), "the largest score of each row"),
-    "shifted": StepInfo("Z'", "Z_{ij} - m_i", ("masked", "row_max"),
-                        "each score minus the largest score of its row"),
-    "exp_shifted": StepInfo("E'", "e^{Z_{ij} - m_i}", ("shifted",),
-                            "exponentials of the shifted scores"),
-    "exp_shifted_sum": StepInfo("\\Sigma'", "\\sum_j e^{Z_{ij} - m_i}", ("exp_shifted",),
-                                "row sums of the shifted exponentials"),
-    # Seed 003's argument for 1/sqrt(d_k) (derivation.variance): Var(q.k) = d_k.
-    "variance": StepInfo("\\operatorname{Var}", "\\operatorname{Var}(q \\cdot k)",
-                         (), "variance of a dot product of random unit-variance vectors"),
 }
 
 

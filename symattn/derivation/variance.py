@@ -31,7 +31,7 @@ from flint import fmpq
 
 from symattn.derivation import grids
 from symattn.derivation.names import base_name
-from symattn.derivation.steps import Step, make_step
+from symattn.derivation.steps import Step
 from symattn.errors import InputError, Location
 from symattn.problem.problem import Problem
 
@@ -45,7 +45,9 @@ def insert(problem: Problem, steps: Sequence[Step]) -> list[Step]:
     if d_k is None:
         raise InputError("the variance of q . k needs d_k: set options.d_k",
                          Location(file=problem.source, key="diagnostics.variance"))
-    step = make_step("variance", grids.ValueGrid([[fmpq(d_k), fmpq(1)]]))
+    step = Step("variance", "\\operatorname{Var}", "\\operatorname{Var}(q \\cdot k)", (),
+                "variance of a dot product of random unit-variance vectors, before and after "
+                "the division by sqrt(d_k)", grids.ValueGrid([[fmpq(d_k), fmpq(1)]]))
     after = next((k for k, s in enumerate(out) if base_name(s.name) == "scaled"),
                  next((k for k, s in enumerate(out) if base_name(s.name) == "scores"),
                       len(out) - 1))
