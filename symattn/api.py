@@ -49,7 +49,8 @@ def derive(problem: Problem, language: str | None = None) -> Derivation:
     if language is not None:
         messages.load(language)           # an unknown language is an error here, not later
     derivation = pipeline.derive(problem)
-    return NotebookDerivation(derivation.problem, derivation.steps, language)
+    return NotebookDerivation(derivation.problem, derivation.steps, derivation.comparisons,
+                              language)
 
 
 def report_on_claims(derivation: Derivation) -> checker.Report | None:

@@ -77,6 +77,10 @@ def _add_document_options(parser: argparse.ArgumentParser) -> None:
     document.add_argument("--detail", choices=("summary", "full"), default="full",
                           help="full (default): substitutions and expanded rows; summary: "
                                "formulas and results only")
+    document.add_argument("--max-shift", choices=("auto", "on", "off"), default=None,
+                          help="subtract each row's largest score before the exponentials, "
+                               "as np.exp(z - z.max()) does: auto (default: the spec's "
+                               "options.max_shift, else where e^z would pass 10^6), on or off")
     document.add_argument("--expand-rows", metavar="ROWS",
                           help="query rows to write out entry by entry, 1-based, e.g. 1,3 or "
                                "all (default: the last row, or all rows when there are <= 3)")
@@ -108,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
     number_format = number_format_of(args, problem.digits, problem.rounding,
                                      "en" if args.format == "json" else language)
     _check_options(args)
+    if args.max_shift is not None:
+        import dataclasses
+
+        shift = {"auto": None, "on": True, "off": False}[args.max_shift]
+        problem = dataclasses.replace(problem, max_shift=shift)
     derivation = pipeline.derive(problem)
     if args.pdf or args.format in ("latex", "markdown"):
         return _derive_document(args, derivation, number_format, sources[0], language)

@@ -6,9 +6,10 @@ and ``derivation.softmax_grids``; nothing here formats numbers.
 
 from __future__ import annotations
 
-__all__ = ['scaled_formula', 'scale_factor', 'scale_divisor', 'source_of', 'input_step',
-           'rational_matrix', 'attention_core', 'rational_steps']
+__all__ = ['scaled_formula', 'is_unscaled', 'scale_factor', 'scale_divisor', 'source_of',
+           'input_step', 'rational_matrix', 'attention_core', 'rational_steps']
 
+import dataclasses
 from typing import Container, Iterator, cast
 
 from flint import fmpq, fmpq_mat
@@ -35,6 +36,13 @@ def scaled_formula(problem: Problem) -> str:
         body = f"\\frac{{1}}{{T}} \\cdot {body}" if problem.scale is not None else \
             f"\\frac{{{numerator}}}{{\\sqrt{{d_k}}\\, T}}"
     return body
+
+
+def is_unscaled(problem: Problem) -> bool:
+    """Whether the spec says its scores are used raw: scale "none" (and T = 1 unless the
+    scores are given as ``scaled``, which no temperature divides)."""
+    unit = isinstance(problem.scale, fmpq) and problem.scale == 1
+    return unit and ("scaled" in problem.inputs or problem.temperature == 1)
 
 
 def rational_matrix(matrix: EntryMatrix, holes_to_zero: bool = False) -> fmpq_mat:
@@ -122,8 +130,13 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
                       enumerate(row) if entry.value is NEG_INF) if start else frozenset()
     scaled = grids.ScaledGrid(base, factor, holes,
                               (matrices["Q"], matrices["K"]) if start is None else None)
-    yield make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
-                    else scaled_formula(problem), operands=() if start == "scaled" else None)
+    step = make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
+                     else scaled_formula(problem), operands=() if start == "scaled" else None)
+    if is_unscaled(problem):       # raw scores: S itself when given as such
+        given = start == "scaled"
+        step = dataclasses.replace(step, variant="raw", symbol="S" if given else step.symbol,
+                                   formula="S" if given else step.formula)
+    yield step
     any_masked = not all(all(row) for row in allowed)
     if any_masked:
         yield make_step("mask", grids.MaskGrid(allowed))

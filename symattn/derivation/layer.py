@@ -15,6 +15,7 @@ Steps, when configured (see ``layer_config``)::
     ffn = x W_FFN | a W_2 + b_2
     residual_2 = x + ffn             norm_2 = LayerNorm(...)
     h = row p                        logits = h W_vocab (tied) | h U
+    logits_exp = e^{z/T}             logits_exp_sum = their sum    (hidden: the table of probs)
     probs = softmax(logits / T)
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 __all__ = ["input_steps", "STAGES", "LAYER_STEP_INFO", "most_likely_tokens"]
 
+import dataclasses
 from typing import Callable, Sequence
 
 from flint import fmpq
@@ -54,6 +56,10 @@ LAYER_STEP_INFO: dict[str, StepInfo] = {
                        "each row centred and divided by its standard deviation"),
     "h": StepInfo("h", "\\text{row } p", (), "the representation read out for prediction"),
     "logits": StepInfo("z", "h\\,W_{vocab}", ("h", "W_vocab"), "a score per vocabulary token"),
+    "logits_exp": StepInfo("e^{z}", "e^{z_j / T}", ("logits",),
+                           "exponentials of the logits (the probabilities' table)"),
+    "logits_exp_sum": StepInfo("\\Sigma", "\\sum_j e^{z_j / T}", ("logits_exp",),
+                               "sum of the exponentials of the logits"),
     "probs": StepInfo("P", "\\operatorname{softmax}(z / T)", ("logits",),
                       "next-token probabilities"),
 }
@@ -244,8 +250,17 @@ def readout(problem: Problem, earlier: Sequence[Step]) -> list[Step]:
     added.add("logits", (1, size), _matrix_product("h", unembedding), formula=formula,
               operands=("h", operand_name))
     temperature = config.temperature
+    plain = temperature == 1
+    # e^z and its sum: the table of the probabilities (hidden steps, claimable)
+    added.add("logits_exp", (1, size), lambda operand, i, j: arith.exp(
+        arith.divide(operand("logits", i, j), temperature)),
+              formula="e^{z_j}" if plain else None)
+    added.add("logits_exp_sum", (1, 1), lambda operand, i, _: arith.total(
+        operand("logits_exp", i, k) for k in range(size)),
+              formula="\\sum_j e^{z_j}" if plain else None)
+    added.steps[-2:] = [dataclasses.replace(step, hidden=True) for step in added.steps[-2:]]
     added.add("probs", (1, size), _softmax_rule("logits", size, temperature),
-              formula="\\operatorname{softmax}(z)" if temperature == 1 else None)
+              formula="\\operatorname{softmax}(z)" if plain else None)
     return added.steps
 
 

@@ -56,8 +56,11 @@ def _derive(problem: Problem) -> Derivation:
         steps += multihead.build_steps(problem)
     else:
         steps += rational_steps(problem)
-    from symattn.derivation import diagnostics
+    from symattn.derivation import compare, diagnostics, max_shift, variance
 
+    steps = max_shift.apply(problem, steps)
     for stage in layer.STAGES + diagnostics.STAGES:
         steps += stage(problem, steps)
-    return Derivation(problem, tuple(steps))
+    steps = variance.insert(problem, steps)
+    comparisons = compare.build(problem, _derive) if problem.compare else ()
+    return Derivation(problem, tuple(steps), comparisons)

@@ -12,7 +12,8 @@ The step names are canonical and shared by the checker and every renderer::
 
 from __future__ import annotations
 
-__all__ = ['StepInfo', 'STEP_INFO', 'STEP_NAMES', 'Operand', 'EntryRule', 'Step', 'Derivation',
+__all__ = ['StepInfo', 'STEP_INFO', 'STEP_NAMES', 'Operand', 'EntryRule', 'Step', 'Side',
+           'Compared', 'Derivation',
            'formula_step', 'make_step', 'step_shape']
 
 from dataclasses import dataclass
@@ -86,6 +87,9 @@ class Step:
     description: str
     value: grids.Grid
     entry: EntryRule | None = None
+    hidden: bool = False     # computed (and claimable) but not laid out on the page
+    variant: str = ""        # how the page words it: "raw" for scores used unscaled
+
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -93,11 +97,38 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Side:
+    """One side of a comparison (``derivation.compare``): one query row's scores fed
+    to softmax, its weights and their entropy in bits."""
+
+    kind: str                       # given | times | temperature | unscaled | scaled
+    number: Exact | None            # the side's factor or temperature
+    scores: tuple[Exact, ...]
+    weights: tuple[Exact, ...]
+    entropy: Exact
+    largest: int = 0                # the key with the largest weight (0-based)
+    smallest: int = 0               # the key with the smallest weight of those not masked
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A comparison block of the spec: its row (0-based), its two sides, and the
+    largest entropy the row could have (log2 of the keys it may see)."""
+
+    kind: str                       # times | temperature | scaling
+    row: int
+    sides: tuple[Side, Side]
+    entropy_max: Exact
+
+
+@dataclass(frozen=True)
 class Derivation:
-    """The steps of one problem, in order; index by step name."""
+    """The steps of one problem, in order; index by step name. ``comparisons``:
+    the spec's side-by-side blocks (``derivation.compare``)."""
 
     problem: Problem
     steps: tuple[Step, ...]
+    comparisons: tuple[Compared, ...] = ()
 
     def __getitem__(self, name: str) -> Step:
         for step in self.steps:

@@ -31,7 +31,7 @@ from symattn.values.rules import Rounding, parse_rounding
 
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
                 "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads",
-                "positions", "position_base")
+                "positions", "position_base", "max_shift")
 
 
 class OptionFields(TypedDict, total=False):
@@ -50,6 +50,7 @@ class OptionFields(TypedDict, total=False):
     positions: Positions
     digits: int
     rounding: Rounding
+    max_shift: bool | None
 
 
 def _read_d_k(raw: Any, where: Location) -> OptionFields:
@@ -118,6 +119,16 @@ def _read_rounding(raw: Any, where: Location) -> OptionFields:
         raise InputError(error.message, where) from None
 
 
+def _read_max_shift(raw: Any, where: Location) -> OptionFields:
+    """``max_shift``: "auto" (shift where an exponential would pass about 10^6), true, false."""
+    if isinstance(raw, bool):
+        return {"max_shift": raw}
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word in ("auto", "on", "off", "true", "false"):
+        return {"max_shift": None if word == "auto" else word in ("on", "true")}
+    raise InputError(f"max_shift must be \"auto\", true or false, got {describe(raw)}", where)
+
+
 OptionReader = Callable[[Any, Location], OptionFields]
 
 # In the order they are read, which decides the error reported when several
@@ -129,6 +140,7 @@ _READERS: dict[tuple[str, ...], OptionReader] = {
     ("query_positions",): _read_query_positions, ("heads",): _read_heads,
     ("kv_heads",): _read_kv_heads, ("position_base",): _read_position_base,
     ("positions",): _read_positions, ("digits",): _read_digits, ("rounding",): _read_rounding,
+    ("max_shift",): _read_max_shift,
 }
 
 

@@ -29,6 +29,7 @@ from flint import fmpq
 from symattn.defaults import DIGITS, POSITION_BASE, ROUNDING
 from symattn.errors import InputError, Location
 from symattn.problem import shapes
+from symattn.problem.comparisons import Comparison
 from symattn.problem.layer_config import FeedForward, Readout, Vocabulary
 from symattn.problem.limits import DEFAULT as DEFAULT_LIMITS
 from symattn.problem.limits import Limits, check_problem
@@ -69,7 +70,9 @@ class Problem:
     kv_heads: int | None = None             # grouped-query attention: K/V heads shared
     positions: Positions = Positions.NONE   # sinusoidal: added to X; rope: rotates Q, K
     position_base: int = POSITION_BASE      # the 10000 in the sinusoid / RoPE frequencies
-    diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian
+    diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian, variance
+    max_shift: bool | None = None           # None: only where e^z would pass about 10^6
+    compare: tuple[Comparison, ...] = ()    # side-by-side variants (derivation.compare)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,

@@ -21,6 +21,7 @@ from flint import fmpq
 
 from symattn.errors import InputError, Location, ShapeError
 from symattn.messages import LANGUAGES
+from symattn.problem.comparisons import Comparison, read_compare
 from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
                                           read_readout, read_sequence, read_vocabulary)
 from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
@@ -31,9 +32,10 @@ from symattn.values.exact import NEG_INF
 
 INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
                "scaled")
-DIAGNOSTICS = ("entropy", "jacobian")
+DIAGNOSTICS = ("entropy", "jacobian", "variance")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
-                   "options", "claims", "vocabulary", "ffn", "readout", "diagnostics")
+                   "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
+                   "compare")
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -45,6 +47,7 @@ class LayerFields(TypedDict, total=False):
     ffn: FeedForward
     readout: Readout
     diagnostics: tuple[str, ...]
+    compare: tuple[Comparison, ...]
 
 
 class _TextFields(TypedDict):
@@ -143,6 +146,8 @@ def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:
         layer["diagnostics"] = tuple(name for name in DIAGNOSTICS
                                      if name in table and read_bool(table[name],
                                                                     here.at(key=name)))
+    if "compare" in data:
+        layer["compare"] = read_compare(data["compare"], where.at(key="compare"))
     return layer
 
 

@@ -99,7 +99,7 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     """
     options = options or default_options(derivation)
     document = worked.build(derivation, report, options, latex.escape_text)
-    chosen = [model for step, model in zip(derivation.steps, document.steps)
+    chosen = [model for step, model in zip(worked.shown_steps(derivation), document.steps)
               if steps is None or step.name in steps]
     chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
     return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,

@@ -35,10 +35,11 @@ QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "
                              "weights", "output", "residual_1", "norm_1", "ffn_hidden",
                              "ffn_activated", "ffn", "residual_2", "norm_2", "concat",
                              "entropy", "entropy_max", "jacobian_norm",
-                             "jacobian_norm_unscaled"})
+                             "jacobian_norm_unscaled", "row_max", "shifted", "exp_shifted",
+                             "exp_shifted_sum"})
 # Steps that are one column (a value per query row): reported with one index.
 COLUMN_STEPS = frozenset({"exp_sum", "entropy", "entropy_max", "jacobian_norm",
-                          "jacobian_norm_unscaled"})
+                          "jacobian_norm_unscaled", "row_max", "exp_shifted_sum"})
 _KEY = re.compile(r"^\s*(?P<step>(?:head\d+\.)?[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
                   r"(?:\.\s*(?P<part>terms|sum))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 _SKIP = ("?", "")

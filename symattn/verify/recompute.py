@@ -257,9 +257,21 @@ def _weights(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
         row, row_used = path.traced_sum(row_sum_term(source, i, c)
                                         for c in path.open_columns(prefix, i))
         return arith.divide(value, row), used | row_used
-    numerator, used = path.operand(prefix + "exp", i, j)
-    denominator, denominator_used = path.operand(prefix + "exp_sum", i, 0)
+    exp, exp_sum = ("exp_shifted", "exp_shifted_sum") if _printed_shifted(path, prefix, i) \
+        else ("exp", "exp_sum")
+    numerator, used = path.operand(prefix + exp, i, j)
+    denominator, denominator_used = path.operand(prefix + exp_sum, i, 0)
     return arith.divide(numerator, denominator), used | denominator_used
+
+
+def _printed_shifted(path: DocumentPath, prefix: str, i: int) -> bool:
+    """Whether the document printed row i's max-shifted exponentials (or their sum):
+    its weights then follow from those (``derivation.max_shift``)."""
+    if not path.has(prefix + "exp_shifted"):
+        return False
+    return any(target.row == i and target.step in (prefix + "exp_shifted",
+                                                   prefix + "exp_shifted_sum")
+               for target in path.printed)
 
 
 def _output(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:

@@ -8,7 +8,7 @@ headings of steps), ``cells`` (numbers), ``layout`` (matrices that fit),
 by entry) and ``claims`` (printed numbers with their verdicts).
 """
 
-from symattn.render.worked.builder import DETAILS, Options, build
+from symattn.render.worked.builder import DETAILS, Options, build, shown_steps
 from symattn.render.worked.labels import expand_row_indices, row_labels
 
-__all__ = ["Options", "build", "DETAILS", "expand_row_indices", "row_labels"]
+__all__ = ["Options", "build", "shown_steps", "DETAILS", "expand_row_indices", "row_labels"]

@@ -16,7 +16,7 @@ escaped by ``escape`` for the output format. Templates only lay them out.
 
 from __future__ import annotations
 
-__all__ = ["Options", "build", "DETAILS"]
+__all__ = ["Options", "build", "shown_steps", "DETAILS"]
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +42,8 @@ from symattn.render.worked.model import (Document, Expansion, Heatmap, Pair, Ste
                                          StepModel, Value)
 from symattn.render.worked.names import (description, formula_words, heading, sentence,
                                          step_kind)
+from symattn.render.worked.products import probs_row, product_row
+from symattn.render.worked.comparisons import comparison_models
 from symattn.render.worked.rows import output_row, scaled_row, score_row
 from symattn.render.worked.table import softmax_row
 from symattn.render.worked.steps import (divisor_shown, has_masked, numbers_text, scale_info,
@@ -59,6 +61,12 @@ class Options:
     expand_rows: tuple[int, ...] | None = None
     limit: int | None = ROWS_SHOWN
     language: str = "en"        # the prose: headings and step descriptions (messages)
+
+
+def shown_steps(derivation: Derivation) -> list[Step]:
+    """The steps a worked example lays out: all but the hidden ones (the unshifted
+    exponentials of a max-shifted softmax, ``derivation.max_shift``)."""
+    return [step for step in derivation if not step.hidden]
 
 
 def build(derivation: Derivation, report: Report | None = None, options: Options | None = None,
@@ -116,7 +124,9 @@ class _Builder:
 
     def document(self) -> Document:
         """The whole worked example."""
-        steps = tuple(self.step(step, number) for number, step in enumerate(self.d, start=1))
+        steps = tuple(self.step(step, number)
+                      for number, step in enumerate(shown_steps(self.d), start=1))
+        comparisons = comparison_models(self)
         problem = self.problem
         report = self.report
         source = Path(problem.source).name if problem.source else ""
@@ -129,7 +139,8 @@ class _Builder:
                         for pair in setup_pairs(self.d, self.cells, self.catalog)), steps=steps,
             summary=summary(report) if report is not None and report.verdicts else None,
             cyrillic=self.names.cyrillic or self.options.language in ("ru", "uk"),
-            max_columns=str(self.grid.max_columns), language=self.options.language)
+            max_columns=str(self.grid.max_columns), language=self.options.language,
+            comparisons=comparisons)
 
     def step(self, step: Step, number: int) -> StepModel:
         """One step: formula, operands substituted (full detail), result, expanded rows."""
@@ -137,8 +148,7 @@ class _Builder:
         self.prefix = split_name(name)[0]
         info = step_info(kind, step, self.problem, self.cells)
         operands = step_operands(self.grid, kind, step) if self.full else {}
-        expand = _EXPANSIONS.get(kind) if self.full else None
-        expansions = tuple(expand(self, i) for i in self.expanded) if expand else ()
+        expansions = self.expansions(kind, name)
         relation = "=" if all(m.exact for m in operands.values()) else r"\approx"
         result = self.grid.result(name, approximate=relation != "=")
         if len(result) > 1 and any(m.rows == result[0].matrix.rows for m in operands.values()):
@@ -166,6 +176,18 @@ class _Builder:
             return self.token(j, "key") or f"$k_{{{j + 1}}}$"
 
         return self.grid.heatmap(name, row, column)
+
+    def expansions(self, kind: str, name: str) -> tuple[Expansion, ...]:
+        """The chosen rows written out entry by entry (full detail only)."""
+        if not self.full:
+            return ()
+        if kind == "product":       # the layer after attention (products.py)
+            rows = [0] if self.d[name].shape[0] == 1 else self.expanded
+            return tuple(product_row(self, name, i) for i in rows)
+        if kind == "probs":
+            return (probs_row(self),)
+        expand = _EXPANSIONS.get(kind)
+        return tuple(expand(self, i) for i in self.expanded) if expand else ()
 
     # ---------------------------------- what rows.py asks about the family being built
     def n(self, base: str) -> str:

@@ -176,21 +176,22 @@ class Cells:
     def _structural(self, name: str, i: int, j: int) -> str | None:
         """Exact LaTeX of an irrational entry from the step's definition."""
         prefix, base = split_name(name)
-        if base == "exp" and self.d[name].operands:
+        if base in ("exp", "exp_shifted") and self.d[name].operands:
             argument = self.exact(self.d[name].operands[0], i, j, inline=True)
             return None if argument is None else latex.exp_latex(argument)
+        if base == "exp_shifted_sum":
+            return self._exponential_sum(prefix + "exp_shifted", i)
         if prefix + "exp" not in self.d:
             return None
         if base == "exp_sum":
-            return self._exponential_sum(prefix, i)
+            return self._exponential_sum(prefix + "exp", i)
         if base == "weights" or base == "output" and \
                 self.d[name].operands == (prefix + "weights", prefix + "V"):
             return self._quotient(prefix, base, i, j)
         return None
 
-    def _exponential_sum(self, prefix: str, i: int) -> str | None:
-        """Row i's sum of exponentials, the zero ones (masked keys) left out."""
-        exp = prefix + "exp"
+    def _exponential_sum(self, exp: str, i: int) -> str | None:
+        """Row i's sum of the exponentials ``exp``, the zero ones (masked keys) left out."""
         terms = []
         for c in self.d[exp].value.columns():
             if self.raw(exp, i, c) == 0:
@@ -201,20 +202,30 @@ class Cells:
             terms.append(term)
         return latex.sum_latex(terms)
 
+    def exponentials(self, prefix: str) -> tuple[str, str]:
+        """The exponentials and row sums the weights divide: shifted ones when the
+        softmax is max-shifted (``derivation.max_shift``), else exp and exp_sum."""
+        weights = prefix + "weights"
+        if weights in self.d and split_name(self.d[weights].operands[0] if
+                                            self.d[weights].operands else "")[1] == "exp_shifted":
+            return prefix + "exp_shifted", prefix + "exp_shifted_sum"
+        return prefix + "exp", prefix + "exp_sum"
+
     def _quotient(self, prefix: str, base: str, i: int, j: int) -> str | None:
         """A weight e^z / sum, or an output entry (sum of v e^z) / sum."""
-        if prefix + "exp_sum" not in self.d:
+        exp, exp_sum = self.exponentials(prefix)
+        if exp_sum not in self.d:
             return None
-        denominator = self.exact(prefix + "exp_sum", i, 0)
-        numerator = self.exact(prefix + "exp", i, j) if base == "weights" else \
-            self._weighted_exponentials(prefix, i, j)
+        denominator = self.exact(exp_sum, i, 0)
+        numerator = self.exact(exp, i, j) if base == "weights" else \
+            self._weighted_exponentials(prefix, exp, i, j)
         if numerator is None or denominator is None:
             return None
         return latex.frac_latex(numerator, denominator)
 
-    def _weighted_exponentials(self, prefix: str, i: int, j: int) -> str | None:
+    def _weighted_exponentials(self, prefix: str, exp: str, i: int, j: int) -> str | None:
         """Component j of row i's sum of value rows times their exponentials."""
-        exp, values = prefix + "exp", prefix + "V"
+        values = prefix + "V"
         terms = []
         for c in self.d[exp].value.columns():
             if self.raw(exp, i, c) == 0 or self.raw(values, c, j) == 0:

@@ -10,8 +10,8 @@ from __future__ import annotations
 __all__ = ["LINE_WIDTH", "printed_width", "Shown", "Cell", "MatrixRows", "Matrix", "Line", "Value",
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
-           "OutputRow", "Expansion", "HeatCell", "Heatmap", "StepModel", "Pair", "Summary",
-           "Document"]
+           "OutputRow", "ProductEntry", "ProductRow", "Expansion", "HeatCell", "Heatmap",
+           "StepModel", "Pair", "Summary", "CompareRow", "CompareModel", "Document"]
 
 from dataclasses import dataclass, field
 from typing import Mapping, Union
@@ -224,8 +224,30 @@ class OutputRow:
     fully_masked: bool
 
 
-# A query row written out entry by entry (rows.py), one record per kind of step.
-Expansion = Union[ScoreRow, ScaledRow, SoftmaxRow, OutputRow]
+@dataclass(frozen=True)
+class ProductEntry:
+    """One entry of a product of matrices written out (the FFN, W_O, the logits)."""
+
+    lhs: str                   # f_{3,1}
+    symbolic: str              # o_{3,1} w_{1,1} + o_{3,2} w_{2,1} (+ b_{1})
+    substituted: str           # the factors as printed: 0.48 \cdot 0.5 + ...
+    terms: str                 # each product of the printed factors, rounded ("" if one term)
+    relation: str              # "=" or "\approx" before the terms
+    total: str                 # math: the printed terms added up
+    total_relation: str        # "=" or "\approx" before the total
+    compact: bool = False      # short enough for one line
+
+
+@dataclass(frozen=True)
+class ProductRow:
+    query: str                 # math row label ("" for the single row of the logits)
+    token: str                 # text
+    entries: tuple[ProductEntry, ...]
+    elided: bool               # some columns are not shown
+
+
+# A query row written out entry by entry (rows.py, products.py), one record per kind of step.
+Expansion = Union[ScoreRow, ScaledRow, SoftmaxRow, OutputRow, ProductRow]
 
 
 @dataclass(frozen=True)
@@ -283,6 +305,29 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class CompareRow:
+    key: str                   # math key label
+    token: str                 # text
+    scores: tuple[str, str]    # math: the score fed to softmax on each side
+    weights: tuple[str, str]   # math
+    percents: tuple[str, str]  # math
+
+
+@dataclass(frozen=True)
+class CompareModel:
+    """A comparison block laid out as the seeds lay it out: two tables side by side."""
+
+    heading: str               # text
+    intro: str                 # text (LaTeX text: may hold $...$)
+    row: str                   # text: "Row 3 (venku)"
+    labels: tuple[str, str]    # text: what each side is
+    rows: tuple[CompareRow, ...]
+    entropy: tuple[str, str]   # math, in bits
+    entropy_max: str           # math
+    note: str                  # text: the largest and the smallest weight, before and after
+
+
+@dataclass(frozen=True)
 class Document:
     title: str                 # text
     description: str           # text
@@ -298,3 +343,4 @@ class Document:
     cyrillic: bool             # some text needs the T2A font encoding
     max_columns: str           # widest matrix, for amsmath's MaxMatrixCols
     language: str = "en"       # the language of the prose (messages.LANGUAGES)
+    comparisons: tuple[CompareModel, ...] = ()   # shown after the attention weights

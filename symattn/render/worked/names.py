@@ -37,22 +37,32 @@ class StepLike(Protocol):
 
 
 # Steps with a template of their own (docs/templates.md); the rest are "generic".
-KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output")
+KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output",
+         "row_max", "shifted", "exp_shifted", "exp_shifted_sum", "variance")
+
+
+# Catalog tables with headings of their own steps ([maxshift.heading], ...).
+_TABLES = ("maxshift", "variance", "ffn")
 
 
 def step_kind(step: StepLike) -> str:
     """The template a step is laid out with (docs/templates.md)."""
     prefix, base = split_name(step.name)
-    if base == "mask":
-        return "mask"
+    if base in ("mask", "variance"):
+        return base
     if not step.operands:
         return "input"
     if base in ("Q", "K", "V"):
         return "generic" if prefix else "projection"
     if base == "scaled" and prefix:
         return "generic"              # a head's own scale is not the problem's
+    if base == "output" and step.operands == ("concat", "W_O") or \
+            base in ("ffn", "ffn_hidden", "logits") and len(step.operands) >= 2:
+        return "product"              # a row times a matrix, written out (products.py)
+    if base in ("concat", "probs"):
+        return base
     if base == "output" and step.operands != (prefix + "weights", prefix + "V"):
-        return "generic"              # e.g. multi-head: Concat(heads) W_O
+        return "generic"              # e.g. multi-head: the concatenation without W_O
     return base if base in KINDS else "generic"
 
 
@@ -68,6 +78,8 @@ def sentence(text: str) -> str:
 def description(step: StepLike, catalog: Catalog) -> str:
     """The step's description in the catalog's language (LaTeX); the engine's own
     (English) only for a step the catalogs do not know."""
+    if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
+        return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
     base = base_name(step.name)
     if base == "output" and step_kind(step) == "generic" and "description.output_multi" in catalog:
         base = "output_multi"
@@ -82,6 +94,14 @@ def heading(step: StepLike, catalog: Catalog) -> str:
     else its description."""
     headings = catalog["heading"]
     prefix, base = split_name(step.name)
+    if step.variant == "raw":
+        return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
+    key = "mixed" if base == "output" and step.operands == ("concat", "W_O") else base
+    extra = next((catalog.text(f"{table}.heading.{key}") for table in _TABLES
+                  if f"{table}.heading.{key}" in catalog), None)
+    if extra is not None:
+        return extra if not prefix else catalog.fill("heading.of_head", heading=extra,
+                                                     head=prefix.rstrip("."))
     if step.name in headings:
         return str(headings[step.name])
     if base in headings and step.operands:

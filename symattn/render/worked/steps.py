@@ -32,11 +32,13 @@ from symattn.derivation.steps import Derivation, Step
 from symattn.messages import Catalog
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
+from symattn.render.worked.shift import KINDS as SHIFT_KINDS, operands as shift_operands
+from symattn.render.worked.products import factors
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Matrix, Pair, Shown
-from symattn.values.exact import NEG_INF, Surd, exact_text
+from symattn.values.exact import NEG_INF, Surd, exact_text, surd_sqrt
 from symattn.values.number_format import NumberFormat
 
 # The matrices each kind substitutes into its formula: (name in the template,
@@ -57,6 +59,15 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
         return {"X": layout.operand("X"), "W": layout.operand(f"W_{step.name}")}
     if kind == "exp":
         return {"Z": layout.exp_of(step.operands[0])}
+    if kind in SHIFT_KINDS:
+        return shift_operands(layout, kind, step)
+    if kind == "product":         # x W (+ b): the FFN, W_O, the logits (products.py)
+        left, right, bias = factors(step.operands)
+        transposed = layout.d[right].shape[0] != layout.d[left].shape[1]
+        matrices = {"A": layout.operand(left), "B": layout.operand(right, transpose=transposed)}
+        return {**matrices, "b": layout.operand(bias)} if bias else matrices
+    if kind == "concat":
+        return {name: layout.operand(name) for name in step.operands}
     prefix = split_name(step.name)[0]
     if kind == "scores" and len(step.operands) == 2:   # Q K^T, or Q_rot K_rot^T (RoPE)
         left, right = (prefix + split_name(o)[1] for o in step.operands)
@@ -71,8 +82,26 @@ def step_info(kind: str, step: Step, problem: Problem, cells: Cells) -> dict[str
         return scale_info(problem, cells)
     if kind == "mask":
         return mask_info(problem.mask)
+    if kind == "product":
+        left, right, bias = factors(step.operands)
+        d = cells.d
+        turned = d[right].shape[0] != d[left].shape[1]
+        return {"left": d[left].symbol, "right": d[right].symbol + ("^{\\top}" if turned else ""),
+                "bias": d[bias].symbol if bias else "", "single": "yes" if step.shape[0] == 1
+                else ""}
+    if kind == "variance":
+        d_k = problem.d_k_value or 0
+        root = surd_sqrt(fmpq(d_k))
+        value = cells.make_value(root, latex.exact_latex(root, cells.locale))
+        return {"d_k": str(d_k), "root": value.exact if value.is_exact else
+                f"{value.exact} \\approx {value.decimal}"}
+    if kind == "probs":
+        temperature = problem.readout.temperature if problem.readout else fmpq(1)
+        return {"temperature": "" if temperature == 1 else cells.any_latex(temperature)}
     if kind == "weights":
-        return {"normalisation": problem.normalisation}
+        return {"normalisation": problem.normalisation,
+                "shifted": "yes" if split_name(step.operands[0] if step.operands else "")[1]
+                == "exp_shifted" else ""}
     return {}
 
 

@@ -62,7 +62,7 @@ def _exponentials(b: Any, i: int, open_keys: list[int]
                   ) -> tuple[dict[int, Number], Number, NumberFormat]:
     """The exponentials and their sum with the fewest guard digits that make the
     weights follow from them (and the sum round as the exact sum does)."""
-    exp, exp_sum = b.n("exp"), b.n("exp_sum")
+    exp, exp_sum = b.cells.exponentials(b.prefix)    # shifted ones after a max-shift
     target = _format(b.fmt, b.raw(exp_sum, i, 0))
     for guard in range(GUARD_DIGITS + 1):
         fmt = finer(b.fmt, guard)
@@ -78,12 +78,15 @@ def _exponentials(b: Any, i: int, open_keys: list[int]
 def _scores(b: Any, i: int, source: str, exps: dict[int, Number], fmt: NumberFormat
             ) -> dict[int, Number]:
     """The scores, all with the fewest guard digits whose exponentials round as
-    printed (``fmt``: the exponentials' format)."""
+    printed (``fmt``: the exponentials' format; after a max-shift they are e^(z - m))."""
+    shifted = b.cells.exponentials(b.prefix)[0] != b.n("exp")
+    shift = b.raw(b.n("row_max"), i, 0) if shifted else fmpq(0)
     scores: dict[int, Number] = {}
     for guard in range(GUARD_DIGITS + _SCORE_GUARD + 1):
         scores = {j: shown_number(b, b.raw(source, i, j), finer(b.fmt, guard)) for j in exps}
-        if all(score.exact or exps[j].exact or not isinstance(score.value, fmpq) or
-               _format(fmt, arith.exp(score.value)) == _format(fmt, exps[j].value)
+        if not isinstance(shift, fmpq) or all(
+               score.exact or exps[j].exact or not isinstance(score.value, fmpq) or
+               _format(fmt, arith.exp(score.value - shift)) == _format(fmt, exps[j].value)
                for j, score in scores.items()):
             break
     return scores
@@ -148,6 +151,7 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
     keys, _ = b.keys(i)
     source = b.n("masked") if b.n("masked") in b.d else b.n("scaled")
     softmax = b.problem.normalisation == "softmax" and b.n("exp") in b.d
+    exp_name, exp_sum_name = b.cells.exponentials(b.prefix)    # shifted after a max-shift
     open_keys = [j for j in range(b.d[b.n("scaled")].shape[1]) if b.allowed(i, j)]
     fully = not open_keys
     working = _working(b, i, source, open_keys) if softmax and not fully else \
@@ -161,7 +165,7 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
             continue
         score = _value(working.scores[j]) if j in working.scores else b.value(source, i, j)
         exp = _value(working.exps[j]) if j in working.exps else \
-            b.value(b.n("exp"), i, j) if softmax else b.value(source, i, j)
+            b.value(exp_name, i, j) if softmax else b.value(source, i, j)
         weight = b.raw(b.n("weights"), i, j)
         percent, _, percent_text = _percent(b, weight)
         entries.append(SoftmaxEntry(
@@ -169,9 +173,9 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
             weight=b.value(b.n("weights"), i, j), percent=percent, masked=not b.allowed(i, j)))
         shown += _entry_shown(b, i, j, source, working, tag, percent_text)
     if working.total is not None and working.total.text:
-        shown.append(Shown(b.n("exp_sum"), i, 0, working.total.text, label=tag))
+        shown.append(Shown(exp_sum_name, i, 0, working.total.text, label=tag))
     if softmax:
-        total = b.value(b.n("exp_sum"), i, 0)
+        total = b.value(exp_sum_name, i, 0)
     else:
         raw_total = b.total(b.raw(source, i, j) for j in open_keys)
         total = b.make_value(raw_total, latex.exact_latex(raw_total, b.locale))
@@ -201,7 +205,8 @@ def _entry_shown(b: Any, i: int, j: int, source: str, working: _Working, tag: st
     """The numbers of key j's line of the table, for the page's own check."""
     out = []
     weight = shown_number(b, b.raw(b.n("weights"), i, j), b.fmt)
-    for step, number in ((source, working.scores.get(j)), (b.n("exp"), working.exps.get(j)),
+    exp = b.cells.exponentials(b.prefix)[0]      # shifted ones after a max-shift
+    for step, number in ((source, working.scores.get(j)), (exp, working.exps.get(j)),
                          (b.n("weights"), weight)):
         if number is not None and number.text:
             out.append(Shown(step, i, j, number.text, label=tag))
