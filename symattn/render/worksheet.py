@@ -78,22 +78,25 @@ def grouped(value: int) -> str:
     return r"\,".join([digits] + groups) if digits else r"\,".join(groups)
 
 
-def blank_width(texts: Sequence[str]) -> str:
-    """The width of a blank for answers printed as ``texts`` (the widest), in em.
+def blank_width(kind: str, places: int) -> str:
+    """The width of every blank of a ``kind`` (number, size) on a sheet, in em: the
+    same for every answer, so that a box does not tell its answer's length.
 
-    >>> blank_width(["0,246", "-0,5"]), blank_width(["1"])
-    ('4.0em', '2.5em')
+    >>> blank_width("number", 3), blank_width("number", 1), blank_width("size", 3)
+    ('4.6em', '3.4em', '6.5em')
     """
-    longest = max((len(t) for t in texts), default=1)
-    return f"{max(2.5, round(0.6 * longest + 1.0, 1))}em"
+    if kind == "size":
+        return "6.5em"
+    return f"{round(0.6 * (places + 3) + 1.0, 1)}em"
 
 
 # ----------------------------------------------------------------- fragments
 class _Context:
-    def __init__(self, catalog: Catalog, locale: str, key: bool) -> None:
+    def __init__(self, catalog: Catalog, locale: str, key: bool, places: int = 3) -> None:
         self.catalog = catalog
         self.locale = locale
         self.key = key
+        self.places = places
 
     def math(self, fragment: Fragment) -> str:
         """A fragment as math (Num, Math) or as text wrapped for math (the rest)."""
@@ -139,8 +142,9 @@ class _Context:
         return number_math(blank.value, blank.places, self.locale)
 
 
-def _width(blanks: Sequence[Blank], locale: str) -> str:
-    return blank_width([b.expected(locale) for b in blanks])
+def _width(blanks: Sequence[Blank], context: _Context) -> str:
+    kind = "size" if any(b.kind == "size" for b in blanks) else "number"
+    return blank_width(kind, context.places)
 
 
 # --------------------------------------------------------------------- parts
@@ -187,7 +191,7 @@ def _given(part: Given, context: _Context) -> PartView:
 
 @_part.register
 def _blanks(part: Blanks, context: _Context) -> PartView:
-    width = _width(part.blanks, context.locale)
+    width = _width(part.blanks, context)
     items = tuple({"label": b.label, **context.cell(b, width)} for b in part.blanks)
     return PartView("blanks", _caption(part, context), items=items)
 
@@ -196,14 +200,14 @@ def _blanks(part: Blanks, context: _Context) -> PartView:
 def _grid(part: Grid, context: _Context) -> PartView:
     blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
     return PartView("grid", _caption(part, context), label=part.label,
-                    rows=_matrix(part.rows, context, _width(blanks, context.locale)))
+                    rows=_matrix(part.rows, context, _width(blanks, context)))
 
 
 @_part.register
 def _table(part: Table, context: _Context) -> PartView:
     caption = _caption(part, context)
     blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
-    width = _width(blanks, context.locale)
+    width = _width(blanks, context)
     rows = tuple(tuple(context.cell(c, width, math=False) for c in row) for row in part.rows)
     header = tuple(context.text(h) for h in part.header)
     columns = "".join("l" if all(isinstance(row[k], Msg) for row in part.rows) else "c"
@@ -216,7 +220,7 @@ def _choice(part: Choice, context: _Context) -> PartView:
     caption = _caption(part, context)
     blank = part.blank
     labelled = [(option, context.text(label)) for option, label in zip(blank.options, part.labels)]
-    options = tuple({"mark": blank.marks[k], "text": text,
+    options = tuple({"mark": blank.mark(k, context.locale), "text": text,
                      "correct": context.key and option == blank.value}
                     for k, (option, text) in enumerate(labelled))
     inline = sum(len(text) + 8 for _, text in labelled) <= INLINE_CHOICES
@@ -302,10 +306,13 @@ def _exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, A
 def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None) -> str:
     """The LaTeX of a worksheet (``key=False``) or of its answer key."""
     catalog = messages.load(sheet.language)
-    context = _Context(catalog, sheet.language, key)
+    context = _Context(catalog, sheet.language, key, sheet.places)
     exercises = tuple(_exercise(k, e, context) for k, e in enumerate(sheet.exercises, 1))
-    variant = catalog.fill("sheet.variant", variant=str(sheet.variant),
-                           variants=str(sheet.variants), seed=str(sheet.seed))
+    # The sheet shows a neutral code only; the key maps it back to the variant and seed.
+    variant = catalog.fill("sheet_lesson.key_variant", code=sheet.code,
+                           variant=str(sheet.variant), variants=str(sheet.variants),
+                           seed=str(sheet.seed)) if key else \
+        catalog.fill("sheet_lesson.code", code=sheet.code)
     title = latex.escape_text(sheet.title) if sheet.title else catalog.text("sheet.title")
     document = {
         "language": sheet.language, "babel": BABEL[sheet.language],

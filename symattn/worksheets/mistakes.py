@@ -165,10 +165,11 @@ def well_posed(attention: Attention) -> bool:
     return all(len(set(row)) == len(row) for row in scores_of(attention.Q, K))
 
 
-def _draw_well_posed(rng: random.Random) -> Attention:
-    """A 3-token causal problem with d_k = 2 (a rounded sqrt(2) is what carries)."""
+def _draw_well_posed(rng: random.Random, d_k: int, d_v: int) -> Attention:
+    """A 3-token causal problem; d_k = 2 (a rounded sqrt(2) is what carries) or 4
+    (calculator-free: the scaled scores are halves)."""
     for _ in range(_DRAWS):
-        attention = draw_attention(rng, 3, 3, 2, 2)
+        attention = draw_attention(rng, 3, 3, d_k, d_v)
         if well_posed(attention):
             return attention
     raise AssertionError("no well-posed problem found")    # pragma: no cover
@@ -202,7 +203,11 @@ def find_error(rng: random.Random, setup: Setup) -> Exercise:
             if mistake == "kv_swapped" and len(attention.K[0]) != len(attention.V[0]):
                 continue
         else:           # a causal derivation needs as many queries as keys: own numbers
-            attention = _draw_well_posed(rng)
+            # Calculator-free: d_k = 4, so that the scaled scores are halves (and d_v = 4
+            # when K and V are to be swapped).
+            free = setup.numbers == "calculator-free"
+            d_v = 4 if free and mistake == "kv_swapped" else 2
+            attention = _draw_well_posed(rng, 4 if free else 2, d_v)
         printed, places, detail = _planted(attention, mistake, rng, setup.places)
         spec = attention_spec(attention, mask="causal")
         rows = asked_row(derive_spec(spec), printed, places, PLANTED_STEP[mistake])
