@@ -20,7 +20,8 @@ The preamble sets up babel for the language, the T1 and T2A font encodings
 
 from __future__ import annotations
 
-__all__ = ["render", "sheet_latex", "key_latex", "BABEL", "blank_width", "number_math"]
+__all__ = ["render", "sheet_latex", "key_latex", "short_key_latex", "BABEL", "blank_width",
+           "number_math", "fraction_math"]
 
 import re
 from dataclasses import dataclass
@@ -66,6 +67,31 @@ def number_math(value: Any, places: int | None, locale: str) -> str:
     formatted = NumberFormat(digits=None, places=places, locale=locale).format(value)
     assert formatted is not None
     return latex.math_decimal(formatted)
+
+
+def fraction_math(value: fmpq) -> str:
+    """A rational as a student writes it: ``\\tfrac{2}{9}``, ``-\\tfrac{1}{2}``, ``3``.
+
+    >>> fraction_math(fmpq(-2, 9)), fraction_math(fmpq(3))
+    ('-\\tfrac{2}{9}', '3')
+    """
+    if value.q == 1:
+        return str(int(value.p))
+    sign = "-" if value < 0 else ""
+    return rf"{sign}\tfrac{{{abs(int(value.p))}}}{{{int(value.q)}}}"
+
+
+_LAST_FORMULA = re.compile(r" (\$[^$]{1,16}\$[.,;:!?)]*)$")
+
+
+def tie_last_formula(text: str) -> str:
+    """Tie a short formula that ends a paragraph to the word before it, so that it is
+    never alone on the last line (``to the nearest~$0.001$.``).
+
+    >>> tie_last_formula("to the nearest $0{,}001$."), tie_last_formula("$a$ and $b$ here")
+    ('to the nearest~$0{,}001$.', '$a$ and $b$ here')
+    """
+    return _LAST_FORMULA.sub(r"~\1", text)
 
 
 def grouped(value: int) -> str:
@@ -116,7 +142,7 @@ class _Context:
             return latex.escape_text(fragment.text)
         if isinstance(fragment, Msg):
             values = {name: self.param(value) for name, value in fragment.params}
-            return self.catalog.fill(fragment.id, **values)
+            return tie_last_formula(self.catalog.fill(fragment.id, **values))
         raise TypeError(f"not a fragment: {fragment!r}")
 
     def param(self, value: Any) -> str:
@@ -139,6 +165,8 @@ class _Context:
             return grouped(int(blank.value)) + unit
         if blank.kind == "choice":
             return rf"\text{{{blank.expected(self.locale)}}}"
+        if blank.kind == "fraction":
+            return fraction_math(blank.value)
         return number_math(blank.value, blank.places, self.locale)
 
 
@@ -200,7 +228,8 @@ def _blanks(part: Blanks, context: _Context) -> PartView:
 def _grid(part: Grid, context: _Context) -> PartView:
     blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
     return PartView("grid", _caption(part, context), label=part.label,
-                    rows=_matrix(part.rows, context, _width(blanks, context)))
+                    rows=_matrix(part.rows, context, _width(blanks, context)),
+                    columns="c" * max((len(row) for row in part.rows), default=1))
 
 
 @_part.register
@@ -303,11 +332,23 @@ def _exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, A
     return view
 
 
-def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None) -> str:
-    """The LaTeX of a worksheet (``key=False``) or of its answer key."""
+def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None,
+           short: bool = False) -> str:
+    """The LaTeX of a worksheet (``key=False``), of its answer key, or of its short
+    key (``short=True``: every answer and one line of working per exercise)."""
+    from symattn.worksheets.presets import space_of
+
     catalog = messages.load(sheet.language)
-    context = _Context(catalog, sheet.language, key, sheet.places)
-    exercises = tuple(_exercise(k, e, context) for k, e in enumerate(sheet.exercises, 1))
+    context = _Context(catalog, sheet.language, key or short, sheet.places)
+    if short:
+        from symattn.render.worksheet_short import short_exercise
+
+        exercises = tuple(short_exercise(k, e, context)
+                          for k, e in enumerate(sheet.exercises, 1))
+    else:
+        exercises = tuple(_exercise(k, e, context) for k, e in enumerate(sheet.exercises, 1))
+    key = key or short
+    free = sheet.numbers == "calculator-free"
     # The sheet shows a neutral code only; the key maps it back to the variant and seed.
     variant = catalog.fill("sheet_lesson.key_variant", code=sheet.code,
                            variant=str(sheet.variant), variants=str(sheet.variants),
@@ -319,10 +360,15 @@ def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None 
         "encodings": "T1,T2A" if sheet.language in CYRILLIC else "T2A,T1",
         "key": key, "title": title, "variant": variant, "max_columns": "20",
         "cyrillic": sheet.language in CYRILLIC,
-        "heading": catalog.text("sheet.key_heading" if key else "sheet.heading"),
-        "instructions": catalog.fill("sheet.instructions",
-                                     unit=number_math(fmpq(1, 10 ** sheet.places), None,
-                                                      sheet.language)),
+        "heading": catalog.text("sheet_lesson.short_heading" if short else
+                                "sheet.key_heading" if key else "sheet.heading"),
+        "instructions": catalog.text("sheet_lesson.instructions_free") if free else
+        catalog.fill("sheet.instructions", unit=number_math(fmpq(1, 10 ** sheet.places), None,
+                                                            sheet.language)),
+        "short": short, "space": "" if key else space_of(sheet.preset),
+        # A lesson's sheet fits two pages: a smaller type and narrower margins.
+        "fontsize": "10pt" if space_of(sheet.preset) else "11pt",
+        "margin": "1.6cm" if space_of(sheet.preset) else "2cm",
         "exercises": exercises}
     return templating.render("worksheet.tex.j2", template_dir, messages=catalog, doc=document,
                              version=__version__)
@@ -336,3 +382,8 @@ def sheet_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str
 def key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
     """The LaTeX of the sheet's answer key."""
     return render(sheet, key=True, template_dir=template_dir)
+
+
+def short_key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
+    """The LaTeX of the sheet's short key: answers and one line of working each."""
+    return render(sheet, short=True, template_dir=template_dir)

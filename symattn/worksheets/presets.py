@@ -60,10 +60,10 @@ class Preset:
 
 PRESETS = {
     "lesson45": Preset(("softmax_table", "fill_matrix", "output_row", "find_error", "entropy"),
-                       "3.2cm", True, LESSON_MISTAKES),
+                       "2cm", True, LESSON_MISTAKES),
     "homework": Preset(tuple(DEFAULT_KINDS[:-2]) + ("no_scaling", "entropy", "sizes")),
     "exam": Preset(("softmax_table", "weights_row", "output_row", "find_error", "entropy",
-                    "sizes"), "2.5cm", True, LESSON_MISTAKES),
+                    "sizes"), "2cm", True, LESSON_MISTAKES),
 }
 
 

@@ -1,0 +1,62 @@
+"""The short answer key of a worksheet: every answer and one line of working.
+
+``short_exercise`` turns one exercise into strings for ``worksheet.tex.j2``
+(``doc.short``): its answers as ``label = answer`` (a size by its name, a
+choice by its option letter and text) and the line of working of
+``worksheets.shortkey`` (or, for sizes, the formula of the last quantity).
+
+>>> from symattn.worksheets import sheet as worksheet
+>>> from symattn.render.worksheet import short_key_latex
+>>> tex = short_key_latex(worksheet.build(seed=7, kinds=("softmax_table",))[0])
+>>> "Short answer key" in tex, "a_{1} = e^{2}" in tex
+(True, True)
+"""
+
+from __future__ import annotations
+
+__all__ = ["short_exercise"]
+
+from typing import Any
+
+from symattn.render.worksheet import _Context, _sizes
+from symattn.worksheets.model import Blank, Choice, Exercise, Msg
+from symattn.worksheets.shortkey import working
+
+
+def _answer(blank: Blank, context: _Context) -> str:
+    if blank.kind == "size":
+        name = context.text(Msg.of(f"kind.sizes.{blank.id}"))
+        return f"{name}: ${context.answer(blank)}$"
+    return f"${blank.label} = {context.answer(blank)}$"
+
+
+def _choice(part: Choice, context: _Context) -> str:
+    blank = part.blank
+    index = blank.options.index(blank.value)
+    caption = context.text(part.caption) + " " if part.caption else ""
+    return f"{caption}({blank.mark(index, context.locale)})~{context.text(part.labels[index])}"
+
+
+def _working(exercise: Exercise, context: _Context) -> str:
+    line = working(exercise)
+    if line and isinstance(line[0], Msg):
+        return context.text(line[0])
+    if line:
+        return "$" + "".join(context.math(fragment) for fragment in line) + "$"
+    sizes = _sizes(exercise, context)
+    if sizes:
+        last = sizes[-1]
+        return f"{last['name']}: ${last['formula']} = {last['substituted']} = {last['value']}$"
+    return ""
+
+
+def short_exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, Any]:
+    """One exercise of the short key: number, title, answers, one line of working."""
+    answers = []
+    choices = {id(part.blank): part for part in exercise.parts if isinstance(part, Choice)}
+    for blank in exercise.blanks:
+        part = choices.get(id(blank))
+        answers.append(_choice(part, context) if part is not None else _answer(blank, context))
+    return {"number": str(number), "title": context.catalog.text(f"kind.{exercise.kind}.title"),
+            "answers": tuple(answers), "working": _working(exercise, context),
+            "parts": (), "notes": (), "derivations": (), "sizes": ()}
