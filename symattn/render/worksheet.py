@@ -70,7 +70,7 @@ def number_math(value: Any, places: int | None, locale: str) -> str:
 
 
 def fraction_math(value: fmpq) -> str:
-    """A rational as a student writes it: ``\\tfrac{2}{9}``, ``-\\tfrac{1}{2}``, ``3``.
+    r"""A rational as a student writes it: ``\tfrac{2}{9}``, ``-\tfrac{1}{2}``, ``3``.
 
     >>> fraction_math(fmpq(-2, 9)), fraction_math(fmpq(3))
     ('-\\tfrac{2}{9}', '3')

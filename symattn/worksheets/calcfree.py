@@ -10,7 +10,7 @@ which is the same computation.
 >>> from symattn.worksheets.kinds import Setup, variant_random
 >>> exercise = softmax_table(variant_random(3, 1, 1, "softmax_table"), Setup(compact=True))
 >>> [blank.expected() for blank in exercise.blanks]
-['1', '1/7', '6', '6/7', '4', '4/7', '11']
+['2', '1/6', '6', '1/2', '4', '1/3', '12']
 """
 
 from __future__ import annotations
@@ -109,6 +109,14 @@ def output_row(rng: random.Random, setup: Setup) -> Exercise:
 
 
 def _output_working(query: int, row: Sequence[int], column: Sequence[int]) -> str:
-    """``o_{2,1} = (1 \cdot 2 + 6 \cdot 0 + 4 \cdot (-1))/11``: the first output."""
+    r"""``o_{2,1} = (1 \cdot 2 + 6 \cdot 0 + 4 \cdot (-1))/11``: the first output."""
     terms = " + ".join(f"{k} \\cdot {v if v >= 0 else f'({v})'}" for k, v in zip(row, column))
-    return f"o_{{{query},1}} = ({terms})/{sum(row)}"
+    total = sum(k * v for k, v in zip(row, column))
+    return f"o_{{{query},1}} = ({terms})/{sum(row)} = {_tfrac(fmpq(total, sum(row)))}"
+
+
+def _tfrac(value: fmpq) -> str:
+    if value.q == 1:
+        return str(int(value.p))
+    sign = "-" if value < 0 else ""
+    return rf"{sign}\tfrac{{{abs(int(value.p))}}}{{{int(value.q)}}}"
