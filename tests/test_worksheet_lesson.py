@@ -71,7 +71,8 @@ from flint import fmpq  # noqa: E402
 
 from symattn import messages  # noqa: E402
 from symattn.errors import InputError  # noqa: E402
-from symattn.render.worksheet import key_latex, sheet_latex, short_key_latex  # noqa: E402
+from symattn.render.worksheet import key_latex, sheet_latex  # noqa: E402
+from symattn.render.worksheet_short import short_key_latex  # noqa: E402
 from symattn.worksheets import sheet as worksheet  # noqa: E402
 
 SEED = 987654321

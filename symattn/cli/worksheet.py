@@ -207,7 +207,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from symattn.render.files import write_atomically
-    from symattn.render.worksheet import key_latex, sheet_latex, short_key_latex
+    from symattn.render.worksheet import key_latex, sheet_latex
+    from symattn.render.worksheet_short import short_key_latex
     from symattn.worksheets import sheet as worksheet
 
     seed = _whole("seed", args.seed, 0, 10 ** 12)

@@ -20,14 +20,14 @@ The preamble sets up babel for the language, the T1 and T2A font encodings
 
 from __future__ import annotations
 
-__all__ = ["render", "sheet_latex", "key_latex", "short_key_latex", "BABEL", "blank_width",
-           "number_math", "fraction_math"]
+__all__ = ["render", "sheet_latex", "key_latex", "BABEL", "blank_width", "number_math",
+           "fraction_math", "ExerciseView"]
 
 import re
 from dataclasses import dataclass
 from functools import singledispatch
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from flint import fmpq
 
@@ -332,22 +332,20 @@ def _exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, A
     return view
 
 
+ExerciseView = Callable[[int, Exercise, "_Context"], dict[str, Any]]
+
+
 def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None,
-           short: bool = False) -> str:
+           short: ExerciseView | None = None) -> str:
     """The LaTeX of a worksheet (``key=False``), of its answer key, or of its short
-    key (``short=True``: every answer and one line of working per exercise)."""
+    key (``short``: the view of an exercise there, ``worksheet_short``)."""
     from symattn.worksheets.presets import space_of
 
     catalog = messages.load(sheet.language)
-    context = _Context(catalog, sheet.language, key or short, sheet.places)
-    if short:
-        from symattn.render.worksheet_short import short_exercise
-
-        exercises = tuple(short_exercise(k, e, context)
-                          for k, e in enumerate(sheet.exercises, 1))
-    else:
-        exercises = tuple(_exercise(k, e, context) for k, e in enumerate(sheet.exercises, 1))
-    key = key or short
+    key = key or short is not None
+    context = _Context(catalog, sheet.language, key, sheet.places)
+    view = short or _exercise
+    exercises = tuple(view(k, e, context) for k, e in enumerate(sheet.exercises, 1))
     free = sheet.numbers == "calculator-free"
     # The sheet shows a neutral code only; the key maps it back to the variant and seed.
     variant = catalog.fill("sheet_lesson.key_variant", code=sheet.code,
@@ -360,12 +358,12 @@ def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None 
         "encodings": "T1,T2A" if sheet.language in CYRILLIC else "T2A,T1",
         "key": key, "title": title, "variant": variant, "max_columns": "20",
         "cyrillic": sheet.language in CYRILLIC,
-        "heading": catalog.text("sheet_lesson.short_heading" if short else
+        "heading": catalog.text("sheet_lesson.short_heading" if short is not None else
                                 "sheet.key_heading" if key else "sheet.heading"),
         "instructions": catalog.text("sheet_lesson.instructions_free") if free else
         catalog.fill("sheet.instructions", unit=number_math(fmpq(1, 10 ** sheet.places), None,
                                                             sheet.language)),
-        "short": short, "space": "" if key else space_of(sheet.preset),
+        "short": short is not None, "space": "" if key else space_of(sheet.preset),
         # A lesson's sheet fits two pages: a smaller type and narrower margins.
         "fontsize": "10pt" if space_of(sheet.preset) else "11pt",
         "margin": "1.6cm" if space_of(sheet.preset) else "2cm",
@@ -383,7 +381,3 @@ def key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
     """The LaTeX of the sheet's answer key."""
     return render(sheet, key=True, template_dir=template_dir)
 
-
-def short_key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
-    """The LaTeX of the sheet's short key: answers and one line of working each."""
-    return render(sheet, short=True, template_dir=template_dir)

@@ -6,7 +6,6 @@ choice by its option letter and text) and the line of working of
 ``worksheets.shortkey`` (or, for sizes, the formula of the last quantity).
 
 >>> from symattn.worksheets import sheet as worksheet
->>> from symattn.render.worksheet import short_key_latex
 >>> tex = short_key_latex(worksheet.build(seed=7, kinds=("softmax_table",))[0])
 >>> "Short answer key" in tex, "a_{1} = e^{2}" in tex
 (True, True)
@@ -14,11 +13,13 @@ choice by its option letter and text) and the line of working of
 
 from __future__ import annotations
 
-__all__ = ["short_exercise"]
+__all__ = ["short_exercise", "short_key_latex"]
 
+from pathlib import Path
 from typing import Any
 
-from symattn.render.worksheet import _Context, _sizes
+from symattn.render.worksheet import _Context, _sizes, render
+from symattn.worksheets.sheet import Worksheet
 from symattn.worksheets.model import Blank, Choice, Exercise, Msg
 from symattn.worksheets.shortkey import working
 
@@ -60,3 +61,8 @@ def short_exercise(number: int, exercise: Exercise, context: _Context) -> dict[s
     return {"number": str(number), "title": context.catalog.text(f"kind.{exercise.kind}.title"),
             "answers": tuple(answers), "working": _working(exercise, context),
             "parts": (), "notes": (), "derivations": (), "sizes": ()}
+
+
+def short_key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
+    """The LaTeX of the sheet's short key: every answer and one line of working each."""
+    return render(sheet, template_dir=template_dir, short=short_exercise)

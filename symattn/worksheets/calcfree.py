@@ -39,7 +39,9 @@ def _whole_row(rng: random.Random, m: int) -> list[int]:
     return rng.sample(WHOLE, m)
 
 
-def _fraction(id: str, label: str, value: fmpq, claim: tuple[int, str] | None) -> Blank:
+def _fraction(id: str, label: str, value: object, claim: tuple[int, str] | None) -> Blank:
+    if not isinstance(value, fmpq):
+        raise TypeError(f"a calculator-free answer is not rational: {value!r}")
     return Blank(id, label, value, None, claim, kind="fraction")
 
 

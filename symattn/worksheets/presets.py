@@ -3,11 +3,13 @@
 A preset chooses the exercises, how long each is and how much room the sheet
 leaves for working:
 
-| preset | exercises | blanks | room for working |
-|---|---|---|---|
-| ``lesson45`` | 5: softmax table (3 scores), missing scores, an output row, find the error, entropy | about 24, at most 6 exponentials | under each exercise |
-| ``homework`` | 10: every kind but ``fill_matrix`` | about 75 | none (own paper) |
-| ``exam`` | 6: softmax table, a row of weights, an output row, find the error, entropy, sizes | about 30 | under each exercise |
+* ``lesson45``: 5 exercises (a softmax table of 3 scores, missing scores, an
+  output row, find the error, entropy), about 24 blanks and at most 6
+  exponentials, room for working under each exercise: two pages;
+* ``homework``: 10 exercises (every kind but ``fill_matrix``), no room (own
+  paper);
+* ``exam``: 6 exercises (softmax table, a row of weights, an output row, find
+  the error, entropy, sizes), about 30 blanks, room for working.
 
 In a lesson the find-the-error exercise plants a mistake whose correct row
 needs no exponential (not ``rounded_carried``). ``numbers="calculator-free"``
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from symattn.errors import InputError
-from symattn.worksheets import calcfree
+import symattn.worksheets.calcfree as calcfree
 from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
 from symattn.worksheets.kinds import Builder
 

@@ -34,7 +34,7 @@ from typing import Any, Sequence
 from symattn.errors import InputError
 from symattn.values.exact import NEG_INF, exact_text
 from symattn.worksheets.model import Exercise
-from symattn.worksheets import presets
+import symattn.worksheets.presets as presets
 from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
 from symattn.worksheets.kinds import Setup
 from symattn.values.number_format import NumberFormat
