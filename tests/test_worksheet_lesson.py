@@ -218,6 +218,9 @@ def test_short_key_has_every_answer_and_one_line_of_working() -> None:
                 number = blank.expected("en").replace("-inf", r"-\infty")
                 assert number.replace(".", "{.}") in body or number in body, blank
     assert r"\symattnanswer" not in body       # no boxes: a list of answers
+    listed = sum(line.count(r";\quad") + 1 for line in body.splitlines()
+                 if line.startswith(r"\par\textbf{Answers:}"))
+    assert listed == sum(len(e.blanks) for e in sheet.exercises)
 
 
 def test_layout_rules_in_the_latex() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from symattn.render.worksheet import _Context, _sizes, render
 from symattn.worksheets.sheet import Worksheet
-from symattn.worksheets.model import Blank, Choice, Exercise, Msg
+from symattn.worksheets.model import Blank, Blanks, Choice, Exercise, Grid, Msg, Part, Table
 from symattn.worksheets.shortkey import working
 
 
@@ -29,6 +29,14 @@ def _answer(blank: Blank, context: _Context) -> str:
         name = context.text(Msg.of(f"kind.sizes.{blank.id}"))
         return f"{name}: ${context.answer(blank)}$"
     return f"${blank.label} = {context.answer(blank)}$"
+
+
+def _blanks(part: Part) -> list[Blank]:
+    if isinstance(part, Blanks):
+        return list(part.blanks)
+    if isinstance(part, Grid):
+        return [cell for row in part.rows for cell in row if isinstance(cell, Blank)]
+    return []
 
 
 def _choice(part: Choice, context: _Context) -> str:
@@ -54,10 +62,15 @@ def _working(exercise: Exercise, context: _Context) -> str:
 def short_exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, Any]:
     """One exercise of the short key: number, title, answers, one line of working."""
     answers = []
-    choices = {id(part.blank): part for part in exercise.parts if isinstance(part, Choice)}
-    for blank in exercise.blanks:
-        part = choices.get(id(blank))
-        answers.append(_choice(part, context) if part is not None else _answer(blank, context))
+    for part in exercise.parts:
+        if isinstance(part, Choice):
+            answers.append(_choice(part, context))
+        elif isinstance(part, Table):       # column by column: e^z, the sum, then weights
+            columns = max((len(row) for row in part.rows), default=0)
+            answers.extend(_answer(row[k], context) for k in range(columns)
+                           for row in part.rows if k < len(row) and isinstance(row[k], Blank))
+        else:
+            answers.extend(_answer(blank, context) for blank in _blanks(part))
     return {"number": str(number), "title": context.catalog.text(f"kind.{exercise.kind}.title"),
             "answers": tuple(answers), "working": _working(exercise, context),
             "parts": (), "notes": (), "derivations": (), "sizes": ()}
