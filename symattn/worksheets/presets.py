@@ -13,9 +13,9 @@ leaves for working:
 
 In a lesson the find-the-error exercise plants a mistake whose correct row
 needs no exponential (not ``rounded_carried``). ``numbers="calculator-free"``
-makes every answer a whole number or a short fraction: softmax scores are
-``ln k`` (``worksheets.calcfree``), d_k is a perfect square, and
-find-the-error plants only ``no_scaling``, ``kv_swapped`` or
+makes every answer exact and short (a whole number, a fraction, 0.5, 1.75):
+softmax scores are ``ln k`` (``worksheets.calcfree``), d_k is a perfect
+square, and find-the-error plants only ``no_scaling``, ``kv_swapped`` or
 ``leaked_future`` with d_k = 4; kinds with no calculator-free form are left
 out of a preset and refused when asked for by name.
 

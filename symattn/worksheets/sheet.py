@@ -196,7 +196,7 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     mapping of a ``[sizes]`` spec), the sizes exercise uses its d_model, heads,
     seq_len, layers and dtype. A ``preset`` (``lesson45``, ``homework``, ``exam``)
     chooses the kinds (unless ``kinds`` is given) and their length; ``numbers``
-    ``"calculator-free"`` makes every answer a whole number or a short fraction
+    ``"calculator-free"`` makes every answer exact and short (whole, a fraction, 0.5)
     (``worksheets.presets``).
     """
     from symattn.worksheets.mistakes import MISTAKES
