@@ -9,6 +9,7 @@ Files, in ``--output-dir`` (default: the current folder), for ``--name NAME``
 (default ``worksheet``) and N variants (``-01``, ``-02``, ... when N > 1)::
 
     NAME-01.tex  NAME-01-key.tex  (with --pdf also NAME-01.pdf, NAME-01-key.pdf)
+    NAME-01-key-short.tex         with --short-key: answers and one line of working
     NAME-answers.json             every blank of every variant (docs/worksheets.md)
     NAME-01-check/*.json          with --check-specs: the key's answers as claims,
                                   for `symattn check NAME-01-check/*.json`
@@ -41,11 +42,13 @@ examples:
   symattn worksheet --language cs --exercises softmax_table,find_error,sizes --pdf
   symattn worksheet my.toml --variants 5 --language ru     exercises on a spec's Q, K, V
   symattn worksheet --seed 7 --check-specs && symattn check worksheet-check/*.json
+  symattn worksheet --preset lesson45 --language uk --short-key --pdf    a 45-minute lesson
+  symattn worksheet --preset lesson45 --numbers calculator-free           no calculator
 
 exercise kinds: softmax_table, scores_row, weights_row, output_row, fill_matrix,
 causal_mask, find_error, temperature, no_scaling, entropy, sizes (or all).
 mistakes (find_error): no_scaling, column_softmax, kv_swapped, leaked_future,
-rounded_carried. See docs/worksheets.md.
+rounded_carried. presets: lesson45, homework, exam. See docs/worksheets.md.
 """
 
 
@@ -82,6 +85,12 @@ def _add_exercise_options(parser: argparse.ArgumentParser) -> None:
                              "find_error, temperature, entropy, sizes)")
     parser.add_argument("--mistakes", metavar="LIST",
                         help="mistakes find_error may plant (default: all five)")
+    parser.add_argument("--preset", metavar="NAME",
+                        help="lesson45 (5 short exercises, about 24 blanks, room for working: "
+                             "2 pages), homework (10 exercises) or exam (6, room for working)")
+    parser.add_argument("--numbers", default="standard", metavar="MODE",
+                        help="standard (default) or calculator-free (scores ln k: whole "
+                             "exponentials, every answer a whole number or a fraction)")
     parser.add_argument("--places", default="3", metavar="N",
                         help="decimal places of rounded answers (default 3)")
     parser.add_argument("--d-k", default="4", metavar="N",
@@ -100,6 +109,9 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pdf", action="store_true",
                         help="also compile every sheet and key to PDF (latexmk and --engine)")
     add_engine_option(parser)
+    parser.add_argument("--short-key", action="store_true",
+                        help="also write a short key (answers and one line of working each) "
+                             "next to the full key: NAME-key-short.tex")
     parser.add_argument("--check-specs", action="store_true",
                         help="also write each key's answers as specs for `symattn check`")
     parser.add_argument("--jobs", "-j", default="4", metavar="N",
@@ -200,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
     from symattn.render.engines import name_engine
     from symattn.render.files import write_atomically
     from symattn.render.worksheet import key_latex, sheet_latex
+    from symattn.render.worksheet_short import short_key_latex
     from symattn.worksheets import sheet as worksheet
 
     seed = _whole("seed", args.seed, 0, 10 ** 12)
@@ -210,9 +223,10 @@ def run(args: argparse.Namespace) -> int:
     folder = _output_folder(args, worksheet.LANGUAGES)
     problem, sizes_spec = _spec(args)
     sheets = worksheet.build(seed=seed, variants=variants, language=args.language,
-                             kinds=worksheet.parse_kinds(args.exercises), places=places,
+                             kinds=None if args.exercises is None else
+                             worksheet.parse_kinds(args.exercises), places=places,
                              d_k=d_k, problem=problem, mistakes=_names(args.mistakes),
-                             sizes_spec=sizes_spec)
+                             sizes_spec=sizes_spec, preset=args.preset, numbers=args.numbers)
     # A key with a number the checker does not confirm is a bug: nothing is written.
     confirmed = sum(worksheet.check_answers(sheet) for sheet in sheets)
     stems = _file_names(args.name, variants)
@@ -221,6 +235,9 @@ def run(args: argparse.Namespace) -> int:
         documents.append((stem, name_engine(sheet_latex(sheet, args.template_dir), args.engine)))
         documents.append((f"{stem}-key", name_engine(key_latex(sheet, args.template_dir),
                                                      args.engine)))
+        if args.short_key:
+            documents.append((f"{stem}-key-short",
+                              name_engine(short_key_latex(sheet, args.template_dir), args.engine)))
     pdfs = _compile([tex for _, tex in documents], jobs, args.engine) if args.pdf else []
     _make_folder(folder)
     for stem, tex in documents:
