@@ -136,6 +136,9 @@ class _Context:
             return grouped(int(blank.value)) + unit
         if blank.kind == "choice":
             return rf"\text{{{blank.expected(self.locale)}}}"
+        if blank.kind == "design":
+            return r"\begin{bmatrix}" + " & ".join(number_math(x, None, self.locale)
+                                                   for x in blank.value) + r"\end{bmatrix}"
         return number_math(blank.value, blank.places, self.locale)
 
 
