@@ -129,7 +129,7 @@ def test_user_text_is_escaped_in_every_format() -> None:
     records = _gift(exports.export("gift", sheets).decode("utf-8"))
     assert [r["text"] for r in records] == [q.findtext("questiontext/text")
                                            for _, q in _moodle(xml)]
-    for name, data in _qti(exports.export("qti", sheets)).items():
+    for data in _qti(exports.export("qti", sheets)).values():
         ET.fromstring(data)                                # well-formed
     categories = {c for c, _ in _moodle(xml)}
     assert all(c.startswith("$course$/top/T<1> & {2} (en, 1)/") for c in categories)

@@ -171,14 +171,15 @@ def test_permutation_rows_and_the_answer_with_positions(seed: int) -> None:
     X = np.array(_matrix(spec["inputs"]["X"]), dtype=float)      # the swapped sequence
     W_V = np.array(_matrix(spec["inputs"]["W_V"]), dtype=float)
     original = X[order]                  # a swap is its own inverse
-    A, O = _attention(original, W_V)
+    A, out = _attention(original, W_V)
     blanks = _blanks(exercise)
     a = next(i for i in range(3) if order[i] != i)
     for j in range(3):
         assert abs(float(blanks[f"a{j + 1}"].expected()) - A[order[a], order[j]]) <= 0.0005
     for i in (a, order[a]):
         for k in range(2):
-            assert abs(float(blanks[f"o{i + 1}{k + 1}"].expected()) - O[order[i], k]) <= 0.005
+            printed = float(blanks[f"o{i + 1}{k + 1}"].expected())
+            assert abs(printed - out[order[i], k]) <= 0.005
     pe = _sinusoidal(3, X.shape[1])
     _, placed = _attention(original + pe, W_V)
     _, placed_swapped = _attention(X + pe, W_V)

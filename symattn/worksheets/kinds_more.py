@@ -27,8 +27,8 @@ from typing import Any, Sequence
 
 from flint import fmpq
 
-from symattn.worksheets.kinds import (Builder, Setup, _clear, _given, _rows, _softmax_blanks,
-                                      _token_text, _tokens, _value, attention_spec, derive_spec,
+from symattn.worksheets.kinds import (Builder, Setup, _clear, _rows, _softmax_blanks,
+                                      _token_text, _value, attention_spec, derive_spec,
                                       number_blank)
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
                                       Note, Num, Table, Text, User, decimal_value, spec_matrix,
@@ -70,8 +70,8 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
         X = _matrix(rng, 3, 3, _SMALL)
         W_Q, W_K = _matrix(rng, 3, 2, _WEIGHT), _matrix(rng, 3, 2, _WEIGHT)
         row = rng.randrange(3)
-        spec = {"inputs": {"X": spec_matrix(X), "W_Q": spec_matrix(W_Q),
-                           "W_K": spec_matrix(W_K)}}
+        spec: dict[str, Any] = {"inputs": {"X": spec_matrix(X), "W_Q": spec_matrix(W_Q),
+                                           "W_K": spec_matrix(W_K)}}
         derivation = derive_spec(spec)
         q = [_value(derivation, "Q", row, j) for j in range(2)]
         k = [_value(derivation, "K", row, j) for j in range(2)]

@@ -54,11 +54,12 @@ def _permutation_facts(spec: Mapping[str, Any], order: Sequence[int]) -> tuple[b
     import dataclasses
 
     from symattn.explore.permute import permutation_check
+    from symattn.problem.modes import Positions
     from symattn.problem.problem import Problem
 
     problem = Problem.from_mapping(spec, source="worksheet")
     plain = permutation_check(problem, order).equivariant
-    placed = permutation_check(dataclasses.replace(problem, positions="sinusoidal"),
+    placed = permutation_check(dataclasses.replace(problem, positions=Positions.SINUSOIDAL),
                                order).equivariant
     return plain, placed
 
@@ -73,9 +74,9 @@ def permutation(rng: random.Random, setup: Setup) -> Exercise:
         a, b = sorted(rng.sample(range(3), 2))
         original = derive_spec(spec)
         A = [[_value(original, "weights", i, j) for j in range(3)] for i in range(3)]
-        O = [[_value(original, "output", i, k) for k in range(2)] for i in range(3)]
+        out = [[_value(original, "output", i, k) for k in range(2)] for i in range(3)]
         shown = [NumberFormat(digits=None, places=p).format(w) for w in A[a]]
-        if len(set(shown)) == 3 and _clear(A[a] + O[a] + O[b], p):
+        if len(set(shown)) == 3 and _clear(A[a] + out[a] + out[b], p):
             break
     tokens = draw_tokens(rng, setup.sentences, 3)
     order = [1, 2, 3]
@@ -102,7 +103,7 @@ def permutation(rng: random.Random, setup: Setup) -> Exercise:
                          before=User(" ".join(tokens)),
                          after=User(" ".join(swapped["tokens"])))),
              Given((("A", tuple(tuple(Num(w, p) for w in row_) for row_ in A)),
-                    ("O", tuple(tuple(Num(o, q) for o in row_) for row_ in O)))),
+                    ("O", tuple(tuple(Num(o, q) for o in row_) for row_ in out)))),
              Blanks(row, Msg.of("kind.permutation.weights", row=Num(r))),
              Blanks(outputs, Msg.of("kind.permutation.outputs")),
              Choice(choice, (Msg.of("kind.permutation.swapped"),
@@ -161,7 +162,7 @@ def check_design(facts: Mapping[str, Any], answer: Sequence[Any]) -> DesignCheck
         scores = [_value(derivation, "scores", 0, j) for j in range(len(weights))]
         if scores[a] != scores[b]:
             return DesignCheck(False, weights, "equal")
-        chosen = (a, b)
+        chosen: tuple[int, ...] = (a, b)
     else:
         chosen = (a,)
     if any(arith.sign(arith.subtract(weights[j], threshold)) < 0 for j in chosen):

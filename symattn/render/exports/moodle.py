@@ -100,4 +100,5 @@ def document(sheets: Sequence[Worksheet]) -> bytes:
         for item in items:
             _question(quiz, item)
     ET.indent(quiz)
-    return ET.tostring(quiz, encoding="utf-8", xml_declaration=True) + b"\n"
+    data: bytes = ET.tostring(quiz, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"

@@ -141,7 +141,8 @@ def item_xml(question: Question) -> bytes:
 def _serialise(root: ET.Element, namespace: str) -> bytes:
     ET.register_namespace("", namespace)
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
 
 
 def _test(items: Sequence[Question], sheets: Sequence[Worksheet]) -> bytes:
