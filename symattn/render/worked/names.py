@@ -51,9 +51,21 @@ def sentence(text: str) -> str:
 
 
 def description(step: Step, catalog: Catalog) -> str:
-    """The step's description in the catalog's language (the engine's is English)."""
-    translated = catalog.get(f"description.{base_name(step.name)}")
-    return translated if isinstance(translated, str) else step.description
+    """The step's description in the catalog's language (the engine's is English);
+    ``[sheet_kinds]`` has those of the multi-head concat and the readout."""
+    for table in ("description", "sheet_kinds"):
+        translated = catalog.get(f"{table}.{base_name(step.name)}")
+        if isinstance(translated, str):
+            return translated
+    return step.description
+
+
+def _head(prefix: str, catalog: Catalog) -> str:
+    """``head1.`` as the catalog writes it (``head 1``, ``głowica 1``, ...)."""
+    number = prefix.rstrip(".")[len("head"):]
+    if number.isdigit() and isinstance(catalog.get("sheet_kinds.head"), str):
+        return catalog.fill("sheet_kinds.head", number=number)
+    return prefix.rstrip(".")
 
 
 def heading(step: Step, catalog: Catalog) -> str:
@@ -64,5 +76,5 @@ def heading(step: Step, catalog: Catalog) -> str:
     if step.name in headings:
         return str(headings[step.name])
     if base in headings and step.operands:
-        return catalog.fill("heading.of_head", heading=headings[base], head=prefix.rstrip("."))
+        return catalog.fill("heading.of_head", heading=headings[base], head=_head(prefix, catalog))
     return sentence(description(step, catalog) or step.name)
