@@ -15,7 +15,7 @@ ElementTree writes the file, so every string is XML-escaped.
 >>> from symattn.worksheets import sheet as worksheet
 >>> xml = document(worksheet.build(seed=7, variants=2, kinds=("temperature",)))
 >>> xml.count(b'<question type="numerical">'), xml.count(b'<question type="multichoice">')
-(16, 2)
+(18, 2)
 """
 
 from __future__ import annotations
