@@ -28,6 +28,7 @@ __all__ = ["permutation", "design", "check_design", "DesignCheck", "KINDS", "PAT
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from itertools import product
 from typing import Any, Mapping, Sequence
 
@@ -51,13 +52,24 @@ THRESHOLD = {"copy": fmpq(9, 10), "average": fmpq(45, 100)}
 # ---------------------------------------------------------------- permutation
 def _permutation_facts(spec: Mapping[str, Any], order: Sequence[int]) -> tuple[bool, bool]:
     """(equivariant without positions, equivariant with sinusoidal positions), proved."""
+    import json
+
+    numbers = {key: value for key, value in spec.items() if key != "tokens"}
+    return _proved(json.dumps(numbers, sort_keys=True), tuple(order))
+
+
+@lru_cache(maxsize=256)
+def _proved(spec_text: str, order: tuple[int, ...]) -> tuple[bool, bool]:
+    """The proof with positions takes about a second: once per problem, whatever the
+    language of the sheet."""
     import dataclasses
+    import json
 
     from symattn.explore.permute import permutation_check
     from symattn.problem.modes import Positions
     from symattn.problem.problem import Problem
 
-    problem = Problem.from_mapping(spec, source="worksheet")
+    problem = Problem.from_mapping(json.loads(spec_text), source="worksheet")
     plain = permutation_check(problem, order).equivariant
     placed = permutation_check(dataclasses.replace(problem, positions=Positions.SINUSOIDAL),
                                order).equivariant
