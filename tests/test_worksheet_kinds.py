@@ -235,3 +235,32 @@ def test_new_kinds_render_in_every_language(language: str) -> None:
     assert key.count(r"\symattnanswer{") == answers
     assert "kind." not in tex and "kind." not in key        # every message id filled
     assert worksheet.check_answers(sheet) > 40
+
+
+@pytest.mark.parametrize("language, head, concat", [
+    ("en", "Raw scores (head 1)", "The heads’ outputs side by side"),
+    ("cs", "Surová skóre (hlava 1)", "Výstupy hlav položené vedle sebe"),
+    ("uk", "(голова 2)", "Виходи голів, записані поруч"),
+])
+def test_keys_name_heads_and_concat_in_the_sheets_language(language: str, head: str,
+                                                          concat: str) -> None:
+    import re
+
+    sheet = worksheet.build(seed=2, language=language, kinds=("multi_head", "next_token"))[0]
+    headings = " | ".join(re.findall(r"subsection\*\{(.*?)\}\n", key_latex(sheet)))
+    plain = re.sub(r"\\symattncyr\{([^}]*)\}", r"\1", headings)
+    assert head in plain and concat in plain, plain
+    assert "head1" not in plain and "vocabulary" not in plain or language == "en"
+
+
+def test_sheet_kinds_messages_are_plain_text() -> None:
+    import re
+
+    from symattn import messages
+
+    for language in messages.LANGUAGES:
+        catalog = messages.load(language)
+        for key in catalog.keys():
+            if key.startswith("sheet_kinds."):
+                text = re.sub(r"\{\{[a-z_]+\}\}", "", catalog.text(key))
+                assert not re.search(r"[~$\\{}]", text), (language, key)
