@@ -178,25 +178,36 @@ def number_math_vector(values: Sequence[Any], locale: str) -> str:
         r"\end{bmatrix}"
 
 
+def _holds(part: Any, blank: Blank) -> bool:
+    """Whether ``part`` lays out ``blank`` (the part then differs per asked blank)."""
+    if isinstance(part, Blanks):
+        return any(b is blank for b in part.blanks)
+    if isinstance(part, (Grid, Table)):
+        return any(cell is blank for row in part.rows for cell in row)
+    return isinstance(part, Choice) and part.blank is blank
+
+
 def _exercise_questions(sheet: Worksheet, number: int, exercise: Exercise,
                         catalog: messages.Catalog, top: str) -> list[Question]:
     title = catalog.text(f"kind.{exercise.kind}.title")
-    heading = catalog.fill("sheet.exercise", number=str(number), title=title)
+    heading = plain_text(catalog.fill("sheet.exercise", number=str(number), title=title))
+    context = _HtmlContext(catalog, sheet.language)
+    instructions = context.html(catalog.fill("sheet.instructions", unit=number_math(
+        _unit(sheet.places), None, sheet.language)))
+    shared = [_part_html(part, context, None) for part in exercise.parts]   # no blank asked
     out = []
     for blank in exercise.blanks:
-        context = _HtmlContext(catalog, sheet.language)
         choice = next((p for p in exercise.parts if isinstance(p, Choice) and p.blank is blank),
                       None)
-        body = "".join(_part_html(part, context, blank) for part in exercise.parts)
-        unit = f" ({html.escape(blank.unit)})" if blank.kind == "size" and blank.unit else ""
-        instructions = context.html(catalog.fill("sheet.instructions", unit=number_math(
-            _unit(sheet.places), None, sheet.language)))
-        text = f"<p><em>{instructions}</em></p>{body}{unit and f'<p>{unit}</p>'}"
+        body = "".join(_part_html(part, context, blank) if _holds(part, blank) else shared[k]
+                       for k, part in enumerate(exercise.parts))
+        unit = f"<p>({html.escape(blank.unit)})</p>" if blank.kind == "size" and blank.unit \
+            else ""
         out.append(Question(
-            category=(top, plain_text(heading), blank.id),
-            name=f"{plain_text(heading)} - {blank.id} - {sheet.variant}",
+            category=(top, heading, blank.id), name=f"{heading} - {blank.id} - {sheet.variant}",
             idnumber=f"s{sheet.seed}-v{sheet.variant}-e{number}-{blank.id}",
-            variant=sheet.variant, text=text, answer=_answer(blank, choice, context)))
+            variant=sheet.variant, text=f"<p><em>{instructions}</em></p>{body}{unit}",
+            answer=_answer(blank, choice, context)))
     return out
 
 
