@@ -55,7 +55,7 @@ def test_every_number_blank_is_claimed_and_printed_in_the_key(
     key = key_latex(sheet)
     for exercise in sheet.exercises:
         for blank in exercise.blanks:
-            if blank.kind != "choice":
+            if blank.kind not in ("choice", "design"):     # design: graded by its check
                 assert blank.claim is not None, (exercise.kind, blank.id)
             if blank.kind == "number":
                 shown = blank.expected("pl").replace(",", "{,}").replace("-inf", r"-\infty")
@@ -83,7 +83,7 @@ def test_answers_json_has_value_printed_answer_and_tolerance(sheets) -> None:
     assert document["language"] == "ru" and len(document["variants"]) == 3
     answers = document["variants"][0]["answers"]
     kinds = {a["type"] for a in answers}
-    assert kinds == {"number", "size", "choice"}
+    assert kinds == {"number", "size", "choice", "design"}
     for answer in answers:
         assert {"exercise", "blank", "exact", "expected", "tolerance"} <= set(answer)
         if answer["type"] == "number" and answer["expected"] != "-inf":

@@ -13,6 +13,8 @@ Files, in ``--output-dir`` (default: the current folder), for ``--name NAME``
     NAME-answers.json             every blank of every variant (docs/worksheets.md)
     NAME-01-check/*.json          with --check-specs: the key's answers as claims,
                                   for `symattn check NAME-01-check/*.json`
+    NAME-moodle.xml, NAME-gift.txt, NAME-qti.zip
+                                  with --export: the answers for a learning platform
 
 >>> import argparse
 >>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
@@ -44,9 +46,11 @@ examples:
   symattn worksheet --seed 7 --check-specs && symattn check worksheet-check/*.json
   symattn worksheet --preset lesson45 --language uk --short-key --pdf    a 45-minute lesson
   symattn worksheet --preset lesson45 --numbers calculator-free           no calculator
+  symattn worksheet --seed 7 --variants 30 --export moodle,gift,qti    for a learning platform
 
 exercise kinds: softmax_table, scores_row, weights_row, output_row, fill_matrix,
-causal_mask, find_error, temperature, no_scaling, entropy, sizes (or all).
+causal_mask, find_error, temperature, no_scaling, entropy, sizes, projection,
+multi_head, kv_cache, next_token, stable_softmax, permutation, design (or all).
 mistakes (find_error): no_scaling, column_softmax, kv_swapped, leaked_future,
 rounded_carried. presets: lesson45, homework, exam. See docs/worksheets.md.
 """
@@ -114,6 +118,9 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
                              "next to the full key: NAME-key-short.tex")
     parser.add_argument("--check-specs", action="store_true",
                         help="also write each key's answers as specs for `symattn check`")
+    parser.add_argument("--export", metavar="FORMATS",
+                        help="also write the answers for a learning platform: moodle (Moodle "
+                             "XML), gift, qti (QTI 2.1 zip), or a comma list")
     parser.add_argument("--jobs", "-j", default="4", metavar="N",
                         help="PDFs compiled in parallel (default 4)")
     parser.add_argument("--template-dir", metavar="DIR",
@@ -153,6 +160,21 @@ def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | No
     if mapping is not None:
         return None, mapping
     return spec.load(path), None
+
+
+def _exports(text: str | None) -> tuple[str, ...]:
+    """The ``--export`` formats, checked before anything is built."""
+    from symattn.errors import InputError
+    from symattn.render.exports import FORMATS
+
+    names = _names(text)
+    for name in names:
+        if name not in FORMATS:
+            raise InputError(f"--export: unknown format {name!r} (known: "
+                             f"{', '.join(FORMATS)})")
+    if text is not None and not names:
+        raise InputError(f"--export needs a format: {', '.join(FORMATS)}")
+    return names
 
 
 def _file_names(name: str, variants: int) -> list[str]:
@@ -205,6 +227,14 @@ def _write_check_specs(folder: Path, stems: list[str], sheets: list[Worksheet]) 
     return checked
 
 
+def _export_files(name: str, formats: tuple[str, ...], sheets: list[Worksheet]
+                  ) -> list[tuple[str, bytes]]:
+    """(file name, content) of the answers in each platform format of ``formats``."""
+    from symattn.render.exports import FORMATS, export
+
+    return [(f"{name}{FORMATS[fmt][0]}", export(fmt, sheets)) for fmt in formats]
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``worksheet`` command; returns the exit status."""
     import sys
@@ -221,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
     d_k = _whole("d-k", args.d_k, 1, 16)
     jobs = _whole("jobs", args.jobs, 1, 64)
     folder = _output_folder(args, worksheet.LANGUAGES)
+    exports = _exports(args.export)
     problem, sizes_spec = _spec(args)
     sheets = worksheet.build(seed=seed, variants=variants, language=args.language,
                              kinds=None if args.exercises is None else
@@ -239,6 +270,7 @@ def run(args: argparse.Namespace) -> int:
             documents.append((f"{stem}-key-short",
                               name_engine(short_key_latex(sheet, args.template_dir), args.engine)))
     pdfs = _compile([tex for _, tex in documents], jobs, args.engine) if args.pdf else []
+    exported = _export_files(args.name, exports, sheets)
     _make_folder(folder)
     for stem, tex in documents:
         write_atomically(folder / f"{stem}.tex", tex)
@@ -246,8 +278,11 @@ def run(args: argparse.Namespace) -> int:
         write_atomically(folder / f"{stem}.pdf", pdf)
     write_atomically(folder / f"{args.name}-answers.json", worksheet.answers_document(sheets))
     checked = _write_check_specs(folder, stems, sheets) if args.check_specs else 0
+    for file_name, data in exported:
+        write_atomically(folder / file_name, data)
     made = f"{len(documents)} .tex" + (f", {len(pdfs)} .pdf" if pdfs else "") + \
-        f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "")
+        f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "") + \
+        "".join(f", {file_name}" for file_name, _ in exported)
     print(f"symattn: wrote {variants} sheet{'s' if variants > 1 else ''} with answer keys to "
           f"{folder} ({made}); the checker confirmed all {confirmed} numeric answers",
           file=sys.stderr)

@@ -169,6 +169,9 @@ class _Context:
             return rf"\text{{{blank.expected(self.locale)}}}"
         if blank.kind == "fraction":
             return fraction_math(blank.value)
+        if blank.kind == "design":
+            return r"\begin{bmatrix}" + " & ".join(number_math(x, None, self.locale)
+                                                   for x in blank.value) + r"\end{bmatrix}"
         return number_math(blank.value, blank.places, self.locale)
 
 

@@ -83,7 +83,10 @@ class Blank:
     ``kind`` is ``number`` (an exact value: rational, irrational or -inf),
     ``fraction`` (a rational written as a fraction in lowest terms, ``2/9``),
     ``size`` (an integer, with ``unit``: bytes in ``KiB``, ... or a count) or
-    ``choice`` (``value`` is the option id; ``options`` the ids in order).
+    ``choice`` (``value`` is the option id; ``options`` the ids in order) or
+    ``design`` (any answer that meets a pattern is right; ``value`` is a reference
+    answer, a tuple of whole numbers, and the exercise's ``facts["check"]`` the
+    pattern, graded by ``kinds_reason.check_design``).
     ``claim`` is (problem index, claim key) when ``symattn check`` can judge
     the printed answer; ``carried`` is how far an answer computed from the
     student's own correctly rounded earlier answers may be from the exact value.
@@ -118,6 +121,8 @@ class Blank:
             return f"{self.value} {self.unit}".strip()
         if self.kind == "fraction":
             return fraction_text(self.value)
+        if self.kind == "design":          # a reference answer: whole numbers
+            return "(" + "; ".join(str(int(x)) for x in self.value) + ")"
         if self.value is NEG_INF:
             return "-inf"
         if self.places is None and is_fraction(self.value):

@@ -82,6 +82,9 @@ class Worksheet:
                     record["exact"] = str(blank.value)
                     record["value"] = str(blank.value)
                     record["unit"] = blank.unit
+                elif blank.kind == "design":
+                    record["exact"] = [str(x) for x in blank.value]
+                    record["check"] = exercise.facts["check"]
                 else:
                     record["exact"] = blank.value
                     record["options"] = [{"mark": blank.mark(k, self.language), "id": option}

@@ -77,7 +77,8 @@ def sentence(text: str) -> str:
 
 def description(step: StepLike, catalog: Catalog) -> str:
     """The step's description in the catalog's language (LaTeX); the engine's own
-    (English) only for a step the catalogs do not know."""
+    (English) only for a step the catalogs do not know. ``[sheet_kinds]`` has those
+    of the multi-head concat and the readout of worksheet problems."""
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
     base = base_name(step.name)
@@ -85,8 +86,11 @@ def description(step: StepLike, catalog: Catalog) -> str:
         base = "output_multi"
     elif base == "scaled" and not step.operands and "description.scaled_given" in catalog:
         base = "scaled_given"
-    translated = catalog.get(f"description.{base}")
-    return translated if isinstance(translated, str) else step.description
+    for table in ("description", "sheet_kinds"):
+        translated = catalog.get(f"{table}.{base}")
+        if isinstance(translated, str):
+            return translated
+    return step.description
 
 
 def heading(step: StepLike, catalog: Catalog) -> str:
