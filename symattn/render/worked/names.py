@@ -98,7 +98,7 @@ def heading(step: StepLike, catalog: Catalog) -> str:
     else its description."""
     headings = catalog["heading"]
     prefix, base = split_name(step.name)
-    if step.variant == "raw":
+    if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
     key = "mixed" if base == "output" and step.operands == ("concat", "W_O") else base
     extra = next((catalog.text(f"{table}.heading.{key}") for table in _TABLES
