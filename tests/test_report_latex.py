@@ -21,7 +21,8 @@ COMMANDS = {
     "sweep": ["sweep", "-e", "003-entropy-temperature", "--temperatures", "0.3,1,2",
               "--language", "en"],
     "whatif": ["whatif", "-e", "001-kocka-spi-venku", "--language", "en"],
-    "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2"],
+    "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2",
+                "--language", "en"],
     "kvcache": ["kvcache", "-e", "000-cat-chases-mouse"],
 }
 # Numbers each report must show (as the text output prints them).

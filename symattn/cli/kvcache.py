@@ -15,7 +15,8 @@ import argparse
 
 from symattn.defaults import ROWS_SHOWN
 from symattn.cli.options import (EXIT_INTERNAL, EXIT_OK, Handler, Subparsers, add_limit_option,
-                                 add_number_options, add_source, load_one, number_format_of,
+                                 add_language_options, add_number_options, add_source,
+                                 language_of, load_one, number_format_of,
                                  spec_sources, write_report)
 
 EPILOG = """\

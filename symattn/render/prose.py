@@ -47,7 +47,7 @@ def _plain_math(math: str) -> str:
                                                          else f"({m.group(1)})"), math)
     text = re.sub(r"\\tilde\{([^{}]*)\}", lambda m: m.group(1) + "\u0303", text)
     text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
-    text = text.replace("^{\\top}", "\\top")
+    text = text.replace("^{\\top}", "\\top").replace("^{\\prime}", "′")
     for command, symbol in sorted(_SYMBOLS, key=lambda pair: -len(pair[0])):
         text = text.replace(command, symbol)
     text = text.replace("-∞", "−∞").replace("~", " ")
