@@ -23,7 +23,7 @@ COMMANDS = {
     "whatif": ["whatif", "-e", "001-kocka-spi-venku", "--language", "en"],
     "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2",
                 "--language", "en"],
-    "kvcache": ["kvcache", "-e", "000-cat-chases-mouse"],
+    "kvcache": ["kvcache", "-e", "000-cat-chases-mouse", "--language", "en"],
 }
 # Numbers each report must show (as the text output prints them).
 KEY_NUMBERS = {
