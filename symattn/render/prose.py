@@ -31,12 +31,12 @@ _NBSP = "\u00a0"
 # LaTeX commands of the catalogs' math, in Unicode (longest first where one is a prefix).
 _SYMBOLS = (
     (r"\infty", "∞"), (r"\cdot", "·"), (r"\times", "×"), (r"\approx", "≈"), (r"\le", "≤"),
-    (r"\ge", "≥"), (r"\ne", "≠"), (r"\to", "→"), (r"\Rightarrow", "⇒"), (r"\Sigma", "Σ"), (r"\sum", "Σ"),
-    (r"\max", "max"), (r"\min", "min"), (r"\log_2", "log₂"), (r"\log", "log"), (r"\ln", "ln"),
-    (r"\exp", "exp"), (r"\top", "ᵀ"), (r"\ldots", "…"), (r"\dots", "…"), (r"\cdots", "⋯"),
-    (r"\quad", " "), (r"\,", " "), (r"\;", " "), (r"\ ", " "), (r"\!", ""), (r"\%", "%"), (r"\{", "{"),
-    (r"\}", "}"), (r"\phi", "φ"), (r"\mid", "|"), (r"\|", "‖"), (r"\mathrm", ""),
-    (r"\operatorname", ""), (r"\text", ""), (r"\left", ""), (r"\right", ""),
+    (r"\ge", "≥"), (r"\ne", "≠"), (r"\to", "→"), (r"\Rightarrow", "⇒"), (r"\Sigma", "Σ"),
+    (r"\sum", "Σ"), (r"\max", "max"), (r"\min", "min"), (r"\log_2", "log₂"), (r"\log", "log"),
+    (r"\ln", "ln"), (r"\exp", "exp"), (r"\top", "ᵀ"), (r"\ldots", "…"), (r"\dots", "…"),
+    (r"\cdots", "⋯"), (r"\quad", " "), (r"\,", " "), (r"\;", " "), (r"\ ", " "), (r"\!", ""),
+    (r"\%", "%"), (r"\{", "{"), (r"\}", "}"), (r"\phi", "φ"), (r"\mid", "|"), (r"\|", "‖"),
+    (r"\mathrm", ""), (r"\operatorname", ""), (r"\text", ""), (r"\left", ""), (r"\right", ""),
 )
 
 
