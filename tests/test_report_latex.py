@@ -21,8 +21,9 @@ COMMANDS = {
     "sweep": ["sweep", "-e", "003-entropy-temperature", "--temperatures", "0.3,1,2",
               "--language", "en"],
     "whatif": ["whatif", "-e", "001-kocka-spi-venku", "--language", "en"],
-    "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2"],
-    "kvcache": ["kvcache", "-e", "000-cat-chases-mouse"],
+    "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2",
+                "--language", "en"],
+    "kvcache": ["kvcache", "-e", "000-cat-chases-mouse", "--language", "en"],
 }
 # Numbers each report must show (as the text output prints them).
 KEY_NUMBERS = {

@@ -3,7 +3,7 @@
 A command plugin (see ``cli.app._command_modules``): ``register(subparsers)`` adds both
 parsers and returns their handlers. Nothing heavy is imported until a command
 runs; the computations live in ``explore.sweep`` and ``explore.whatif``, the layouts in
-``render.reports.explore``.
+``render.reports.explore`` and ``render.reports.whatif``.
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="symattn")
@@ -121,7 +121,7 @@ def _terminal_width() -> int:
     import shutil
     import sys
 
-    from symattn.render.reports.explore import SIDE_BY_SIDE_WIDTH
+    from symattn.render.reports.whatif import SIDE_BY_SIDE_WIDTH
 
     if sys.stdout.isatty():
         return shutil.get_terminal_size((SIDE_BY_SIDE_WIDTH, 24)).columns
@@ -147,7 +147,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _cmd_whatif(args: argparse.Namespace) -> int:
     from symattn.explore import whatif
-    from symattn.render.reports import explore as layouts
+    from symattn.render.reports import whatif as layouts
 
     problem = _load(args)
     language = language_of(args, problem.language)

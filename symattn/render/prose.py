@@ -31,12 +31,12 @@ _NBSP = "\u00a0"
 # LaTeX commands of the catalogs' math, in Unicode (longest first where one is a prefix).
 _SYMBOLS = (
     (r"\infty", "∞"), (r"\cdot", "·"), (r"\times", "×"), (r"\approx", "≈"), (r"\le", "≤"),
-    (r"\ge", "≥"), (r"\ne", "≠"), (r"\to", "→"), (r"\Sigma", "Σ"), (r"\sum", "Σ"),
-    (r"\max", "max"), (r"\min", "min"), (r"\log_2", "log₂"), (r"\log", "log"), (r"\ln", "ln"),
-    (r"\exp", "exp"), (r"\top", "ᵀ"), (r"\ldots", "…"), (r"\dots", "…"), (r"\cdots", "⋯"),
-    (r"\quad", " "), (r"\,", " "), (r"\;", " "), (r"\!", ""), (r"\%", "%"), (r"\{", "{"),
-    (r"\}", "}"), (r"\phi", "φ"), (r"\mid", "|"), (r"\|", "‖"), (r"\mathrm", ""),
-    (r"\operatorname", ""), (r"\text", ""), (r"\left", ""), (r"\right", ""),
+    (r"\ge", "≥"), (r"\ne", "≠"), (r"\to", "→"), (r"\Rightarrow", "⇒"), (r"\Sigma", "Σ"),
+    (r"\sum", "Σ"), (r"\max", "max"), (r"\min", "min"), (r"\log_2", "log₂"), (r"\log", "log"),
+    (r"\ln", "ln"), (r"\exp", "exp"), (r"\top", "ᵀ"), (r"\ldots", "…"), (r"\dots", "…"),
+    (r"\cdots", "⋯"), (r"\quad", " "), (r"\,", " "), (r"\;", " "), (r"\ ", " "), (r"\!", ""),
+    (r"\%", "%"), (r"\{", "{"), (r"\}", "}"), (r"\phi", "φ"), (r"\mid", "|"), (r"\|", "‖"),
+    (r"\mathrm", ""), (r"\operatorname", ""), (r"\text", ""), (r"\left", ""), (r"\right", ""),
 )
 
 
@@ -47,12 +47,12 @@ def _plain_math(math: str) -> str:
                                                          else f"({m.group(1)})"), math)
     text = re.sub(r"\\tilde\{([^{}]*)\}", lambda m: m.group(1) + "\u0303", text)
     text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
-    text = text.replace("^{\\top}", "\\top")
+    text = text.replace("^{\\top}", "\\top").replace("^{\\prime}", "′")
     for command, symbol in sorted(_SYMBOLS, key=lambda pair: -len(pair[0])):
         text = text.replace(command, symbol)
     text = text.replace("-∞", "−∞").replace("~", " ")
     text = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", text)
-    return text.replace("{", "").replace("}", "")
+    return re.sub(" {2,}", " ", text.replace("{", "").replace("}", ""))
 
 
 def plain(text: str) -> str:
