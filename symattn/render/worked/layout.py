@@ -225,39 +225,41 @@ class Layout:
         """The decimals of step ``name`` (weights) as a table, rows and columns
         labelled, each entry shaded in proportion to its size (1 = ``HEAT`` %)."""
         rows, columns = self.shown(name)
-        values = self.values(name)
-
-        texts = {key: _decimal_cell(value) for key, value in values.items()}
-        places = {j: max(len((decimal_parts(texts[i, j]) or ("", ""))[1]) for i in rows)
-                  for j in columns}
-
-        def cell(i: int, j: int) -> HeatCell:
-            text = texts[i, j]
-            parts = decimal_parts(text)
-            if parts is None or "10^{" in parts[1]:
-                return HeatCell(text, "0" if parts else "")
-            fraction = parts[1]
-            pad = places[j] - len(fraction)
-            if pad > 0:
-                filler = ("{,}" if "{,}" in "".join(texts.values()) else ".") \
-                    if not fraction else ""
-                filler += "0" * (pad - len(filler))
-                text += f"\\phantom{{{filler}}}"
-            number = float(parts[0] + fraction.replace("{,}", "."))
-            return HeatCell(text, str(round(HEAT * min(abs(number), 1.0))))
-
-        mark = HeatCell(r"\cdots", "")
-        laid = self.layout(rows, columns, cell)
+        cells = _heat_cells({key: _decimal_cell(value)
+                             for key, value in self.values(name).items()})
+        laid = self.layout(rows, columns, lambda i, j: f"{i} {j}")   # positions, marks
         labels = [row_label(i) for i in rows]
         body = []
         for line in laid:
             if all(c in (r"\vdots", r"\ddots") for c in line):
                 body.append((r"$\vdots$", tuple(HeatCell(str(c), "") for c in line)))
             else:
-                body.append((labels.pop(0), tuple(c if isinstance(c, HeatCell) else mark
-                                                  for c in line)))
+                body.append((labels.pop(0), tuple(
+                    cells[int(str(c).split()[0]), int(str(c).split()[1])]
+                    if str(c)[:1].isdigit() else HeatCell(str(c), "") for c in line)))
         heads = [column_label(j) for j in columns]
         gaps = [c > 0 and columns[c] != columns[c - 1] + 1 for c in range(len(columns))]
         header = tuple(x for c, head in enumerate(heads)
                        for x in ((r"$\cdots$",) if gaps[c] else ()) + (head,))
         return Heatmap(header, tuple(body))
+
+
+def _heat_cells(texts: dict[tuple[int, int], str]) -> dict[tuple[int, int], HeatCell]:
+    """Decimals padded (``\\phantom``) to their column's places, and their shades."""
+    places: dict[int, int] = {}
+    for (_, j), text in texts.items():
+        places[j] = max(places.get(j, 0), len((decimal_parts(text) or ("", ""))[1]))
+    mark = "{,}" if any("{,}" in text for text in texts.values()) else "."
+    cells = {}
+    for (i, j), text in texts.items():
+        parts = decimal_parts(text)
+        if parts is None or "10^{" in parts[1]:       # tiny: a shade of 0
+            cells[i, j] = HeatCell(text, "0" if parts else "")
+            continue
+        pad = places[j] - len(parts[1])
+        if pad > 0:
+            filler = "" if parts[1] else mark
+            text += f"\\phantom{{{filler + '0' * (pad - len(filler))}}}"
+        number = float(parts[0] + parts[1].replace("{,}", "."))
+        cells[i, j] = HeatCell(text, str(round(HEAT * min(abs(number), 1.0))))
+    return cells
