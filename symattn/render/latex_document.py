@@ -25,10 +25,22 @@ from symattn.render import engines
 from symattn.render import latex
 from symattn.render import templating
 from symattn.render import worked
+from symattn.render.worked.layout import align_softmax_row
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
 from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
+
+
+def _aligned(document: worked.model.Document) -> worked.model.Document:
+    """The softmax tables with their columns aligned on the decimal mark (LaTeX
+    pads the numbers with ``\\phantom``; Markdown tables cannot align)."""
+    def step(model: worked.model.StepModel) -> worked.model.StepModel:
+        rows = tuple(align_softmax_row(row) if isinstance(row, worked.model.SoftmaxRow)
+                     else row for row in model.expansions)
+        return dataclasses.replace(model, expansions=rows)
+
+    return dataclasses.replace(document, steps=tuple(step(s) for s in document.steps))
 
 
 def default_options(derivation: Derivation) -> worked.Options:
@@ -49,7 +61,7 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
     pdflatex. The document names its engine in a ``% !TEX program =`` line.
     """
     options = options or default_options(derivation)
-    document = worked.build(derivation, report, options, latex.escape_text)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     catalog = messages.load(options.language)
 
     def render(tex: engines.TexSetup) -> str:
@@ -76,7 +88,7 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     True
     """
     options = options or default_options(derivation)
-    document = worked.build(derivation, report, options, latex.escape_text)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     chosen = [model for step, model in zip(derivation.steps, document.steps)
               if steps is None or step.name in steps]
     chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
