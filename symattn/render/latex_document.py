@@ -91,6 +91,8 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     chosen = [model for step, model in zip(derivation.steps, document.steps)
               if steps is None or step.name in steps]
-    chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
+    # an answer key shows the numbers; the heatmap table stays in the derivation
+    chosen = [dataclasses.replace(model, number=str(k), heatmap=None)
+              for k, model in enumerate(chosen, 1)]
     return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,
                              messages=messages.load(options.language))
