@@ -134,3 +134,15 @@ def test_russian_and_ukrainian_compile_and_copy_as_cyrillic(
     assert heading.split("~")[0].split()[0] in text      # the catalog's word for "step"
     latin = word.replace("\u0456", "i")
     assert latin == word or latin not in text
+
+
+def test_reports_and_worksheets_take_the_engine(tmp_path: Path) -> None:
+    out = tmp_path / "sizes.tex"
+    assert main(["sizes", "--d-model", "64", "--heads", "2", "--seq-len", "16", "--format",
+                 "latex", "--engine", "lualatex", "-o", str(out)]) == 0
+    assert "% !TEX program = lualatex" in out.read_text(encoding="utf-8")
+    folder = tmp_path / "sheets"
+    assert main(["worksheet", "--language", "uk", "--engine", "xelatex", "-o",
+                 str(folder)]) == 0
+    tex = (folder / "worksheet.tex").read_text(encoding="utf-8")
+    assert "% !TEX program = xelatex" in tex and "\\usepackage[ukrainian]{babel}" in tex

@@ -178,3 +178,14 @@ def test_handout_drops_the_verdicts(documents: dict[str, str]) -> None:
         assert mark not in body, mark
     catalog = messages.load("pl")
     assert catalog.text("step.printed") not in handout
+
+
+def test_softmax_table_columns_align_on_the_mark() -> None:
+    """Right-aligned numbers padded to the column's places: 1 next to 0,308793
+    takes the width of 1,000000 (its mark under the others' marks)."""
+    tex = _render("001-kocka-spi-venku")
+    assert "$1\\phantom{{,}000000}$" in tex          # a weight of exactly 1
+    assert "$100\\,\\%\\phantom{{,}0000}$" in tex      # beside 30,8793 %
+    markdown = symattn.render_markdown(symattn.derive(symattn.load_example(
+        "001-kocka-spi-venku")))
+    assert "\\phantom" not in markdown               # Markdown tables do not align

@@ -71,6 +71,10 @@ def _add_document_options(parser: argparse.ArgumentParser) -> None:
     document.add_argument("--template-dir", metavar="DIR",
                           help="templates in DIR override the bundled ones by name "
                                "(docs/templates.md; they run as trusted code)")
+    document.add_argument("--figure", metavar="IMAGE",
+                          help="markdown: also draw the attention weights as a heatmap, "
+                               "IMAGE.png, .svg or .pdf, linked at the end of the page "
+                               "(needs matplotlib: pip install 'symattn[plot]')")
     document.add_argument("--handout", action="store_true",
                           help="a clean copy to hand out: no marks on the numbers the spec's "
                                "claims printed, no notes on them")
@@ -91,10 +95,11 @@ def _check_options(args: argparse.Namespace) -> None:
     from symattn.errors import InputError
 
     document_options = args.pdf or args.fragment or args.template_dir is not None or \
-        args.detail != "full" or args.expand_rows is not None or args.handout
+        args.detail != "full" or args.expand_rows is not None or args.handout or \
+        args.figure is not None
     if args.format in ("text", "json") and document_options and not args.pdf:
-        raise InputError("--fragment, --template-dir, --detail, --expand-rows and --handout "
-                         "apply to --format latex or markdown (or --pdf)")
+        raise InputError("--fragment, --template-dir, --detail, --expand-rows, --handout and "
+                         "--figure apply to --format latex or markdown (or --pdf)")
     if args.max_terms < 0:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
@@ -146,12 +151,33 @@ def _expand_rows(text: str | None) -> tuple[int, ...] | None:
     return tuple(rows)
 
 
+def _figure(args: argparse.Namespace, derivation: Derivation,
+            number_format: NumberFormat) -> str:
+    """``--figure IMAGE``: the weights drawn to IMAGE, and the Markdown that shows it."""
+    import os
+
+    from symattn import messages
+    from symattn.render.figure import save_weights_figure
+
+    if args.figure is None:
+        return ""
+    language = getattr(args, "language", None) or "en"
+    save_weights_figure(derivation, args.figure, language, number_format.locale)
+    folder = os.path.dirname(args.output) if args.output not in (None, "-") else "."
+    link = os.path.relpath(args.figure, folder or ".").replace(os.sep, "/")
+    if any(c in link for c in " ()<>"):
+        link = "<" + link.replace("<", "%3C").replace(">", "%3E") + ">"
+    title = messages.load(language).text("layout.figure_title")
+    return f"\n![{title}]({link})\n"
+
+
 def _derive_document(args: argparse.Namespace, derivation: Derivation,
                      number_format: NumberFormat, source: str, language: str) -> int:
     """``derive --format latex|markdown`` and ``--pdf``: the worked example."""
     from pathlib import Path
 
     from symattn.api import render_latex, render_markdown
+    from symattn.errors import InputError
     from symattn.render import worked
     from symattn.render.reports.shared import check_document_options, emit
 
@@ -164,9 +190,13 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
                              limit=None if args.max_rows == 0 else max(args.max_rows, 2),
                              language=language)
     if args.format == "markdown":
-        write_output(render_markdown(derivation, options, template_dir=args.template_dir,
-                                     handout=args.handout), args.output)
+        text = render_markdown(derivation, options, template_dir=args.template_dir,
+                               handout=args.handout)
+        write_output(text + _figure(args, derivation, number_format), args.output)
         return EXIT_OK
+    if args.figure is not None:
+        raise InputError("--figure draws the weights for --format markdown; the LaTeX "
+                         "shows them as a shaded table")
     tex = render_latex(derivation, options, fragment=args.fragment,
                        template_dir=args.template_dir, engine=args.engine,
                        handout=args.handout)

@@ -21,7 +21,8 @@ The automatic choice is pdflatex unless the text has such characters.
 from __future__ import annotations
 
 __all__ = ["ENGINES", "AUTO", "TexSetup", "BABEL", "CYRILLIC_LANGUAGES", "needs_unicode",
-           "char_macro", "choose", "setup", "magic_engine", "name_engine", "render_for_engine", "ENGINE_HELP", "FONTS", "FONT_PACKAGES"]
+           "char_macro", "choose", "setup", "magic_engine", "name_engine", "render_for_engine",
+           "ENGINE_HELP", "FONTS", "FONT_PACKAGES"]
 
 import re
 from dataclasses import dataclass

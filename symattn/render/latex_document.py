@@ -25,12 +25,15 @@ from symattn.render import engines
 from symattn.render import latex
 from symattn.render import templating
 from symattn.render import worked
+from symattn.render.worked.layout import align_softmax_row
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
 from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
 
 
+    options = options or default_options(derivation)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
 def default_options(derivation: Derivation, language: str | None = None) -> worked.Options:
     """The spec's own digits and rounding rule, full detail, in ``language`` (else the
     spec's ``language``, else English) with that language's decimal mark."""
@@ -71,7 +74,7 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
     pdflatex. The document names its engine in a ``% !TEX program =`` line.
     """
     options = options_in(derivation, options, language)
-    document = worked.build(derivation, report, options, latex.escape_text)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     catalog = messages.load(options.language)
 
     def render(tex: engines.TexSetup) -> str:
@@ -98,9 +101,11 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     True
     """
     options = options or default_options(derivation)
-    document = worked.build(derivation, report, options, latex.escape_text)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     chosen = [model for step, model in zip(worked.shown_steps(derivation), document.steps)
               if steps is None or step.name in steps]
-    chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
+    # an answer key shows the numbers; the heatmap table stays in the derivation
+    chosen = [dataclasses.replace(model, number=str(k), heatmap=None)
+              for k, model in enumerate(chosen, 1)]
     return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,
                              messages=messages.load(options.language))

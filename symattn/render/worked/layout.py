@@ -17,9 +17,11 @@ are exact when every entry is short and the matrix fits, else decimals.
 
 from __future__ import annotations
 
-__all__ = ["Layout", "WIDTH", "CELL", "decimal_parts", "aligned_rows", "HEAT"]
+__all__ = ["Layout", "WIDTH", "CELL", "decimal_parts", "aligned_rows", "HEAT", "pad_to_marks",
+           "align_softmax_row"]
 
 import re
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from symattn.derivation.steps import Derivation
@@ -27,7 +29,7 @@ from symattn.render import latex
 from symattn.render.view import shown_indices
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.model import (LINE_WIDTH, Cell, HeatCell, Heatmap, Line, Matrix,
-                                         MatrixRows, Value, printed_width)
+                                         MatrixRows, SoftmaxRow, Value, printed_width)
 from symattn.render.worked.rows import fewer_limits
 
 WIDTH = 72          # widest matrix (rough characters, see latex.approx_width) shown exactly
@@ -237,39 +239,101 @@ class Layout:
         """The decimals of step ``name`` (weights) as a table, rows and columns
         labelled, each entry shaded in proportion to its size (1 = ``HEAT`` %)."""
         rows, columns = self.shown(name)
-        values = self.values(name)
-
-        texts = {key: _decimal_cell(value) for key, value in values.items()}
-        places = {j: max(len((decimal_parts(texts[i, j]) or ("", ""))[1]) for i in rows)
-                  for j in columns}
-
-        def cell(i: int, j: int) -> HeatCell:
-            text = texts[i, j]
-            parts = decimal_parts(text)
-            if parts is None or "10^{" in parts[1]:
-                return HeatCell(text, "0" if parts else "")
-            fraction = parts[1]
-            pad = places[j] - len(fraction)
-            if pad > 0:
-                filler = ("{,}" if "{,}" in "".join(texts.values()) else ".") \
-                    if not fraction else ""
-                filler += "0" * (pad - len(filler))
-                text += f"\\phantom{{{filler}}}"
-            number = float(parts[0] + fraction.replace("{,}", "."))
-            return HeatCell(text, str(round(HEAT * min(abs(number), 1.0))))
-
-        mark = HeatCell(r"\cdots", "")
-        laid = self.layout(rows, columns, cell)
+        cells = _heat_cells({key: _decimal_cell(value)
+                             for key, value in self.values(name).items()})
+        laid = self.layout(rows, columns, lambda i, j: f"{i} {j}")   # positions, marks
         labels = [row_label(i) for i in rows]
         body = []
         for line in laid:
             if all(c in (r"\vdots", r"\ddots") for c in line):
                 body.append((r"$\vdots$", tuple(HeatCell(str(c), "") for c in line)))
             else:
-                body.append((labels.pop(0), tuple(c if isinstance(c, HeatCell) else mark
-                                                  for c in line)))
+                body.append((labels.pop(0), tuple(
+                    cells[int(str(c).split()[0]), int(str(c).split()[1])]
+                    if str(c)[:1].isdigit() else HeatCell(str(c), "") for c in line)))
         heads = [column_label(j) for j in columns]
         gaps = [c > 0 and columns[c] != columns[c - 1] + 1 for c in range(len(columns))]
         header = tuple(x for c, head in enumerate(heads)
                        for x in ((r"$\cdots$",) if gaps[c] else ()) + (head,))
         return Heatmap(header, tuple(body))
+
+
+def _heat_cells(texts: dict[tuple[int, int], str]) -> dict[tuple[int, int], HeatCell]:
+    """Decimals padded (``\\phantom``) to their column's places, and their shades."""
+    places: dict[int, int] = {}
+    for (_, j), text in texts.items():
+        places[j] = max(places.get(j, 0), len((decimal_parts(text) or ("", ""))[1]))
+    mark = "{,}" if any("{,}" in text for text in texts.values()) else "."
+    cells = {}
+    for (i, j), text in texts.items():
+        parts = decimal_parts(text)
+        if parts is None or "10^{" in parts[1]:       # tiny: a shade of 0
+            cells[i, j] = HeatCell(text, "0" if parts else "")
+            continue
+        pad = places[j] - len(parts[1])
+        if pad > 0:
+            filler = "" if parts[1] else mark
+            text += f"\\phantom{{{filler + '0' * (pad - len(filler))}}}"
+        number = float(parts[0] + parts[1].replace("{,}", "."))
+        cells[i, j] = HeatCell(text, str(round(HEAT * min(abs(number), 1.0))))
+    return cells
+
+
+_PADDABLE = re.compile(r"(-?\d+)((?:\.|\{,\})\d+)?(\\,\\%)?")
+
+
+def pad_to_marks(texts: list[str]) -> list[str]:
+    """Numbers of a right-aligned table column padded with ``\\phantom`` to the
+    most decimal places among them, so that their decimal marks align; other
+    entries unchanged.
+
+    >>> pad_to_marks(["1", "0{,}25", "-\\infty", "12{,}5\\,\\%"])
+    ['1\\\\phantom{{,}00}', '0{,}25', '-\\\\infty', '12{,}5\\\\,\\\\%\\\\phantom{0}']
+    """
+    matches = [_PADDABLE.fullmatch(text) for text in texts]
+    places = max((len(m.group(2) or "") for m in matches if m), default=0)
+    mark = "{,}" if any("{,}" in text for text in texts) else "."
+    out = []
+    for text, match in zip(texts, matches):
+        pad = places - len(match.group(2) or "") if match else 0
+        if match is None or pad <= 0:
+            out.append(text)
+            continue
+        filler = "" if match.group(2) else mark
+        filler += "0" * (pad - len(filler))
+        # after a percent sign: the same width, so the marks still align
+        out.append(f"{match.group(1)}{match.group(2) or ''}{match.group(3) or ''}"
+                   f"\\phantom{{{filler}}}")
+    return out
+
+
+def _shown(value: Value) -> str:
+    return value.exact if value.is_exact else value.decimal
+
+
+def _with_shown(value: Value, text: str) -> Value:
+    return replace(value, exact=text) if value.is_exact else replace(value, decimal=text)
+
+
+def align_softmax_row(row: SoftmaxRow) -> SoftmaxRow:
+    """A softmax table with its score, exponential, weight and percent columns
+    aligned on the decimal mark (the sum row's weight and percent included)."""
+    entries = [e for e in row.entries if not e.elision]
+    columns = {}
+    for field in ("score", "exp", "weight"):
+        extra = [row.weight_total] if field == "weight" else []
+        columns[field] = pad_to_marks([_shown(getattr(e, field)) for e in entries] + extra)
+    percents = pad_to_marks([e.percent for e in entries] + [row.percent_total])
+    aligned = iter(range(len(entries)))
+    new_entries = []
+    for entry in row.entries:
+        if entry.elision:
+            new_entries.append(entry)
+            continue
+        k = next(aligned)
+        new_entries.append(replace(
+            entry, percent=percents[k], score=_with_shown(entry.score, columns["score"][k]),
+            exp=_with_shown(entry.exp, columns["exp"][k]),
+            weight=_with_shown(entry.weight, columns["weight"][k])))
+    return replace(row, entries=tuple(new_entries), weight_total=columns["weight"][-1],
+                   percent_total=percents[-1])
