@@ -80,8 +80,12 @@ def generated_spec(seed: int) -> dict[str, Any]:
                                        "V": matrix(m, rng.randint(1, 3))}, "options": {}}
     if n == m and rng.random() < 0.4:
         spec["options"]["mask"] = "causal"
+    elif rng.random() < 0.2:
+        spec["options"]["mask"] = [m]           # the last key is padding
     if rng.random() < 0.3:
         spec["options"]["temperature"] = rng.choice(["0.5", "2", "1.5"])
+    if rng.random() < 0.2:
+        spec["options"]["scale"] = rng.choice(["none", "0.5", "1/sqrt(3)"])
     return spec
 
 
