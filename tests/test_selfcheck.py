@@ -80,8 +80,12 @@ def generated_spec(seed: int) -> dict[str, Any]:
                                        "V": matrix(m, rng.randint(1, 3))}, "options": {}}
     if n == m and rng.random() < 0.4:
         spec["options"]["mask"] = "causal"
+    elif rng.random() < 0.2:
+        spec["options"]["mask"] = [m]           # the last key is padding
     if rng.random() < 0.3:
         spec["options"]["temperature"] = rng.choice(["0.5", "2", "1.5"])
+    if rng.random() < 0.2:
+        spec["options"]["scale"] = rng.choice(["none", "0.5", "1/sqrt(3)"])
     return spec
 
 
@@ -247,3 +251,21 @@ def test_rotary_scores_are_written_out_from_the_rotated_queries_and_keys(fmt: st
                if s.part == "entry" and s.step != "scores"}
     assert factors <= {"Q_rot", "K_rot"} and factors
     assert _failures(self_check(derivation, options)) == []
+
+
+def test_check_working_on_the_command_line(tmp_path: Path, capsys: Any) -> None:
+    """``symattn check --working``: the 1.24 of the hand-worked case above is ok on its
+    own but wrong beside its printed factor 0.6225 (0.6225 * 2 = 1.245 -> 1.25)."""
+    from tests.cli_support import run
+
+    spec = tmp_path / "line.toml"
+    spec.write_text('[inputs]\nscaled = [["0", "-0.5"]]\nV = [["2"], ["0"]]\n[claims]\n'
+                    '"weights[1,1] @ line" = "0.6225"\n'
+                    '"output[1,1].terms @ line" = ["1.24", "0"]\n', encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(spec), "--format", "json")
+    assert status == 0
+    status, out, _ = run(capsys, "check", str(spec), "--format", "json", "--working")
+    assert status == 1
+    claims = json.loads(out)["reports"][0]["claims"]
+    assert [c["verdict"] for c in claims] == ["ok", "wrong", "ok"]
+    assert all(c["carried_wrong"] == [] for c in claims)

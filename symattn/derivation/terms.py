@@ -91,10 +91,13 @@ PRINTABLE_TERMS: dict[str, str] = {"scores": "Q", "output": "weights", "exp_sum"
 # Their terms, from the head prefix, the entry (i, j), the term t and the
 # step's operands. A score's terms are those of the matrices it multiplies:
 # Q and K, or Q_rot and K_rot with rotary positions.
+def _score_of(prefix: str, i: int, j: int, t: int, operands: tuple[str, ...]) -> Term:
+    left, right = operands if len(operands) == 2 else ("Q", "K")
+    return score_term(prefix + split_name(left)[1], prefix + split_name(right)[1], i, j, t)
+
+
 _PRINTED_TERM: dict[str, Callable[[str, int, int, int, tuple[str, ...]], Term]] = {
-    "scores": lambda prefix, i, j, t, operands: score_term(
-        *(prefix + split_name(o)[1] for o in (operands if len(operands) == 2 else ("Q", "K"))),
-        i, j, t),
+    "scores": _score_of,
     "output": lambda prefix, i, j, t, _: output_term(prefix + "weights", prefix + "V", i, j, t),
     "exp_sum": lambda prefix, i, j, t, _: row_sum_term(prefix + "exp", i, t),
 }
