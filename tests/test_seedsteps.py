@@ -327,3 +327,13 @@ def test_multi_head_w_o_mixes_the_heads_and_is_written_out() -> None:
     page = symattn.render_latex(derivation)
     assert r"\;\middle|\;" in page                              # the concat substituted
     assert "c_{2,1} w_{1,1} + c_{2,2} w_{2,1}" in page          # W_O written out
+
+
+def test_text_output_of_004_shows_the_shift_and_no_huge_number(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["derive", "--example", "004-softmax-180-210-95"]) == 0
+    text = capsys.readouterr().out
+    assert "row_max:" in text and "exp_shifted:" in text and "\nexp:" not in text
+    for number in re.findall(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?", text):
+        assert abs(Fraction(number)) <= 10 ** 6 if "e" not in number else \
+            int(number.split("e")[1]) < 6, number
