@@ -162,3 +162,178 @@ def test_raw_scores_are_headed_raw_in_every_language() -> None:
     assert "Scores without scaling" in symattn.render_markdown(unscaled)
     scaled = derive({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]]}})
     assert scaled["scaled"].variant == ""
+
+
+# ------------------------------------------------------------- compare blocks
+def _softmax(row: list[mpmath.mpf]) -> list[mpmath.mpf]:
+    exps = [mpmath.exp(x) for x in row]
+    total = mpmath.fsum(exps)
+    return [e / total for e in exps]
+
+
+def _entropy(row: list[mpmath.mpf]) -> mpmath.mpf:
+    return -mpmath.fsum(w * mpmath.log(w, 2) for w in row if w != 0)
+
+
+def test_compare_times_ten_gives_seed_001_exercise_2() -> None:
+    # seed 001: q3 . k_j / 2 = 0.485, 0.445, 0.730; ten times larger: 4.85, 4.45, 7.30,
+    # weights [0.075, 0.051, 0.874] (the weakest falls from 0.297 to 0.051)
+    derivation = symattn.derive(symattn.load_example("001-kocka-spi-venku"))
+    (block,) = derivation.comparisons
+    assert block.kind == "times" and block.row == 1           # query position 3
+    left, right = block.sides
+    assert [frac(x) for x in right.scores] == [Fraction("4.85"), Fraction("4.45"),
+                                               Fraction("7.3")]
+    three = NumberFormat(digits=None, places=3)
+    assert [three.format(w) for w in left.weights] == ["0.309", "0.297", "0.395"]
+    assert [three.format(w) for w in right.weights] == ["0.075", "0.051", "0.874"]
+    with mpmath.workdps(50):
+        expected = _softmax([mpmath.mpf(x) / 1000 for x in (485, 445, 730)])
+        assert_close(FORTY.format(left.entropy), _entropy(expected))
+        assert_close(FORTY.format(block.entropy_max), mpmath.log(3, 2))
+    assert (left.largest, left.smallest) == (2, 1)
+    page = symattn.render_markdown(derivation)
+    assert "Side by side" in page and "0.0505571" in page and "0.296685" in page
+
+
+def test_compare_temperature_in_003_changes_the_weights_visibly() -> None:
+    derivation = symattn.derive(symattn.load_example("003-cross-attention-temperature"))
+    (block,) = derivation.comparisons
+    left, right = block.sides
+    assert (frac(left.number), frac(right.number)) == (Fraction(1, 2), Fraction(1))
+    q = np.array([[2, 1, 0, 0], [0, 1, 2, 1]], dtype=float)
+    k = np.array([[1, 1, 0, 0], [0, 1, 1, 0], [1, 0, 0, 1]], dtype=float)
+    for row in range(2):
+        scores = q[row] @ k.T / 2
+        at = {t: np.exp(scores / t) / np.exp(scores / t).sum() for t in (0.5, 1.0)}
+        assert np.abs(at[0.5] - at[1.0]).max() > 0.15        # visibly different
+        got = [float(NumberFormat(digits=15).format(derivation["weights"].value.exact(row, j)))
+               for j in range(3)]
+        assert got == pytest.approx(at[0.5], rel=1e-12)
+    side = [float(NumberFormat(digits=15).format(w)) for w in right.weights]
+    scores = q[1] @ k.T / 2
+    assert side == pytest.approx(np.exp(scores) / np.exp(scores).sum(), rel=1e-12)
+
+
+def test_compare_scaling_and_errors() -> None:
+    spec = {"inputs": {"Q": [[1, 2]], "K": [[1, 0], [0, 1], [1, 1]]},
+            "compare": {"kind": "scaling"}}
+    (block,) = derive(spec).comparisons
+    left, right = block.sides
+    assert right.kind == "unscaled"
+    assert [frac(x) for x in right.scores] == [1, 2, 3]
+    with mpmath.workdps(50):
+        for j, w in enumerate(_softmax([mpmath.mpf(x) for x in (1, 2, 3)])):
+            assert_close(FORTY.format(right.weights[j]), w)
+        for j, w in enumerate(_softmax([mpmath.mpf(x) / mpmath.sqrt(2) for x in (1, 2, 3)])):
+            assert_close(FORTY.format(left.weights[j]), w)
+    with pytest.raises(InputError, match=r"compare.*scaling"):
+        derive({"inputs": {"scaled": [[1, 2]]}, "compare": {"kind": "scaling"}})
+    with pytest.raises(InputError, match=r"compare.*no query row 5"):
+        derive({**spec, "compare": {"kind": "times", "row": 5}})
+    with pytest.raises(InputError, match=r"compare\[2\]\.kind.*one of"):
+        derive({**spec, "compare": [{"kind": "times"}, {"kind": "sideways"}]})
+
+
+# ------------------------------------------------------------------- variance
+def test_variance_of_q_dot_k_is_d_k_by_exact_enumeration() -> None:
+    # entries +-1 with probability 1/2: mean 0, variance 1, independent; every case exactly
+    from itertools import product
+
+    for d_k in (1, 2, 3):
+        cases = list(product((-1, 1), repeat=2 * d_k))
+        dots = [sum(c[t] * c[d_k + t] for t in range(d_k)) for c in cases]
+        mean = Fraction(sum(dots), len(cases))
+        variance = Fraction(sum(x * x for x in dots), len(cases)) - mean ** 2
+        assert mean == 0 and variance == d_k
+        scaled = Fraction(sum(x * x for x in dots), len(cases) * d_k)
+        assert scaled == 1
+        derivation = derive({"inputs": {"Q": [[1] * d_k], "K": [[1] * d_k]},
+                             "diagnostics": {"variance": True}})
+        step = derivation["variance"]
+        assert [frac(step.value.exact(0, j)) for j in range(2)] == [variance, scaled]
+        names = derivation.names
+        assert names[names.index("scaled") + 1] == "variance"
+    page = symattn.render_latex(symattn.derive(symattn.load_example(
+        "003-cross-attention-temperature")))
+    assert r"\operatorname{Var}(q \cdot k)" in page and "= d_k = 4" in page
+    with pytest.raises(InputError, match="variance.*d_k"):
+        derive({"inputs": {"scaled": [[1, 2]]}, "diagnostics": {"variance": True}})
+
+
+def test_a_printed_variance_is_checked() -> None:
+    spec = {"inputs": {"Q": [[1, 0, 0, 0]], "K": [[1, 0, 0, 0]]},
+            "diagnostics": {"variance": True}, "claims": {"variance[1,1]": "4",
+                                                          "variance[1,2]": "2"}}
+    verdicts = [v.verdict for v in symattn.check(derive(spec)).verdicts]
+    assert verdicts == ["ok", "wrong"]
+
+
+# ------------------------------------------- the layer after attention written out
+def _decimal(text: str) -> Fraction:
+    return Fraction(text.replace("{,}", ".").replace(",", "."))
+
+
+def test_ffn_and_logits_rows_follow_from_the_printed_factors() -> None:
+    # seed 000: FFN(x) = x W_FFN, logits = h W_vocab; every written-out term must be the
+    # product of the factors printed before it, rounded to 6 significant digits, and
+    # every total the sum of the printed terms (checked with fractions)
+    from symattn.render.worked import build
+
+    document = build(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
+    steps = {step.name: step for step in document.steps}
+    six = NumberFormat(digits=6)
+    checked = 0
+    for name in ("ffn", "logits"):
+        assert steps[name].kind == "product"
+        for row in steps[name].expansions:
+            for entry in row.entries:
+                products = [part.split(r" \cdot ") for part in entry.substituted.split(" + ")]
+                terms = entry.terms.split(" + ")
+                assert len(products) == len(terms)
+                total = Fraction(0)
+                for (x, w), term in zip(products, terms):
+                    exact = _decimal(x) * _decimal(w)
+                    assert _decimal(term) == Fraction(six.format(
+                        symattn.values.exact.fmpq(exact.numerator, exact.denominator)))
+                    total += _decimal(term)
+                assert _decimal(entry.total) == total
+                checked += 1
+    assert checked == 3 * 2 + 5
+    # the probabilities' table: e^z of the printed logits' exact values, P = e^z / sum
+    probs = steps["probs"].expansions[0]
+    with mpmath.workdps(50):
+        logits = [mpmath.mpf(row.score.decimal) for row in probs.entries]
+        for row in probs.entries:
+            assert float(row.exp.decimal) == pytest.approx(float(mpmath.exp(
+                mpmath.mpf(row.score.decimal))), rel=1e-5)
+        assert [e.token for e in probs.entries] == ["cat", "chases", "mouse", "quickly",
+                                                    "sleeping"]
+        expected = _softmax(logits)
+        for row, p in zip(probs.entries, expected):
+            assert float(row.weight.decimal) == pytest.approx(float(p), rel=1e-5)
+
+
+def test_multi_head_w_o_mixes_the_heads_and_is_written_out() -> None:
+    derivation = symattn.derive(symattn.load_example("003-multi-head"))
+    concat, output = derivation["concat"].value, derivation["output"].value
+    w_o = np.array([[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5], [0.5, 0, -0.5, 0], [0, 0.5, 0, -0.5]])
+    c = np.array([[float(NumberFormat(digits=17).format(concat.exact(i, j)))
+                   for j in range(4)] for i in range(3)])
+    o = np.array([[float(NumberFormat(digits=17).format(output.exact(i, j)))
+                   for j in range(4)] for i in range(3)])
+    assert o == pytest.approx(c @ w_o, abs=1e-14)
+    assert abs(o[1, 2]) > 0.04        # the heads differ in row 2: W_O mixes them
+    page = symattn.render_latex(derivation)
+    assert r"\;\middle|\;" in page                              # the concat substituted
+    assert "c_{2,1} w_{1,1} + c_{2,2} w_{2,1}" in page          # W_O written out
+
+
+def test_text_output_of_004_shows_the_shift_and_no_huge_number(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["derive", "--example", "004-softmax-180-210-95"]) == 0
+    text = capsys.readouterr().out
+    assert "row_max:" in text and "exp_shifted:" in text and "\nexp:" not in text
+    for number in re.findall(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?", text):
+        assert abs(Fraction(number)) <= 10 ** 6 if "e" not in number else \
+            int(number.split("e")[1]) < 6, number

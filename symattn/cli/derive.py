@@ -126,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
     if args.pdf or args.format in ("latex", "markdown"):
         return _derive_document(args, derivation, number_format, sources[0], language)
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
-    built = view.build_view(derivation, number_format, limit=limit,
+    # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
+    shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
+    built = view.build_view(derivation, number_format, limit=limit, steps=shown,
                             max_terms=args.max_terms or None)
     text = render_text.render_json(built) if args.format == "json" \
         else render_text.render_text(built, language)

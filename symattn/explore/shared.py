@@ -28,8 +28,9 @@ _SHOWN_PLACES = 12
 
 
 def attention_only(problem: Problem) -> Problem:
-    """The attention part only: no claims, no layer after it, no diagnostics."""
-    return dataclasses.replace(problem, claims={}, ffn=None, readout=None, diagnostics=())
+    """The attention part only: no claims, no layer after it, no diagnostics, no comparisons."""
+    return dataclasses.replace(problem, claims={}, ffn=None, readout=None, diagnostics=(),
+                               compare=())
 
 
 def shown(value: Exact | Symbolic) -> str:
