@@ -264,3 +264,20 @@ def test_sheet_kinds_messages_are_plain_text() -> None:
             if key.startswith("sheet_kinds."):
                 text = re.sub(r"\{\{[a-z_]+\}\}", "", catalog.text(key))
                 assert not re.search(r"[~$\\{}]", text), (language, key)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_design_keys_reference_weights_pass_the_checker(seed: int) -> None:
+    """The key prints the reference query's weights: as claims they are ok."""
+    from symattn.values.number_format import NumberFormat
+    from symattn.verify import checker
+    from symattn.worksheets.kinds import derive_spec
+
+    exercise = design(variant_random(seed, 1, 1, "design"), Setup())
+    weights = check_design(exercise.facts["check"], exercise.facts["reference"]).weights
+    claims = {f"weights[1,{j + 1}]": NumberFormat(digits=None, places=3).format(w)
+              for j, w in enumerate(weights)}
+    report = checker.check(derive_spec({**exercise.problems[0], "claims": claims}))
+    assert [v.verdict for v in report.verdicts] == ["ok"] * 3
+    q = [Fraction(x) for x in exercise.problems[0]["inputs"]["Q"][0]]
+    assert tuple(int(x) for x in q) == tuple(exercise.facts["reference"])

@@ -128,7 +128,8 @@ def multi_head(rng: random.Random, setup: Setup) -> Exercise:
         spec = {"inputs": {"Q": spec_matrix(Q), "K": spec_matrix(K), "V": spec_matrix(V),
                            "W_O": spec_matrix(W_O)}, "options": {"heads": 2}}
         if any(Q[row][h] * K[0][h] == Q[row][h] * K[1][h] or V[0][h] == V[1][h]
-               for h in range(2)) or (0, 0) in set(zip(*W_O)):
+               for h in range(2)) or (0, 0) in set(zip(*W_O)) or \
+                any(all(x == 0 for x in key) for key in K):
             continue
         derivation = derive_spec(spec)
         first, out1 = _head_blanks(derivation, 1, row, V, p, q)
@@ -163,6 +164,8 @@ def kv_cache(rng: random.Random, setup: Setup) -> Exercise:
     p, q = setup.places, max(setup.places - 1, 1)
     for _ in range(_TRIES):
         attention = draw_attention(rng, 3, 3, setup.d_k, 2)
+        if any(all(x == 0 for x in row) for row in attention.K + attention.V):
+            continue                # a zero key scores 0 against every query
         spec: dict[str, Any] = attention_spec(attention, mask="causal")
         spec["inputs"]["Q"] = spec_matrix(attention.Q[2:])
         spec["options"]["query_positions"] = [3]

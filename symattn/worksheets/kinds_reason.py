@@ -81,6 +81,8 @@ def permutation(rng: random.Random, setup: Setup) -> Exercise:
     p, q = setup.places, max(setup.places - 1, 1)
     for _ in range(200):
         attention = draw_attention(rng, 3, 3, 4, 2)
+        if any(all(x == 0 for x in row) for row in attention.Q):
+            continue                # a zero embedding attends uniformly and gives no key
         spec: dict[str, Any] = {"inputs": {"X": spec_matrix(attention.Q), "W_Q": "identity",
                                            "W_K": "identity", "W_V": spec_matrix(_W_V)}}
         a, b = sorted(rng.sample(range(3), 2))

@@ -122,7 +122,7 @@ def _cell(cell: Any, context: _HtmlContext, asked: Blank | None) -> str:
     return context.math(cell)
 
 
-def _part_html(part: Any, context: _HtmlContext, asked: Blank) -> str:
+def _part_html(part: Any, context: _HtmlContext, asked: Blank | None) -> str:
     """A part of the exercise as HTML: the asked blank as a boxed question mark."""
     caption = f"<p>{context.html(part.caption)}</p>" if getattr(part, "caption", None) else ""
     if isinstance(part, Text):
@@ -144,7 +144,7 @@ def _part_html(part: Any, context: _HtmlContext, asked: Blank) -> str:
     return ""
 
 
-def _table_html(part: Table, context: _HtmlContext, asked: Blank) -> str:
+def _table_html(part: Table, context: _HtmlContext, asked: Blank | None) -> str:
     head = "".join(f"<th>{context.html(h)}</th>" for h in part.header)
     rows = []
     for row in part.rows:
