@@ -32,8 +32,17 @@ from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
 
 
-    options = options or default_options(derivation)
-    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
+def _aligned(document: worked.model.Document) -> worked.model.Document:
+    """The softmax tables with their columns aligned on the decimal mark (LaTeX
+    pads the numbers with ``\\phantom``; Markdown tables cannot align)."""
+    def step(model: worked.model.StepModel) -> worked.model.StepModel:
+        rows = tuple(align_softmax_row(row) if isinstance(row, worked.model.SoftmaxRow)
+                     else row for row in model.expansions)
+        return dataclasses.replace(model, expansions=rows)
+
+    return dataclasses.replace(document, steps=tuple(step(s) for s in document.steps))
+
+
 def default_options(derivation: Derivation, language: str | None = None) -> worked.Options:
     """The spec's own digits and rounding rule, full detail, in ``language`` (else the
     spec's ``language``, else English) with that language's decimal mark."""
