@@ -61,16 +61,24 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
                  fragment: bool = False, template_dir: str | Path | None = None,
                  language: str | None = None) -> str:
     """The worked example as LaTeX, each printed number with its verdict, in
-    ``language`` (en, pl, cs, ru, uk; default: the options', else the spec's, else en)."""
+    ``language`` (en, pl, cs, ru, uk; default: the one ``derive`` was given, else the
+    options', else the spec's, else en)."""
     return latex_document.render_latex(derivation, options, fragment=fragment,
                                        template_dir=template_dir,
-                                       report=report_on_claims(derivation), language=language)
+                                       report=report_on_claims(derivation),
+                                       language=language or _chosen(derivation))
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
                     template_dir: str | Path | None = None, language: str | None = None) -> str:
     """The worked example as Markdown, each printed number with its verdict, in
-    ``language`` (en, pl, cs, ru, uk; default: the options', else the spec's, else en)."""
+    ``language`` (en, pl, cs, ru, uk; default: the one ``derive`` was given, else the
+    options', else the spec's, else en)."""
     return markdown_document.render_markdown(derivation, options, template_dir=template_dir,
                                              report=report_on_claims(derivation),
-                                             language=language)
+                                             language=language or _chosen(derivation))
+
+
+def _chosen(derivation: Derivation) -> str | None:
+    """The language ``derive(problem, language=...)`` chose, if any."""
+    return derivation.language if isinstance(derivation, NotebookDerivation) else None

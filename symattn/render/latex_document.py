@@ -15,19 +15,22 @@ numbers (``symattn.check``), each printed number is shown with its verdict;
 
 from __future__ import annotations
 
-__all__ = ["render_latex", "render_steps", "default_options", "options_in"]
+__all__ = ["render_latex", "render_steps", "default_options", "options_in",
+           "CYRILLIC_LANGUAGES"]
 
 import dataclasses
 from pathlib import Path
 
 from symattn import messages
-from symattn.render import latex
+from symattn.render import latex, prose
 from symattn.render import templating
 from symattn.render import worked
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
 from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
+
+CYRILLIC_LANGUAGES = ("ru", "uk")     # languages written in Cyrillic (the T2A encoding)
 
 
 def default_options(derivation: Derivation, language: str | None = None) -> worked.Options:
@@ -54,7 +57,8 @@ def options_in(derivation: Derivation, options: worked.Options | None,
     """
     if options is None:
         return default_options(derivation, language)
-    return dataclasses.replace(options, language=language) if language else options
+    chosen = language or options.language or derivation.problem.language or "en"
+    return dataclasses.replace(options, language=chosen)
 
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
@@ -65,9 +69,16 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
     in ``language`` (default: the options', else the spec's, else English)."""
     options = options_in(derivation, options, language)
     document = worked.build(derivation, report, options, latex.escape_text)
-    return templating.render("document.tex.j2", template_dir, doc=document,
-                             fragment=fragment, version=__version__,
-                             messages=messages.load(options.language))
+    language = options.language or "en"
+    tex = templating.render("document.tex.j2", template_dir, doc=document,
+                            fragment=fragment, version=__version__,
+                            messages=messages.load(language))
+    return _in_script(tex, language)
+
+
+def _in_script(tex: str, language: str) -> str:
+    """Russian and Ukrainian words set in the Cyrillic font encoding (``prose.wrap_cyrillic``)."""
+    return prose.wrap_cyrillic(tex) if language in CYRILLIC_LANGUAGES else tex
 
 
 def render_steps(derivation: Derivation, options: worked.Options | None = None,
@@ -85,10 +96,12 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     >>> text.startswith("\\\\subsection*{Krok 1: Váhy pozornosti}")
     True
     """
-    options = options or default_options(derivation)
+    options = options_in(derivation, options, None)
+    language = options.language or "en"
     document = worked.build(derivation, report, options, latex.escape_text)
     chosen = [model for step, model in zip(derivation.steps, document.steps)
               if steps is None or step.name in steps]
     chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
-    return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,
-                             messages=messages.load(options.language))
+    return _in_script(templating.render("steps.tex.j2", template_dir, doc=document,
+                                        steps=chosen, messages=messages.load(language)),
+                      language)

@@ -17,12 +17,13 @@ the Markdown templates and the text reports.
 
 from __future__ import annotations
 
-__all__ = ["markdown", "plain", "ProseCatalog"]
+__all__ = ["markdown", "plain", "ProseCatalog", "wrap_cyrillic"]
 
 import re
 from typing import Any, Callable
 
 from symattn.messages import Catalog
+from symattn.render.latex import CYRILLIC_MACRO
 
 _PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
 _MATH = re.compile(r"\$([^$]*)\$")
@@ -79,6 +80,20 @@ def _markdown_text(text: str) -> str:
     text = re.sub(r"\\textbf\{([^{}]*)\}", r"**\1**", text)
     text = re.sub(r"\\(?:emph|textit)\{([^{}]*)\}", r"*\1*", text)
     return text.replace("~", _NBSP).replace("\\,", " ")
+
+
+# Words of Cyrillic letters (the T2A encoding's) with their apostrophes: ім’я, з’єднання.
+_CYRILLIC_WORD = re.compile("[\u0400-\u045F\u0490-\u04FF][\u0400-\u045F\u0490-\u04FF\u2019]*")
+
+
+def wrap_cyrillic(tex: str) -> str:
+    """LaTeX with every Cyrillic word set in the T2A encoding (``\\symattncyr{...}``), so
+    that a Russian or Ukrainian document compiles whatever its main font encoding.
+
+    >>> print(wrap_cyrillic(r"\\subsection*{Шаг 1: Входы} ім’я, $x$"))
+    \\subsection*{\\symattncyr{Шаг} 1: \\symattncyr{Входы}} \\symattncyr{ім’я}, $x$
+    """
+    return _CYRILLIC_WORD.sub(lambda m: f"{CYRILLIC_MACRO}{{{m.group()}}}", tex)
 
 
 class ProseCatalog:

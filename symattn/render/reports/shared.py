@@ -135,16 +135,17 @@ def render(command: str, doc: Mapping[str, object], fragment: bool,
     (for ``MaxMatrixCols``), which the shared preamble reads, and ``what``, the
     fragment's comment; the template's ``t`` is ``catalog`` (English when None).
     """
-    from symattn.render import latex
+    from symattn.render import latex, prose
     from symattn.render import templating
     from symattn._version import __version__
 
     russian = catalog is not None and catalog.language in ("ru", "uk")
     doc = dict(doc, cyrillic=russian or any(latex.CYRILLIC_MACRO in s for s in _strings(doc)),
                max_columns=str(max(10, max_columns)))
-    return templating.render(f"report_{command}.tex.j2", doc=doc, fragment=fragment,
-                             version=__version__, what=FRAGMENT_NOTE.format(command=command),
-                             messages=catalog)
+    tex = templating.render(f"report_{command}.tex.j2", doc=doc, fragment=fragment,
+                            version=__version__, what=FRAGMENT_NOTE.format(command=command),
+                            messages=catalog)
+    return prose.wrap_cyrillic(tex) if russian else tex
 
 
 # ------------------------------------------------------------------- output
