@@ -21,8 +21,9 @@ from symattn.render.worksheet import key_latex, sheet_latex
 
 pytestmark = needs_pdflatex
 
-WORDS = {"en": ("Exercise 1", "Answer key", "0.001"), "pl": ("Zadanie 1", "Odpowiedzi", "0,001"),
-         "cs": ("Úloha 1", "Řešení", "0,001"), "ru": ("Задание 1", "Ответы", "0,001"),
+WORDS = {"en": ("Exercise 1", "Answer key", "0.001"),
+         "pl": ("Zadanie 1", "Klucz odpowiedzi", "0,001"),
+         "cs": ("Úloha 1", "Klíč řešení", "0,001"), "ru": ("Задание 1", "Ответы", "0,001"),
          "uk": ("Завдання 1", "Відповіді", "0,001")}
 # T2A sets the Ukrainian і with the glyph of the Latin i, so text extraction reads i.
 LATIN_I = str.maketrans("іІ", "iI")
