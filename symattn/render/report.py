@@ -53,8 +53,10 @@ def _summary(report: Report, notes: NoteWriter) -> str:
 
 
 def _heading(report: Report) -> str:
-    title = report.title or report.source or "spec"
-    source = f" ({report.source})" if report.source and report.title else ""
+    """The title and where the spec is: a bundled example by its name alone."""
+    where = (report.source or "").removeprefix("example ")
+    title = report.title or where or "spec"
+    source = f" ({where})" if where and report.title else ""
     return f"{title}{source}"
 
 
