@@ -63,21 +63,28 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
                  language: str | None = None, engine: str = "auto",
                  handout: bool = False) -> str:
     """The worked example as LaTeX, each printed number with its verdict, in
-    ``language`` (en, pl, cs, ru, uk; default: the options', else the spec's, else en);
-    ``engine``: pdflatex, lualatex, xelatex, or auto (see ``render.engines``);
-    ``handout``: a clean copy, without the verdicts and their notes."""
+    ``language`` (en, pl, cs, ru, uk; default: the one ``derive`` was given, else the
+    options', else the spec's, else en); ``engine``: pdflatex, lualatex, xelatex, or
+    auto (see ``render.engines``); ``handout``: a clean copy, without the verdicts and
+    their notes."""
     report = None if handout else report_on_claims(derivation)
     return latex_document.render_latex(derivation, options, fragment=fragment,
                                        template_dir=template_dir, report=report,
-                                       language=language, engine=engine)
+                                       language=language or _chosen(derivation), engine=engine)
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
                     template_dir: str | Path | None = None, language: str | None = None,
                     handout: bool = False) -> str:
     """The worked example as Markdown, each printed number with its verdict, in
-    ``language`` (en, pl, cs, ru, uk; default: the options', else the spec's, else en);
-    ``handout``: without the verdicts."""
+    ``language`` (en, pl, cs, ru, uk; default: the one ``derive`` was given, else the
+    options', else the spec's, else en); ``handout``: without the verdicts."""
     report = None if handout else report_on_claims(derivation)
     return markdown_document.render_markdown(derivation, options, template_dir=template_dir,
-                                             report=report, language=language)
+                                             report=report,
+                                             language=language or _chosen(derivation))
+
+
+def _chosen(derivation: Derivation) -> str | None:
+    """The language ``derive(problem, language=...)`` chose, if any."""
+    return derivation.language if isinstance(derivation, NotebookDerivation) else None

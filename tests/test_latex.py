@@ -65,9 +65,11 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     docs["symbolic"] = render_latex(symattn.derive(symattn.Problem.from_mapping({
         "inputs": {"Q": [["sqrt(2)", 1]], "K": [[1, 0], ["a", 1]], "V": [[1], ["кіт"]]}})))
     docs["fragment"] = ("\\documentclass{article}"
+                        "\\usepackage[T1]{fontenc}"       # the example's Polish description
                         "\\usepackage{amsmath,amssymb,xcolor,booktabs}"
                         "\\begin{document}\n" + render_latex(
-                            symattn.derive(symattn.load_example("000-cat-chases-mouse")),
+                            symattn.derive(symattn.load_example("000-cat-chases-mouse"),
+                                           language="en"),
                             fragment=True) + "\\end{document}\n")
     docs["pwned"] = str(pwned)
     return docs
@@ -98,7 +100,7 @@ def test_hostile_text_is_printed_literally(pdfs: dict[str, object],
     for literal in ("\\input{/etc/passwd}", "\\include{/etc/passwd}", "\\write18{touch",
                     "50% #1 & a_b ^ ~ $x$ }{",
                     "\\catcode`\\{=12 \\def\\x{y} \\\\ \\end{document}", "<b>|</b>",
-                    "\\input{/etc/hostname}", "%#&_^~\\\\", "@ \\write18{rm -rf x} %}{",
+                    "\\input{/etc/hostname}", "%#&_^~\\\\", "\\write18{rm -rf x} %}{",
                     "evil\\input{x}_%.toml", "-- ,,"):
         assert literal in flat, literal
     # Long words break across lines (pdftotext shows the break as white space),
@@ -196,11 +198,15 @@ def test_digits_places_and_decimal_comma() -> None:
 
 
 def test_claims_are_marked_with_their_verdicts() -> None:
-    tex = render_latex(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
+    tex = render_latex(symattn.derive(symattn.load_example("000-cat-chases-mouse"),
+                                      language="en"))
     assert "\\symattnok{0.71}" in tex
     assert "\\symattncarried{0.35}{0.36}" in tex          # carried forward, exact beside
     assert "Printed numbers: summary" in tex
-    tex = render_latex(symattn.derive(symattn.load_example("001-softmax-10-2-1")))
+    polish = render_latex(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
+    assert "\\symattncarried{0{,}35}{0{,}36}" in polish    # the spec's language, decimal comma
+    tex = render_latex(symattn.derive(symattn.load_example("001-softmax-10-2-1"),
+                                      language="en"))
     assert "\\symattnwrong{0.9997}{0.9995}" in tex
     assert re.search(r"wrong & 1 \\\\", tex)
 
@@ -211,7 +217,7 @@ def test_no_claims_no_summary() -> None:
 
 
 def test_detail_and_expanded_rows() -> None:
-    derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
+    derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"), language="en")
     full = render_latex(derivation)
     assert "Row 1 (cat), term by term" in full and "Row 3 (mouse)" in full
     chosen = render_latex(derivation, worked.Options(expand_rows=(2,)))

@@ -10,7 +10,7 @@ from latex_support import needs_pdflatex
 from symattn.render import pdf
 from symattn.cli.app import main
 
-EXAMPLE = ["derive", "--example", "001-softmax-10-2-1"]
+EXAMPLE = ["derive", "--example", "001-softmax-10-2-1", "--language", "en"]
 
 
 def test_latex_to_a_file(tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_fragment_and_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_markdown_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(EXAMPLE + ["--format", "markdown", "--expand-rows", "all"]) == 0
-    assert capsys.readouterr().out.startswith("## softmax of")
+    assert capsys.readouterr().out.startswith("## softmax vektoru")   # the title, as written
 
 
 @pytest.mark.parametrize("extra, message", [

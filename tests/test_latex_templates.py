@@ -21,7 +21,8 @@ BUNDLED = REPO / "templates"
 
 
 def _derivation() -> symattn.Derivation:
-    return symattn.derive(symattn.load_example("001-softmax-10-2-1"))
+    """Seed 001's softmax([10, 2, 1]), shown in English (the spec's own language is Czech)."""
+    return symattn.derive(symattn.load_example("001-softmax-10-2-1"), language="en")
 
 
 def test_every_kind_has_a_template_in_both_formats() -> None:
@@ -63,14 +64,16 @@ def test_broken_template_names_template_and_line(tmp_path: Path, body: str, line
 
 def test_broken_template_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "step_weights.md.j2").write_text("a\nb\n\\VAR{step.nope}\n", encoding="utf-8")
-    status = main(["derive", "--example", "001-softmax-10-2-1", "--format", "markdown",
+    status = main(["derive", "--example", "001-softmax-10-2-1", "--language", "en",
+                   "--format", "markdown",
                    "--template-dir", str(tmp_path)])
     assert status == 2
     assert "template step_weights.md.j2, line 3" in capsys.readouterr().err
 
 
 def test_missing_template_dir_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["derive", "--example", "001-softmax-10-2-1", "--format", "latex",
+    status = main(["derive", "--example", "001-softmax-10-2-1", "--language", "en",
+                   "--format", "latex",
                    "--template-dir", str(tmp_path / "nope")])
     assert status == 2
     assert "no such folder" in capsys.readouterr().err
@@ -78,7 +81,7 @@ def test_missing_template_dir_exits_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_markdown_templates_override_too(tmp_path: Path) -> None:
     (tmp_path / "document.md.j2").write_text("# \\VAR{doc.title}\n", encoding="utf-8")
-    expected = "# softmax of &#91;10, 2, 1&#93;\n"
+    expected = "# softmax vektoru &#91;10, 2, 1&#93;\n"      # the spec's title, as written
     assert render_markdown(_derivation(), template_dir=tmp_path) == expected
 
 

@@ -21,8 +21,9 @@ from symattn.render.worksheet import key_latex, sheet_latex
 
 pytestmark = needs_pdflatex
 
-WORDS = {"en": ("Exercise 1", "Answer key", "0.001"), "pl": ("Zadanie 1", "Odpowiedzi", "0,001"),
-         "cs": ("Úloha 1", "Řešení", "0,001"), "ru": ("Задание 1", "Ответы", "0,001"),
+WORDS = {"en": ("Exercise 1", "Answer key", "0.001"),
+         "pl": ("Zadanie 1", "Klucz odpowiedzi", "0,001"),
+         "cs": ("Úloha 1", "Klíč řešení", "0,001"), "ru": ("Задание 1", "Ответы", "0,001"),
          "uk": ("Завдання 1", "Відповіді", "0,001")}
 # The Ukrainian і copies out of the PDF as the Cyrillic letter (not the Latin i of its T2A slot).
 SPEC = ('title = "Smíšené písmo: кіт, łódź"\ntokens = ["кіт", "łódź", "žluťoučký"]\n'

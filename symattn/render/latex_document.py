@@ -32,6 +32,7 @@ from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
 
 
+
 def _aligned(document: worked.model.Document) -> worked.model.Document:
     """The softmax tables with their columns aligned on the decimal mark (LaTeX
     pads the numbers with ``\\phantom``; Markdown tables cannot align)."""
@@ -67,7 +68,8 @@ def options_in(derivation: Derivation, options: worked.Options | None,
     """
     if options is None:
         return default_options(derivation, language)
-    return dataclasses.replace(options, language=language) if language else options
+    chosen = language or options.language or derivation.problem.language or "en"
+    return dataclasses.replace(options, language=chosen)
 
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
@@ -84,14 +86,15 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
     """
     options = options_in(derivation, options, language)
     document = _aligned(worked.build(derivation, report, options, latex.escape_text))
-    catalog = messages.load(options.language)
+    catalog = messages.load(options.language or "en")
 
     def render(tex: engines.TexSetup) -> str:
         return templating.render("document.tex.j2", template_dir, doc=document,
                                  fragment=fragment, version=__version__, tex=tex,
                                  messages=catalog)
 
-    return engines.render_for_engine(render, engine, options.language, document.cyrillic)
+    return engines.render_for_engine(render, engine, options.language or "en",
+                                     document.cyrillic)
 
 
 def render_steps(derivation: Derivation, options: worked.Options | None = None,
@@ -109,7 +112,7 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     >>> text.startswith("\\\\subsection*{Krok 1: Váhy pozornosti}")
     True
     """
-    options = options or default_options(derivation)
+    options = options_in(derivation, options, None)
     document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     chosen = [model for step, model in zip(worked.shown_steps(derivation), document.steps)
               if steps is None or step.name in steps]
@@ -117,4 +120,4 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     chosen = [dataclasses.replace(model, number=str(k), heatmap=None)
               for k, model in enumerate(chosen, 1)]
     return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,
-                             messages=messages.load(options.language))
+                             messages=messages.load(options.language or "en"))

@@ -53,6 +53,6 @@ def render_markdown(derivation: Derivation, options: worked.Options | None = Non
     in ``language`` (default: the options', else the spec's, else English)."""
     options = options_in(derivation, options, language)
     document = worked.build(derivation, report, options, escape_markdown, prose.markdown)
-    catalog = prose.ProseCatalog(messages.load(options.language), prose.markdown)
+    catalog = prose.ProseCatalog(messages.load(options.language or "en"), prose.markdown)
     return templating.render("document.md.j2", template_dir, messages=catalog, doc=document,
                              version=__version__)

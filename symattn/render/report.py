@@ -4,7 +4,8 @@ Text and Markdown speak the reader's language: ``language`` when given, else
 each report's own (its spec's ``language`` key), else English. The verdicts,
 their reasons and the table headings come from the catalogs; ``where`` is the
 claim's key as the spec wrote it (``weights[3,1]``, ``@ label``), so that a
-reader finds the line of the spec it judges.
+reader finds the line of the spec it judges. A report on a size spec
+(``[sizes]``) is English: the size checker's reasons are English text.
 
 JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
 "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
@@ -33,7 +34,9 @@ def _where(verdict: Verdict) -> str:
 
 
 def _writer(report: Report, language: str | None, mode: str) -> NoteWriter:
-    chosen = language or report.language or "en"
+    # The size checker's reasons are English text (no Reason data): its reports stay English.
+    sizes = bool(report.verdicts) and not any(v.reasons for v in report.verdicts)
+    chosen = "en" if sizes else language or report.language or "en"
     escape = _md if mode == "markdown" else str
     return NoteWriter(messages.load(chosen), None, _SEPARATORS.get(chosen, ","), escape,
                       mode=mode)
@@ -50,8 +53,10 @@ def _summary(report: Report, notes: NoteWriter) -> str:
 
 
 def _heading(report: Report) -> str:
-    title = report.title or report.source or "spec"
-    source = f" ({report.source})" if report.source and report.title else ""
+    """The title and where the spec is: a bundled example by its name alone."""
+    where = (report.source or "").removeprefix("example ")
+    title = report.title or where or "spec"
+    source = f" ({where})" if where and report.title else ""
     return f"{title}{source}"
 
 

@@ -60,7 +60,7 @@ class Options:
     detail: str = "full"
     expand_rows: tuple[int, ...] | None = None
     limit: int | None = ROWS_SHOWN
-    language: str = "en"        # the prose: headings and step descriptions (messages)
+    language: str | None = None  # the prose (messages); None: the spec's language, else en
 
 
 def shown_steps(derivation: Derivation) -> list[Step]:
@@ -107,7 +107,8 @@ class _Builder:
         self.locale = self.fmt.locale
         self.limit = options.limit
         self.full = options.detail == "full"
-        self.catalog = messages.load(options.language)
+        self.language = options.language or derivation.problem.language or "en"
+        self.catalog = messages.load(self.language)
         self.prose = prose
         self.symbols = {step.name: step.symbol for step in derivation}
         self.names = Labels(derivation, escape)
@@ -138,8 +139,8 @@ class _Builder:
             setup=tuple(Pair(self.prose(pair.label), pair.value)
                         for pair in setup_pairs(self.d, self.cells, self.catalog)), steps=steps,
             summary=summary(report) if report is not None and report.verdicts else None,
-            cyrillic=self.names.cyrillic or self.options.language in ("ru", "uk"),
-            max_columns=str(self.grid.max_columns), language=self.options.language,
+            cyrillic=self.names.cyrillic or self.language in ("ru", "uk"),
+            max_columns=str(self.grid.max_columns), language=self.language,
             comparisons=comparisons)
 
     def step(self, step: Step, number: int) -> StepModel:

@@ -81,7 +81,7 @@ def _notes(verdicts: list[Verdict], notes: NoteWriter, text: Callable[[str], str
             groups.setdefault(key, []).append(verdict)
     rows = []
     for group in groups.values():
-        times = ""
+        times = text(group[0].label) if group[0].label else ""  # where it was printed
         if len(group) > 1:
             times = notes.convert(notes.catalog.fill("document.printed_times",
                                                      count=str(len(group))))
