@@ -224,6 +224,10 @@ def _fields(b: Any, line: _Line, result: tuple[str, int, int]) -> dict[str, Any]
     ways, the relation (= or approx), the result's value and the layout."""
     relation = "=" if line.exact else r"\approx"
     value = b.after(relation, b.value(*result))
+    if relation != "=" and value.is_exact and value.decimal:
+        # rounded terms add up to the exact result only approximately: 0.7674 + 0.2327
+        # is 1.0001, so the line ends "~ 1.000", not "= 1"
+        value = Value("", value.decimal, f"\\approx {value.decimal}", False)
     target = _format(b.fmt, b.raw(*result))
     printed = plain(b.raw(*result)) if value.is_exact else target
     shown = line.shown + ((Shown(*result, printed.replace(",", "."), label=_line_label(result)),)
