@@ -285,3 +285,12 @@ def test_rounded_terms_end_approximately_even_at_an_exact_result() -> None:
     assert component.relation == r"\approx"
     assert component.value.chain == r"\approx 2.00"
     assert _failures(self_check(derivation, options)) == []
+
+
+def test_a_closed_form_claimed_for_a_symbolic_row_sum_is_undecided() -> None:
+    """Found by tests/test_fuzz.py: a printed 1/3 for the row sum A + 0 + 0 of scores
+    with an identifier A has no value to compare with: undecided, not a crash."""
+    spec = {"inputs": {"Q": [["1", "0"]], "K": [["A", "0"], ["0", "0"], ["0", "0"]]},
+            "claims": {"scores[1].sum": "1/3"}}
+    verdicts = check(derive(_from_mapping(spec))).verdicts
+    assert [v.verdict for v in verdicts] == ["undecided"]
