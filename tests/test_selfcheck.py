@@ -288,9 +288,11 @@ def test_rounded_terms_end_approximately_even_at_an_exact_result() -> None:
 
 
 def test_a_closed_form_claimed_for_a_symbolic_row_sum_is_undecided() -> None:
-    """Found by tests/test_fuzz.py: a printed 1/3 for the row sum A + 0 + 0 of scores
-    with an identifier A has no value to compare with: undecided, not a crash."""
-    spec = {"inputs": {"Q": [["1", "0"]], "K": [["A", "0"], ["0", "0"], ["0", "0"]]},
+    """Found by tests/test_fuzz.py: a printed 1/3 for the row sum A + A + 0 + 0 = 2A of
+    scores with an identifier A has no value to compare with: undecided, not a crash."""
+    zeros = [["0", "0", "0"]] * 2
+    spec = {"inputs": {"X": [["1", "0", "0"]] * 2 + zeros, "W_Q": "identity",
+                       "W_K": [["A", "0", "0"]] + zeros, "W_V": [["0", "0"]] * 3},
             "claims": {"scores[1].sum": "1/3"}}
     verdicts = check(derive(_from_mapping(spec))).verdicts
     assert [v.verdict for v in verdicts] == ["undecided"]
