@@ -269,3 +269,30 @@ def test_check_working_on_the_command_line(tmp_path: Path, capsys: Any) -> None:
     claims = json.loads(out)["reports"][0]["claims"]
     assert [c["verdict"] for c in claims] == ["ok", "wrong", "ok"]
     assert all(c["carried_wrong"] == [] for c in claims)
+
+
+def test_rounded_terms_end_approximately_even_at_an_exact_result() -> None:
+    """Scores (0, 0, 1), values 1, 3, 2: o = (1 + 3 + 2e) / (2 + e) = 2 exactly (the two
+    equal-score keys average 2, the third value is 2), but the weights 1/(2+e), 1/(2+e),
+    e/(2+e) are irrational: the rounded terms add up to 2 only approximately, so the
+    line ends "~ 2.00", not "= 2"."""
+    spec = {"inputs": {"scaled": [["0", "0", "1"]], "V": [["1"], ["3"], ["2"]]}}
+    derivation = derive(_from_mapping(spec))
+    options = worked.Options(number_format=NumberFormat(digits=None, places=2))
+    output = next(s for s in build(derivation, None, options).steps if s.step == "output")
+    component = output.expansions[0].components[0]
+    # weights 1/(2+e) = 0.2119..., e/(2+e) = 0.5761...: terms 0.21.. + 0.63.. + 1.15..
+    assert component.relation == r"\approx"
+    assert component.value.chain == r"\approx 2.00"
+    assert _failures(self_check(derivation, options)) == []
+
+
+def test_a_closed_form_claimed_for_a_symbolic_row_sum_is_undecided() -> None:
+    """Found by tests/test_fuzz.py: a printed 1/3 for the row sum A + A + 0 + 0 = 2A of
+    scores with an identifier A has no value to compare with: undecided, not a crash."""
+    zeros = [["0", "0", "0"]] * 2
+    spec = {"inputs": {"X": [["1", "0", "0"]] * 2 + zeros, "W_Q": "identity",
+                       "W_K": [["A", "0", "0"]] + zeros, "W_V": [["0", "0"]] * 3},
+            "claims": {"scores[1].sum": "1/3"}}
+    verdicts = check(derive(_from_mapping(spec))).verdicts
+    assert [v.verdict for v in verdicts] == ["undecided"]

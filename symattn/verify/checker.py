@@ -144,7 +144,10 @@ class _Judge:
         if exact is NAN or not getattr(exact, "is_numeric", True):
             return heading.verdict("undecided", _NO_DECIMAL)
         if claim.printed.exact:
-            return _closed_form(heading, exact)
+            try:
+                return _closed_form(heading, exact)
+            except ValueError:   # a sum built from symbolic entries: no decimal exists
+                return heading.verdict("undecided", _NO_DECIMAL)
         return self._decimal(heading, exact)
 
     def _decimal(self, heading: _Heading, exact: Exact) -> Verdict:

@@ -182,21 +182,53 @@ def _line_label(entry: tuple[str, int, int]) -> str:
     return f"{name} {i + 1},{j + 1} written out"
 
 
-def _written(b: Any, sum_terms: list[Term | None], labels: tuple[str, str],
-             result: tuple[str, int, int], wrap: bool) -> dict[str, Any]:
-    """The fields a score entry and an output component share: the sum three
-    ways, the relation (= or approx), the result's value and the layout.
+# One written-out sum: its terms (None for the elided ones), the letters of
+# its two factors, and the entry (step, row, column) it adds up to.
+_Sum = tuple[list["Term | None"], tuple[str, str], tuple[str, int, int]]
 
-    The working carries as many guard digits (up to GUARD_DIGITS) as it needs
-    for its terms, each the product of the factors shown, to add up to the
-    result as printed."""
+
+def _adds_up(b: Any, line: _Line, result: tuple[str, int, int]) -> bool:
+    """Whether the terms shown add up to the result as printed (or cannot be compared)."""
     target = _format(b.fmt, b.raw(*result))
+    return target is None or line.total is None or _format(b.fmt, line.total) == target
+
+
+def _written_row(b: Any, sums: list[_Sum], wrap: bool) -> list[dict[str, Any]]:
+    """The fields of each written-out sum of a row (score entries, output components).
+
+    The working carries as many guard digits as it needs for the terms, each the
+    product of the factors shown, to add up to each result as printed: the same
+    number for the whole row when one fits all (up to GUARD_DIGITS), else each
+    sum its own."""
+    for guard in range(GUARD_DIGITS + 1):
+        lines = [_sum_of_products(b, terms, labels, wrap, finer(b.fmt, guard), result)
+                 for terms, labels, result in sums]
+        if all(_adds_up(b, line, result) for line, (_, _, result) in zip(lines, sums)):
+            return [_fields(b, line, result) for line, (_, _, result) in zip(lines, sums)]
+    return [_fields(b, _one_sum(b, terms, labels, result, wrap), result)
+            for terms, labels, result in sums]
+
+
+def _one_sum(b: Any, sum_terms: list[Term | None], labels: tuple[str, str],
+             result: tuple[str, int, int], wrap: bool) -> _Line:
+    """One written-out sum with the fewest guard digits that make it add up."""
     for guard in range(GUARD_DIGITS + 1):
         line = _sum_of_products(b, sum_terms, labels, wrap, finer(b.fmt, guard), result)
-        if target is None or line.total is None or _format(b.fmt, line.total) == target:
+        if _adds_up(b, line, result):
             break
+    return line
+
+
+def _fields(b: Any, line: _Line, result: tuple[str, int, int]) -> dict[str, Any]:
+    """The fields a score entry and an output component share: the sum three
+    ways, the relation (= or approx), the result's value and the layout."""
     relation = "=" if line.exact else r"\approx"
     value = b.after(relation, b.value(*result))
+    if relation != "=" and value.is_exact and value.decimal:
+        # rounded terms add up to the exact result only approximately: 0.7674 + 0.2327
+        # is 1.0001, so the line ends "~ 1.000", not "= 1"
+        value = Value("", value.decimal, f"\\approx {value.decimal}", False)
+    target = _format(b.fmt, b.raw(*result))
     printed = plain(b.raw(*result)) if value.is_exact else target
     shown = line.shown + ((Shown(*result, printed.replace(",", "."), label=_line_label(result)),)
                           if printed else ())
@@ -241,12 +273,11 @@ def score_row(b: Any, i: int) -> ScoreRow:
 
     def entries_for(limit: int | None, wrap: bool) -> list[ScoreEntry]:
         dims = with_gaps(shown_indices(d, limit))
-        return [ScoreEntry(lhs=f"s_{{{label},{j + 1}}}",
-                           dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
-                           **_written(b, [None if t is None else claim_term(
-                                              b.n("scores"), i, j, t, operands) for t in dims],
-                                      ("q", "k"), (b.n("scores"), i, j), wrap))
-                for j in keys]
+        fields = _written_row(b, [([None if t is None else claim_term(
+            b.n("scores"), i, j, t, operands) for t in dims], ("q", "k"), (b.n("scores"), i, j))
+            for j in keys], wrap)
+        return [ScoreEntry(lhs=f"s_{{{label},{j + 1}}}", dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
+                           **written) for j, written in zip(keys, fields)]
 
     _, entries = _fitted_entries(entries_for, fewer_limits(b.limit, d))
     return ScoreRow(str(label), b.token(i, "query"), _same_layout(entries), elided)
@@ -313,12 +344,12 @@ def output_row(b: Any, i: int) -> OutputRow:
 
     def components_for(limit: int | None, wrap: bool) -> list[OutputComponent]:
         gapped = open_keys(limit)
-        return [OutputComponent(lhs=f"o_{{{label},{k + 1}}}",
-                                **_written(b, [None if j is None else
-                                               output_term(b.n("weights"), b.n("V"), i, k, j)
-                                               for j in gapped],
-                                           ("a", "v"), (b.n("output"), i, k), wrap))
-                for k in shown_indices(b.d[b.n("V")].shape[1], b.limit)]
+        shown = shown_indices(b.d[b.n("V")].shape[1], b.limit)
+        fields = _written_row(b, [([None if j is None else output_term(
+            b.n("weights"), b.n("V"), i, k, j) for j in gapped], ("a", "v"),
+            (b.n("output"), i, k)) for k in shown], wrap)
+        return [OutputComponent(lhs=f"o_{{{label},{k + 1}}}", **written)
+                for k, written in zip(shown, fields)]
 
     limit, components = _fitted_entries(components_for, fewer_limits(b.limit, width))
     # The page says a masked key's term is exactly 0 and leaves it out: so it reads.

@@ -24,7 +24,7 @@ from symattn.render.worked.cells import finer, percent_format
 from symattn.render.worked.model import Shown, SoftmaxEntry, SoftmaxRow, Value
 from symattn.render.worked.rows import GUARD_DIGITS, Number, shown_number, with_gaps
 from symattn.values import arith
-from symattn.values.exact import NAN
+from symattn.values.exact import NAN, terminating_places
 from symattn.values.number_format import NumberFormat
 
 _EMPTY = Value("", "", "", True)
@@ -118,6 +118,8 @@ def _exactly(b: Any, total: fmpq, texts: list[str]) -> str:
     if any("e" in text for text in texts):
         return _format(b.fmt, total) or ""
     places = max((len(text.partition(".")[2]) for text in texts), default=0)
+    if b.fmt.places is None:   # significant digits: no zeros past the sum's last digit
+        places = min(places, terminating_places(total) or 0)
     return NumberFormat(digits=None, places=places, rounding=b.fmt.rounding,
                         locale=b.fmt.locale).format(total) or ""
 
