@@ -337,3 +337,40 @@ def test_text_output_of_004_shows_the_shift_and_no_huge_number(
     for number in re.findall(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?", text):
         assert abs(Fraction(number)) <= 10 ** 6 if "e" not in number else \
             int(number.split("e")[1]) < 6, number
+
+
+def test_two_layer_ffn_with_biases_and_a_row_vocabulary_are_written_out() -> None:
+    from symattn.render.worked import build
+
+    spec = {"vocabulary": {"tokens": ["a", "b", "c"], "W_vocab": [[1, 0], [0, 1], [1, 1]],
+                           "layout": "rows"},
+            "inputs": {"sequence": ["a", "b"], "W_Q": "identity", "W_K": "identity",
+                       "W_V": "identity"},
+            "ffn": {"W_1": [["1", "-1", "0.5"], ["0.5", "1", "-1"]], "b_1": [["0.1", "0", "-0.2"]],
+                    "activation": "relu", "W_2": [[1, 0], [0, 1], ["0.5", "0.5"]],
+                    "b_2": [["0", "0.1"]]},
+            "readout": {"unembedding": "tied"}}
+    document = build(derive(spec))
+    steps = {step.name.replace("\\_", "_"): step for step in document.steps}
+    bias = [Fraction("0.1"), Fraction(0), Fraction("-0.2")]
+    w_1 = [[Fraction(1), Fraction(-1), Fraction("0.5")], [Fraction("0.5"), Fraction(1),
+                                                            Fraction(-1)]]
+    six = NumberFormat(digits=6)
+    for row in steps["ffn_hidden"].expansions:
+        for j, entry in enumerate(row.entries):
+            assert entry.symbolic.endswith(f"b_{{{j + 1}}}")
+            factors = [part.split(r" \cdot ")[0] for part in
+                       entry.substituted.replace(r"\left(", "").replace(r"\right)", "")
+                       .replace(" - ", " + -").split(" + ")[:2]]
+            total = Fraction(0)
+            for k, x in enumerate(factors):
+                product = _decimal(x) * w_1[k][j]
+                total += Fraction(six.format(symattn.values.exact.fmpq(
+                    product.numerator, product.denominator)))
+            assert _decimal(entry.total) == total + bias[j]
+    # logits = h W_vocab^T: the vocabulary's rows are the token embeddings
+    assert steps["logits"].info["right"] == r"W_{vocab}^{\top}"
+    (logits,) = steps["logits"].expansions
+    assert [e.symbolic for e in logits.entries][2] == "h_{1} w_{1,3} + h_{2} w_{2,3}"
+    h = [_decimal(x.split(r" \cdot ")[0]) for x in logits.entries[2].substituted.split(" + ")]
+    assert _decimal(logits.entries[2].total) == h[0] + h[1]      # token c = (1, 1)
