@@ -374,3 +374,22 @@ def test_two_layer_ffn_with_biases_and_a_row_vocabulary_are_written_out() -> Non
     assert [e.symbolic for e in logits.entries][2] == "h_{1} w_{1,3} + h_{2} w_{2,3}"
     h = [_decimal(x.split(r" \cdot ")[0]) for x in logits.entries[2].substituted.split(" + ")]
     assert _decimal(logits.entries[2].total) == h[0] + h[1]      # token c = (1, 1)
+
+
+def test_compare_blocks_agree_with_whatif_and_sweep() -> None:
+    # the same variants as `symattn whatif` (no scaling) and `symattn sweep` (another T)
+    from symattn.explore.sweep import parse_temperatures, sweep
+    from symattn.explore.whatif import whatif
+
+    spec = {"inputs": {"Q": [[1, 2], [0, 1]], "K": [[1, 0], [0, 1], [1, 1]]},
+            "compare": [{"kind": "scaling", "row": 1}, {"kind": "temperature",
+                                                        "temperature": "0.5"}]}
+    problem = Problem.from_mapping(spec)
+    scaling, temperature = symattn.derive(problem).comparisons
+    no_scaling = next(v for v in whatif(problem) if v.key == "no_scaling")
+    assert no_scaling.weights is not None
+    six = NumberFormat(digits=12)
+    assert [six.format(w) for w in scaling.sides[1].weights] == \
+        [six.format(no_scaling.weights.exact(0, j)) for j in range(3)]
+    (swept,) = sweep(problem, parse_temperatures("0.5"))
+    assert six.format(temperature.sides[1].entropy) == six.format(swept.rows[0].entropy[1])
