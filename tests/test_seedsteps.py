@@ -393,3 +393,19 @@ def test_compare_blocks_agree_with_whatif_and_sweep() -> None:
         [six.format(no_scaling.weights.exact(0, j)) for j in range(3)]
     (swept,) = sweep(problem, parse_temperatures("0.5"))
     assert six.format(temperature.sides[1].entropy) == six.format(swept.rows[0].entropy[1])
+
+
+def test_004_compares_its_raw_scores_with_the_scaled_ones() -> None:
+    # the seed's remark: with d_k = 512 the scores [180, 210, 95] collapse the softmax;
+    # divided by sqrt(512) they do not
+    derivation = symattn.derive(symattn.load_example("004-softmax-180-210-95"))
+    (block,) = derivation.comparisons
+    raw, scaled = block.sides
+    assert (raw.kind, scaled.kind) == ("given", "scaled")
+    z = np.array([180.0, 210.0, 95.0]) / np.sqrt(512)
+    expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    got = [float(NumberFormat(digits=15).format(w)) for w in scaled.weights]
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert float(NumberFormat(digits=6).format(raw.weights[1])) == pytest.approx(1.0)
+    page = symattn.render_markdown(derivation)
+    assert "with and without scaling" in page
