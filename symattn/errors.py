@@ -9,7 +9,7 @@ can print it on one line and exit with status 2.
 from __future__ import annotations
 
 __all__ = ["SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
-           "OutOfRangeError", "TemplateError", "PdfError", "Location", "counted"]
+           "OutOfRangeError", "TemplateError", "PdfError", "FigureError", "Location", "counted"]
 
 from dataclasses import dataclass, replace
 
@@ -79,6 +79,10 @@ class TemplateError(SymattnError):
 
 class PdfError(SymattnError):
     """No TeX installed, or the document did not compile."""
+
+
+class FigureError(SymattnError):
+    """No matplotlib installed (the ``plot`` extra), or the figure cannot be written."""
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

@@ -1,4 +1,4 @@
-"""The golden files: a small example rendered as LaTeX and Markdown.
+"""The golden files: one derivation per language, rendered as LaTeX and Markdown.
 
 tests/test_latex_golden.py compares the renderers' output with the files in
 tests/golden/. After an intended change of the output, regenerate them from
@@ -13,7 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-EXAMPLE = "001-softmax-10-2-1"
+# (example, language): each seed's own example in its language, and English.
+CASES = (("001-softmax-10-2-1", "en"), ("000-cat-chases-mouse", "pl"),
+         ("001-kocka-spi-venku", "cs"), ("003-positions-sinusoidal", "ru"),
+         ("004-cat-eats-fish", "uk"))
 
 
 def rendered() -> dict[str, str]:
@@ -23,9 +26,12 @@ def rendered() -> dict[str, str]:
     from symattn.api import render_latex
     from symattn.api import render_markdown
 
-    derivation = symattn.derive(symattn.load_example(EXAMPLE))
-    texts = {f"{EXAMPLE}.tex": render_latex(derivation),
-             f"{EXAMPLE}.md": render_markdown(derivation)}
+    texts = {}
+    for example, language in CASES:
+        derivation = symattn.derive(symattn.load_example(example))
+        stem = f"{example}.{language}"
+        texts[f"{stem}.tex"] = render_latex(derivation, language=language)
+        texts[f"{stem}.md"] = render_markdown(derivation, language=language)
     return {name: text.replace(f"symattn {__version__}", "symattn VERSION")
             for name, text in texts.items()}
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import symattn.problem.examples
+from symattn import messages
 from reference import causal, fractions, is_attention_spec, numpy_attention
 from cli_support import run, assert_one_line_error
 
@@ -59,9 +60,13 @@ def test_examples_lists_every_example(capsys):
 def test_derive_every_example(capsys, name):
     status, out, err = run(capsys, "derive", "--example", name)
     assert status == 0, err
-    assert "weights" in out
+    language = symattn.load_example(name).language or "en"
+    assert messages.load(language).text("heading.weights") in out     # the spec's language
     title, _ = symattn.problem.examples.describe(name)
     assert title in out
+    status, out, err = run(capsys, "derive", "--example", name, "--language", "en")
+    assert status == 0, err
+    assert "Attention weights" in out
 
 
 @pytest.mark.parametrize("name", SIZES)

@@ -305,11 +305,20 @@ def test_sweep_of_scaled_scores_divides_them_by_t():
 
 def test_sweep_cli_text_and_json(capsys):
     status, out, err = run(capsys, "sweep", "--example", "003-entropy-temperature",
-                           "--temperatures", "0.3,1,2")
+                           "--temperatures", "0.3,1,2", "--language", "en")
     assert status == 0, err
     lines = out.splitlines()
     assert any(line.startswith("H_max") and "2.585" in line for line in lines)
     assert any(line.startswith("0.3 ") for line in lines)
+    # the spec's language (Russian): its words and its decimal comma
+    status, out, err = run(capsys, "sweep", "--example", "003-entropy-temperature",
+                           "--temperatures", "0.3,1,2")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Изменение температуры")
+    assert any(line.startswith("H_max") and "2,585" in line for line in lines)
+    assert any(line.startswith("0,3 ") and "(строка 5, ключ 5)" in line for line in lines)
+    assert "round" not in out and "largest" not in out
     status, out, err = run(capsys, "sweep", "--example", "003-entropy-temperature", "-T",
                            "0.3;2", "--format", "json", "--digits", "3")
     assert status == 0, err
@@ -383,11 +392,20 @@ def test_whatif_variants_against_numpy():
 
 
 def test_whatif_explains_what_is_not_possible(capsys):
-    status, out, err = run(capsys, "whatif", "--example", "003-entropy-temperature")
+    status, out, err = run(capsys, "whatif", "--example", "003-entropy-temperature",
+                           "--language", "en")
     assert status == 0, err
     swap = next(line for line in out.splitlines() if "K and V swapped" in line)
-    assert "not possible: K is 6x4 and V is 6x2" in swap and "d_k = d_v" in swap
+    assert "not possible: K is 6 × 4 and V is 6 × 2" in swap and "d_k = d_v" in swap
     assert "nothing is masked" in out
+    # the spec's language (Russian) with its decimal comma, the same facts
+    status, out, err = run(capsys, "whatif", "--example", "003-entropy-temperature")
+    assert status == 0, err
+    out = out.replace("\xa0", " ")            # the catalogs' ties are no-break spaces
+    swap = next(line for line in out.splitlines() if "K и V переставлены" in line)
+    assert "невозможно: K имеет размер 6 × 4, а V — 6 × 2" in swap
+    assert "ничего не замаскировано" in out and "0,9749 (строка 5, ключ 5)" in out
+    assert "not possible" not in out and "largest" not in out
     status, out, err = run(capsys, "whatif", "--example", "001-softmax-10-2-1", "--format",
                            "json")
     assert status == 0, err

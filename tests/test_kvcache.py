@@ -197,14 +197,21 @@ def test_problems_that_are_not_causal_self_attention(inputs, options, words):
 
 # ------------------------------------------------------------------------- CLI
 def test_cli_kvcache_text(capsys):
+    status, out, err = run(capsys, "kvcache", "--example", "000-cat-chases-mouse",
+                           "--language", "en")
+    assert status == 0, err
+    assert "Step 3: token “mouse” at position 3" in out
+    assert "k_3 = x_3 W_K" in out and "(new)" in out
+    assert "equal, compared as fractions: 3 of 3" in out
+    assert "Result: every output row (3 of 3) equals the full causal computation exactly" in out
+    assert "K/V rows computed: with the cache 6, without it 12 (saved: 6" in out
+    assert "[0.728193, 0.251482]" in out          # the seed's third output row, 6 digits
+    # in the spec's language, Polish, with decimal commas
     status, out, err = run(capsys, "kvcache", "--example", "000-cat-chases-mouse")
     assert status == 0, err
-    assert "step 3: token \"mouse\" at position 3" in out
-    assert "k_3 = x_3 W_K" in out and "<- new" in out
-    assert "3 of 3 equal as rationals" in out
-    assert "result: all 3 output rows equal the full causal computation exactly" in out
-    assert "K/V rows computed: 6 with the cache, 12 without (6 saved" in out
-    assert "[0.728193, 0.251482]" in out          # the seed's third output row, 6 digits
+    out = out.replace("\xa0", " ")
+    assert "Krok 3: token „mouse” na pozycji 3" in out
+    assert "[0,728193; 0,251482]" in out and "Step" not in out and "cache 6" not in out
 
 
 def test_cli_kvcache_json(capsys):
@@ -238,5 +245,5 @@ def test_cli_kvcache_rope(capsys, tmp_path):
                     '[options]\nmask = "causal"\npositions = "rope"\n', encoding="utf-8")
     status, out, err = run(capsys, "kvcache", str(spec))
     assert status == 0, err
-    assert "cached already rotated" in out and "as exact expressions" in out
-    assert "k_2 = x_2 W_K, rotated to p = 1 = [" in out
+    assert "cached already rotated" in out and "compared as exact expressions" in out
+    assert "k_2 = x_2 W_K (rotated to p = 1) = [" in out

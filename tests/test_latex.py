@@ -14,6 +14,7 @@ from flint import fmpq
 
 import symattn
 from reference import is_attention_spec
+from symattn.render.pdf import compile_pdf
 from latex_support import compile_all, needs_pdflatex, needs_pdftotext, pdf_text
 from symattn.problem import examples
 from symattn.render import latex
@@ -110,9 +111,17 @@ def test_hostile_text_is_printed_literally(pdfs: dict[str, object],
 
 
 @needs_pdftotext
-def test_unsupported_characters_are_named(pdfs: dict[str, object]) -> None:
+def test_unsupported_characters_are_set_by_lualatex(pdfs: dict[str, object]) -> None:
+    """The emoji makes the automatic engine lualatex, which prints it (Symbola)."""
     pdf = pdfs["cyrillic"]
     assert isinstance(pdf, bytes), pdf
+    assert "\U0001F600" in pdf_text(pdf)
+
+
+@needs_pdftotext
+def test_unsupported_characters_are_named_by_pdflatex(documents: dict[str, object]) -> None:
+    tex = str(documents["cyrillic"])
+    pdf = compile_pdf(tex, engine="pdflatex")
     assert "[U+1F600]" in pdf_text(pdf)
 
 
@@ -137,7 +146,8 @@ def test_escape_handles_cyrillic_controls_and_ligatures() -> None:
     assert latex.escape_text("a\nb\x00c") == "a b c"
     assert latex.escape_text("--,,") == "-{}-,{},"
     assert latex.escape_text("kočka łódź é") == "kočka łódź é"
-    assert latex.escape_text("😀") == "\\symattnchar{1F600}"
+    assert latex.escape_text("😀") == "\\symattnsym{1F600}"
+    assert latex.escape_text("γ猫") == "\\symattnchar{03B3}\\symattncjk{732B}"
 
 
 def test_printed_numbers_only_pass_known_characters() -> None:
@@ -180,7 +190,7 @@ def test_digits_places_and_decimal_comma() -> None:
     derivation = symattn.derive(symattn.load_example("001-softmax-10-2-1"))
     options = worked.Options(NumberFormat(digits=None, places=3, locale="cs"))
     tex = render_latex(derivation, options)
-    assert "1{,}000 & 0{,}000" in tex and "22026{,}466" in tex and "$100{,}0\\,\\%$" in tex
+    assert "1 & {,}000 & 0 & {,}000" in tex and "22026{,}466" in tex and "$100{,}0\\,\\%$" in tex
     options = worked.Options(NumberFormat(digits=12))
     assert "0.999541338035" in render_latex(derivation, options)
 

@@ -25,7 +25,7 @@ def test_fragment_and_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(EXAMPLE + ["--format", "latex", "--fragment", "--detail", "summary",
                            "--locale", "pl", "--expand-rows", "1"]) == 0
     text = capsys.readouterr().out
-    assert "\\documentclass" not in text and "22026{,}5" in text
+    assert "\\documentclass" not in text and "22026 & {,}5" in text
 
 
 def test_markdown_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:

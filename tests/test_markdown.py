@@ -34,16 +34,21 @@ def test_display_math_has_no_blank_lines() -> None:
 
 
 def test_claims_and_summary() -> None:
-    text = render_markdown(symattn.derive(symattn.load_example("001-softmax-10-2-1")))
+    derivation = symattn.derive(symattn.load_example("001-softmax-10-2-1"))
+    text = render_markdown(derivation, language="en")
     assert "0.9997\\,{\\color{red}{\\times}}\\,{\\scriptstyle 0.9995}" in text
     assert "| $\\color{red}" not in text
     assert "Printed numbers: summary" in text
+    czech = render_markdown(derivation)          # the spec's language: Czech, decimal commas
+    assert "0{,}9997\\,{\\color{red}{\\times}}\\,{\\scriptstyle 0{,}9995}" in czech
+    assert "Čísla z\xa0původního textu: souhrn" in czech
 
 
 def test_softmax_table_and_expanded_rows() -> None:
     derivation = symattn.derive(symattn.load_example("004-softmax-row"))
-    text = render_markdown(derivation)
-    assert "| $5$ |  | $8$ | $2980.96$ | $0.838394$ | $83.8394\\,\\%$ |" in text
+    text = render_markdown(derivation, language="en")
+    # e^8 = 2980.95798...: the table shows the exponentials with one guard digit (7)
+    assert "| $5$ |  | $8$ | $2980.958$ | $0.838394$ | $83.8394\\,\\%$ |" in text
     summary = render_markdown(derivation, worked.Options(detail="summary"))
     assert "| $j$ |" not in summary
 
@@ -70,8 +75,12 @@ def test_hostile_spec_stays_text() -> None:
 
 def test_jupyter_display_hooks() -> None:
     derivation = symattn.derive(symattn.load_example("004-softmax-row"))
-    markdown = derivation._repr_markdown_()
-    assert markdown.startswith("## softmax of")
+    markdown = derivation._repr_markdown_()          # in the spec's language, Ukrainian
+    assert markdown.startswith("## softmax від")
+    assert "### Крок 2: Експоненти" in markdown
+    english = symattn.derive(symattn.load_example("004-softmax-row"), language="en")
+    assert "### Step 2: Exponentials" in english._repr_markdown_()
+    assert "Step 2: Exponentials" in english._repr_latex_()
     fragment = derivation._repr_latex_()
     assert "\\documentclass" not in fragment and "\\begin{align*}" in fragment
     assert "\\providecommand{\\symattnok}" in fragment

@@ -332,7 +332,10 @@ def test_cross_attention_cannot_be_permuted():
 def test_bundled_example_is_sinusoidal_and_says_the_numbers_are_ours():
     problem = symattn.load_example("003-positions-sinusoidal")
     assert problem.positions == "sinusoidal"
-    assert "ours" in problem.description and "permutation invariant" in problem.description
+    # in the seed's language (Russian): the order does not matter without positions, and
+    # the numbers are made up for the example, not the seed's
+    assert "не замечает порядка токенов" in problem.description
+    assert "в исходном тексте их нет" in problem.description
     result = permutation_check(problem, [3, 1, 2])
     assert result.differing == (1, 2, 3)
     plain = permutation_check(dataclasses.replace(problem, positions="none"), [3, 1, 2])
@@ -342,17 +345,22 @@ def test_bundled_example_is_sinusoidal_and_says_the_numbers_are_ours():
 # ------------------------------------------------------------------------- CLI
 def test_cli_permute_without_positions(capsys):
     status, out, err = run(capsys, "permute", "--example", "003-positions-sinusoidal",
-                           "--order", "3,1,2", "--positions", "none")
+                           "--order", "3,1,2", "--positions", "none", "--language", "en")
     assert status == 0, err
-    assert "result: equivariant" in out
-    assert "9 of 9 entries equal exactly" in out and "as rationals" in out
+    assert "Result: equivariant" in out
+    assert "entries equal exactly: 9 of 9" in out and "compared as fractions" in out
+    status, out, err = run(capsys, "permute", "--example", "003-positions-sinusoidal",
+                           "--order", "3,1,2", "--positions", "none")      # the spec's Russian
+    assert status == 0, err
+    out = out.replace("\xa0", " ")
+    assert "Итог: эквивариантно" in out and "точно равных элементов: 9 из 9" in out
 
 
 def test_cli_permute_with_positions_shows_different_decimals(capsys):
     status, out, err = run(capsys, "permute", "--example", "003-positions-sinusoidal",
-                           "--order", "3,1,2")
+                           "--order", "3,1,2", "--language", "en")
     assert status == 0, err
-    assert "result: not equivariant - 3 of 3 rows proved different" in out
+    assert "Result: not equivariant: 3 of 3 rows proved different" in out
     assert out.count("differs (proved)") == 3
 
 

@@ -18,10 +18,12 @@ from symattn.cli.app import main
 
 COMMANDS = {
     "sizes": ["sizes", "--d-model", "4096", "--heads", "32", "--seq-len", "1024"],
-    "sweep": ["sweep", "-e", "003-entropy-temperature", "--temperatures", "0.3,1,2"],
-    "whatif": ["whatif", "-e", "001-kocka-spi-venku"],
-    "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2"],
-    "kvcache": ["kvcache", "-e", "000-cat-chases-mouse"],
+    "sweep": ["sweep", "-e", "003-entropy-temperature", "--temperatures", "0.3,1,2",
+              "--language", "en"],
+    "whatif": ["whatif", "-e", "001-kocka-spi-venku", "--language", "en"],
+    "permute": ["permute", "-e", "003-positions-sinusoidal", "--order", "3,1,2",
+                "--language", "en"],
+    "kvcache": ["kvcache", "-e", "000-cat-chases-mouse", "--language", "en"],
 }
 # Numbers each report must show (as the text output prints them).
 KEY_NUMBERS = {
@@ -170,6 +172,6 @@ def test_pdf_and_tex_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "wrote" in capsys.readouterr().err
     # without -o: the spec's name and the command, in the current folder
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("symattn.render.pdf.compile_pdf", lambda tex: b"%PDF-fake")
+    monkeypatch.setattr("symattn.render.pdf.compile_pdf", lambda tex, **_: b"%PDF-fake")
     assert main(COMMANDS["permute"] + ["--pdf"]) == 0
     assert (tmp_path / "003-positions-sinusoidal-permute.pdf").read_bytes() == b"%PDF-fake"

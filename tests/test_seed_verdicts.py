@@ -166,7 +166,7 @@ def test_known_facts():
     w33 = _find("001-kocka-spi-venku", "weights[3]", (3, 3))
     assert (w33["printed"], w33["verdict"], w33["inconsistent"]) == ("0.394", "propagated", True)
     assert w33["exact"].startswith("0.394521")
-    again = _find("001-kocka-spi-venku", "weights[3,3] @ solutions", (3, 3))
+    again = _find("001-kocka-spi-venku", "weights[3,3] @ řešení", (3, 3))
     assert (again["printed"], again["verdict"], again["inconsistent"]) == ("0,395", "ok", True)
     winner = _find("004-softmax-row", "weights[1]", (1, 5))
     assert (winner["printed"], winner["verdict"]) == ("83.83%", "wrong")
@@ -189,7 +189,7 @@ def test_known_facts_after_attention():
     p5 = _find(example, "probs", (1, 5))
     assert (p5["printed"], p5["verdict"]) == ("0.11", "propagated")
     assert p5["exact"].startswith("0.11525")
-    table = _find(example, "probs @ table", (1, 5))
+    table = _find(example, "probs @ tabela", (1, 5))
     assert (table["printed"], table["verdict"]) == ("11%", "propagated")
     assert _find(example, "probs", (1, 2))["verdict"] == "ok"   # "chases" is the most likely
     ties = [(e["example"], e["key"], e["position"]) for e in ENTRIES if e["tie"]]

@@ -256,7 +256,8 @@ def test_exit_status_of_check(tmp_path, capsys) -> None:  # type: ignore[no-unty
 def test_report_layouts(layout: str, capsys) -> None:  # type: ignore[no-untyped-def]
     from symattn.cli.app import main
 
-    assert main(["check", "--example", "000-cat-chases-mouse", "--format", layout]) == 0
+    assert main(["check", "--example", "000-cat-chases-mouse", "--format", layout,
+                 "--language", "en"]) == 0
     out = capsys.readouterr().out
     if layout == "json":
         import json
@@ -267,7 +268,21 @@ def test_report_layouts(layout: str, capsys) -> None:  # type: ignore[no-untyped
                               "recomputed", "verdict", "flags", "reason"}
         assert set(document["reports"][0]["summary"]) >= {"ok", "propagated", "wrong"}
     else:
-        assert "propagated" in out
+        assert "carried forward" in out and "0.355725" in out
+
+
+@pytest.mark.parametrize("layout", ["text", "markdown"])
+def test_report_in_the_spec_language(layout: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Seed 000 is Polish: its report is Polish, decimal commas, no English phrase."""
+    from symattn.cli.app import main
+
+    assert main(["check", "--example", "000-cat-chases-mouse", "--format", layout]) == 0
+    out = capsys.readouterr().out
+    assert "Zaokrąglanie: połówka w" in out
+    assert "zgodna z" in out and "wartość dokładna" in out
+    assert "0,355725" in out or "0{,}355725" in out   # weights[2,1], carried from 0.14
+    for english in ("carried forward", "exact ", "rounds", "should be", "half-up"):
+        assert english not in out, english
 
 
 # ------------------------------------------------- other ways numbers are printed

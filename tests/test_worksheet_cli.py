@@ -80,6 +80,9 @@ def test_from_a_spec_file(tmp_path: Path) -> None:
     (["--example", "003-multi-head"], "a worksheet needs a single attention head"),
     (["no-such-spec.toml"], "no such file"),
     (["--name", "../x"], "--name must be a plain file name prefix"),
+    (["--preset", "lesson90"], "unknown preset 'lesson90'; known: lesson45, homework, exam"),
+    (["--numbers", "mental"], "unknown numbers 'mental'"),
+    (["--numbers", "calculator-free", "-x", "temperature"], "no calculator-free form"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           extra: list[str], message: str) -> None:

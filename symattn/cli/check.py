@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Union
 
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
-                                 add_limit_option, add_source, display_name, one_line,
-                                 spec_sources, write_output)
+                                 add_language_options, add_limit_option, add_source,
+                                 display_name, one_line, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
@@ -43,13 +43,18 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
                              f"(default: the spec's options.rounding, else {ROUNDING})")
+    parser.add_argument("--working", action="store_true",
+                        help="numbers claimed under one label are one piece of working: each "
+                             "must follow from the others (docs/checking.md)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    add_language_options(parser, locale=False)
     return {"check": run}
 
 
-def check_one(source: str, rounding: str | None, max_size: int | None = None) -> Checked:
+def check_one(source: str, rounding: str | None, max_size: int | None = None,
+              working: bool = False) -> Checked:
     """Report for one spec file, or the error message when it is unusable."""
     import dataclasses
 
@@ -66,7 +71,8 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None) ->
             judged: Report = sizes.check_spec(mapping, source, rounding)
             return dataclasses.replace(judged, source=display_name(source))
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
-        report = checker.check(pipeline.derive(spec.load(source, limits=limits)), rounding)
+        report = checker.check(pipeline.derive(spec.load(source, limits=limits)), rounding,
+                               working)
         return dataclasses.replace(report, source=display_name(source))
     except SymattnError as error:
         return f"symattn: error: {one_line(str(error))}"
@@ -87,7 +93,7 @@ def _check_in_parallel(sources: list[str], args: argparse.Namespace) -> list[Che
     # gets it and terminates them at once - what Pool.terminate is for.
     pool = multiprocessing.Pool(min(args.jobs, len(sources)), initializer=_quiet_worker)
     try:
-        results = pool.starmap(check_one, [(source, args.rounding, args.max_size)
+        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working)
                                            for source in sources])
         pool.close()
     except BaseException:
@@ -105,7 +111,7 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
     results = []
     with progress.task(len(sources), "checking"):
         for source in sources:
-            results.append(check_one(source, args.rounding, args.max_size))
+            results.append(check_one(source, args.rounding, args.max_size, args.working))
             progress.advance()
     return results
 
@@ -126,10 +132,11 @@ def run(args: argparse.Namespace) -> int:
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
         print(message, file=sys.stderr)
-    layout = {"text": render_report.report_text, "markdown": render_report.report_markdown,
-              "json": render_report.report_json}[args.format]
     if reports:
-        write_output(layout(reports), args.output)
+        text = render_report.report_json(reports) if args.format == "json" else \
+            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
+                args.format](reports, args.language)
+        write_output(text, args.output)
     if len(reports) < len(results):
         return EXIT_INPUT
     return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK

@@ -19,9 +19,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
-from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_limit_option,
-                                 add_number_options, add_source, load_one, number_format_of,
-                                 spec_sources, write_output)
+from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
+                                 add_limit_option, add_number_options, add_source, language_of,
+                                 load_one, number_format_of, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.derivation.steps import Derivation
@@ -54,22 +54,30 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
-    parser.add_argument("--locale", choices=("en", "pl", "cs", "ru", "uk"), default=None,
-                        help="decimal separator: a point (en, default) or a comma "
-                             "(pl, cs, ru, uk)")
+    add_language_options(parser)
 
 
 def _add_document_options(parser: argparse.ArgumentParser) -> None:
     """The options of the worked example (``--format latex`` or ``markdown``, ``--pdf``)."""
+    from symattn.render.reports.shared import add_engine_option
+
     document = parser.add_argument_group("latex and markdown")
     document.add_argument("--pdf", action="store_true",
-                          help="compile the LaTeX to a PDF (latexmk or pdflatex): -o OUT.pdf, or "
+                          help="compile the LaTeX to a PDF (latexmk and --engine): -o OUT.pdf, or "
                                "-o OUT.tex for both files; default: the spec's name .pdf")
     document.add_argument("--fragment", action="store_true",
                           help="LaTeX to \\input into another document instead of a standalone one")
+    add_engine_option(document)
     document.add_argument("--template-dir", metavar="DIR",
                           help="templates in DIR override the bundled ones by name "
                                "(docs/templates.md; they run as trusted code)")
+    document.add_argument("--figure", metavar="IMAGE",
+                          help="markdown: also draw the attention weights as a heatmap, "
+                               "IMAGE.png, .svg or .pdf, linked at the end of the page "
+                               "(needs matplotlib: pip install 'symattn[plot]')")
+    document.add_argument("--handout", action="store_true",
+                          help="a clean copy to hand out: no marks on the numbers the spec's "
+                               "claims printed, no notes on them")
     document.add_argument("--detail", choices=("summary", "full"), default="full",
                           help="full (default): substitutions and expanded rows; summary: "
                                "formulas and results only")
@@ -87,10 +95,11 @@ def _check_options(args: argparse.Namespace) -> None:
     from symattn.errors import InputError
 
     document_options = args.pdf or args.fragment or args.template_dir is not None or \
-        args.detail != "full" or args.expand_rows is not None
+        args.detail != "full" or args.expand_rows is not None or args.handout or \
+        args.figure is not None
     if args.format in ("text", "json") and document_options and not args.pdf:
-        raise InputError("--fragment, --template-dir, --detail and --expand-rows apply to "
-                         "--format latex or markdown (or --pdf)")
+        raise InputError("--fragment, --template-dir, --detail, --expand-rows, --handout and "
+                         "--figure apply to --format latex or markdown (or --pdf)")
     if args.max_terms < 0:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
@@ -103,7 +112,10 @@ def run(args: argparse.Namespace) -> int:
 
     sources = spec_sources(args)
     problem = load_one(args, "derive")
-    number_format = number_format_of(args, problem.digits, problem.rounding)
+    language = language_of(args, problem.language)
+    # JSON is data: its decimals keep the point unless --locale asks otherwise
+    number_format = number_format_of(args, problem.digits, problem.rounding,
+                                     "en" if args.format == "json" else language)
     _check_options(args)
     if args.max_shift is not None:
         import dataclasses
@@ -112,14 +124,14 @@ def run(args: argparse.Namespace) -> int:
         problem = dataclasses.replace(problem, max_shift=shift)
     derivation = pipeline.derive(problem)
     if args.pdf or args.format in ("latex", "markdown"):
-        return _derive_document(args, derivation, number_format, sources[0])
+        return _derive_document(args, derivation, number_format, sources[0], language)
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
     shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
     built = view.build_view(derivation, number_format, limit=limit, steps=shown,
                             max_terms=args.max_terms or None)
     text = render_text.render_json(built) if args.format == "json" \
-        else render_text.render_text(built)
+        else render_text.render_text(built, language)
     write_output(text, args.output)
     return EXIT_OK
 
@@ -141,12 +153,33 @@ def _expand_rows(text: str | None) -> tuple[int, ...] | None:
     return tuple(rows)
 
 
+def _figure(args: argparse.Namespace, derivation: Derivation,
+            number_format: NumberFormat) -> str:
+    """``--figure IMAGE``: the weights drawn to IMAGE, and the Markdown that shows it."""
+    import os
+
+    from symattn import messages
+    from symattn.render.figure import save_weights_figure
+
+    if args.figure is None:
+        return ""
+    language = getattr(args, "language", None) or "en"
+    save_weights_figure(derivation, args.figure, language, number_format.locale)
+    folder = os.path.dirname(args.output) if args.output not in (None, "-") else "."
+    link = os.path.relpath(args.figure, folder or ".").replace(os.sep, "/")
+    if any(c in link for c in " ()<>"):
+        link = "<" + link.replace("<", "%3C").replace(">", "%3E") + ">"
+    title = messages.load(language).text("layout.figure_title")
+    return f"\n![{title}]({link})\n"
+
+
 def _derive_document(args: argparse.Namespace, derivation: Derivation,
-                     number_format: NumberFormat, source: str) -> int:
+                     number_format: NumberFormat, source: str, language: str) -> int:
     """``derive --format latex|markdown`` and ``--pdf``: the worked example."""
     from pathlib import Path
 
     from symattn.api import render_latex, render_markdown
+    from symattn.errors import InputError
     from symattn.render import worked
     from symattn.render.reports.shared import check_document_options, emit
 
@@ -156,12 +189,18 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
     if rows == ():
         rows = tuple(worked.row_labels(derivation))
     options = worked.Options(number_format=number_format, detail=args.detail, expand_rows=rows,
-                             limit=None if args.max_rows == 0 else max(args.max_rows, 2))
+                             limit=None if args.max_rows == 0 else max(args.max_rows, 2),
+                             language=language)
     if args.format == "markdown":
-        write_output(render_markdown(derivation, options, template_dir=args.template_dir),
-                     args.output)
+        text = render_markdown(derivation, options, template_dir=args.template_dir,
+                               handout=args.handout)
+        write_output(text + _figure(args, derivation, number_format), args.output)
         return EXIT_OK
+    if args.figure is not None:
+        raise InputError("--figure draws the weights for --format markdown; the LaTeX "
+                         "shows them as a shaded table")
     tex = render_latex(derivation, options, fragment=args.fragment,
-                       template_dir=args.template_dir)
+                       template_dir=args.template_dir, engine=args.engine,
+                       handout=args.handout)
     emit(args, tex, Path(source).stem)
     return EXIT_OK

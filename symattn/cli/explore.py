@@ -3,7 +3,7 @@
 A command plugin (see ``cli.app._command_modules``): ``register(subparsers)`` adds both
 parsers and returns their handlers. Nothing heavy is imported until a command
 runs; the computations live in ``explore.sweep`` and ``explore.whatif``, the layouts in
-``render.reports.explore``.
+``render.reports.explore`` and ``render.reports.whatif``.
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="symattn")
@@ -19,8 +19,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_limit_option, limits_of,
-                                 write_report)
+from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options,
+                                 add_limit_option, language_of, limits_of, write_report)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -59,6 +59,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     sweep.add_argument("--temperatures", "-T", default="0.3,1,2", metavar="LIST",
                        help="temperatures separated by commas (default 0.3,1,2); each is read "
                             "exactly: 0.3, 1/2, sqrt(2)")
+    add_language_options(sweep)
     whatif = subparsers.add_parser(
         "whatif", help="weights and outputs next to common mistakes (no scaling, no mask, "
                        "K and V swapped, softmax over columns)",
@@ -66,6 +67,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                     "side by side, each with a one-line note of what changed.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=WHATIF_EPILOG)
     _add_common(whatif)
+    add_language_options(whatif)
     return {"sweep": _cmd_sweep, "whatif": _cmd_whatif}
 
 
@@ -100,10 +102,12 @@ def _load(args: argparse.Namespace) -> Problem:
     return spec.load(_source(args), limits=limits_of(args))
 
 
-def _number_format(args: argparse.Namespace) -> NumberFormat:
+def _number_format(args: argparse.Namespace, language: str = "en") -> NumberFormat:
+    """``--digits``; the decimal mark of ``--locale``, else of ``language`` (JSON: a point)."""
     from symattn.values.number_format import NumberFormat
 
-    return NumberFormat(digits=args.digits)
+    locale = getattr(args, "locale", None) or ("en" if args.format == "json" else language)
+    return NumberFormat(digits=args.digits, locale=locale)
 
 
 def _report_stem(args: argparse.Namespace) -> str:
@@ -117,7 +121,7 @@ def _terminal_width() -> int:
     import shutil
     import sys
 
-    from symattn.render.reports.explore import SIDE_BY_SIDE_WIDTH
+    from symattn.render.reports.whatif import SIDE_BY_SIDE_WIDTH
 
     if sys.stdout.isatty():
         return shutil.get_terminal_size((SIDE_BY_SIDE_WIDTH, 24)).columns
@@ -130,24 +134,29 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     temperatures = sweep.parse_temperatures(args.temperatures)
     problem = _load(args)
-    fmt = _number_format(args)
+    language = language_of(args, problem.language)
+    fmt = _number_format(args, language)
     sweeps = sweep.sweep(problem, temperatures)
     write_report(args, _report_stem(args), {
-        "text": lambda: layouts.render_sweep_text(problem, sweeps, fmt),
+        "text": lambda: layouts.render_sweep_text(problem, sweeps, fmt, language),
         "json": lambda: layouts.render_sweep_json(problem, sweeps, fmt),
-        "latex": lambda: layouts.render_sweep_latex(problem, sweeps, fmt, args.fragment)})
+        "latex": lambda: layouts.render_sweep_latex(problem, sweeps, fmt, args.fragment,
+                                                    language)})
     return EXIT_OK
 
 
 def _cmd_whatif(args: argparse.Namespace) -> int:
     from symattn.explore import whatif
-    from symattn.render.reports import explore as layouts
+    from symattn.render.reports import whatif as layouts
 
     problem = _load(args)
-    fmt = _number_format(args)
+    language = language_of(args, problem.language)
+    fmt = _number_format(args, language)
     variants = whatif.whatif(problem)
     write_report(args, _report_stem(args), {
-        "text": lambda: layouts.render_whatif_text(problem, variants, fmt, _terminal_width()),
+        "text": lambda: layouts.render_whatif_text(problem, variants, fmt, _terminal_width(),
+                                                   language),
         "json": lambda: layouts.render_whatif_json(problem, variants, fmt),
-        "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment)})
+        "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment,
+                                                     language)})
     return EXIT_OK

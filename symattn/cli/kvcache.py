@@ -14,8 +14,9 @@ __all__ = ["register"]
 import argparse
 
 from symattn.defaults import ROWS_SHOWN
-from symattn.cli.options import (EXIT_INTERNAL, EXIT_OK, Handler, Subparsers, add_limit_option,
-                                 add_number_options, add_source, load_one, number_format_of,
+from symattn.cli.options import (EXIT_INTERNAL, EXIT_OK, Handler, Subparsers,
+                                 add_language_options, add_limit_option, add_number_options,
+                                 add_source, language_of, load_one, number_format_of,
                                  spec_sources, write_report)
 
 EPILOG = """\
@@ -50,6 +51,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     from symattn.render.reports.shared import add_report_options
 
     add_report_options(parser)
+    add_language_options(parser)
     return {"kvcache": run}
 
 
@@ -62,13 +64,15 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     problem = load_one(args, "kvcache")
     check_document_options(args)
-    fmt = number_format_of(args)
+    language = language_of(args, problem.language)
+    fmt = number_format_of(args, language="en" if args.format == "json" else language)
     steps = kvcache.decode(problem)
     limit = None if args.max_rows == 0 else max(args.max_rows, 2)
     write_report(args, spec_stem(sources[0], "kvcache"), {
-        "text": lambda: layouts.render_text(problem, steps, fmt, limit),
+        "text": lambda: layouts.render_text(problem, steps, fmt, limit, language),
         "json": lambda: layouts.render_json(problem, steps, fmt),
-        "latex": lambda: layouts.render_latex(problem, steps, fmt, limit, args.fragment)})
+        "latex": lambda: layouts.render_latex(problem, steps, fmt, limit, args.fragment,
+                                              language)})
     if not all(step.equal for step in steps):   # pragma: no cover - would be a bug
         import sys
 

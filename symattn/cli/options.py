@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EPILOG",
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
-           "limits_of", "write_output", "write_report"]
+           "limits_of", "write_output", "write_report", "add_language_options", "language_of"]
 
 import argparse
 import sys
@@ -74,6 +74,26 @@ def add_number_options(parser: argparse.ArgumentParser) -> None:
                              f"options.rounding, else {ROUNDING})")
 
 
+LANGUAGE_CHOICES = ("en", "pl", "cs", "ru", "uk")
+
+
+def add_language_options(parser: argparse.ArgumentParser, locale: bool = True) -> None:
+    """``--language L`` (the reader's language, and its decimal mark) and ``--locale``."""
+    parser.add_argument("--language", "-l", choices=LANGUAGE_CHOICES, default=None,
+                        help="the language of every word written: en, pl, cs, ru or uk "
+                             "(default: the spec's language key, else en); it sets the "
+                             "decimal mark too")
+    if locale:
+        parser.add_argument("--locale", choices=LANGUAGE_CHOICES, default=None,
+                            help="decimal mark only, overriding --language: a point (en) or "
+                                 "a comma (pl, cs, ru, uk)")
+
+
+def language_of(args: argparse.Namespace, spec_language: str = "") -> str:
+    """The reader's language: ``--language``, else the spec's ``language``, else English."""
+    return getattr(args, "language", None) or spec_language or "en"
+
+
 def one_line(message: str) -> str:
     """Error messages stay on one line, whatever a key or value contained."""
     return message.replace("\r", "\\r").replace("\n", "\\n")
@@ -100,8 +120,10 @@ def display_name(source: str) -> str:
 
 
 def number_format_of(args: argparse.Namespace, default_digits: int = DIGITS,
-                     default_rounding: Rounding = _DEFAULT_ROUNDING) -> NumberFormat:
-    """``--digits``, ``--places``, ``--rounding`` (and ``--locale``), checked."""
+                     default_rounding: Rounding = _DEFAULT_ROUNDING,
+                     language: str = "en") -> NumberFormat:
+    """``--digits``, ``--places``, ``--rounding`` (and ``--locale``, else the decimal
+    mark of ``language``), checked."""
     from symattn.errors import InputError
     from symattn.values.number_format import NumberFormat
     from symattn.values.rounding import parse_rounding
@@ -114,7 +136,7 @@ def number_format_of(args: argparse.Namespace, default_digits: int = DIGITS,
                         places=args.places,
                         rounding=parse_rounding(args.rounding) if args.rounding
                         else default_rounding,
-                        locale=getattr(args, "locale", None) or "en")
+                        locale=getattr(args, "locale", None) or language)
 
 
 def load_one(args: argparse.Namespace, command: str) -> Problem:

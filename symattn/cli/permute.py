@@ -15,9 +15,9 @@ __all__ = ["register"]
 import argparse
 from typing import TYPE_CHECKING
 
-from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_limit_option,
-                                 add_number_options, add_source, load_one, number_format_of,
-                                 spec_sources, write_report)
+from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options,
+                                 add_limit_option, add_number_options, add_source, language_of,
+                                 load_one, number_format_of, spec_sources, write_report)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -55,6 +55,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     from symattn.render.reports.shared import add_report_options
 
     add_report_options(parser)
+    add_language_options(parser)
     return {"permute": run}
 
 
@@ -67,16 +68,17 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     problem = load_one(args, "permute")
     check_document_options(args)
-    fmt = number_format_of(args)
+    language = language_of(args, problem.language)
+    fmt = number_format_of(args, language="en" if args.format == "json" else language)
     order = parse_order(args.order) if args.order is not None else None
     problem = _with_positions(problem, args.positions, sources[0])
     if order is None:
         order = tuple(range(problem.score_shape()[0], 0, -1))
     result = permutation_check(problem, order)
     write_report(args, spec_stem(sources[0], "permute"), {
-        "text": lambda: layouts.render_text(problem, result, fmt),
+        "text": lambda: layouts.render_text(problem, result, fmt, language),
         "json": lambda: layouts.render_json(problem, result, fmt),
-        "latex": lambda: layouts.render_latex(problem, result, fmt, args.fragment)})
+        "latex": lambda: layouts.render_latex(problem, result, fmt, args.fragment, language)})
     return EXIT_OK
 
 

@@ -9,9 +9,12 @@ Files, in ``--output-dir`` (default: the current folder), for ``--name NAME``
 (default ``worksheet``) and N variants (``-01``, ``-02``, ... when N > 1)::
 
     NAME-01.tex  NAME-01-key.tex  (with --pdf also NAME-01.pdf, NAME-01-key.pdf)
+    NAME-01-key-short.tex         with --short-key: answers and one line of working
     NAME-answers.json             every blank of every variant (docs/worksheets.md)
     NAME-01-check/*.json          with --check-specs: the key's answers as claims,
                                   for `symattn check NAME-01-check/*.json`
+    NAME-moodle.xml, NAME-gift.txt, NAME-qti.zip
+                                  with --export: the answers for a learning platform
 
 >>> import argparse
 >>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
@@ -41,11 +44,15 @@ examples:
   symattn worksheet --language cs --exercises softmax_table,find_error,sizes --pdf
   symattn worksheet my.toml --variants 5 --language ru     exercises on a spec's Q, K, V
   symattn worksheet --seed 7 --check-specs && symattn check worksheet-check/*.json
+  symattn worksheet --preset lesson45 --language uk --short-key --pdf    a 45-minute lesson
+  symattn worksheet --preset lesson45 --numbers calculator-free           no calculator
+  symattn worksheet --seed 7 --variants 30 --export moodle,gift,qti    for a learning platform
 
 exercise kinds: softmax_table, scores_row, weights_row, output_row, fill_matrix,
-causal_mask, find_error, temperature, no_scaling, entropy, sizes (or all).
+causal_mask, find_error, temperature, no_scaling, entropy, sizes, projection,
+multi_head, kv_cache, next_token, stable_softmax, permutation, design (or all).
 mistakes (find_error): no_scaling, column_softmax, kv_swapped, leaked_future,
-rounded_carried. See docs/worksheets.md.
+rounded_carried. presets: lesson45, homework, exam. See docs/worksheets.md.
 """
 
 
@@ -82,6 +89,12 @@ def _add_exercise_options(parser: argparse.ArgumentParser) -> None:
                              "find_error, temperature, entropy, sizes)")
     parser.add_argument("--mistakes", metavar="LIST",
                         help="mistakes find_error may plant (default: all five)")
+    parser.add_argument("--preset", metavar="NAME",
+                        help="lesson45 (5 short exercises, about 24 blanks, room for working: "
+                             "2 pages), homework (10 exercises) or exam (6, room for working)")
+    parser.add_argument("--numbers", default="standard", metavar="MODE",
+                        help="standard (default) or calculator-free (scores ln k: whole "
+                             "exponentials, every answer a whole number or a fraction)")
     parser.add_argument("--places", default="3", metavar="N",
                         help="decimal places of rounded answers (default 3)")
     parser.add_argument("--d-k", default="4", metavar="N",
@@ -91,14 +104,23 @@ def _add_exercise_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
     """Where the files go and what is made of them: folder, name, PDFs, check specs."""
+    from symattn.render.reports.shared import add_engine_option
+
     parser.add_argument("--output-dir", "-o", default=".", metavar="DIR",
                         help="folder for the files (created if missing; default: here)")
     parser.add_argument("--name", default="worksheet", metavar="NAME",
                         help="file name prefix (default worksheet)")
     parser.add_argument("--pdf", action="store_true",
-                        help="also compile every sheet and key to PDF (pdflatex)")
+                        help="also compile every sheet and key to PDF (latexmk and --engine)")
+    add_engine_option(parser)
+    parser.add_argument("--short-key", action="store_true",
+                        help="also write a short key (answers and one line of working each) "
+                             "next to the full key: NAME-key-short.tex")
     parser.add_argument("--check-specs", action="store_true",
                         help="also write each key's answers as specs for `symattn check`")
+    parser.add_argument("--export", metavar="FORMATS",
+                        help="also write the answers for a learning platform: moodle (Moodle "
+                             "XML), gift, qti (QTI 2.1 zip), or a comma list")
     parser.add_argument("--jobs", "-j", default="4", metavar="N",
                         help="PDFs compiled in parallel (default 4)")
     parser.add_argument("--template-dir", metavar="DIR",
@@ -138,6 +160,21 @@ def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | No
     if mapping is not None:
         return None, mapping
     return spec.load(path), None
+
+
+def _exports(text: str | None) -> tuple[str, ...]:
+    """The ``--export`` formats, checked before anything is built."""
+    from symattn.errors import InputError
+    from symattn.render.exports import FORMATS
+
+    names = _names(text)
+    for name in names:
+        if name not in FORMATS:
+            raise InputError(f"--export: unknown format {name!r} (known: "
+                             f"{', '.join(FORMATS)})")
+    if text is not None and not names:
+        raise InputError(f"--export needs a format: {', '.join(FORMATS)}")
+    return names
 
 
 def _file_names(name: str, variants: int) -> list[str]:
@@ -190,12 +227,22 @@ def _write_check_specs(folder: Path, stems: list[str], sheets: list[Worksheet]) 
     return checked
 
 
+def _export_files(name: str, formats: tuple[str, ...], sheets: list[Worksheet]
+                  ) -> list[tuple[str, bytes]]:
+    """(file name, content) of the answers in each platform format of ``formats``."""
+    from symattn.render.exports import FORMATS, export
+
+    return [(f"{name}{FORMATS[fmt][0]}", export(fmt, sheets)) for fmt in formats]
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``worksheet`` command; returns the exit status."""
     import sys
 
+    from symattn.render.engines import name_engine
     from symattn.render.files import write_atomically
     from symattn.render.worksheet import key_latex, sheet_latex
+    from symattn.render.worksheet_short import short_key_latex
     from symattn.worksheets import sheet as worksheet
 
     seed = _whole("seed", args.seed, 0, 10 ** 12)
@@ -204,19 +251,26 @@ def run(args: argparse.Namespace) -> int:
     d_k = _whole("d-k", args.d_k, 1, 16)
     jobs = _whole("jobs", args.jobs, 1, 64)
     folder = _output_folder(args, worksheet.LANGUAGES)
+    exports = _exports(args.export)
     problem, sizes_spec = _spec(args)
     sheets = worksheet.build(seed=seed, variants=variants, language=args.language,
-                             kinds=worksheet.parse_kinds(args.exercises), places=places,
+                             kinds=None if args.exercises is None else
+                             worksheet.parse_kinds(args.exercises), places=places,
                              d_k=d_k, problem=problem, mistakes=_names(args.mistakes),
-                             sizes_spec=sizes_spec)
+                             sizes_spec=sizes_spec, preset=args.preset, numbers=args.numbers)
     # A key with a number the checker does not confirm is a bug: nothing is written.
     confirmed = sum(worksheet.check_answers(sheet) for sheet in sheets)
     stems = _file_names(args.name, variants)
     documents: list[tuple[str, str]] = []
     for stem, sheet in zip(stems, sheets):
-        documents.append((stem, sheet_latex(sheet, args.template_dir)))
-        documents.append((f"{stem}-key", key_latex(sheet, args.template_dir)))
-    pdfs = _compile([tex for _, tex in documents], jobs) if args.pdf else []
+        documents.append((stem, name_engine(sheet_latex(sheet, args.template_dir), args.engine)))
+        documents.append((f"{stem}-key", name_engine(key_latex(sheet, args.template_dir),
+                                                     args.engine)))
+        if args.short_key:
+            documents.append((f"{stem}-key-short",
+                              name_engine(short_key_latex(sheet, args.template_dir), args.engine)))
+    pdfs = _compile([tex for _, tex in documents], jobs, args.engine) if args.pdf else []
+    exported = _export_files(args.name, exports, sheets)
     _make_folder(folder)
     for stem, tex in documents:
         write_atomically(folder / f"{stem}.tex", tex)
@@ -224,22 +278,25 @@ def run(args: argparse.Namespace) -> int:
         write_atomically(folder / f"{stem}.pdf", pdf)
     write_atomically(folder / f"{args.name}-answers.json", worksheet.answers_document(sheets))
     checked = _write_check_specs(folder, stems, sheets) if args.check_specs else 0
+    for file_name, data in exported:
+        write_atomically(folder / file_name, data)
     made = f"{len(documents)} .tex" + (f", {len(pdfs)} .pdf" if pdfs else "") + \
-        f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "")
+        f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "") + \
+        "".join(f", {file_name}" for file_name, _ in exported)
     print(f"symattn: wrote {variants} sheet{'s' if variants > 1 else ''} with answer keys to "
           f"{folder} ({made}); the checker confirmed all {confirmed} numeric answers",
           file=sys.stderr)
     return EXIT_OK
 
 
-def _compile(documents: list[str], jobs: int) -> list[bytes]:
+def _compile(documents: list[str], jobs: int, engine: str | None = None) -> list[bytes]:
     """PDFs of the documents, compiled in parallel, in order (byte-identical runs)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from symattn.render.pdf import compile_pdf
 
     def one(tex: str) -> bytes:
-        return compile_pdf(tex, reproducible=True)
+        return compile_pdf(tex, reproducible=True, engine=engine)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(one, documents))

@@ -88,25 +88,33 @@ def projection_term(source: str, weight: str, i: int, j: int, k: int) -> Term:
 # name without its head prefix: the operand whose columns number the terms.
 PRINTABLE_TERMS: dict[str, str] = {"scores": "Q", "output": "weights", "exp_sum": "exp"}
 
-# Their terms, from the head prefix, the entry (i, j) and the term t. The
-# printed terms of a score are read as those of Q and K, also with rotary
-# positions (whose scores are of Q_rot and K_rot): kept as the checker and
-# the worked example have always read them.
-_PRINTED_TERM: dict[str, Callable[[str, int, int, int], Term]] = {
-    "scores": lambda prefix, i, j, t: score_term(prefix + "Q", prefix + "K", i, j, t),
-    "output": lambda prefix, i, j, t: output_term(prefix + "weights", prefix + "V", i, j, t),
-    "exp_sum": lambda prefix, i, j, t: row_sum_term(prefix + "exp", i, t),
+# Their terms, from the head prefix, the entry (i, j), the term t and the
+# step's operands. A score's terms are those of the matrices it multiplies:
+# Q and K, or Q_rot and K_rot with rotary positions.
+def _score_of(prefix: str, i: int, j: int, t: int, operands: tuple[str, ...]) -> Term:
+    left, right = operands if len(operands) == 2 else ("Q", "K")
+    return score_term(prefix + split_name(left)[1], prefix + split_name(right)[1], i, j, t)
+
+
+_PRINTED_TERM: dict[str, Callable[[str, int, int, int, tuple[str, ...]], Term]] = {
+    "scores": _score_of,
+    "output": lambda prefix, i, j, t, _: output_term(prefix + "weights", prefix + "V", i, j, t),
+    "exp_sum": lambda prefix, i, j, t, _: row_sum_term(prefix + "exp", i, t),
 }
 
 
-def claim_term(step: str, i: int, j: int, t: int) -> Term:
-    """Term t of entry (i, j) of a step whose terms a document may print.
+def claim_term(step: str, i: int, j: int, t: int, operands: tuple[str, ...] = ()) -> Term:
+    """Term t of entry (i, j) of a step whose terms a document may print;
+    ``operands``: the step's own (a score of rotated queries and keys is
+    read as Q_rot . K_rot).
 
     >>> claim_term("scores", 2, 0, 1)
     (Factor(step='Q', row=2, column=1), Factor(step='K', row=0, column=1))
+    >>> claim_term("scores", 0, 1, 0, ("Q_rot", "K_rot"))[1]
+    Factor(step='K_rot', row=1, column=0)
     """
     prefix, base = split_name(step)
-    return _PRINTED_TERM[base](prefix, i, j, t)
+    return _PRINTED_TERM[base](prefix, i, j, t, operands)
 
 
 def term_count(step: str, shapes: Mapping[str, tuple[int, int]]) -> int:

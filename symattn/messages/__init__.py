@@ -113,6 +113,19 @@ class Catalog:
             raise KeyError(f"message {path} needs {', '.join(sorted(missing))}")
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], message)
 
+    def count(self, path: str, number: int, **values: str) -> str:
+        """``fill`` with the plural form that goes with ``number``: ``path + "_one"`` for
+        one, ``path + "_few"`` for the Slavic 2-4 (22-24, ...), else ``path`` itself.
+
+        >>> load("cs").count("document.numbers_digits", 3, digits="3", rule="r")
+        '3 platné číslice (r)'
+        >>> load("cs").count("document.numbers_digits", 6, digits="6", rule="r")
+        '6 platných číslic (r)'
+        """
+        form = _plural_form(self.language, number)
+        chosen = f"{path}_{form}" if form and f"{path}_{form}" in self else path
+        return self.fill(chosen, **values)
+
     def keys(self) -> builtins.list[str]:   # ``list`` here is the method above
         """Every dotted path to a message (text or list), sorted."""
         out: builtins.list[str] = []
@@ -126,6 +139,22 @@ class Catalog:
                     out.append(path)
         walk(self._data, "")
         return sorted(out)
+
+
+def _plural_form(language: str, number: int) -> str:
+    """"one", "few" or "" (many) for ``number`` in ``language`` (CLDR's rules, integers)."""
+    n = abs(number)
+    if language == "en":
+        return "one" if n == 1 else ""
+    if language == "cs":
+        return "one" if n == 1 else "few" if 2 <= n <= 4 else ""
+    if language == "pl":
+        return "one" if n == 1 else "few" if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) \
+            else ""
+    # ru, uk
+    if n % 10 == 1 and n % 100 != 11:
+        return "one"
+    return "few" if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else ""
 
 
 @lru_cache(maxsize=None)

@@ -49,6 +49,7 @@ class Problem:
     inputs: Mapping[str, EntryMatrix]
     title: str = ""
     description: str = ""
+    language: str = ""                      # the reader's language (messages.LANGUAGES); "" unset
     tokens: tuple[str, ...] = ()
     d_k: int | None = None
     scale: Exact | Symbolic | None = None          # None: 1/sqrt(d_k)

@@ -12,13 +12,15 @@ matrices fit together is for ``shapes``, once the ``Problem`` is built.
 
 from __future__ import annotations
 
-__all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "ProblemFields", "read_spec"]
+__all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "ProblemFields", "read_spec",
+           "read_language"]
 
 from typing import Any, Mapping, TypedDict
 
 from flint import fmpq
 
 from symattn.errors import InputError, Location, ShapeError
+from symattn.messages import LANGUAGES
 from symattn.problem.comparisons import Comparison, read_compare
 from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
                                           read_readout, read_sequence, read_vocabulary)
@@ -51,6 +53,7 @@ class LayerFields(TypedDict, total=False):
 class _TextFields(TypedDict):
     title: str
     description: str
+    language: str
     tokens: tuple[str, ...]
     claims: Mapping[str, Any]
 
@@ -113,7 +116,18 @@ def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
     if not isinstance(claims, Mapping):
         raise InputError("[claims] must be a table", where.at(key="claims"))
     return {"title": str(title), "description": str(data.get("description", "")),
+            "language": read_language(data.get("language", ""), where.at(key="language")),
             "tokens": tuple(str(t) for t in tokens), "claims": claims}
+
+
+def read_language(value: Any, where: Location) -> str:
+    """The spec's ``language``: one of the catalogs' languages, or "" when not given."""
+    if value == "":
+        return ""
+    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
+        raise InputError(f"language must be one of {', '.join(LANGUAGES)}, got {value!r}",
+                         where)
+    return value.strip().lower()
 
 
 def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:

@@ -37,6 +37,7 @@ from typing import Any, Sequence
 
 from flint import fmpq
 
+from symattn.render import engines
 from symattn.values.exact import NAN, NEG_INF, Surd, terminating_places
 from symattn.values.rounding import decimal_digits
 
@@ -127,7 +128,7 @@ def _escape_text(text: str) -> str:
         elif _is_latin(code):
             out.append(char)
         else:
-            out.append(f"{UNKNOWN_MACRO}{{{code:04X}}}")
+            out.append(f"{engines.char_macro(code)}{{{code:04X}}}")
     if cyrillic:
         out.append(f"{CYRILLIC_MACRO}{{{''.join(cyrillic)}}}")
     # No ligatures: "--" stays two hyphens, ",," two commas (T1 would join them).
@@ -304,6 +305,7 @@ def product_latex(left: str, right: str) -> str:
 
 # --------------------------------------------------------------------- width
 _COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+_OPERATORS = frozenset(("sin", "cos", "tan", "exp", "log", "ln", "max", "min"))
 
 
 def _group(text: str, start: int) -> tuple[str, int]:
@@ -342,6 +344,8 @@ def approx_width(latex: str) -> float:
                 width += max(approx_width(top), approx_width(bottom)) + 0.5
             elif name in ("left", "right", "mathrm", "text", "quad", ","):
                 width += 1 if name == "quad" else 0.3 if name == "," else 0
+            elif name in _OPERATORS:         # \sin prints three letters
+                width += len(name)
             else:
                 width += 1
         elif char in "^_":

@@ -15,38 +15,83 @@ numbers (``symattn.check``), each printed number is shown with its verdict;
 
 from __future__ import annotations
 
-__all__ = ["render_latex", "render_steps", "default_options"]
+__all__ = ["render_latex", "render_steps", "default_options", "options_in"]
 
 import dataclasses
 from pathlib import Path
 
 from symattn import messages
+from symattn.render import engines
 from symattn.render import latex
 from symattn.render import templating
 from symattn.render import worked
+from symattn.render.worked.layout import align_softmax_row
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
 from symattn.verify.checker import Report
 from symattn.values.number_format import NumberFormat
 
 
-def default_options(derivation: Derivation) -> worked.Options:
-    """The spec's own digits and rounding rule, full detail."""
+def _aligned(document: worked.model.Document) -> worked.model.Document:
+    """The softmax tables with their columns aligned on the decimal mark (LaTeX
+    pads the numbers with ``\\phantom``; Markdown tables cannot align)."""
+    def step(model: worked.model.StepModel) -> worked.model.StepModel:
+        rows = tuple(align_softmax_row(row) if isinstance(row, worked.model.SoftmaxRow)
+                     else row for row in model.expansions)
+        return dataclasses.replace(model, expansions=rows)
+
+    return dataclasses.replace(document, steps=tuple(step(s) for s in document.steps))
+
+
+def default_options(derivation: Derivation, language: str | None = None) -> worked.Options:
+    """The spec's own digits and rounding rule, full detail, in ``language`` (else the
+    spec's ``language``, else English) with that language's decimal mark."""
     problem = derivation.problem
-    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding)
-    return worked.Options(number_format=number_format)
+    language = language or problem.language or "en"
+    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding,
+                                 locale=language)
+    return worked.Options(number_format=number_format, language=language)
+
+
+def options_in(derivation: Derivation, options: worked.Options | None,
+               language: str | None) -> worked.Options:
+    """``options`` (the defaults when None) with ``language`` when one is given.
+
+    >>> import symattn
+    >>> derivation = symattn.derive(symattn.load_example("001-kocka-spi-venku"))
+    >>> options = options_in(derivation, None, None)
+    >>> options.language, options.number_format.separator
+    ('cs', ',')
+    >>> options_in(derivation, options, "en").language
+    'en'
+    """
+    if options is None:
+        return default_options(derivation, language)
+    return dataclasses.replace(options, language=language) if language else options
 
 
 def render_latex(derivation: Derivation, options: worked.Options | None = None, *,
                  fragment: bool = False, template_dir: str | Path | None = None,
-                 report: Report | None = None) -> str:
+                 report: Report | None = None, language: str | None = None,
+                 engine: str = engines.AUTO) -> str:
     """LaTeX for ``derivation``: a document (default) or a fragment for \\input,
-    with the verdicts of ``report`` (a ``verify`` report) beside the printed numbers."""
-    options = options or default_options(derivation)
-    document = worked.build(derivation, report, options, latex.escape_text)
-    return templating.render("document.tex.j2", template_dir, doc=document,
-                             fragment=fragment, version=__version__,
-                             messages=messages.load(options.language))
+    with the verdicts of ``report`` (a ``verify`` report) beside the printed numbers,
+    in ``language`` (default: the options', else the spec's, else English).
+
+    ``engine``: pdflatex, lualatex or xelatex; ``auto`` (default) chooses lualatex
+    when the text has characters pdflatex cannot set (Greek, CJK, emoji), else
+    pdflatex. The document names its engine in a ``% !TEX program =`` line.
+    """
+    options = options_in(derivation, options, language)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
+    catalog = messages.load(options.language)
+
+    def render(tex: engines.TexSetup) -> str:
+        return templating.render("document.tex.j2", template_dir, doc=document,
+                                 fragment=fragment, version=__version__, tex=tex,
+                                 messages=catalog)
+
+    return engines.render_for_engine(render, engine, options.language, document.cyrillic)
 
 
 def render_steps(derivation: Derivation, options: worked.Options | None = None,
@@ -65,9 +110,11 @@ def render_steps(derivation: Derivation, options: worked.Options | None = None,
     True
     """
     options = options or default_options(derivation)
-    document = worked.build(derivation, report, options, latex.escape_text)
+    document = _aligned(worked.build(derivation, report, options, latex.escape_text))
     chosen = [model for step, model in zip(worked.shown_steps(derivation), document.steps)
               if steps is None or step.name in steps]
-    chosen = [dataclasses.replace(model, number=str(k)) for k, model in enumerate(chosen, 1)]
+    # an answer key shows the numbers; the heatmap table stays in the derivation
+    chosen = [dataclasses.replace(model, number=str(k), heatmap=None)
+              for k, model in enumerate(chosen, 1)]
     return templating.render("steps.tex.j2", template_dir, doc=document, steps=chosen,
                              messages=messages.load(options.language))

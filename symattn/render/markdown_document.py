@@ -15,12 +15,13 @@ __all__ = ["render_markdown", "escape_markdown"]
 import re
 from pathlib import Path
 
-from symattn.render import templating
+from symattn import messages
+from symattn.render import prose, templating
 from symattn.render import worked
 from symattn._version import __version__
 from symattn.derivation.steps import Derivation
 from symattn.verify.checker import Report
-from symattn.render.latex_document import default_options
+from symattn.render.latex_document import options_in
 
 # HTML character references, not backslashes: Jupyter and MkDocs read \( \[ \$ as math.
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "&#92;", "`": "&#96;", "*": "&#42;",
@@ -46,8 +47,12 @@ def escape_markdown(text: str) -> str:
 
 
 def render_markdown(derivation: Derivation, options: worked.Options | None = None, *,
-                    template_dir: str | Path | None = None, report: Report | None = None) -> str:
-    """Markdown for ``derivation``, with the verdicts of ``report`` on its printed numbers."""
-    document = worked.build(derivation, report, options or default_options(derivation),
-                            escape_markdown)
-    return templating.render("document.md.j2", template_dir, doc=document, version=__version__)
+                    template_dir: str | Path | None = None, report: Report | None = None,
+                    language: str | None = None) -> str:
+    """Markdown for ``derivation``, with the verdicts of ``report`` on its printed numbers,
+    in ``language`` (default: the options', else the spec's, else English)."""
+    options = options_in(derivation, options, language)
+    document = worked.build(derivation, report, options, escape_markdown, prose.markdown)
+    catalog = prose.ProseCatalog(messages.load(options.language), prose.markdown)
+    return templating.render("document.md.j2", template_dir, messages=catalog, doc=document,
+                             version=__version__)

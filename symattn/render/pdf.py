@@ -1,15 +1,19 @@
-"""Compile a LaTeX document to PDF with latexmk or pdflatex, safely.
+"""Compile a LaTeX document to PDF with latexmk and pdflatex, lualatex or xelatex, safely.
 
 The document is compiled in a fresh temporary folder, without shell escape,
 in non-stop mode that halts on the first error, with TeX's file access
 restricted to that folder (``openin_any=p``, ``openout_any=p``), and with a
 timeout after which the whole process group is killed. latexmk is used when
-installed (``-norc``: no configuration files are read), else pdflatex.
+installed (``-norc``: no configuration files are read), else the engine alone.
+The engine is the one asked for, else the one the document names in its
+``% !TEX program =`` line, else lualatex when the text has characters pdflatex
+cannot set (``engines.choose``), else pdflatex.
 """
 
 from __future__ import annotations
 
-__all__ = ["PdfError", "compile_pdf", "compiler", "INSTALL_HINT"]
+__all__ = ["PdfError", "compile_pdf", "compile_with_log", "compiler", "INSTALL_HINT",
+           "ENGINE_HINTS"]
 
 import os
 import re
@@ -20,24 +24,42 @@ import tempfile
 from pathlib import Path
 
 from symattn.errors import PdfError
+from symattn.render import engines
 
 INSTALL_HINT = ("install TeX Live (Debian/Ubuntu: apt-get install texlive-latex-base "
                 "texlive-latex-recommended texlive-latex-extra latexmk, and "
                 "texlive-lang-cyrillic for Cyrillic text; macOS: MacTeX; Windows: MiKTeX), "
                 "or write the LaTeX with --format latex -o FILE.tex and compile it elsewhere")
+ENGINE_HINTS = {
+    "pdflatex": "",
+    "lualatex": f"Debian/Ubuntu: apt-get install texlive-luatex {engines.FONT_PACKAGES}",
+    "xelatex": f"Debian/Ubuntu: apt-get install texlive-xetex {engines.FONT_PACKAGES}",
+}
 TIMEOUT = 120.0
 _FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
 
 
-def compiler() -> list[str] | None:
-    """The command to run on ``doc.tex``, or None when pdflatex is missing."""
-    pdflatex = shutil.which("pdflatex")
-    if pdflatex is None:
+_LATEXMK = {"pdflatex": "-pdf", "lualatex": "-pdflua", "xelatex": "-pdfxe"}
+
+
+def compiler(engine: str = "pdflatex") -> list[str] | None:
+    """The command to run on ``doc.tex``, or None when ``engine`` is missing."""
+    program = shutil.which(engine)
+    if program is None:
         return None
     latexmk = shutil.which("latexmk")
     if latexmk is not None:
-        return [latexmk, "-norc", "-pdf", f"-pdflatex={pdflatex} %O %S", *_FLAGS, "doc.tex"]
-    return [pdflatex, *_FLAGS, "doc.tex"]
+        return [latexmk, "-norc", _LATEXMK[engine], f"-{engine}={program} %O %S", *_FLAGS,
+                "doc.tex"]
+    return [program, *_FLAGS, "doc.tex"]
+
+
+def _missing(engine: str, asked: bool) -> PdfError:
+    why = "" if asked or engine == "pdflatex" else \
+        " (the text has characters pdflatex cannot set: Greek, CJK or emoji)"
+    hint = ENGINE_HINTS[engine]
+    return PdfError(f"cannot make a PDF: {engine} is not installed{why}; "
+                    + (f"{hint}; or " if hint else "") + INSTALL_HINT)
 
 
 def _first_error(log: str) -> str:
@@ -53,15 +75,27 @@ def _first_error(log: str) -> str:
     return message + (f" (line {where} of the LaTeX)" if where else "")
 
 
-def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False) -> bytes:
+def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
+                engine: str | None = None) -> bytes:
     """The PDF of a standalone LaTeX document (raises ``PdfError``).
 
     ``reproducible``: the same LaTeX gives the same bytes (the PDF's dates are
-    fixed at the epoch, ``SOURCE_DATE_EPOCH=0``).
+    fixed at the epoch, ``SOURCE_DATE_EPOCH=0``). ``engine``: pdflatex, lualatex
+    or xelatex; None or ``auto``: the document's ``% !TEX program`` line, else
+    the one its text needs.
     """
-    command = compiler()
+    return compile_with_log(tex, timeout, reproducible, engine)[0]
+
+
+def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
+                     engine: str | None = None) -> tuple[bytes, str]:
+    """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings)."""
+    asked = engine not in (None, engines.AUTO)
+    chosen = engines.choose(engine, tex) if asked else \
+        engines.magic_engine(tex) or engines.choose(engines.AUTO, tex)
+    command = compiler(chosen)
     if command is None:
-        raise PdfError(f"cannot make a PDF: pdflatex is not installed; {INSTALL_HINT}")
+        raise _missing(chosen, asked)
     env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
     if reproducible:
         env.update(SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
@@ -90,4 +124,6 @@ def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False) 
             error = _first_error(log)
             hint = f"; a LaTeX package is missing: {INSTALL_HINT}" if "not found" in error else ""
             raise PdfError(f"{Path(command[0]).name} failed: {error}{hint}")
-        return pdf.read_bytes()
+        log_file = work / "doc.log"
+        log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.is_file() else ""
+        return pdf.read_bytes(), log

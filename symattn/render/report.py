@@ -1,9 +1,16 @@
 """Lay out check reports as text, Markdown or JSON (the JSON schema is stable).
 
+Text and Markdown speak the reader's language: ``language`` when given, else
+each report's own (its spec's ``language`` key), else English. The verdicts,
+their reasons and the table headings come from the catalogs; ``where`` is the
+claim's key as the spec wrote it (``weights[3,1]``, ``@ label``), so that a
+reader finds the line of the spec it judges.
+
 JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
 "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
 "position", "label", "printed", "exact", "exact_decimal", "exact_rounded",
-"recomputed", "verdict", "flags", "reason", "carried_from"}]}]}``.
+"recomputed", "verdict", "flags", "reason", "carried_from", "carried_wrong"}]}]}``; the
+``reason`` there is in English.
 """
 
 from __future__ import annotations
@@ -13,22 +20,33 @@ __all__ = ["report_text", "report_markdown", "report_json"]
 import json
 from typing import Sequence
 
+from symattn import messages
 from symattn._version import __version__
+from symattn.render.reasons import NoteWriter
 from symattn.verify.verdicts import Report, Verdict
 
-MARKS = {"ok": "ok", "propagated": "propagated", "wrong": "WRONG", "undecided": "undecided"}
+_SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
 
 def _where(verdict: Verdict) -> str:
     return verdict.position + (f" @ {verdict.label}" if verdict.label else "")
 
 
-def _summary(report: Report) -> str:
+def _writer(report: Report, language: str | None, mode: str) -> NoteWriter:
+    chosen = language or report.language or "en"
+    escape = _md if mode == "markdown" else str
+    return NoteWriter(messages.load(chosen), None, _SEPARATORS.get(chosen, ","), escape,
+                      mode=mode)
+
+
+def _summary(report: Report, notes: NoteWriter) -> str:
     counts = report.counts
-    parts = [f"{counts[name]} {name}" for name in ("ok", "propagated", "wrong") ]
-    if counts["undecided"]:
-        parts.append(f"{counts['undecided']} undecided")
-    return ", ".join(parts)
+    c = notes.catalog
+    undecided = c.fill("report.undecided", count=str(counts["undecided"])) \
+        if counts["undecided"] else ""
+    return notes.convert(c.fill("report.counts", total=str(len(report.verdicts)),
+                                ok=str(counts["ok"]), propagated=str(counts["propagated"]),
+                                wrong=str(counts["wrong"]), undecided=undecided))
 
 
 def _heading(report: Report) -> str:
@@ -37,17 +55,36 @@ def _heading(report: Report) -> str:
     return f"{title}{source}"
 
 
-def report_text(reports: Sequence[Report]) -> str:
+def _rounding(report: Report, notes: NoteWriter) -> str:
+    rule = notes.catalog.text(f"rounding.{report.rounding.value}")
+    return notes.convert(notes.catalog.fill("report.rounding", rule=rule))
+
+
+def _verdict_text(verdict: Verdict, notes: NoteWriter) -> str:
+    word = notes.verdict_word(verdict.verdict)
+    word = word.upper() if verdict.verdict == "wrong" else word
+    flags = notes.flags(verdict)
+    return word + (f" [{flags}]" if flags else "")
+
+
+def _columns(notes: NoteWriter) -> tuple[str, ...]:
+    return tuple(notes.convert(notes.catalog.text(f"report.{name}"))
+                 for name in ("where", "printed", "exact", "verdict", "reason"))
+
+
+def report_text(reports: Sequence[Report], language: str | None = None) -> str:
+    """The reports as aligned text tables, in ``language`` (else each spec's own)."""
     out = []
     for report in reports:
+        notes = _writer(report, language, "plain")
         heading = _heading(report)
-        out += [heading, "=" * len(heading),
-                f"rounding: {report.rounding.value}; {len(report.verdicts)} printed numbers: "
-                f"{_summary(report)}", ""]
-        rows = [("where", "printed", "exact", "verdict", "reason")]
+        out += [heading, "=" * len(heading), f"{_rounding(report, notes)} "
+                f"{_summary(report, notes)}", ""]
+        rows = [_columns(notes)]
         for v in report.verdicts:
-            verdict = MARKS[v.verdict] + (f" [{', '.join(v.flags)}]" if v.flags else "")
-            rows.append((_where(v), v.printed, v.exact_rounded, verdict, v.reason))
+            rows.append((_where(v), notes.number(v.printed) if v.printed else "",
+                         notes.number(v.exact_rounded) if v.exact_rounded else "",
+                         _verdict_text(v, notes), notes.reason(v)))
         widths = [max(len(row[c]) for row in rows) for c in range(4)]
         for row in rows:
             out.append("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
@@ -60,20 +97,25 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
 
 
-def report_markdown(reports: Sequence[Report]) -> str:
+def report_markdown(reports: Sequence[Report], language: str | None = None) -> str:
+    """The reports as Markdown tables, in ``language`` (else each spec's own)."""
     out = []
     for report in reports:
+        notes = _writer(report, language, "markdown")
+        columns = _columns(notes)
         out += [f"## {_md(_heading(report))}", "",
-                f"Rounding: {report.rounding.value}. {len(report.verdicts)} printed numbers: "
-                f"{_summary(report)}.", "",
-                "| where | printed | exact, rounded | verdict | reason |",
-                "|---|---|---|---|---|"]
+                f"{_rounding(report, notes)} {_summary(report, notes)}", "",
+                "| " + " | ".join(columns) + " |", "|---|---|---|---|---|"]
         for v in report.verdicts:
-            verdict = f"**{MARKS[v.verdict]}**" if v.verdict == "wrong" else MARKS[v.verdict]
-            if v.flags:
-                verdict += f" ({', '.join(v.flags)})"
-            out.append(f"| `{_where(v)}` | {_md(v.printed)} | {_md(v.exact_rounded)} | "
-                       f"{verdict} | {_md(v.reason)} |")
+            verdict = notes.verdict_word(v.verdict)
+            verdict = f"**{verdict}**" if v.verdict == "wrong" else verdict
+            flags = notes.flags(v)
+            if flags:
+                verdict += f" ({flags})"
+            printed = notes.number(v.printed) if v.printed else ""
+            exact = notes.number(v.exact_rounded) if v.exact_rounded else ""
+            out.append(f"| `{_where(v)}` | {printed} | {exact} | {verdict} | "
+                       f"{notes.reason(v)} |")
         out.append("")
     return "\n".join(out)
 
@@ -83,7 +125,7 @@ def _claim_json(v: Verdict) -> dict[str, object]:
             "exact": v.exact, "exact_decimal": v.exact_decimal,
             "exact_rounded": v.exact_rounded, "recomputed": v.recomputed,
             "verdict": v.verdict, "flags": list(v.flags), "reason": v.reason,
-            "carried_from": list(v.carried_from)}
+            "carried_from": list(v.carried_from), "carried_wrong": list(v.carried_wrong)}
 
 
 def report_json(reports: Sequence[Report]) -> str:

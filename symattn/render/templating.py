@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from symattn.errors import TemplateError
-from symattn.messages import Catalog, load as load_catalog
+from symattn.messages import load as load_catalog
 
 if TYPE_CHECKING:      # jinja2 is imported on first use: most commands print no template
     import jinja2
@@ -39,7 +39,8 @@ class _NotAString(TypeError):
     pass
 
 
-_CATALOG: ContextVar[Catalog | None] = ContextVar("symattn_catalog", default=None)
+# A ``Catalog``, or a ``prose.ProseCatalog`` (the Markdown templates' converted one).
+_CATALOG: ContextVar[Any] = ContextVar("symattn_catalog", default=None)
 
 
 class _Messages:
@@ -51,7 +52,7 @@ class _Messages:
     """
 
     @staticmethod
-    def _catalog() -> Catalog:
+    def _catalog() -> Any:
         catalog = _CATALOG.get()
         return catalog if catalog is not None else load_catalog("en")
 
@@ -133,7 +134,7 @@ def _template_line(error: BaseException, folders: list[Path]) -> tuple[str, int]
     return found
 
 
-def render(name: str, user_dir: str | Path | None = None, messages: Catalog | None = None,
+def render(name: str, user_dir: str | Path | None = None, messages: Any = None,
            **context: Any) -> str:
     """Render template ``name`` (phrases from the catalog ``messages``, else English);
     any failure becomes a ``TemplateError``."""

@@ -11,10 +11,14 @@ __all__ = ["render_text", "render_json", "matrix_lines"]
 
 import json
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 
+from symattn import messages
 from symattn._version import __version__
+from symattn.render import prose
 from symattn.render.view import DerivationView, StepView
+from symattn.render.worked.names import description, formula_words, heading, sentence
+from symattn.render.worked.steps import numbers_text
 
 EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 
@@ -65,37 +69,47 @@ def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: S
     return lines
 
 
-def _step_text(step: StepView, digits_label: str) -> list[str]:
+def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_label: str,
+               symbols: Mapping[str, str]) -> list[str]:
+    """One step: its heading in the reader's language, formula, description, matrices."""
+    c = catalog.catalog
     symbol = _PLAIN_SYMBOLS.get(step.symbol, _plain(step.symbol))
-    formula = _plain(step.formula)
-    head = step.name if symbol == step.name else f"{step.name}: {symbol}"
-    if formula not in (symbol, step.name):
-        head += f" = {formula}"
-    lines = [head, f"  {step.description}; {step.shape[0]}x{step.shape[1]}"]
+    formula = re.sub(" +", " ", _plain(formula_words(step.formula, symbols, c)))
+    title = prose.plain(heading(step, c))
+    head = catalog.fill("step.heading", number=str(number), heading=title)
+    head += f": {symbol}" + (f" = {formula}" if formula not in (symbol, step.name) else "")
+    head += f" ({step.shape[0]}×{step.shape[1]})"
+    lines = [head]
+    said = prose.plain(sentence(description(step, c)))
+    if said != title:
+        lines.append(f"  {said}")
     same = all(e == d for er, dr in zip(step.exact, step.decimal) for e, d in zip(er, dr))
     longest = max((len(e) for row in step.exact for e in row if e is not None), default=0)
     if step.omitted:
-        lines.append(f"  exact: closed forms of up to {step.max_terms} exponentials are written; "
-                     f"{step.omitted} longer ones are not (--max-terms)")
+        lines.append("  " + catalog.fill("text.omitted", max_terms=str(step.max_terms),
+                                         count=str(step.omitted)))
     elif longest > EXACT_WIDTH:
-        lines.append(f"  exact: closed forms up to {longest} characters (see --format json)")
+        lines.append("  " + catalog.fill("text.long", length=str(longest)))
     elif not same:
-        lines.append("  exact:")
+        lines.append(f"  {catalog.text('text.exact')}:")
         # no closed form was left out (step.omitted is 0): every cell is a string
         lines += matrix_lines([[e or "" for e in row] for row in step.exact], step.rows,
                               step.columns)
-    decimals = [[d if d is not None else "(symbolic)" for d in row] for row in step.decimal]
+    symbolic = catalog.text("text.symbolic")
+    decimals = [[d if d is not None else symbolic for d in row] for row in step.decimal]
     if all(d is None for row in step.decimal for d in row):
         return lines
-    lines.append(f"  {digits_label}:" if not same else "  exact (decimal):")
+    lines.append(f"  {digits_label}:" if not same else f"  {catalog.text('text.exact_decimal')}:")
     lines += matrix_lines(decimals, step.rows, step.columns)
     return lines
 
 
-def render_text(view: DerivationView) -> str:
-    fmt = view.number_format
-    label = (f"decimal, {fmt.places} places" if fmt.places is not None
-             else f"decimal, {fmt.digits} significant digits") + f", {fmt.rounding.value}"
+def render_text(view: DerivationView, language: str = "en") -> str:
+    """The derivation as a plain-text listing, every word in ``language``."""
+    catalog = prose.ProseCatalog(messages.load(language), prose.plain)
+    numbers = prose.plain(numbers_text(view.number_format, catalog.catalog))
+    label = catalog.fill("text.decimals", numbers=numbers)
+    symbols = {step.name: step.symbol for step in view.steps}
     out = []
     if view.title:
         out += [view.title, "=" * len(view.title)]
@@ -103,12 +117,11 @@ def render_text(view: DerivationView) -> str:
         out.append(view.description)
     if out:
         out.append("")
-    for step in view.steps:
-        out += _step_text(step, label)
+    for number, step in enumerate(view.steps, start=1):
+        out += _step_text(step, number, catalog, label, symbols)
         out.append("")
-    out += view.notes
-    if view.notes:
-        out.append("")
+    if view.next_tokens:
+        out += [catalog.fill("document.next_token", tokens=" = ".join(view.next_tokens)), ""]
     return "\n".join(out)
 
 

@@ -67,7 +67,7 @@ class DerivationView:
     description: str
     number_format: NumberFormat
     steps: tuple[StepView, ...]
-    notes: tuple[str, ...] = ()     # sentences after the steps (e.g. the predicted token)
+    next_tokens: tuple[str, ...] = ()   # the most likely next token(s), when the spec reads out
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
@@ -111,13 +111,12 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
             raise
         raise type(error)(error.message, Location(file=problem.source)) from None
     return DerivationView(problem.title, problem.description, number_format, views,
-                          _notes(derivation))
+                          _next_tokens(derivation))
 
 
-def _notes(derivation: Derivation) -> tuple[str, ...]:
+def _next_tokens(derivation: Derivation) -> tuple[str, ...]:
     if "probs" not in derivation:
         return ()
     from symattn.derivation import layer
 
-    best = layer.most_likely_tokens(derivation)
-    return (f"most likely next token: {' = '.join(best)}",)
+    return tuple(layer.most_likely_tokens(derivation))

@@ -20,23 +20,26 @@ The preamble sets up babel for the language, the T1 and T2A font encodings
 
 from __future__ import annotations
 
-__all__ = ["render", "sheet_latex", "key_latex", "BABEL", "blank_width", "number_math"]
+__all__ = ["render", "sheet_latex", "key_latex", "BABEL", "blank_width", "number_math",
+           "fraction_math", "ExerciseView"]
 
 import re
 from dataclasses import dataclass
 from functools import singledispatch
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from flint import fmpq
 
 from symattn import messages
+from symattn.render import engines
 from symattn.render import latex
 from symattn.render import templating
 from symattn._version import __version__
 from symattn.values.exact import NEG_INF
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Fragment, Given, Grid,
                                       Math, Msg, Num, Part, Table, Text, User)
+from symattn.worksheets.model import decimal_value
 from symattn.worksheets.sheet import Worksheet
 from symattn.values.number_format import NumberFormat
 from symattn.messages import Catalog
@@ -68,6 +71,31 @@ def number_math(value: Any, places: int | None, locale: str) -> str:
     return latex.math_decimal(formatted)
 
 
+def fraction_math(value: fmpq) -> str:
+    r"""A rational as a student writes it: ``\tfrac{2}{9}``, ``-\tfrac{1}{2}``, ``3``.
+
+    >>> fraction_math(fmpq(-2, 9)), fraction_math(fmpq(3))
+    ('-\\tfrac{2}{9}', '3')
+    """
+    if value.q == 1:
+        return str(int(value.p))
+    sign = "-" if value < 0 else ""
+    return rf"{sign}\tfrac{{{abs(int(value.p))}}}{{{int(value.q)}}}"
+
+
+_LAST_FORMULA = re.compile(r" (\$[^$]{1,16}\$[.,;:!?)]*)$")
+
+
+def tie_last_formula(text: str) -> str:
+    """Tie a short formula that ends a paragraph to the word before it, so that it is
+    never alone on the last line (``to the nearest~$0.001$.``).
+
+    >>> tie_last_formula("to the nearest $0{,}001$."), tie_last_formula("$a$ and $b$ here")
+    ('to the nearest~$0{,}001$.', '$a$ and $b$ here')
+    """
+    return _LAST_FORMULA.sub(r"~\1", text)
+
+
 def grouped(value: int) -> str:
     """A whole number with thin spaces between groups of three: ``33\\,554\\,432``."""
     digits = str(value)
@@ -78,22 +106,25 @@ def grouped(value: int) -> str:
     return r"\,".join([digits] + groups) if digits else r"\,".join(groups)
 
 
-def blank_width(texts: Sequence[str]) -> str:
-    """The width of a blank for answers printed as ``texts`` (the widest), in em.
+def blank_width(kind: str, places: int) -> str:
+    """The width of every blank of a ``kind`` (number, size) on a sheet, in em: the
+    same for every answer, so that a box does not tell its answer's length.
 
-    >>> blank_width(["0,246", "-0,5"]), blank_width(["1"])
-    ('4.0em', '2.5em')
+    >>> blank_width("number", 3), blank_width("number", 1), blank_width("size", 3)
+    ('4.6em', '3.4em', '6.5em')
     """
-    longest = max((len(t) for t in texts), default=1)
-    return f"{max(2.5, round(0.6 * longest + 1.0, 1))}em"
+    if kind == "size":
+        return "6.5em"
+    return f"{round(0.6 * (places + 3) + 1.0, 1)}em"
 
 
 # ----------------------------------------------------------------- fragments
 class _Context:
-    def __init__(self, catalog: Catalog, locale: str, key: bool) -> None:
+    def __init__(self, catalog: Catalog, locale: str, key: bool, places: int = 3) -> None:
         self.catalog = catalog
         self.locale = locale
         self.key = key
+        self.places = places
 
     def math(self, fragment: Fragment) -> str:
         """A fragment as math (Num, Math) or as text wrapped for math (the rest)."""
@@ -113,7 +144,7 @@ class _Context:
             return latex.escape_text(fragment.text)
         if isinstance(fragment, Msg):
             values = {name: self.param(value) for name, value in fragment.params}
-            return self.catalog.fill(fragment.id, **values)
+            return tie_last_formula(self.catalog.fill(fragment.id, **values))
         raise TypeError(f"not a fragment: {fragment!r}")
 
     def param(self, value: Any) -> str:
@@ -136,11 +167,17 @@ class _Context:
             return grouped(int(blank.value)) + unit
         if blank.kind == "choice":
             return rf"\text{{{blank.expected(self.locale)}}}"
+        if blank.kind == "fraction":
+            return fraction_math(blank.value)
+        if blank.kind == "design":
+            return r"\begin{bmatrix}" + " & ".join(number_math(x, None, self.locale)
+                                                   for x in blank.value) + r"\end{bmatrix}"
         return number_math(blank.value, blank.places, self.locale)
 
 
-def _width(blanks: Sequence[Blank], locale: str) -> str:
-    return blank_width([b.expected(locale) for b in blanks])
+def _width(blanks: Sequence[Blank], context: _Context) -> str:
+    kind = "size" if any(b.kind == "size" for b in blanks) else "number"
+    return blank_width(kind, context.places)
 
 
 # --------------------------------------------------------------------- parts
@@ -187,7 +224,7 @@ def _given(part: Given, context: _Context) -> PartView:
 
 @_part.register
 def _blanks(part: Blanks, context: _Context) -> PartView:
-    width = _width(part.blanks, context.locale)
+    width = _width(part.blanks, context)
     items = tuple({"label": b.label, **context.cell(b, width)} for b in part.blanks)
     return PartView("blanks", _caption(part, context), items=items)
 
@@ -196,19 +233,46 @@ def _blanks(part: Blanks, context: _Context) -> PartView:
 def _grid(part: Grid, context: _Context) -> PartView:
     blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
     return PartView("grid", _caption(part, context), label=part.label,
-                    rows=_matrix(part.rows, context, _width(blanks, context.locale)))
+                    rows=_matrix(part.rows, context, _width(blanks, context)),
+                    columns="c" * max((len(row) for row in part.rows), default=1))
 
 
 @_part.register
 def _table(part: Table, context: _Context) -> PartView:
     caption = _caption(part, context)
     blanks = [c for row in part.rows for c in row if isinstance(c, Blank)]
-    width = _width(blanks, context.locale)
+    width = _width(blanks, context)
     rows = tuple(tuple(context.cell(c, width, math=False) for c in row) for row in part.rows)
     header = tuple(context.text(h) for h in part.header)
     columns = "".join("l" if all(isinstance(row[k], Msg) for row in part.rows) else "c"
                       for k in range(len(part.header)))
-    return PartView("table", caption, rows=rows, header=header, columns=columns)
+    note = ""
+    if context.key:
+        rows, note = _key_sums(part, rows, context)
+    return PartView("table", caption, rows=rows, header=header, columns=columns, text=note)
+
+
+def _key_sums(part: Table, rows: tuple[Any, ...], context: _Context
+              ) -> tuple[tuple[Any, ...], str]:
+    """In the key, a sum row's 1 under a column of rounded answers (the weights)
+    becomes the sum of the answers as printed (0.999), with a note why."""
+    if not part.rows or Num(1) not in part.rows[-1]:
+        return rows, ""
+    column = part.rows[-1].index(Num(1))
+    answers = [row[column] for row in part.rows[:-1]]
+    if not all(isinstance(b, Blank) and b.kind == "number" for b in answers):
+        return rows, ""
+    printed = [b.value if b.places is None else decimal_value(b.value, b.places)
+               for b in answers]
+    places = max((b.places or 0 for b in answers), default=0)
+    total = sum(printed, fmpq(0))
+    if total == 1:
+        return rows, ""
+    shown = number_math(total, places, context.locale)
+    last = tuple({"text": shown, "blank": "", "answer": ""} if k == column else cell
+                 for k, cell in enumerate(rows[-1]))
+    return rows[:-1] + (last,), context.catalog.fill("selfcheck.rounded_sum_key",
+                                                     weights=shown)
 
 
 @_part.register
@@ -216,7 +280,7 @@ def _choice(part: Choice, context: _Context) -> PartView:
     caption = _caption(part, context)
     blank = part.blank
     labelled = [(option, context.text(label)) for option, label in zip(blank.options, part.labels)]
-    options = tuple({"mark": blank.marks[k], "text": text,
+    options = tuple({"mark": blank.mark(k, context.locale), "text": text,
                      "correct": context.key and option == blank.value}
                     for k, (option, text) in enumerate(labelled))
     inline = sum(len(text) + 8 for _, text in labelled) <= INLINE_CHOICES
@@ -299,26 +363,45 @@ def _exercise(number: int, exercise: Exercise, context: _Context) -> dict[str, A
     return view
 
 
-def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None) -> str:
-    """The LaTeX of a worksheet (``key=False``) or of its answer key."""
+ExerciseView = Callable[[int, Exercise, "_Context"], dict[str, Any]]
+
+
+def render(sheet: Worksheet, key: bool = False, template_dir: str | Path | None = None,
+           short: ExerciseView | None = None) -> str:
+    """The LaTeX of a worksheet (``key=False``), of its answer key, or of its short
+    key (``short``: the view of an exercise there, ``worksheet_short``)."""
+    from symattn.worksheets.presets import space_of
+
     catalog = messages.load(sheet.language)
-    context = _Context(catalog, sheet.language, key)
-    exercises = tuple(_exercise(k, e, context) for k, e in enumerate(sheet.exercises, 1))
-    variant = catalog.fill("sheet.variant", variant=str(sheet.variant),
-                           variants=str(sheet.variants), seed=str(sheet.seed))
+    key = key or short is not None
+    context = _Context(catalog, sheet.language, key, sheet.places)
+    view = short or _exercise
+    exercises = tuple(view(k, e, context) for k, e in enumerate(sheet.exercises, 1))
+    free = sheet.numbers == "calculator-free"
+    # The sheet shows a neutral code only; the key maps it back to the variant and seed.
+    variant = catalog.fill("sheet_lesson.key_variant", code=sheet.code,
+                           variant=str(sheet.variant), variants=str(sheet.variants),
+                           seed=str(sheet.seed)) if key else \
+        catalog.fill("sheet_lesson.code", code=sheet.code)
     title = latex.escape_text(sheet.title) if sheet.title else catalog.text("sheet.title")
     document = {
         "language": sheet.language, "babel": BABEL[sheet.language],
         "encodings": "T1,T2A" if sheet.language in CYRILLIC else "T2A,T1",
         "key": key, "title": title, "variant": variant, "max_columns": "20",
         "cyrillic": sheet.language in CYRILLIC,
-        "heading": catalog.text("sheet.key_heading" if key else "sheet.heading"),
-        "instructions": catalog.fill("sheet.instructions",
-                                     unit=number_math(fmpq(1, 10 ** sheet.places), None,
-                                                      sheet.language)),
+        "heading": catalog.text("sheet_lesson.short_heading" if short is not None else
+                                "sheet.key_heading" if key else "sheet.heading"),
+        "instructions": catalog.text("sheet_lesson.instructions_free") if free else
+        catalog.fill("sheet.instructions", unit=number_math(fmpq(1, 10 ** sheet.places), None,
+                                                            sheet.language)),
+        "short": short is not None, "space": "" if key else space_of(sheet.preset),
+        # A lesson's sheet fits two pages: a smaller type and narrower margins.
+        "fontsize": "10pt" if space_of(sheet.preset) else "11pt",
+        "margin": "1.6cm" if space_of(sheet.preset) else "2cm",
         "exercises": exercises}
-    return templating.render("worksheet.tex.j2", template_dir, messages=catalog, doc=document,
-                             version=__version__)
+    return engines.render_for_engine(lambda tex: templating.render(
+        "worksheet.tex.j2", template_dir, messages=catalog, doc=document, version=__version__,
+        tex=tex), None, sheet.language)
 
 
 def sheet_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
@@ -329,3 +412,4 @@ def sheet_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str
 def key_latex(sheet: Worksheet, template_dir: str | Path | None = None) -> str:
     """The LaTeX of the sheet's answer key."""
     return render(sheet, key=True, template_dir=template_dir)
+

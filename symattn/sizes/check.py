@@ -48,6 +48,7 @@ def check_spec(mapping: Mapping[str, Any], source: str | None = None,
     should be 67 MB (exact 67.108864 MB = 67,108,864 bytes)
     matches the value in MiB (binary units: 1 MiB = 2^20 bytes) labelled MB
     """
+    from symattn.problem.read import read_language
     from symattn.verify.checker import Report
 
     where = Location(file=source)
@@ -64,7 +65,8 @@ def check_spec(mapping: Mapping[str, Any], source: str | None = None,
             verdicts.append(_verdict(claim, printed, judgement, len(verdicts)))
             readings.append(reading)
     verdicts = _flag_inconsistent(verdicts, readings, rule)
-    return Report(str(mapping.get("title", "")), source, rule, tuple(verdicts))
+    language = read_language(mapping.get("language", ""), where.at(key="language"))
+    return Report(str(mapping.get("title", "")), source, rule, tuple(verdicts), language)
 
 
 def _judge(claim: SizeClaim, sizes: Sizes, rule: Rounding, decimal_comma: bool

@@ -35,19 +35,27 @@ from symattn.values.decimals import UndecidedError, decide_scaled, fixed_decimal
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
 from symattn.verify.claims import Claim, read_claims
-from symattn.verify.consistency import flag_inconsistent
+from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
 from symattn.verify.recompute import DocumentPath
 from symattn.verify.targets import exact_value, has_divisor, position
-from symattn.verify.verdicts import FLAGS, VERDICTS, Report, Verdict
+from symattn.verify.verdicts import FLAGS, VERDICTS, Named, Reason, Report, Verdict, reason_text
 
 NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
 _SHOWN_EXTRA_PLACES = 4
-_NO_DECIMAL = "the exact value has no decimal (symbolic or nan)"
+_NO_DECIMAL = Reason.of("no_decimal")
 
 
-def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Report:
-    """Judge every claim of the derivation's problem."""
+def check(derivation: Derivation, rounding: Rounding | str | None = None,
+          working: bool = False) -> Report:
+    """Judge every claim of the derivation's problem.
+
+    With ``working``, the numbers printed under one label are one piece of
+    working (a written-out line, a table): a number that can be followed
+    from numbers printed under its label must follow from them, rounded as
+    printed, or it is wrong even when it rounds the exact value (0.38 * 2
+    printed as 0.75).
+    """
     problem = derivation.problem
     rule = rounding if isinstance(rounding, Rounding) else (
         parse_rounding(rounding) if rounding else problem.rounding)
@@ -58,9 +66,10 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None) -> Rep
             raise InputError("there is no divisor here: the scaled scores are given directly "
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
-    judge = _Judge(derivation, rule, claims)
-    verdicts = flag_inconsistent([judge.judge(claim) for claim in claims], rule)
-    return Report(problem.title, problem.source, rule, tuple(verdicts))
+    judge = _Judge(derivation, rule, claims, working)
+    verdicts = flag_carried_wrong(flag_inconsistent([judge.judge(claim) for claim in claims],
+                                                    rule))
+    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language)
 
 
 @dataclass(frozen=True)
@@ -74,12 +83,13 @@ class _Heading:
     exact_decimal: str = ""
     exact_rounded: str = ""
 
-    def verdict(self, verdict: str, reason: str, recomputed: str | None = None,
-                carried_from: tuple[str, ...] = ()) -> Verdict:
+    def verdict(self, verdict: str, *reasons: Reason, recomputed: str | None = None,
+                carried_from: tuple[str, ...] = (), used: tuple[Claim, ...] = ()) -> Verdict:
         return Verdict(claim=self.claim, position=self.position, printed=self.claim.printed.text,
                        exact=self.exact, exact_decimal=self.exact_decimal,
                        exact_rounded=self.exact_rounded, recomputed=recomputed, verdict=verdict,
-                       flags=self.flags, reason=reason, carried_from=carried_from)
+                       flags=self.flags, reason=reason_text(reasons), carried_from=carried_from,
+                       reasons=reasons, used=used)
 
 
 @dataclass(frozen=True)
@@ -109,9 +119,11 @@ class _Followed:
 class _Judge:
     """Judges each claim of one derivation under one rounding rule."""
 
-    def __init__(self, derivation: Derivation, rule: Rounding, claims: list[Claim]) -> None:
+    def __init__(self, derivation: Derivation, rule: Rounding, claims: list[Claim],
+                 working: bool = False) -> None:
         self.derivation = derivation
         self.rule = rule
+        self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
 
@@ -144,7 +156,7 @@ class _Judge:
         try:
             rounded = self.decide(value, printed.places)
         except UndecidedError as error:
-            return heading.verdict("undecided", str(error))
+            return heading.verdict("undecided", Reason.of("undecided", detail=str(error)))
         except ValueError:   # built from symbolic entries: no decimal exists
             return heading.verdict("undecided", _NO_DECIMAL)
         reading = _Reading(printed.places, scale, "%" if printed.percent else "", value,
@@ -154,9 +166,12 @@ class _Judge:
             exact_decimal=_shown_decimal(value, printed.places) + reading.unit,
             flags=heading.flags + tuple(self._tie_flags(value, printed.places)))
         ok = self._ok(heading, reading)
+        followed = self._follow(heading.claim, reading) if ok is None or self.working else None
+        unfollowed = self._unfollowed(heading, reading, followed)
+        if unfollowed is not None:
+            return unfollowed
         if ok is not None:
             return ok
-        followed = self._follow(heading.claim, reading)
         if followed is not None and followed.scaled == reading.printed_scaled:
             return self._propagated(heading, reading, followed)
         return self._wrong(heading, reading, followed)
@@ -164,23 +179,22 @@ class _Judge:
     def _ok(self, heading: _Heading, reading: _Reading) -> Verdict | None:
         """Ok: the exact value rounds to the printed digits (or begins with them, 0.66...)."""
         if reading.rounded == reading.printed_scaled:
-            reason = (f"exact {heading.exact_decimal} rounds {self.rule.value} to "
-                      f"{heading.exact_rounded}")
+            reasons = [Reason.of("ok", exact=heading.exact_decimal, rule=self.rule.value,
+                                 rounded=heading.exact_rounded)]
             if "tie" in heading.flags:
                 other = Rounding.HALF_EVEN if self.rule is Rounding.HALF_UP else Rounding.HALF_UP
-                reason += (f"; exactly halfway, so the rule decides ({other.value} gives "
-                           f"{reading.shown(self.decide(reading.value, reading.places, other))})")
-            return heading.verdict("ok", reason)
+                reasons.append(Reason.of("tie", other_rule=other.value, other=reading.shown(
+                    self.decide(reading.value, reading.places, other))))
+            return heading.verdict("ok", *reasons)
         if heading.claim.printed.continues and self.decide(
                 reading.value, reading.places, Rounding.TRUNCATE) == reading.printed_scaled:
-            return heading.verdict("ok", f"exact {heading.exact_decimal} begins with the "
-                                         f"printed digits (the ellipsis says more follow)")
+            return heading.verdict("ok", Reason.of("begins", exact=heading.exact_decimal))
         return None
 
     def _follow(self, claim: Claim, reading: _Reading) -> _Followed | None:
         """The claim from the document's own numbers; None if it printed none on the way."""
         try:
-            value, used = self.path.recompute(claim.target)
+            value, used = self.path.recompute(claim.target, claim.label)
             if not used:
                 return None
             scaled = self.decide(arith.multiply(value, reading.scale), reading.places)
@@ -190,6 +204,21 @@ class _Judge:
             return None
         return _Followed(value, scaled, used)
 
+    def _unfollowed(self, heading: _Heading, reading: _Reading, followed: _Followed | None
+                    ) -> Verdict | None:
+        """Wrong in working mode: the number does not follow from the numbers
+        printed with it (under its label), although it may round the exact value."""
+        label = heading.claim.label
+        if not self.working or not label or followed is None or \
+                followed.scaled == reading.printed_scaled or \
+                not any(c.label == label for c in followed.used):
+            return None
+        names = tuple(Named(c.target, self.position(c), c.printed.text)
+                      for c in sorted(followed.used, key=lambda c: c.order))
+        recomputed = reading.shown(followed.scaled)
+        return heading.verdict("wrong", Reason.of("unfollowed", names, recomputed=recomputed),
+                               recomputed=recomputed)
+
     def _propagated(self, heading: _Heading, reading: _Reading, followed: _Followed
                     ) -> Verdict:
         """Propagated: the printed number follows from the document's rounded numbers."""
@@ -198,16 +227,17 @@ class _Judge:
             is_tie(followed.value * reading.scale, reading.places, self.rule)
         carried = tuple(sorted((c for c in followed.used if c.target != target
                                 and self._is_rounded(c)), key=lambda c: c.order))
-        names = ", ".join(f"{self.position(c)} = {c.printed.text}" for c in carried)
+        names = tuple(Named(c.target, self.position(c), c.printed.text) for c in carried)
         recomputed = reading.shown(followed.scaled)
         shown = _shown_decimal(arith.multiply(followed.value, reading.scale), reading.places)
-        reason = (f"exact {heading.exact_decimal} rounds to {heading.exact_rounded}, but "
-                  f"from the document's printed {names}: {shown}{reading.unit} -> {recomputed}")
+        reasons = [Reason.of("propagated", names, exact=heading.exact_decimal,
+                             rounded=heading.exact_rounded, shown=shown + reading.unit,
+                             recomputed=recomputed)]
         if document_tie:
-            reason += f" (exactly halfway: {self.rule.value} decides)"
+            reasons.append(Reason.of("document_tie", rule=self.rule.value))
             heading = dataclasses.replace(heading, flags=heading.flags + ("tie",))
-        return heading.verdict("propagated", reason, recomputed,
-                               tuple(self.position(c) for c in carried))
+        return heading.verdict("propagated", *reasons, recomputed=recomputed,
+                               carried_from=tuple(self.position(c) for c in carried), used=carried)
 
     def _wrong(self, heading: _Heading, reading: _Reading, followed: _Followed | None
                ) -> Verdict:
@@ -219,14 +249,13 @@ class _Judge:
                                          followed.value if followed is not None else None)
         except UndecidedError:   # the hints are a courtesy; a value beyond them gets none
             matches = []
-        reason = f"should be {heading.exact_rounded} (exact {heading.exact_decimal})"
+        reasons = [Reason.of("wrong", rounded=heading.exact_rounded, exact=heading.exact_decimal)]
         if recomputed is not None and recomputed != heading.exact_rounded:
-            reason += f"; from the document's own numbers it would be {recomputed}"
-        if matches:
-            reason += "; matches " + ", ".join(matches)
+            reasons.append(Reason.of("from_document", recomputed=recomputed))
+        reasons += matches
         if abs(reading.rounded - reading.printed_scaled) == 1:
-            reason += "; off by one in the last digit"
-        return heading.verdict("wrong", reason, recomputed)
+            reasons.append(Reason.of("off_by_one"))
+        return heading.verdict("wrong", *reasons, recomputed=recomputed)
 
     def _is_rounded(self, claim: Claim) -> bool:
         """True when a printed number differs from its exact value (it carries error)."""
@@ -259,9 +288,8 @@ def _masked(heading: _Heading, exact: Exact) -> Verdict:
     shown = "-inf" if exact is NEG_INF else ""
     heading = dataclasses.replace(heading, exact_decimal=shown, exact_rounded=shown)
     if heading.claim.printed.value is NEG_INF and exact is NEG_INF:
-        return heading.verdict("ok", "masked: exactly -inf")
-    return heading.verdict("wrong", "this entry is masked (-inf)" if exact is NEG_INF else
-                           "this entry is not masked")
+        return heading.verdict("ok", Reason.of("masked_ok"))
+    return heading.verdict("wrong", Reason.of("masked" if exact is NEG_INF else "not_masked"))
 
 
 def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
@@ -278,13 +306,11 @@ def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
         except UndecidedError:
             same = None
     if same is None:
-        return heading.verdict("undecided", f"the printed closed form and the exact value "
-                                            f"{shown} agree to every digit computed, but "
-                                            "equality cannot be proved")
+        return heading.verdict("undecided", Reason.of("closed_undecided", exact=shown))
     if same:
-        return heading.verdict("ok", f"exactly {exact_text(exact)}")
-    return heading.verdict("wrong", f"should be {exact_text(exact)} (exact {shown}), not "
-                                    f"{exact_text(printed)}")
+        return heading.verdict("ok", Reason.of("closed_ok", exact=exact_text(exact)))
+    return heading.verdict("wrong", Reason.of("closed_wrong", rounded=exact_text(exact),
+                                              exact=shown, printed=exact_text(printed)))
 
 
 def _shown_decimal(value: Exact, places: int) -> str:

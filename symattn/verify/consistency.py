@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["flag_inconsistent", "compatible"]
+__all__ = ["flag_inconsistent", "flag_carried_wrong", "compatible"]
 
 import dataclasses
 
@@ -22,7 +22,7 @@ from flint import arb, fmpq
 from symattn.values.exact import NEG_INF, to_ball
 from symattn.values.rounding import Rounding, intervals_meet, printed_interval
 from symattn.verify.claims import Printed, Target
-from symattn.verify.verdicts import Verdict
+from symattn.verify.verdicts import Named, Reason, Verdict, reason_text
 
 
 def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
@@ -41,11 +41,33 @@ def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
     return result
 
 
+def flag_carried_wrong(verdicts: list[Verdict]) -> list[Verdict]:
+    """Flag each number carried forward from a printed number that is itself wrong:
+    right from the printed 0.37, but 0.37 is wrong."""
+    wrong = {v.claim: v for v in verdicts if v.verdict == "wrong"}
+    result = []
+    for verdict in verdicts:
+        sources = [wrong[c] for c in verdict.used if c in wrong] \
+            if verdict.verdict == "propagated" else []
+        if sources:
+            named = tuple(f"{source.position} = {source.printed}" for source in sources)
+            reason = Reason.of("carried_wrong", tuple(
+                Named(s.claim.target, s.position, s.printed) for s in sources))
+            verdict = dataclasses.replace(
+                verdict, flags=verdict.flags + ("carried_wrong",), carried_wrong=named,
+                reason=verdict.reason + "; " + reason_text((reason,)),
+                reasons=verdict.reasons + (reason,))
+        result.append(verdict)
+    return result
+
+
 def _flagged(verdict: Verdict, clashes: list[Verdict]) -> Verdict:
     others = ", ".join(other.printed + (f" ({other.label})" if other.label else "")
                        for other in clashes)
+    reasons = verdict.reasons + (Reason.of("inconsistent", others=others),)
     return dataclasses.replace(verdict, flags=verdict.flags + ("inconsistent",),
-                               reason=verdict.reason + f"; printed differently elsewhere: {others}")
+                               reason=verdict.reason + f"; printed differently elsewhere: {others}",
+                               reasons=reasons)
 
 
 def compatible(first: Printed, second: Printed, rule: Rounding) -> bool:

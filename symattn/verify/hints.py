@@ -12,8 +12,9 @@ and the caller gives none.
 >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
 >>> hints = WrongHints(derivation, Rounding.HALF_UP)
 >>> claim = Claim("scores[2,3]", "", Target("scores", 1, 2), read_printed("0.8"), 0)
->>> hints.explain(claim, derivation["scores"].value.exact(1, 2), 8, 1, fmpq(1), None)
-['scores[1,3], a different entry of the same step']
+>>> found = hints.explain(claim, derivation["scores"].value.exact(1, 2), 8, 1, fmpq(1), None)
+>>> [(reason.key, [named.position for named in reason.entries]) for reason in found]
+[('match_other_entry', ['scores[1,3]'])]
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from symattn.values.exact import NAN, NEG_INF, Exact
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
 from symattn.verify.targets import exact_value, position
+from symattn.verify.verdicts import Named, Reason
 
 _SEARCH_LIMIT = 4096        # entries searched for "matches a different entry"
 # The steps after the scaling, where a forgotten 1/sqrt(d_k) shows.
@@ -51,37 +53,37 @@ class WrongHints:
         return decide_scaled(value, places, rule or self.rule)
 
     def explain(self, claim: Claim, value: Exact, printed_scaled: int, places: int,
-                scale: fmpq, recomputed: Exact | None) -> list[str]:
+                scale: fmpq, recomputed: Exact | None) -> list[Reason]:
         """What a wrong number (``printed_scaled`` at ``places``) does match, if anything;
         ``value`` is the exact value times ``scale`` (100 for a percentage)."""
         found = self._truncations(value, printed_scaled, places, scale, recomputed)
         if self.decide(arith.multiply(value, fmpq(-1)), places) == printed_scaled:
-            found.append("the value with the opposite sign")
+            found.append(Reason.of("match_sign"))
         target = claim.target
         if target.part == "entry":
             other = self._other_entry(target, printed_scaled, places, scale)
-            if other:
-                found.append(f"{other}, a different entry of the same step")
+            if other is not None:
+                found.append(Reason.of("match_other_entry", (other,)))
             unscaled = self._unscaled_value(target)
             if unscaled is not None and self.decide(arith.multiply(unscaled, scale),
                                                     places) == printed_scaled:
-                found.append("the value without the 1/sqrt(d_k) scaling")
+                found.append(Reason.of("match_unscaled"))
         return found
 
     def _truncations(self, value: Exact, printed_scaled: int, places: int, scale: fmpq,
-                     recomputed: Exact | None) -> list[str]:
+                     recomputed: Exact | None) -> list[Reason]:
         if self.rule is Rounding.TRUNCATE:
             return []
         found = []
         if self.decide(value, places, Rounding.TRUNCATE) == printed_scaled:
-            found.append("truncation instead of rounding")
+            found.append(Reason.of("match_truncation"))
         if recomputed is not None and self.decide(
                 arith.multiply(recomputed, scale), places, Rounding.TRUNCATE) == printed_scaled:
-            found.append("truncation of the value from the document's own numbers")
+            found.append(Reason.of("match_truncation_document"))
         return found
 
     def _other_entry(self, target: Target, printed_scaled: int, places: int,
-                     scale: fmpq) -> str | None:
+                     scale: fmpq) -> Named | None:
         """The first other entry of the step (its own row first) that prints the same."""
         grid = self.derivation[target.step].value
         rows, columns = grid.shape
@@ -97,7 +99,8 @@ class WrongHints:
                 continue
             try:
                 if self.decide(arith.multiply(value, scale), places) == printed_scaled:
-                    return position(self.derivation.problem, Target(target.step, r, c))
+                    other = Target(target.step, r, c)
+                    return Named(other, position(self.derivation.problem, other))
             except UndecidedError:
                 continue
         return None

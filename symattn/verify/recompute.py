@@ -46,7 +46,9 @@ _NOTHING_PRINTED: frozenset[Claim] = frozenset()
 class DocumentPath:
     """Recomputes targets from a document's printed numbers (each result memoised).
 
-    Where several printings of one quantity exist, the unlabelled one is read.
+    Where several printings of one quantity exist, the unlabelled one is read;
+    a number printed under a label (``@ label``) is followed first from the
+    numbers printed under the same label: the line or table it stands in.
     """
 
     def __init__(self, derivation: Derivation, claims: Iterable[Claim]) -> None:
@@ -54,9 +56,16 @@ class DocumentPath:
         self.problem = derivation.problem
         self.shapes = {step.name: step.shape for step in derivation}
         self.printed: dict[Target, Claim] = {}
+        self.labelled: dict[tuple[Target, str], Claim] = {}
+        self.primary: dict[Target, Claim] = {}
         for claim in sorted(claims, key=lambda c: (not c.primary, c.order)):
             self.printed.setdefault(claim.target, claim)
-        self.memo: dict[Target, Traced] = {}
+            if claim.label:
+                self.labelled.setdefault((claim.target, claim.label), claim)
+            else:
+                self.primary.setdefault(claim.target, claim)
+        self.memo: dict[tuple[Target, str], Traced] = {}
+        self.label = ""
 
     # ----------------------------------------------------------- the operands
     def has(self, name: str) -> bool:
@@ -71,7 +80,7 @@ class DocumentPath:
     def operand(self, step: str, i: int, j: int) -> Traced:
         """An entry as the document printed it, else recomputed (a printed -inf is no number)."""
         target = Target(step, i, j)
-        claim = self.printed.get(target)
+        claim = self.printed_claim(target)
         if claim is None or claim.printed.value is NEG_INF and not claim.printed.percent:
             return self.recompute(target)
         return claim.printed.number, frozenset({claim})
@@ -85,13 +94,29 @@ class DocumentPath:
         return [c for c in self.grid(prefix + "weights").columns()
                 if self.allowed(prefix, i, c)]
 
+    def printed_claim(self, target: Target) -> Claim | None:
+        """The printing of ``target`` read on the way: under the label being
+        followed, else the unlabelled one; without a label, the unlabelled one,
+        else the first labelled one."""
+        if self.label:
+            claim = self.labelled.get((target, self.label))
+            return claim if claim is not None else self.primary.get(target)
+        return self.printed.get(target)
+
     # --------------------------------------------------------- recomputation
-    def recompute(self, target: Target) -> Traced:
-        """The target from the document's printed numbers; raises ValueError or
-        ZeroDivisionError where they give no finite value (a printed zero sum)."""
-        if target not in self.memo:
-            self.memo[target] = _BY_PART[target.part](self, target)
-        return self.memo[target]
+    def recompute(self, target: Target, label: str | None = None) -> Traced:
+        """The target from the document's printed numbers (``label``: first from
+        those printed under it); raises ValueError or ZeroDivisionError where
+        they give no finite value (a printed zero sum)."""
+        outer = self.label
+        self.label = outer if label is None else label
+        try:
+            key = (target, self.label)
+            if key not in self.memo:
+                self.memo[key] = _BY_PART[target.part](self, target)
+            return self.memo[key]
+        finally:
+            self.label = outer
 
     def traced_term(self, term: Term) -> Traced:
         """The product of a term's factors, as the document gives them."""
@@ -126,7 +151,7 @@ class DocumentPath:
     def printed_terms(self, target: Target) -> list[Claim] | None:
         """The printed terms of an entry's sum, if the document printed all of them."""
         count = term_count(target.step, self.shapes)
-        terms = [self.printed.get(Target(target.step, target.row, target.column, "term", t))
+        terms = [self.printed_claim(Target(target.step, target.row, target.column, "term", t))
                  for t in range(count)]
         printed = [term for term in terms if term is not None]
         return printed if count and len(printed) == count else None
@@ -140,7 +165,8 @@ def _row_sum(path: DocumentPath, target: Target) -> Traced:
 
 def _term(path: DocumentPath, target: Target) -> Traced:
     """One printed term: the product of its factors as printed."""
-    return path.traced_term(claim_term(target.step, target.row, target.column, target.term))
+    return path.traced_term(claim_term(target.step, target.row, target.column, target.term,
+                                       path.operands(target.step)))
 
 
 def _entry(path: DocumentPath, target: Target) -> Traced:
@@ -193,7 +219,7 @@ def _scaled(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
     if not path.operands(step):
         return None
     score, used = path.operand(split_name(step)[0] + "scores", i, j)
-    divisor = path.printed.get(Target("divisor", part="divisor"))
+    divisor = path.printed_claim(Target("divisor", part="divisor"))
     if divisor is not None:
         return arith.divide(score, divisor.printed.value), used | {divisor}
     if not has_divisor(path.derivation):

@@ -57,7 +57,8 @@ def _row_sum(derivation: Derivation, target: Target) -> Exact:
 
 
 def _term(derivation: Derivation, target: Target) -> Exact:
-    factors = claim_term(target.step, target.row, target.column, target.term)
+    factors = claim_term(target.step, target.row, target.column, target.term,
+                         derivation[target.step].operands)
     return reduce(arith.multiply, (derivation[f.step].value.exact(f.row, f.column)
                                    for f in factors))
 

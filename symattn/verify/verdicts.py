@@ -7,15 +7,75 @@
 
 from __future__ import annotations
 
-__all__ = ["VERDICTS", "FLAGS", "Verdict", "Report"]
+__all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text"]
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
+from symattn import messages
 from symattn.values.rounding import Rounding
-from symattn.verify.claims import Claim
+from symattn.verify.claims import Claim, Target
 
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
-FLAGS = ("tie", "near-tie", "inconsistent", "approximate")
+FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong")
+
+
+@dataclass(frozen=True)
+class Named:
+    """A printed number a reason names: what it is (``target``, ``position`` as in
+    reports, e.g. ``weights[3,1]``) and how it was printed ("" when not printed)."""
+
+    target: Target
+    position: str
+    printed: str = ""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One clause of a verdict's reason, as data: the message ``reason.<key>`` of the
+    catalogs with its placeholders. Numbers in ``args`` are plain decimals with a
+    point ("0.394", "39.4%"), rule names as ``Rounding`` values ("half-up"); the
+    numbers a clause names are ``entries`` (its ``{{entries}}``)."""
+
+    key: str
+    args: tuple[tuple[str, str], ...] = ()
+    entries: tuple[Named, ...] = ()
+
+    @staticmethod
+    def of(key: str, entries: tuple[Named, ...] = (), **args: str) -> Reason:
+        return Reason(key, tuple(args.items()), entries)
+
+
+# Placeholders of the [reason] messages that hold numbers (the renderers format them).
+NUMBER_ARGS = ("exact", "rounded", "other", "shown", "recomputed", "printed", "others")
+# Placeholders that hold a rounding rule's name (the [rounding] messages).
+RULE_ARGS = ("rule", "other_rule")
+
+
+def reason_text(reasons: tuple[Reason, ...]) -> str:
+    """The reasons in plain English, as the JSON and text reports have always shown them:
+    entries by their positions (``weights[3,1] = 0.35``), clauses joined by "; ".
+
+    >>> reason_text((Reason.of("wrong", rounded="0.35", exact="0.3478"),
+    ...              Reason.of("off_by_one")))
+    'should be 0.35 (exact 0.3478); off by one in the last digit'
+    """
+    catalog = messages.load("en")
+    parts = []
+    for reason in reasons:
+        values = dict(reason.args)      # rule names stay as the options spell them
+        if reason.entries:
+            values["entries"] = ", ".join(
+                named.position + (f" = {named.printed}" if named.printed else "")
+                for named in reason.entries)
+        parts.append(_plain(catalog.fill(f"reason.{reason.key}", **values)))
+    return "; ".join(parts)
+
+
+def _plain(text: str) -> str:
+    """A [reason] message without its little LaTeX: the ASCII the reports have used."""
+    text = text.replace("$-\\infty$", "-inf").replace("$1/\\sqrt{d_k}$", "1/sqrt(d_k)")
+    return re.sub(r"[$~]", lambda m: "" if m.group() == "$" else " ", text)
 
 
 @dataclass(frozen=True)
@@ -31,8 +91,13 @@ class Verdict:
     recomputed: str | None        # from the document's own numbers, same places
     verdict: str                  # ok | propagated | wrong | undecided
     flags: tuple[str, ...]
-    reason: str
+    reason: str                   # in English (``reason_text`` of ``reasons``)
     carried_from: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()   # the reason as data, for rendering in any language
+    # The printed numbers it was carried from that are themselves wrong ("weights[2,1] = 0.37").
+    carried_wrong: tuple[str, ...] = ()
+    # The printed numbers a propagated verdict was carried from (the claims themselves).
+    used: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def step(self) -> str:
@@ -51,6 +116,7 @@ class Report:
     source: str | None
     rounding: Rounding
     verdicts: tuple[Verdict, ...]
+    language: str = ""            # the spec's language (messages.LANGUAGES), "" if unset
 
     @property
     def counts(self) -> dict[str, int]:

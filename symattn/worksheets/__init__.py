@@ -2,8 +2,10 @@
 
 Seeded nice numbers (``numbers``), the exercise kinds (``kinds``, ``whatif``,
 ``mistakes``, listed by name in ``catalog``) built on the exercise records
-(``model``), and a class set with its answers (``sheet``). The LaTeX of a sheet
-and of its key comes from ``symattn.render.worksheet``.
+(``model``), lesson presets and calculator-free numbers (``presets``,
+``calcfree``), the short key's line of working (``shortkey``), and a class set
+with its answers (``sheet``). The LaTeX of a sheet and of its keys comes from
+``symattn.render.worksheet`` and ``symattn.render.worksheet_short``.
 
 >>> from symattn import worksheets
 >>> sheets = worksheets.build(seed=7, variants=2, language="pl", kinds=("softmax_table",))

@@ -7,6 +7,8 @@ __all__ = ["KINDS", "DEFAULT_KINDS", "build"]
 import random
 
 import symattn.worksheets.kinds as kinds
+import symattn.worksheets.kinds_more as kinds_more
+import symattn.worksheets.kinds_reason as kinds_reason
 import symattn.worksheets.mistakes as mistakes
 import symattn.worksheets.whatif as whatif
 from symattn.worksheets.kinds import Builder, Setup
@@ -24,6 +26,8 @@ KINDS: dict[str, Builder] = {
     "no_scaling": whatif.no_scaling,
     "entropy": whatif.entropy,
     "sizes": whatif.sizes,
+    **kinds_more.KINDS,          # projection, multi_head, kv_cache, next_token, stable_softmax
+    **kinds_reason.KINDS,        # permutation, design
 }
 DEFAULT_KINDS = ("softmax_table", "scores_row", "weights_row", "causal_mask", "output_row",
                  "find_error", "temperature", "entropy", "sizes")

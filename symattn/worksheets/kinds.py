@@ -56,6 +56,9 @@ class Setup:
     base: Attention | None = None        # the spec's own Q, K, V (a worksheet from a spec)
     mistakes: tuple[str, ...] = ()       # find_error: which mistakes may be planted (all)
     shape: Mapping[str, Any] | None = None   # sizes: d_model, heads, seq_len, layers, dtype
+    # Lesson presets (worksheets.presets): shorter exercises, calculator-free numbers.
+    compact: bool = False                # softmax over 3 scores, 3 x 3 score matrices
+    numbers: str = "standard"            # or "calculator-free" (worksheets.calcfree)
 
 
 # -------------------------------------------------------------------- helpers
@@ -182,7 +185,7 @@ def softmax_table(rng: random.Random, setup: Setup) -> Exercise:
     """A row of scores z; the student fills e^z, the sum and each weight."""
     p = setup.places
     for _ in range(200):
-        z = draw_row(rng, 4, distinct=True)
+        z = draw_row(rng, 3 if setup.compact else 4, distinct=True)
         spec = {"inputs": {"scaled": [[spec_number(x) for x in z]]}}
         derivation = derive_spec(spec)
         e_blanks, sum_blank, weights = _softmax_blanks(derivation, 0, p, label="a")
@@ -289,7 +292,8 @@ def _output_blanks(derivation: Derivation, row: int, weights: Sequence[Blank], p
 
 def fill_matrix(rng: random.Random, setup: Setup) -> Exercise:
     """S = Q K^T with some cells missing."""
-    attention = _attention(rng, setup, rng.choice((3, 4)))
+    size = rng.choice((3, 4))
+    attention = _attention(rng, setup, 3 if setup.compact else size)
     spec = attention_spec(attention, values=False)
     derivation = derive_spec(spec)
     n, m = len(attention.Q), len(attention.K)

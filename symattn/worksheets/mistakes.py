@@ -28,7 +28,8 @@ A draw that fails is redrawn.
 
 from __future__ import annotations
 
-__all__ = ["MISTAKES", "STEPS", "PLANTED_STEP", "find_error", "printed_claims"]
+__all__ = ["MISTAKES", "STEPS", "PLANTED_STEP", "find_error", "printed_claims", "well_posed",
+           "asked_row"]
 
 import random
 from typing import Any, Mapping, Sequence
@@ -41,7 +42,7 @@ from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Ke
                                     Note, Num, Text, User, decimal_value, spec_matrix)
 from symattn.worksheets.kinds import Setup, attention_spec, derive_spec, number_blank
 from symattn.values.number_format import NumberFormat
-from symattn.worksheets.numbers import Attention, draw_attention
+from symattn.worksheets.numbers import Attention, draw_attention, scores_of
 
 MISTAKES = ("no_scaling", "column_softmax", "kv_swapped", "leaked_future", "rounded_carried")
 STEPS = ("scores", "scaled", "masked", "exp", "weights", "output")
@@ -50,6 +51,7 @@ SYMBOLS = {"scores": "S", "scaled": r"\tilde{S}", "masked": "Z", "exp": "E", "we
 PLANTED_STEP = {"no_scaling": "scaled", "column_softmax": "weights", "kv_swapped": "scores",
                 "leaked_future": "masked", "rounded_carried": "exp"}
 _TRIES = 60
+_DRAWS = 2000
 
 
 def _grid(derivation: Any, step: str) -> list[list[Any]]:
@@ -74,7 +76,9 @@ def _planted(attention: Attention, mistake: str, rng: random.Random, p: int = 3
         printed = {step: _grid(wrong, step) for step in STEPS}
     elif mistake == "leaked_future":
         n = len(attention.Q)
-        open_cells = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        # A leak in row 1 would ask for a row with one open key (trivial): rows 2 on.
+        open_cells = [(i, j) for i in range(1, n) for j in range(i + 1, n)] or \
+            [(i, j) for i in range(n) for j in range(i + 1, n)]
         leak = rng.choice(open_cells)
         allowed = [[1 if j <= i or (i, j) == leak else 0 for j in range(n)] for i in range(n)]
         wrong = derive_spec({**base, "options": {**base["options"], "mask": allowed}})
@@ -142,8 +146,54 @@ def _proved(spec: Mapping[str, Any], claims: Mapping[str, Any], mistake: str) ->
     return first if first.verdict == expected else None
 
 
+def well_posed(attention: Attention) -> bool:
+    """A problem worth asking about: every key, value and column of K non-zero, and
+    no two scores of a query row equal (so no row of weights is flat or tied).
+
+    >>> one, zero = fmpq(1), fmpq(0)
+    >>> rows = ((one, zero), (zero, one), (one, one))
+    >>> well_posed(Attention(((one, fmpq(2)),) * 3, rows, rows, 2))
+    True
+    >>> well_posed(Attention(((one, fmpq(2)),) * 3, ((one, zero),) * 3, rows, 2))
+    False
+    """
+    K, V = attention.K, attention.V
+    if any(all(x == 0 for x in row) for row in K + V):
+        return False
+    if any(all(row[c] == 0 for row in K) for c in range(len(K[0]))):
+        return False
+    return all(len(set(row)) == len(row) for row in scores_of(attention.Q, K))
+
+
+def _draw_well_posed(rng: random.Random, d_k: int, d_v: int) -> Attention:
+    """A 3-token causal problem; d_k = 2 (a rounded sqrt(2) is what carries) or 4
+    (calculator-free: the scaled scores are halves)."""
+    for _ in range(_DRAWS):
+        attention = draw_attention(rng, 3, 3, d_k, d_v)
+        if well_posed(attention):
+            return attention
+    raise AssertionError("no well-posed problem found")    # pragma: no cover
+
+
+def asked_row(right: Any, printed: Mapping[str, list[list[Any]]],
+              places: Mapping[str, int | None], step: str) -> list[int]:
+    """The rows (0-based) of ``step`` worth asking for: the mistake changes them as
+    printed, and the correct row is not trivial (two or more finite non-zero entries:
+    not one-hot, not all zeros, not a single open key)."""
+    grid = _grid(right, step)
+    out = []
+    for i, row in enumerate(grid):
+        shown = [_text(x, places[step]) for x in printed[step][i]]
+        if shown == [_text(x, places[step]) for x in row]:
+            continue
+        if sum(1 for x in row if x is not NEG_INF and x != 0) >= 2:
+            out.append(i)
+    return out
+
+
 def find_error(rng: random.Random, setup: Setup) -> Exercise:
-    """Draw problems (and mistakes) until a planting is proved by the checker."""
+    """Draw problems (and mistakes) until a planting is proved by the checker and has a
+    row worth asking for (``asked_row``); generated problems are ``well_posed``."""
     allowed = tuple(setup.mistakes) or MISTAKES
     for _ in range(_TRIES):
         mistake = rng.choice(allowed)
@@ -153,13 +203,22 @@ def find_error(rng: random.Random, setup: Setup) -> Exercise:
             if mistake == "kv_swapped" and len(attention.K[0]) != len(attention.V[0]):
                 continue
         else:           # a causal derivation needs as many queries as keys: own numbers
-            attention = draw_attention(rng, 3, 3, 2, 2)
+            # Calculator-free: d_k = 4, so that the scaled scores are halves (and d_v = 4
+            # when K and V are to be swapped).
+            free = setup.numbers == "calculator-free"
+            d_v = 4 if free and mistake == "kv_swapped" else 2
+            attention = _draw_well_posed(rng, 4 if free else 2, d_v)
         printed, places, detail = _planted(attention, mistake, rng, setup.places)
         spec = attention_spec(attention, mask="causal")
+        rows = asked_row(derive_spec(spec), printed, places, PLANTED_STEP[mistake])
+        if not rows:
+            continue
         claims = printed_claims(printed, places)
         first = _proved(spec, claims, mistake)
         if first is not None:
-            return _exercise(attention, spec, mistake, printed, places, first, detail, setup)
+            row = first.claim.target.row if first.claim.target.row in rows else rows[0]
+            return _exercise(attention, spec, mistake, printed, places, first, detail,
+                             setup, row)
     from symattn.errors import InputError
 
     raise InputError("find_error: none of the mistakes " + ", ".join(allowed) +
@@ -168,9 +227,8 @@ def find_error(rng: random.Random, setup: Setup) -> Exercise:
 
 def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
               printed: Mapping[str, list[list[Any]]], places: Mapping[str, int | None],
-              first: Any, detail: str, setup: Setup) -> Exercise:
+              first: Any, detail: str, setup: Setup, row: int) -> Exercise:
     step = PLANTED_STEP[mistake]
-    row = first.claim.target.row
     right = derive_spec(spec)
     number = STEPS.index(step) + 1
     shown = [(f"({k + 1})\\; {SYMBOLS[name]}",
@@ -204,7 +262,7 @@ def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
     key_steps = (KeyStep(0, (step,) if step != "masked" else ("mask", "masked"),
                          (row + 1,), row_places),)
     return Exercise("find_error", parts, (spec,), key_steps, notes,
-                    facts={"mistake": mistake, "step": step,
+                    facts={"mistake": mistake, "step": step, "row": row,
                            "first": (first.position, first.verdict),
                            "claims": printed_claims(printed, places)})
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 __all__ = ["Num", "Math", "Msg", "User", "Fragment", "Blank", "Text", "Given", "Blanks",
            "Grid", "Table", "Choice", "Part", "KeyStep", "Note", "Exercise", "spec_number",
-           "spec_matrix", "decimal_value", "half_ulp", "unit_of", "tolerance_for", "CHOICE_LETTERS"]
+           "spec_matrix", "decimal_value", "is_fraction", "fraction_text", "half_ulp", "unit_of",
+           "tolerance_for", "CHOICE_LETTERS"]
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
@@ -80,8 +81,12 @@ class Blank:
     """One answer a student writes: its exact value and how the key prints it.
 
     ``kind`` is ``number`` (an exact value: rational, irrational or -inf),
+    ``fraction`` (a rational written as a fraction in lowest terms, ``2/9``),
     ``size`` (an integer, with ``unit``: bytes in ``KiB``, ... or a count) or
-    ``choice`` (``value`` is the option id; ``options`` the ids in order).
+    ``choice`` (``value`` is the option id; ``options`` the ids in order) or
+    ``design`` (any answer that meets a pattern is right; ``value`` is a reference
+    answer, a tuple of whole numbers, and the exercise's ``facts["check"]`` the
+    pattern, graded by ``kinds_reason.check_design``).
     ``claim`` is (problem index, claim key) when ``symattn check`` can judge
     the printed answer; ``carried`` is how far an answer computed from the
     student's own correctly rounded earlier answers may be from the exact value.
@@ -98,14 +103,30 @@ class Blank:
     carried: fmpq = fmpq(0)
     marks: str = CHOICE_LETTERS        # how options are named: A, B, ... or 1, 2, ...
 
+    def mark(self, index: int, language: str = "en") -> str:
+        """The name of option ``index``: letters of the sheet's alphabet (А, Б, В, ...
+        in Russian and Ukrainian), or the blank's own marks (step numbers)."""
+        if self.marks != CHOICE_LETTERS:
+            return self.marks[index]
+        from symattn.messages import load
+
+        return load(language).text("sheet_lesson.letters")[index]
+
     def expected(self, locale: str = "en") -> str:
-        """The answer as the key prints it (plain text, the locale's separator)."""
+        """The answer as the key prints it (plain text, the locale's separator);
+        an exact value that is not a short decimal prints as a fraction, ``2/9``."""
         if self.kind == "choice":
-            return self.marks[self.options.index(self.value)]
+            return self.mark(self.options.index(self.value), locale)
         if self.kind == "size":
             return f"{self.value} {self.unit}".strip()
+        if self.kind == "fraction":
+            return fraction_text(self.value)
+        if self.kind == "design":          # a reference answer: whole numbers
+            return "(" + "; ".join(str(int(x)) for x in self.value) + ")"
         if self.value is NEG_INF:
             return "-inf"
+        if self.places is None and is_fraction(self.value):
+            return f"{int(self.value.p)}/{int(self.value.q)}"
         places = self.places if self.places is not None else exact_places(self.value)
         text = NumberFormat(digits=None, places=places, locale=locale).format(self.value)
         assert text is not None
@@ -122,6 +143,17 @@ class Blank:
         places = terminating_places(tolerance)
         assert places is not None
         return NumberFormat(digits=None, places=places).format(tolerance) or "0"
+
+
+def fraction_text(value: Any) -> str:
+    """A rational in lowest terms as a student writes it: ``2/9``, ``-1/2``, ``3``."""
+    value = value if isinstance(value, fmpq) else fmpq(int(value))
+    return str(int(value.p)) if value.q == 1 else f"{int(value.p)}/{int(value.q)}"
+
+
+def is_fraction(value: Any) -> bool:
+    """An exact rational without a finite decimal expansion (1/3, 2/9)."""
+    return isinstance(value, fmpq) and terminating_places(value) is None
 
 
 def exact_places(value: Any) -> int:

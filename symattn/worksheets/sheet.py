@@ -34,11 +34,12 @@ from typing import Any, Sequence
 from symattn.errors import InputError
 from symattn.values.exact import NEG_INF, exact_text
 from symattn.worksheets.model import Exercise
-from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS, build as build_exercise
+import symattn.worksheets.presets as presets
+from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
 from symattn.worksheets.kinds import Setup
 from symattn.values.number_format import NumberFormat
 from symattn.messages import LANGUAGES, load
-from symattn.worksheets.numbers import from_problem, variant_random
+from symattn.worksheets.numbers import from_problem, is_square, variant_random
 
 MAX_VARIANTS = 500
 
@@ -54,6 +55,14 @@ class Worksheet:
     places: int
     exercises: tuple[Exercise, ...]
     title: str = ""              # the spec's title, or "" for the catalog's
+    preset: str = ""             # lesson45, homework, exam (worksheets.presets) or ""
+    numbers: str = "standard"    # or "calculator-free"
+
+    @property
+    def code(self) -> str:
+        """The neutral code the sheet shows (``B7``): a letter drawn from the seed and
+        the variant number; only the key and the answers file say which seed it is."""
+        return sheet_code(self.seed, self.variant)
 
     def answers(self) -> list[dict[str, Any]]:
         """Every blank: where, its exact value, the printed answer and the tolerance."""
@@ -65,7 +74,7 @@ class Worksheet:
                     "blank": blank.id, "label": blank.label, "type": blank.kind,
                     "expected": blank.expected(self.language),
                     "tolerance": blank.tolerance_text()}
-                if blank.kind == "number":
+                if blank.kind in ("number", "fraction"):
                     record["exact"] = exact_text(blank.value)
                     record["value"] = _decimal(blank.value)
                     record["places"] = blank.places
@@ -73,9 +82,12 @@ class Worksheet:
                     record["exact"] = str(blank.value)
                     record["value"] = str(blank.value)
                     record["unit"] = blank.unit
+                elif blank.kind == "design":
+                    record["exact"] = [str(x) for x in blank.value]
+                    record["check"] = exercise.facts["check"]
                 else:
                     record["exact"] = blank.value
-                    record["options"] = [{"mark": blank.marks[k], "id": option}
+                    record["options"] = [{"mark": blank.mark(k, self.language), "id": option}
                                          for k, option in enumerate(blank.options)]
                 record["claim"] = blank.claim[1] if blank.claim else None
                 out.append(record)
@@ -112,6 +124,21 @@ class Worksheet:
             else:
                 reports.append(checker.check(derive(Problem.from_mapping(spec, source=name))))
         return reports
+
+
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"       # no I or O (they read as 1 and 0)
+
+
+def sheet_code(seed: int, variant: int) -> str:
+    """``B7``: a letter that depends on the seed (not the seed itself) and the variant.
+
+    >>> sheet_code(7, 1) == sheet_code(7, 1), sheet_code(7, 12)[1:]
+    (True, '12')
+    """
+    import hashlib
+
+    digest = hashlib.sha256(f"symattn-worksheet-code/{seed}".encode()).digest()
+    return f"{CODE_LETTERS[digest[0] % len(CODE_LETTERS)]}{variant}"
 
 
 def _decimal(value: Any) -> str:
@@ -161,7 +188,8 @@ def parse_kinds(text: str | Sequence[str] | None) -> tuple[str, ...]:
 def build(seed: int = 1, variants: int = 1, language: str = "en",
           kinds: Sequence[str] | None = None, places: int = 3, d_k: int = 4,
           problem: Any = None, mistakes: Sequence[str] = (),
-          sizes_spec: Any = None) -> list[Worksheet]:
+          sizes_spec: Any = None, preset: str | None = None,
+          numbers: str = "standard") -> list[Worksheet]:
     """``variants`` sheets of the exercise ``kinds``, drawn from ``seed``.
 
     With a ``problem`` (a spec's ``Problem``), the exercises on Q, K and V
@@ -169,7 +197,10 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     are as many queries as keys, at most 4) use its matrices; variants then
     differ in the rows, cells and mistakes chosen. With a ``sizes_spec`` (the
     mapping of a ``[sizes]`` spec), the sizes exercise uses its d_model, heads,
-    seq_len, layers and dtype.
+    seq_len, layers and dtype. A ``preset`` (``lesson45``, ``homework``, ``exam``)
+    chooses the kinds (unless ``kinds`` is given) and their length; ``numbers``
+    ``"calculator-free"`` makes every answer exact and short (whole, a fraction, 0.5)
+    (``worksheets.presets``).
     """
     from symattn.worksheets.mistakes import MISTAKES
 
@@ -186,17 +217,24 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     for mistake in mistakes:
         if mistake not in MISTAKES:
             raise InputError(f"unknown mistake {mistake!r} (known: {', '.join(MISTAKES)})")
-    chosen = parse_kinds(kinds if kinds is None or not isinstance(kinds, str) else kinds)
+    if numbers == "calculator-free" and not is_square(d_k):
+        raise InputError(f"calculator-free numbers need d_k a perfect square (1, 4, 9, 16), "
+                         f"got {d_k}")
+    plan = presets.resolve(preset, None if kinds is None else parse_kinds(kinds), mistakes,
+                           numbers)
     catalog = load(language)
     base = from_problem(problem) if problem is not None else None
     setup = Setup(places=places, d_k=d_k, sentences=tuple(catalog.list("tokens.sentences")),
-                  base=base, mistakes=tuple(mistakes), shape=_shape(sizes_spec))
+                  base=base, mistakes=plan.mistakes, shape=_shape(sizes_spec),
+                  compact=plan.compact, numbers=numbers)
     title = problem.title if problem is not None else ""
     sheets = []
     for variant in range(1, variants + 1):
-        exercises = tuple(build_exercise(kind, variant_random(seed, variant, slot, kind), setup)
-                          for slot, kind in enumerate(chosen, 1))
-        sheets.append(Worksheet(seed, variant, variants, language, places, exercises, title))
+        exercises = tuple(presets.builder(kind, numbers)(
+            variant_random(seed, variant, slot, kind), setup)
+            for slot, kind in enumerate(plan.kinds, 1))
+        sheets.append(Worksheet(seed, variant, variants, language, places, exercises, title,
+                                preset or "", numbers))
     return sheets
 
 
@@ -221,9 +259,10 @@ def answers_document(sheets: Sequence[Worksheet]) -> str:
         answers = sheet.answers()
         for answer in answers:
             del answer["variant"]
-        variants.append({"variant": sheet.variant, "answers": answers})
+        variants.append({"variant": sheet.variant, "code": sheet.code, "answers": answers})
     document = {"symattn": __version__, "seed": first.seed, "language": first.language,
-                "places": first.places,
+                "places": first.places, "preset": first.preset or None,
+                "numbers": first.numbers,
                 "exercises": [{"exercise": str(k), "kind": e.kind}
                               for k, e in enumerate(first.exercises, 1)],
                 "variants": variants}

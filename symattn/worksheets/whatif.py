@@ -220,7 +220,6 @@ def sizes(rng: random.Random, setup: Setup) -> Exercise:
     parts = (Text(Msg.of("kind.sizes.prompt", d_model=Num(d_model), heads=Num(fields["heads"]),
                          layers=Num(fields["layers"]), seq_len=Num(fields["seq_len"]),
                          dtype=Math(rf"\text{{{fields['dtype']}}}"), bytes=Num(bytes_per))),
+             Text(Msg.of("kind.sizes.units")),      # KiB = 2^10 B on the sheet itself
              Table((Msg.of("kind.sizes.quantity"), Msg.of("kind.sizes.answer")), rows))
-    return Exercise("sizes", parts, (spec,), sizes=SIZE_QUESTIONS,
-                    notes=(Note(Msg.of("kind.sizes.units")),),
-                    facts={"claims": claims})
+    return Exercise("sizes", parts, (spec,), sizes=SIZE_QUESTIONS, facts={"claims": claims})

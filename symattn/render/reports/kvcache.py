@@ -3,22 +3,27 @@
 Each layout receives the problem, the ``DecodingStep`` records that
 ``symattn.explore.kvcache.decode`` computed and proved, and the
 ``NumberFormat``; it returns the finished string. The LaTeX layout fills
-``templates/report_kvcache.tex.j2``.
+``templates/report_kvcache.tex.j2``. Text and LaTeX speak the reader's
+language (the catalogs' ``[kvcache]``); JSON is data.
 """
 
 from __future__ import annotations
 
 __all__ = ["render_text", "render_json", "render_latex"]
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from flint import fmpq
 
+from symattn import messages
 from symattn.explore.kvcache import DecodingStep, work_saved
+from symattn.messages import Catalog
 from symattn.problem.problem import Problem
+from symattn.render import prose
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.render.view import shown_indices
+from symattn.render.worked.steps import numbers_text
 from symattn.values.exact import exact_text
 from symattn.values.number_format import NumberFormat
 
@@ -33,90 +38,90 @@ def _new_vectors(step: DecodingStep) -> tuple[tuple[str, Row], ...]:
 
 
 def _vector(values: Row, number_format: NumberFormat) -> str:
-    return "[" + ", ".join(decimal_cells(values, number_format)) + "]"
+    comma = "; " if number_format.separator == "," else ", "
+    return "[" + comma.join(decimal_cells(values, number_format)) + "]"
 
 
-def _label(fmt: NumberFormat) -> str:
-    digits = f"{fmt.places} places" if fmt.places is not None \
-        else f"{fmt.digits} significant digits"
-    return f"decimal, {digits}, {fmt.rounding.value}"
+def _numbers(fmt: NumberFormat, catalog: Catalog) -> str:
+    """How the decimals are printed, in words (the derivation's phrase)."""
+    return numbers_text(fmt, catalog)
 
 
-def _source(problem: Problem, name: str, t: int) -> str:
-    """How q_t, k_t or v_t is made from the new token alone."""
+def _source_latex(problem: Problem, name: str, t: int, catalog: Catalog) -> tuple[str, str]:
+    """How q_t, k_t or v_t is made from the new token alone, as mathematics:
+    ``(q_{t}, x_{t} W_{Q})``."""
     letter = name.lower()
     if name in problem.inputs:
-        made = f"row {t} of {name}"
-    else:
-        x = f"(x_{t} + PE_{t})" if problem.positions == "sinusoidal" else f"x_{t}"
-        made = f"{x} W_{name}"
-    if problem.positions == "rope" and name in ("Q", "K"):
-        made = f"{made}, rotated to p = {t - 1}"     # RoPE positions are 0-based
-    return f"{letter}_{t} = {made}"
-
-
-def _source_latex(problem: Problem, name: str, t: int) -> tuple[str, str]:
-    """``_source`` as mathematics, ``(q_{t}, x_{t} W_{Q})``: how q_t, k_t or v_t is made
-    from the new token alone."""
-    letter = name.lower()
-    if name in problem.inputs:
-        made = f"\\text{{row {t} of }} {name}"
+        made = f"\\text{{{catalog.fill('kvcache.row_of', t=str(t))} }} {name}"
     else:
         x = f"(x_{{{t}}} + \\mathit{{PE}}_{{{t}}})" if problem.positions == "sinusoidal" \
             else f"x_{{{t}}}"
         made = f"{x} W_{{{name}}}"
-    if problem.positions == "rope" and name in ("Q", "K"):
-        made = f"{made}\\ (\\text{{rotated to }} p = {t - 1})"   # RoPE positions are 0-based
+    if problem.positions == "rope" and name in ("Q", "K"):    # RoPE positions are 0-based
+        made = f"{made}\\ (\\text{{{catalog.text('kvcache.rotated')} }} p = {t - 1})"
     return f"{letter}_{{{t}}}", made
 
 
-def _positions_text(problem: Problem) -> str:
-    return "" if problem.positions == "none" else \
-        f", positions {problem.positions} (base {problem.position_base})"
+def _positions_text(problem: Problem, catalog: Catalog) -> str:
+    if problem.positions == "none":
+        return ""
+    kind = catalog.fill(f"permute.{problem.positions}", base=str(problem.position_base))
+    return catalog.fill("kvcache.positions", positions=kind)
 
 
-def _totals(steps: Sequence[DecodingStep]) -> tuple[str, str]:
+def _span(kind: str, first: int, last: int, catalog: Catalog) -> str:
+    """"key 3" or "keys 3 to 5" (``kind``: keys or rows) in the catalog's words."""
+    if first == last:
+        return catalog.fill(f"kvcache.{kind}_one", first=str(first))
+    return catalog.fill(f"kvcache.{kind}_many", first=str(first), last=str(last))
+
+
+def _totals(steps: Sequence[DecodingStep], catalog: Catalog) -> tuple[str, str]:
     """The closing lines: the result and the K/V rows the cache saved."""
     n = len(steps)
     with_cache, without = work_saved(steps)
     proved = sum(step.equal for step in steps)
-    result = f"all {n} output rows equal the full causal computation exactly" if proved == n \
-        else f"only {proved} of {n} output rows were proved equal"
-    return result, (f"{with_cache} with the cache, {without} without ({without - with_cache} "
-                    f"saved: 2n = {with_cache} instead of n(n+1) = {without})")
+    result = catalog.fill("kvcache.result_all", n=str(n)) if proved == n else \
+        catalog.fill("kvcache.result_some", proved=str(proved), n=str(n))
+    saved = catalog.fill("kvcache.saved_text", **{      # "with" is a keyword
+        "with": str(with_cache), "without": str(without), "saved": str(without - with_cache)})
+    return result, saved
 
 
-def _work_text(step: DecodingStep) -> str:
+def _work_text(step: DecodingStep, catalog: Catalog) -> str:
     t = step.position
-    tokens = "token 1" if t == 1 else f"tokens 1..{t}"
-    return (f"{step.kv_rows} K/V rows computed (k_{t}, v_{t}); without the cache "
-            f"{step.kv_rows_without} (K and V of {tokens} again)")
+    tokens = catalog.text("kvcache.tokens_one") if t == 1 else \
+        catalog.fill("kvcache.tokens_many", t=str(t))
+    return catalog.fill("kvcache.work_text", rows=str(step.kv_rows), t=str(t),
+                        without=str(step.kv_rows_without), tokens=tokens)
 
 
-def _keys(first: int, last: int) -> str:
-    return f"key {first}" if first == last else f"keys {first}..{last}"
-
-
-def _proof(step: DecodingStep, n: int) -> list[str]:
-    """Lines of the proof that the step's output row is the full computation's."""
+def _proof(step: DecodingStep, n: int, catalog: Catalog) -> list[str]:
+    """Lines of the proof that the step's output row is the full computation's (LaTeX)."""
+    c = catalog
     t = step.position
-    kind = "as rationals" if all(isinstance(s, fmpq) for s in step.scores) \
-        else "as exact expressions"
-    lines = [f"scores = row {t} of the full causal scores at {_keys(1, t)}: "
-             f"{step.scores_equal} of {t} equal {kind}"]
+    kind = c.text("permute.rational" if all(isinstance(s, fmpq) for s in step.scores)
+                  else "permute.exact")
+    lines = [c.fill("kvcache.proof_scores", t=str(t), keys=_span("keys", 1, t, c),
+                    kind=kind, equal=str(step.scores_equal))]
     if t < n:
-        weights = "weight" if t + 1 == n else "weights"
-        lines.append(f"{_keys(t + 1, n)} masked there: {weights} exactly 0" if step.masked_after
-                     else f"{_keys(t + 1, n)} NOT masked in the full computation")
-    rows = "row 1" if t == 1 else f"rows 1..{t}"
-    lines.append(f"cached values = {rows} of V, exactly" if step.values_equal
-                 else "cached values differ from V")
+        later = _span("keys", t + 1, n, c)
+        lines.append(c.fill("kvcache.proof_masked", keys=later) if step.masked_after
+                     else c.fill("kvcache.proof_not_masked", keys=later))
+    lines.append(c.fill("kvcache.proof_values", rows=_span("rows", 1, t, c))
+                 if step.values_equal else c.text("kvcache.proof_values_differ"))
     if step.output_equal:
-        lines.append(f"=> the same (score, value) pairs: output = row {t} of the full output, "
-                     "exactly")
-    lines.append("second check: exact output forms identical" if step.text_equal
-                 else "second check FAILED: exact output forms differ")
+        lines.append(c.fill("kvcache.proof_output", t=str(t)))
+    lines.append(c.text("kvcache.proof_check" if step.text_equal
+                        else "kvcache.proof_check_failed"))
     return lines
+
+
+def _heading(step: DecodingStep, catalog: Catalog, escape: Callable[[str], str]) -> str:
+    t = str(step.position)
+    if step.token:
+        return catalog.fill("kvcache.step_token", t=t, token=escape(step.token))
+    return catalog.fill("kvcache.step", t=t)
 
 
 # -------------------------------------------------------------------- LaTeX
@@ -133,39 +138,41 @@ def _cache_latex(step: DecodingStep, number_format: NumberFormat,
 
 
 def _step_latex(problem: Problem, step: DecodingStep, n: int, number_format: NumberFormat,
-                limit: int | None) -> TemplateValue:
+                limit: int | None, catalog: Catalog) -> TemplateValue:
     t = step.position
     scaled = decimal_cells(step.scaled, number_format)
     scores = decimal_cells(step.scores, number_format)
-    made = [dict(zip(("lhs", "made"), _source_latex(problem, name, t)),
+    made = [dict(zip(("lhs", "made"), _source_latex(problem, name, t, catalog)),
                  vector=vector(decimal_cells(values, number_format)))
             for name, values in _new_vectors(step)]
-    return {"position": str(t), "token": text(step.token), "new": made,
-            "rows": "1 row" if t == 1 else f"{t} rows",
+    return {"position": str(t), "heading": _heading(step, catalog, text), "new": made,
             "cache": _cache_latex(step, number_format, limit),
             "scores": vector(scores), "scaled": vector(scaled) if scaled != scores else "",
             "weights": vector(decimal_cells(step.weights, number_format)),
             "output": vector(decimal_cells(step.output, number_format)),
-            "proof": [text(line) for line in _proof(step, n)],
-            "work": text(_work_text(step))}
+            "proof": _proof(step, n, catalog), "work": _work_text(step, catalog)}
 
 
 def render_latex(problem: Problem, steps: Sequence[DecodingStep], number_format: NumberFormat,
-                 limit: int | None, fragment: bool = False) -> str:
-    """templates/report_kvcache.tex.j2: each step's cache, scores, weights, output, proof."""
+                 limit: int | None, fragment: bool = False, language: str = "en") -> str:
+    """templates/report_kvcache.tex.j2: each step's cache, scores, weights, output, proof,
+    every word in ``language``."""
+    catalog = messages.load(language)
     n = len(steps)
-    result, saved = _totals(steps)
+    result, saved = _totals(steps, catalog)
     doc: dict[str, TemplateValue] = {
         "title": text(problem.title), "count": str(n),
-        "positions": text(_positions_text(problem)),
-        "numbers": text(_label(number_format)), "rope": problem.positions == "rope",
-        "steps": [_step_latex(problem, step, n, number_format, limit) for step in steps],
-        "result": text(result), "saved": text(saved)}
-    return render("kvcache", doc, fragment)
+        "positions": _positions_text(problem, catalog),
+        "numbers": _numbers(number_format, catalog), "rope": problem.positions == "rope",
+        "steps": [_step_latex(problem, step, n, number_format, limit, catalog)
+                  for step in steps],
+        "result": result, "saved": saved}
+    return render("kvcache", doc, fragment, catalog=catalog)
 
 
 # --------------------------------------------------------------------- text
-def _cache_text(step: DecodingStep, number_format: NumberFormat, limit: int | None) -> list[str]:
+def _cache_text(step: DecodingStep, number_format: NumberFormat, limit: int | None,
+                new_mark: str) -> list[str]:
     """The cached rows on show, ``...`` where some are left out, the new one marked."""
     t = step.position
     keys = [_vector(k, number_format) for k in step.cached_keys]
@@ -175,51 +182,55 @@ def _cache_text(step: DecodingStep, number_format: NumberFormat, limit: int | No
     out = []
     for r, j in enumerate(shown):
         if r > 0 and j != shown[r - 1] + 1:
-            out.append("          ...")
-        mark = "   <- new" if j == t - 1 else ""
-        out.append(f"          k_{j + 1} = {keys[j].ljust(width)}   v_{j + 1} = "
+            out.append("      ...")
+        mark = f"   {new_mark}" if j == t - 1 else ""
+        out.append(f"      k_{j + 1} = {keys[j].ljust(width)}   v_{j + 1} = "
                    f"{values[j]}{mark}")
     return out
 
 
 def _step_text(problem: Problem, step: DecodingStep, n: int, number_format: NumberFormat,
-               limit: int | None) -> list[str]:
-    t = step.position
-    token = f" \"{step.token}\"" if step.token else ""
-    out = [f"step {t}: token{token} at position {t}"]
-    for lead, (name, values) in zip(("  new     ", "          ", "          "),
-                                    _new_vectors(step)):
-        out.append(f"{lead}{_source(problem, name, t)} = {_vector(values, number_format)}")
-    out.append(f"  cache   K[:{t}], V[:{t}] after appending k_{t}, v_{t} "
-               f"({t} row{'s' if t > 1 else ''} each):")
-    out += _cache_text(step, number_format, limit)
-    out.append(f"  scores  q_{t} . k_j, j = 1..{t}: {_vector(step.scores, number_format)}")
-    out.append(f"  weights {_vector(step.weights, number_format)}")
-    out.append(f"  output  {_vector(step.output, number_format)}")
-    lines = _proof(step, n)
-    out.append("  proof   " + lines[0])
-    out += ["          " + line for line in lines[1:]]
-    out.append(f"  work    {_work_text(step)}")
+               limit: int | None, catalog: Catalog) -> list[str]:
+    say, c, t = prose.plain, catalog, step.position
+    out = [say(_heading(step, c, str))]
+    out.append("  " + say(c.text("kvcache.new")))
+    for name, values in _new_vectors(step):
+        lhs, made = _source_latex(problem, name, t, c)
+        out.append(f"    {say('$' + lhs + ' = ' + made + '$')} = "
+                   f"{_vector(values, number_format)}")
+    out.append("  " + say(c.fill("kvcache.cache", t=str(t))))
+    out += _cache_text(step, number_format, limit, say(c.text("kvcache.new_mark")))
+    out.append("  " + say(c.text("kvcache.attention")))
+    for key, values in (("scores", step.scores), ("weights", step.weights),
+                        ("output", step.output)):
+        out.append(f"    {say(c.text(f'kvcache.{key}'))}: {_vector(values, number_format)}")
+    out.append("  " + say(c.text("kvcache.proof")))
+    out += ["    " + say(line) for line in _proof(step, n, c)]
+    out.append("  " + say(c.fill("kvcache.work", work=_work_text(step, c))))
     out.append("")
     return out
 
 
 def render_text(problem: Problem, steps: Sequence[DecodingStep], number_format: NumberFormat,
-                limit: int | None) -> str:
-    """Every decoding step: the new q, k, v, the cache (``limit`` rows), scores, proof."""
+                limit: int | None, language: str = "en") -> str:
+    """Every decoding step: the new q, k, v, the cache (``limit`` rows), scores, proof,
+    every word in ``language``."""
+    catalog = messages.load(language)
+    say = prose.plain
     n = len(steps)
-    out = heading("KV cache", problem.title)
-    out.append(f"causal self-attention decoded one token at a time ({n} tokens"
-               f"{_positions_text(problem)}); {_label(number_format)}")
+    out = heading(say(catalog.text("kvcache.title")), problem.title)
+    out.append(say(catalog.fill("kvcache.intro", count=str(n),
+                                positions=_positions_text(problem, catalog),
+                                numbers=_numbers(number_format, catalog))))
+    out.append(say(catalog.text("kvcache.how")))
     if problem.positions == "rope":
-        out.append("RoPE: each key is cached already rotated to its own position; it never "
-                   "changes afterwards")
+        out.append(say(catalog.text("kvcache.rope")))
     out.append("")
     for step in steps:
-        out += _step_text(problem, step, n, number_format, limit)
-    result, saved = _totals(steps)
-    out.append(f"result: {result}")
-    out.append(f"K/V rows computed: {saved}")
+        out += _step_text(problem, step, n, number_format, limit, catalog)
+    result, saved = _totals(steps, catalog)
+    out.append(say(catalog.fill("kvcache.result", result=result)))
+    out.append(say(catalog.fill("kvcache.saved", saved=saved)))
     return "\n".join(out) + "\n"
 
 

@@ -6,8 +6,12 @@ it returns the finished string. Rows proved different are printed with as
 many more digits as it takes for their decimals to differ too. The LaTeX
 layout fills ``templates/report_permute.tex.j2``.
 
->>> _count_text((2, 1, 0), "rows")
-'2 of 3 rows equal exactly, 1 proved different'
+>>> from symattn import messages
+>>> _count_text((2, 1, 0), "rows", messages.load("en"))
+'rows equal exactly: 2 of 3, proved different: 1'
+
+Text and LaTeX speak the reader's language (the catalogs' ``[permute]``); JSON
+is data, its notes English.
 """
 
 from __future__ import annotations
@@ -16,24 +20,17 @@ __all__ = ["render_text", "render_json", "render_latex"]
 
 import dataclasses
 
+from symattn import messages
 from symattn.explore.permute import PermutationResult, RowComparison
+from symattn.messages import Catalog
 from symattn.problem.problem import Problem
+from symattn.render import prose
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.values.exact import exact_text
 from symattn.values.number_format import NumberFormat
 
 MORE_DIGITS_TRIES = 12     # 3 more digits each time: rows proved different print apart
-VERDICTS = {"equal": "equal (exact)", "differs": "differs (proved)"}
-OUTPUT_PROOF = (
-    "proof   row i of the permuted problem weighs the same (score, value) pairs as original "
-    "row order[i],",
-    "        each compared exactly; the softmax and the weighted sum depend on nothing else,",
-    "        so O'[i] = O[order[i]] exactly")
-WEIGHTS_PROOF = (
-    "proof   row i of the permuted problem has the scores of original row order[i], each "
-    "compared",
-    "        exactly, in permuted columns; so A'[i,j] = A[order[i],order[j]] exactly")
 
 
 def _distinguishing(row: RowComparison, number_format: NumberFormat
@@ -50,126 +47,162 @@ def _distinguishing(row: RowComparison, number_format: NumberFormat
     return mine, theirs
 
 
-def _count_text(counts: tuple[int, int, int], unit: str) -> str:
+def _count_text(counts: tuple[int, int, int], unit: str, catalog: Catalog) -> str:
+    """The counts in words (LaTeX): "entries equal exactly: 9 of 9, proved different: 1"."""
     equal, differ, undecided = counts
     total = equal + differ + undecided
-    parts = [f"{equal} of {total} {unit} equal exactly"]
+    parts = [catalog.fill(f"permute.{unit}_equal", equal=str(equal), total=str(total))]
     if differ:
-        parts.append(f"{differ} proved different")
+        parts.append(catalog.fill("permute.differ", count=str(differ)))
     if undecided:
-        parts.append(f"{undecided} undecided")
+        parts.append(catalog.fill("permute.undecided", count=str(undecided)))
     return ", ".join(parts)
 
 
-def _positions_text(result: PermutationResult) -> str:
-    return "none" if result.positions == "none" else \
-        f"{result.positions} (base {result.position_base})"
+def _positions_text(result: PermutationResult, catalog: Catalog) -> str:
+    if result.positions == "none":
+        return catalog.text("permute.none")
+    return catalog.fill(f"permute.{result.positions}", base=str(result.position_base))
 
 
-def _kind(result: PermutationResult) -> str:
-    return "as rationals" if result.rational else "as exact expressions"
+def _mask_text(result: PermutationResult, catalog: Catalog) -> str:
+    kind = result.mask
+    if kind == "none":
+        return catalog.text("permute.none")
+    return catalog.text(f"setup.{kind}") if f"setup.{kind}" in catalog else text(kind)
 
 
-def _check_text(result: PermutationResult) -> str | None:
+def _check_text(result: PermutationResult, catalog: Catalog) -> str | None:
     """How many rows' exact closed forms read back identical, when that was checked."""
     texts = [row.text_equal for row in result.rows]
     if all(t is None for t in texts):
         return None
     same = sum(1 for t in texts if t)
-    return f"exact closed forms identical (read back by SymPy) in {same} of {len(texts)} rows"
+    return catalog.fill("permute.check", same=str(same), total=str(len(texts)))
 
 
-def _verdict_text(row: RowComparison) -> str:
-    return VERDICTS.get(row.verdict, row.verdict)
+def _verdict_text(row: RowComparison, catalog: Catalog) -> str:
+    key = {"equal": "equal", "differs": "differs"}.get(row.verdict, "undecided_row")
+    return catalog.text(f"permute.{key}")
 
 
-def _result_text(result: PermutationResult) -> str:
-    n = len(result.order)
+def _result_text(result: PermutationResult, catalog: Catalog) -> str:
+    n = str(len(result.order))
     if result.equivariant:
-        return (f"equivariant - every {result.step} row of the permuted problem equals the "
-                f"permuted original row exactly ({n} of {n})")
+        return catalog.fill("permute.equivariant", n=n)
     differing = len(result.differing)
-    return (f"not equivariant - {differing} of {n} rows proved different (their certified "
-            "decimals differ)" + ("" if differing + sum(r.verdict == "equal" for r in result.rows)
-                                  == n else "; the others undecided"))
+    decided = differing + sum(r.verdict == "equal" for r in result.rows) == len(result.order)
+    return catalog.fill("permute.not_equivariant", differing=str(differing), n=n) + (
+        "" if decided else catalog.text("permute.others_undecided"))
+
+
+def _notes(result: PermutationResult, catalog: Catalog) -> list[str]:
+    """What positions and a mask do to a permutation (``explore.permute``'s notes)."""
+    notes = []
+    if result.positions in ("sinusoidal", "rope"):
+        notes.append(catalog.fill(f"permute.note_{result.positions}",
+                                  base=str(result.position_base)))
+    if result.mask != "none":
+        notes.append(catalog.text("permute.note_mask"))
+    return notes
+
+
+def _kind(result: PermutationResult, catalog: Catalog) -> str:
+    return catalog.text("permute.rational" if result.rational else "permute.exact")
 
 
 # --------------------------------------------------------------------- text
-def _summary_text(result: PermutationResult) -> list[str]:
+def _summary_text(result: PermutationResult, catalog: Catalog) -> list[str]:
     """The counts of equal scores and value rows, the proof and the second check."""
-    out = [f"scores  S'[i,j] vs S[order[i],order[j]] ({_kind(result)}): "
-           + _count_text(result.scores, "entries")]
+    say = prose.plain
+    out = [say(catalog.fill("permute.scores", kind=_kind(result, catalog),
+                            counts=_count_text(result.scores, "entries", catalog)))]
     if result.values is not None:
-        out.append("values  V'[j] vs V[order[j]]: " + _count_text(result.values, "rows"))
+        out.append(say(catalog.fill("permute.values",
+                                    counts=_count_text(result.values, "rows", catalog))))
     if all(row.structural for row in result.rows):
-        out += OUTPUT_PROOF if result.step == "output" else WEIGHTS_PROOF
-    check = _check_text(result)
+        out.append(say(catalog.text(f"permute.proof_{result.step}")))
+    check = _check_text(result, catalog)
     if check is not None:
-        out.append(f"check   {check}")
+        out.append(say(check))
     return out
 
 
-def _rows_text(result: PermutationResult, number_format: NumberFormat) -> list[str]:
+def _rows_text(result: PermutationResult, number_format: NumberFormat,
+               catalog: Catalog) -> list[str]:
     """Each row of the permuted problem next to the original row it should equal."""
-    step = result.step
-    header = ["row", "token", "original row", "verdict", f"{step} (permuted problem)",
-              f"{step} (original row)" if step == "output"
-              else "weights (original row, columns permuted)"]
+    say = prose.plain
+    c = catalog
+    step = say(c.text(f"permute.{result.step}"))
+    original = f"{step} {say(c.text('permute.original_row'))}"
+    if result.step != "output":
+        original += " " + say(c.text("permute.columns_permuted"))
+    header = [say(c.text("permute.row")), say(c.text("permute.token")), "order[i]",
+              say(c.text("permute.verdict")), f"{step} {say(c.text('permute.permuted_row'))}",
+              original]
     table = [header]
+    comma = "; " if number_format.separator == "," else ", "    # 0,5; 0,3 with a decimal comma
     for row in result.rows:
         mine, theirs = _distinguishing(row, number_format)
-        table.append([str(row.row), row.token or "-", str(row.source), _verdict_text(row),
-                      "[" + ", ".join(mine) + "]", "[" + ", ".join(theirs) + "]"])
-    widths = [max(len(r[c]) for r in table) for c in range(len(header))]
-    return ["  ".join(cell.ljust(widths[c]) for c, cell in enumerate(r)).rstrip()
+        table.append([str(row.row), row.token or "-", str(row.source),
+                      say(_verdict_text(row, c)),
+                      "[" + comma.join(mine) + "]", "[" + comma.join(theirs) + "]"])
+    widths = [max(len(r[col]) for r in table) for col in range(len(header))]
+    return ["  ".join(cell.ljust(widths[col]) for col, cell in enumerate(r)).rstrip()
             for r in table]
 
 
-def render_text(problem: Problem, result: PermutationResult,
-                number_format: NumberFormat) -> str:
-    """The order, the counts and proof, a table of the rows, and the verdict."""
-    out = heading("permutation equivariance", problem.title)
-    out.append(f"order {','.join(map(str, result.order))}: token i of the permuted problem "
-               "is token order[i] of the original")
-    out.append(f"positions: {_positions_text(result)}; mask: {result.mask}; "
-               f"compared: the {result.step} rows")
+def render_text(problem: Problem, result: PermutationResult, number_format: NumberFormat,
+                language: str = "en") -> str:
+    """The order, the counts and proof, a table of the rows, and the verdict, every word
+    in ``language``."""
+    catalog = messages.load(language)
+    say = prose.plain
+    out = heading(say(catalog.text("permute.title")), problem.title)
+    out.append(say(catalog.fill("permute.order", order=",".join(map(str, result.order)))))
+    step = catalog.text(f"permute.step_{result.step}")
+    out.append(say(catalog.fill("permute.setting", positions=_positions_text(result, catalog),
+                                mask=_mask_text(result, catalog), step=step)))
     out.append("")
-    out += _summary_text(result)
+    out += _summary_text(result, catalog)
     out.append("")
-    out += _rows_text(result, number_format)
+    out += _rows_text(result, number_format, catalog)
     out.append("")
-    out.append(f"result: {_result_text(result)}")
-    out += [f"note: {note}" for note in result.notes]
+    out.append(say(catalog.fill("permute.result", result=_result_text(result, catalog))))
+    out += [say(catalog.fill("reports.note", note=note)) for note in _notes(result, catalog)]
     return "\n".join(out) + "\n"
 
 
 # -------------------------------------------------------------------- LaTeX
-def _row_latex(row: RowComparison, number_format: NumberFormat) -> TemplateValue:
+def _row_latex(row: RowComparison, number_format: NumberFormat,
+               catalog: Catalog) -> TemplateValue:
     mine, theirs = _distinguishing(row, number_format)
     return {"row": text(str(row.row)), "token": text(row.token or "-"),
-            "source": text(str(row.source)), "verdict": text(_verdict_text(row)),
+            "source": text(str(row.source)), "verdict": _verdict_text(row, catalog),
             "equal": row.verdict == "equal", "permuted": vector(mine),
             "original": vector(theirs)}
 
 
 def render_latex(problem: Problem, result: PermutationResult, number_format: NumberFormat,
-                 fragment: bool = False) -> str:
-    """templates/report_permute.tex.j2: the comparison, its proof and its conclusion."""
-    check = _check_text(result)
+                 fragment: bool = False, language: str = "en") -> str:
+    """templates/report_permute.tex.j2: the comparison, its proof and its conclusion,
+    every word in ``language``."""
+    catalog = messages.load(language)
+    check = _check_text(result, catalog)
     proof = "" if not all(row.structural for row in result.rows) else result.step
     doc: dict[str, TemplateValue] = {
         "title": text(problem.title), "order": text(",".join(map(str, result.order))),
-        "positions": text(_positions_text(result)), "mask": text(result.mask),
-        "step": text(result.step), "output": result.step == "output",
-        "kind": text(_kind(result)),
-        "score_counts": text(_count_text(result.scores, "entries")),
-        "value_counts": text(_count_text(result.values, "rows")) if result.values is not None
-        else "",
-        "proof": text(proof), "check": text(check) if check is not None else "",
-        "rows": [_row_latex(row, number_format) for row in result.rows],
-        "equivariant": result.equivariant, "result": text(_result_text(result)),
-        "notes": [text(note) for note in result.notes]}
-    return render("permute", doc, fragment)
+        "positions": _positions_text(result, catalog), "mask": _mask_text(result, catalog),
+        "step": catalog.text(f"permute.step_{result.step}"), "output": result.step == "output",
+        "kind": _kind(result, catalog),
+        "score_counts": _count_text(result.scores, "entries", catalog),
+        "value_counts": _count_text(result.values, "rows", catalog)
+        if result.values is not None else "",
+        "proof": text(proof), "check": check if check is not None else "",
+        "rows": [_row_latex(row, number_format, catalog) for row in result.rows],
+        "equivariant": result.equivariant, "result": _result_text(result, catalog),
+        "notes": _notes(result, catalog)}
+    return render("permute", doc, fragment, catalog=catalog)
 
 
 # --------------------------------------------------------------------- JSON

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence, Union
 
 if TYPE_CHECKING:
+    from symattn.messages import Catalog
     from symattn.values.exact import Exact
     from symattn.values.number_format import NumberFormat
 
@@ -53,10 +54,19 @@ def add_document_options(parser: argparse.ArgumentParser) -> None:
     """``--pdf`` and ``--fragment`` (the command adds ``latex`` to its ``--format``)."""
     group = parser.add_argument_group("latex")
     group.add_argument("--pdf", action="store_true",
-                       help="compile the LaTeX to a PDF (latexmk or pdflatex): -o OUT.pdf, or "
+                       help="compile the LaTeX to a PDF (latexmk and --engine): -o OUT.pdf, or "
                             "-o OUT.tex for both files; default: NAME-COMMAND.pdf")
     group.add_argument("--fragment", action="store_true",
                        help="LaTeX to \\input into another document instead of a standalone one")
+    add_engine_option(group)
+
+
+def add_engine_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--engine {auto,pdflatex,lualatex,xelatex}`` for the commands that write LaTeX."""
+    from symattn.render import engines
+
+    parser.add_argument("--engine", choices=(engines.AUTO, *engines.ENGINES),
+                        default=engines.AUTO, help=engines.ENGINE_HELP)
 
 
 def check_document_options(args: argparse.Namespace,
@@ -126,22 +136,27 @@ def _strings(value: object) -> Iterator[str]:
 
 
 def render(command: str, doc: Mapping[str, object], fragment: bool,
-           max_columns: int = 10) -> str:
+           max_columns: int = 10, catalog: Catalog | None = None) -> str:
     """``templates/report_COMMAND.tex.j2`` on ``doc`` (strings, lists, dicts, bools:
     a ``TemplateValue`` each).
 
     ``doc`` gains ``cyrillic`` (some text needs T2A fonts) and ``max_columns``
     (for ``MaxMatrixCols``), which the shared preamble reads, and ``what``, the
-    fragment's comment.
+    fragment's comment; the template's ``t`` is ``catalog`` (English when None).
     """
     from symattn.render import latex
     from symattn.render import templating
     from symattn._version import __version__
 
-    doc = dict(doc, cyrillic=any(latex.CYRILLIC_MACRO in s for s in _strings(doc)),
+    from symattn.render import engines
+
+    russian = catalog is not None and catalog.language in ("ru", "uk")
+    doc = dict(doc, cyrillic=russian or any(latex.CYRILLIC_MACRO in s for s in _strings(doc)),
                max_columns=str(max(10, max_columns)))
-    return templating.render(f"report_{command}.tex.j2", doc=doc, fragment=fragment,
-                             version=__version__, what=FRAGMENT_NOTE.format(command=command))
+    return engines.render_for_engine(lambda tex: templating.render(
+        f"report_{command}.tex.j2", doc=doc, fragment=fragment, version=__version__,
+        what=FRAGMENT_NOTE.format(command=command), tex=tex, messages=catalog), None,
+        catalog.language if catalog is not None else "en", cyrillic=bool(doc["cyrillic"]))
 
 
 # ------------------------------------------------------------------- output
@@ -151,9 +166,12 @@ def emit(args: argparse.Namespace, tex: str, default_stem: str) -> None:
     PDF: ``-o OUT.pdf``; ``-o OUT.tex`` writes both; ``-o -`` the PDF to stdout;
     no ``-o``: ``DEFAULT_STEM.pdf`` in the current folder.
     """
+    from symattn.render import engines
     from symattn.render.files import write_atomically
 
     output = getattr(args, "output", None)
+    engine = getattr(args, "engine", None)
+    tex = engines.name_engine(tex, engine)
     if not args.pdf:
         if output is None or output == "-":
             sys.stdout.write(tex)
@@ -162,7 +180,7 @@ def emit(args: argparse.Namespace, tex: str, default_stem: str) -> None:
         return
     from symattn.render.pdf import compile_pdf
 
-    pdf = compile_pdf(tex)
+    pdf = compile_pdf(tex, engine=engine)
     output = output or f"{default_stem}.pdf"
     if output == "-":
         sys.stdout.buffer.write(pdf)

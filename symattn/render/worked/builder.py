@@ -35,15 +35,19 @@ from symattn.verify.checker import Report
 from symattn.render.view import shown_indices
 from symattn.render.worked.cells import Cells, after
 from symattn.render.worked.claims import step_claims, summary
+from symattn.render.reasons import NoteWriter
 from symattn.render.worked.labels import Labels, expand_row_indices
 from symattn.render.worked.layout import Layout
-from symattn.render.worked.model import Document, Expansion, StepClaims, StepModel, Value
-from symattn.render.worked.names import description, heading, sentence, step_kind
+from symattn.render.worked.model import (Document, Expansion, Heatmap, Pair, StepClaims,
+                                         StepModel, Value)
+from symattn.render.worked.names import (description, formula_words, heading, sentence,
+                                         step_kind)
 from symattn.render.worked.products import probs_row, product_row
 from symattn.render.worked.comparisons import comparison_models
-from symattn.render.worked.rows import output_row, scaled_row, score_row, softmax_row
-from symattn.render.worked.steps import (has_masked, numbers_text, scale_info, setup_pairs,
-                                         step_info, step_operands)
+from symattn.render.worked.rows import output_row, scaled_row, score_row
+from symattn.render.worked.table import softmax_row
+from symattn.render.worked.steps import (divisor_shown, has_masked, numbers_text, scale_info,
+                                         setup_pairs, step_info, step_operands)
 
 DETAILS = ("summary", "full")
 
@@ -66,9 +70,14 @@ def shown_steps(derivation: Derivation) -> list[Step]:
 
 
 def build(derivation: Derivation, report: Report | None = None, options: Options | None = None,
-          escape: Callable[[str], str] = latex.escape_text) -> Document:
-    """The worked example of ``derivation`` (with ``report``'s verdicts, if given)."""
-    return _Builder(derivation, report, options or Options(), escape).document()
+          escape: Callable[[str], str] = latex.escape_text,
+          prose: Callable[[str], str] = str) -> Document:
+    """The worked example of ``derivation`` (with ``report``'s verdicts, if given).
+
+    ``escape`` makes user text safe for the output format; ``prose`` turns the
+    catalogs' LaTeX prose into it (``prose.markdown`` for Markdown).
+    """
+    return _Builder(derivation, report, options or Options(), escape, prose).document()
 
 
 # The query rows each kind writes out entry by entry (rows.py), given the builder.
@@ -87,7 +96,7 @@ class _Builder:
     """
 
     def __init__(self, derivation: Derivation, report: Report | None, options: Options,
-                 escape: Callable[[str], str]) -> None:
+                 escape: Callable[[str], str], prose: Callable[[str], str] = str) -> None:
         if options.detail not in DETAILS:
             raise InputError(f"unknown detail {options.detail!r}; use summary or full")
         self.d = derivation
@@ -99,6 +108,8 @@ class _Builder:
         self.limit = options.limit
         self.full = options.detail == "full"
         self.catalog = messages.load(options.language)
+        self.prose = prose
+        self.symbols = {step.name: step.symbol for step in derivation}
         self.names = Labels(derivation, escape)
         self.cells = Cells(derivation, self.fmt)
         self.grid = Layout(derivation, self.cells, options.limit)
@@ -122,11 +133,13 @@ class _Builder:
         return Document(
             title=self.text(problem.title), description=self.text(problem.description),
             source=self.text(source), tokens=self.text(", ".join(problem.tokens)),
-            numbers=self.text(numbers_text(self.fmt)), detail=self.options.detail,
+            numbers=self.prose(numbers_text(self.fmt, self.catalog)), detail=self.options.detail,
             full=self.full, expanded=", ".join(str(self.labels[i]) for i in self.expanded),
-            setup=setup_pairs(self.d, self.cells), steps=steps,
+            setup=tuple(Pair(self.prose(pair.label), pair.value)
+                        for pair in setup_pairs(self.d, self.cells, self.catalog)), steps=steps,
             summary=summary(report) if report is not None and report.verdicts else None,
-            cyrillic=self.names.cyrillic, max_columns=str(self.grid.max_columns),
+            cyrillic=self.names.cyrillic or self.options.language in ("ru", "uk"),
+            max_columns=str(self.grid.max_columns), language=self.options.language,
             comparisons=comparisons)
 
     def step(self, step: Step, number: int) -> StepModel:
@@ -141,14 +154,28 @@ class _Builder:
         if len(result) > 1 and any(m.rows == result[0].matrix.rows for m in operands.values()):
             result = result[1:]             # the substitution already is the exact result
         claims = StepClaims() if self.report is None else step_claims(
-            self.report, name, self.grid, self.text, self.fmt.separator)
+            self.report, name, self.grid, self.text, self.notes())
         return StepModel(kind=kind, name=self.text(name), number=str(number),
-                         heading=self.text(heading(step, self.catalog)),
-                         description=self.text(sentence(description(step, self.catalog))),
-                         symbol=step.symbol, formula=step.formula, shape=self.shape(name),
+                         heading=self.prose(heading(step, self.catalog)),
+                         description=self.prose(sentence(description(step, self.catalog))),
+                         symbol=step.symbol, shape=self.shape(name),
+                         formula=formula_words(step.formula, self.symbols, self.catalog),
                          result=result, operands=operands, relation=relation, info=info,
                          expansions=expansions, claims=claims,
-                         has_masked=has_masked(self.d, name, self.allowed))
+                         has_masked=has_masked(self.d, name, self.allowed),
+                         heatmap=self._heatmap(name) if kind == "weights" else None, step=name,
+                         shown=divisor_shown(self.problem, self.cells) if info.get("divisor_value")
+                         else ())
+
+    def _heatmap(self, name: str) -> Heatmap:
+        """The weights labelled by their tokens (else q_i and k_j) and shaded."""
+        def row(i: int) -> str:
+            return self.token(i, "query") or f"$q_{{{self.row_label(name, i)}}}$"
+
+        def column(j: int) -> str:
+            return self.token(j, "key") or f"$k_{{{j + 1}}}$"
+
+        return self.grid.heatmap(name, row, column)
 
     def expansions(self, kind: str, name: str) -> tuple[Expansion, ...]:
         """The chosen rows written out entry by entry (full detail only)."""
@@ -189,6 +216,10 @@ class _Builder:
     def total(self, values: Any) -> Any:
         """The exact sum of entries (SymPy values on the symbolic path)."""
         return sum_terms.total(values)
+
+    def notes(self) -> NoteWriter:
+        """How this document writes the notes on printed numbers (``claims``)."""
+        return NoteWriter(self.catalog, self.d, self.fmt.separator, self.text, self.prose)
 
     def percent_value(self, raw: Exact) -> Value:
         """A percentage: two places fewer than the weights when places are fixed."""

@@ -15,9 +15,10 @@ quotient.
 
 from __future__ import annotations
 
-__all__ = ["Cells", "value_of", "after", "percent_format"]
+__all__ = ["Cells", "value_of", "after", "percent_format", "finer", "stands_for", "significant"]
 
 from dataclasses import replace
+from decimal import Decimal
 
 from flint import fmpq
 
@@ -74,6 +75,47 @@ def percent_format(number_format: NumberFormat) -> NumberFormat:
     if number_format.places is None:
         return number_format
     return replace(number_format, digits=None, places=max(number_format.places - 2, 0))
+
+
+def finer(number_format: NumberFormat, guard: int) -> NumberFormat:
+    """``number_format`` with ``guard`` more digits (places or significant digits).
+
+    >>> finer(NumberFormat(digits=None, places=2), 2).places
+    4
+    >>> finer(NumberFormat(digits=3), 1).digits
+    4
+    """
+    if guard == 0:
+        return number_format
+    if number_format.places is not None:
+        return replace(number_format, places=number_format.places + guard)
+    assert number_format.digits is not None
+    return replace(number_format, digits=number_format.digits + guard)
+
+
+def stands_for(text: str) -> fmpq:
+    """The number a decimal formatted by ``NumberFormat`` stands for, exactly.
+
+    >>> stands_for("0,36"), stands_for("1.5e+3")
+    (9/25, 1500)
+    """
+    numerator, denominator = Decimal(text.replace(",", ".")).as_integer_ratio()
+    return fmpq(numerator, denominator)
+
+
+def significant(text: str, digits: int | None) -> str:
+    """A whole number printed to ``digits`` significant digits, its zeros past them
+    marked as not significant (1386280 to 6 digits is 1.38628e6).
+
+    >>> significant("1386280", 6), significant("1386282", 6), significant("0.25", 6)
+    ('1.38628e6', '1386282', '0.25')
+    """
+    body = text.lstrip("-")
+    if digits is None or not body.isdigit() or len(body) <= digits or \
+            body[digits:].strip("0"):
+        return text
+    mantissa = body[0] + ("." + body[1:digits] if digits > 1 else "")
+    return text[: len(text) - len(body)] + f"{mantissa}e{len(body) - 1}"
 
 
 def _times(factor: str, power: str) -> str:

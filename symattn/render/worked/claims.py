@@ -4,7 +4,9 @@ The verdicts come from ``checker.check`` as data; here they are only placed.
 Printings of whole entries become matrices shaped like the step (one per
 label: the main printing and each repeated one, ``@ label``); terms, row sums,
 the divisor and entries outside the part on show are listed in a table. Every
-printed number that is not ok is listed again with the checker's reason.
+printed number that is not ok is listed again, named in words as the page
+names it, with the checker's reason in the document's language (one note per
+number, however often the document printed it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Callable
 from flint import fmpq
 
 from symattn.render import latex
+from symattn.render.reasons import NoteWriter
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import (ClaimCell, ClaimRow, Matrix, PrintedGroup, StepClaims,
                                          Summary)
@@ -24,9 +27,13 @@ from symattn.values.rounding import format_scaled
 from symattn.verify.checker import Report, Verdict
 
 
-def printed_latex(verdict: Verdict) -> str:
-    """The printed number as math, as printed (or normalised if it is unusual)."""
-    shown = latex.printed_math(verdict.printed)
+def printed_latex(verdict: Verdict, separator: str = ".") -> str:
+    """The printed number as math, as printed (or normalised if it is unusual), with
+    the page's decimal ``separator`` when it printed only a decimal point."""
+    text = verdict.printed
+    if separator == "," and "," not in text:
+        text = text.replace(".", ",")
+    shown = latex.printed_math(text)
     if shown is not None:
         return shown
     printed = verdict.claim.printed
@@ -52,20 +59,44 @@ def rounded_latex(verdict: Verdict, separator: str) -> str:
     return latex.printed_math(text) or ""
 
 
-def _row(verdict: Verdict, text: Callable[[str], str], separator: str) -> ClaimRow:
-    where = verdict.position + (f" @ {verdict.label}" if verdict.label else "")
-    return ClaimRow(where=text(where), printed=printed_latex(verdict),
-                    verdict=verdict.verdict, exact=rounded_latex(verdict, separator),
-                    reason=text(verdict.reason), flags=text(", ".join(verdict.flags)))
+def _row(verdict: Verdict, notes: NoteWriter, labels: str = "") -> ClaimRow:
+    """One printed number in words: where it stands, its verdict and the reason."""
+    where = notes.where(verdict)
+    if labels:
+        where += f" ({labels})"
+    return ClaimRow(where=where, printed=printed_latex(verdict, notes.separator),
+                    verdict=verdict.verdict,
+                    exact=rounded_latex(verdict, notes.separator), reason=notes.reason(verdict),
+                    flags=notes.flags(verdict))
+
+
+def _notes(verdicts: list[Verdict], notes: NoteWriter, text: Callable[[str], str]
+           ) -> tuple[ClaimRow, ...]:
+    """One note per printed number that is not ok: the printings of one number with
+    the same digits and verdict (the main one and its repetitions) share a note."""
+    groups: dict[tuple[object, ...], list[Verdict]] = {}
+    for verdict in verdicts:
+        if verdict.verdict != "ok":
+            key = (verdict.claim.target, verdict.printed.strip(), verdict.verdict)
+            groups.setdefault(key, []).append(verdict)
+    rows = []
+    for group in groups.values():
+        times = ""
+        if len(group) > 1:
+            times = notes.convert(notes.catalog.fill("document.printed_times",
+                                                     count=str(len(group))))
+        rows.append(_row(group[0], notes, times))
+    return tuple(rows)
 
 
 def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str], str],
-                separator: str) -> StepClaims:
+                notes: NoteWriter) -> StepClaims:
     """The printed numbers that belong to step ``name``.
 
     ``layout`` places them like the step's matrix, ``text`` escapes prose and
-    ``separator`` is the document's decimal separator.
+    ``notes`` writes numbers and reasons in the document's language and decimal mark.
     """
+    separator = notes.separator
     verdicts = [v for v in report.verdicts if v.claim.target.step == name
                 or name == "scaled" and v.claim.target.part == "divisor"]
     if not verdicts:
@@ -80,19 +111,21 @@ def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str],
         if cells is not None and target.row in rows and target.column in columns \
                 and key not in cells:
             exact = "" if verdict.verdict == "ok" else rounded_latex(verdict, separator)
-            cells[key] = ClaimCell(printed_latex(verdict), verdict.verdict, exact)
+            cells[key] = ClaimCell(printed_latex(verdict, separator), verdict.verdict, exact)
         else:
-            others.append(_row(verdict, text, separator))
+            label = text(verdict.label) if verdict.label else ""
+            others.append(_row(verdict, notes, label))
     printed = tuple(PrintedGroup(text(label), _printed_matrix(layout, name, cells))
                     for label, cells in groups.items() if cells)
-    notes = tuple(_row(v, text, separator) for v in verdicts if v.verdict != "ok")
-    return StepClaims(printed, tuple(others), notes)
+    return StepClaims(printed, tuple(others), _notes(verdicts, notes, text))
 
 
 def _printed_matrix(layout: Layout, name: str, cells: dict[tuple[int, int], ClaimCell]
                     ) -> Matrix:
-    """The printed entries where they stand in step ``name``'s matrix, "" elsewhere."""
-    rows, columns = layout.shown(name)
+    """The printed entries where they stand in step ``name``'s matrix, "" elsewhere:
+    only the rows with a printed entry (no brackets around rows of blanks)."""
+    shown, columns = layout.shown(name)
+    rows = tuple(i for i in shown if any((i, j) in cells for j in columns)) or shown
     n, m = layout.d[name].shape
     elided = len(rows) < n or len(columns) < m
     return Matrix(layout.layout(rows, columns, lambda i, j: cells.get((i, j), "")),

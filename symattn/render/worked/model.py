@@ -7,11 +7,11 @@ and tuples only steer ``if`` and ``for``. docs/templates.md lists every field.
 
 from __future__ import annotations
 
-__all__ = ["LINE_WIDTH", "printed_width", "Cell", "MatrixRows", "Matrix", "Line", "Value",
+__all__ = ["LINE_WIDTH", "printed_width", "Shown", "Cell", "MatrixRows", "Matrix", "Line", "Value",
            "ClaimCell", "PrintedGroup", "ClaimRow", "StepClaims", "ScoreEntry", "ScoreRow",
            "ScaledEntry", "ScaledRow", "SoftmaxEntry", "SoftmaxRow", "OutputComponent",
-           "OutputRow", "ProductEntry", "ProductRow", "Expansion", "StepModel", "Pair", "Summary",
-           "CompareRow", "CompareModel", "Document"]
+           "OutputRow", "ProductEntry", "ProductRow", "Expansion", "HeatCell", "Heatmap",
+           "StepModel", "Pair", "Summary", "CompareRow", "CompareModel", "Document"]
 
 from dataclasses import dataclass, field
 from typing import Mapping, Union
@@ -31,6 +31,26 @@ def printed_width(width: float) -> float:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A number the page prints and where it stands, for the page's own check.
+
+    ``step``, ``row`` and ``column`` (0-based) name the entry; ``part`` is
+    "entry", "term" (term ``term`` of the entry's written-out sum) or "sum" (a
+    row sum); ``label`` names the line or table it stands in ("" for a step's
+    result), so that a number is followed from the numbers printed beside it.
+    ``text`` is the number as printed, with a decimal point ("0.3557", "36%").
+    """
+
+    step: str
+    row: int
+    column: int
+    text: str
+    part: str = "entry"
+    term: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Matrix:
     """Cells row by row (math strings, or ``ClaimCell``), elision marks included."""
 
@@ -39,6 +59,12 @@ class Matrix:
     exact: bool                # no entry is rounded
     elided: bool = False
     width: float = 0.0         # rough printed width in characters (latex.approx_width)
+    # The rows for an array with two columns per entry, aligned on the decimal mark:
+    # "0 & {,}33" (whole part right, fraction left), "\\multicolumn{2}{c}{\\cdots}"
+    # for marks and entries that are not decimals; () when no entry is a number.
+    aligned: tuple[tuple[str, ...], ...] = ()
+    at: tuple[tuple[int, int, str], ...] = ()   # (row, column, cell) of each entry shown
+    step: str = ""             # the step whose entries these are ("" for none)
 
     @property
     def small(self) -> bool:
@@ -120,6 +146,7 @@ class ScoreEntry:
     relation: str              # "=" or "\\approx" before substituted and terms
     value: Value
     compact: bool = False      # short enough for one line
+    shown: tuple[Shown, ...] = ()   # the numbers of the line, for the page's own check
 
 
 @dataclass(frozen=True)
@@ -136,6 +163,7 @@ class ScaledEntry:
     substituted: str           # \frac{0.8}{\sqrt{2}}
     value: Value
     masked: bool = False
+    shown: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +197,9 @@ class SoftmaxRow:
     fully_masked: bool
     open_keys: str             # math, e.g. "1, 2" (the keys not masked)
     all_exact: bool = False    # every weight on show has a short exact form
+    rounded_total: bool = False   # the printed weights add up to weight_total, not to 1
+    shown: tuple[Shown, ...] = ()
+    sum_shown: str = ""        # math: the table's sum of exponentials after its relation
 
 
 @dataclass(frozen=True)
@@ -180,6 +211,7 @@ class OutputComponent:
     relation: str              # "=" or "\\approx" before substituted and terms
     value: Value
     compact: bool = False      # short enough for one line
+    shown: tuple[Shown, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -225,6 +257,22 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class HeatCell:
+    """An entry of a heatmap table, padded for alignment on the decimal mark."""
+
+    entry: str                 # math: "0{,}33", "1\\phantom{{,}00}" (right-aligned)
+    shade: str                 # "0" to "60": percent of the heat colour behind it; "" none
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A matrix as a table with its rows and columns labelled and each entry shaded."""
+
+    columns: tuple[str, ...]   # text: the column labels (key tokens or k_j)
+    rows: tuple[tuple[str, tuple[HeatCell, ...]], ...]   # (text label, cells) per row
+
+
+@dataclass(frozen=True)
 class StepModel:
     kind: str                  # template: step_<kind>.tex.j2 / step_<kind>.md.j2
     name: str                  # text: canonical step name (escaped), e.g. "W\\_Q"
@@ -241,6 +289,9 @@ class StepModel:
     expansions: tuple[Expansion, ...]    # chosen rows written out entry by entry
     claims: StepClaims = field(default_factory=StepClaims)
     has_masked: bool = False   # some entry is -inf or comes from one
+    heatmap: Heatmap | None = None       # the weights, labelled and shaded
+    step: str = ""             # the canonical step name, unescaped
+    shown: tuple[Shown, ...] = ()        # numbers of its text (the divisor), for the own check
 
 
 @dataclass(frozen=True)
@@ -291,4 +342,5 @@ class Document:
     summary: Summary | None    # None when the spec has no claims
     cyrillic: bool             # some text needs the T2A font encoding
     max_columns: str           # widest matrix, for amsmath's MaxMatrixCols
+    language: str = "en"       # the language of the prose (messages.LANGUAGES)
     comparisons: tuple[CompareModel, ...] = ()   # shown after the attention weights

@@ -15,11 +15,26 @@ engine's own descriptions are English.
 
 from __future__ import annotations
 
-__all__ = ["KINDS", "step_kind", "heading", "description", "sentence"]
+__all__ = ["KINDS", "step_kind", "heading", "description", "sentence", "formula_words"]
+
+import re
 
 from symattn.derivation.names import base_name, split_name
-from symattn.derivation.steps import Step
+from typing import Mapping, Protocol
+
 from symattn.messages import Catalog
+from symattn.render.reasons import head_label
+
+class StepLike(Protocol):
+    """What naming a step reads: a ``Step``, or a step's view in ``render.view``."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def operands(self) -> tuple[str, ...]: ...
+    @property
+    def description(self) -> str: ...
+
 
 # Steps with a template of their own (docs/templates.md); the rest are "generic".
 KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "output",
@@ -30,7 +45,7 @@ KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "out
 _TABLES = ("maxshift", "variance", "ffn")
 
 
-def step_kind(step: Step) -> str:
+def step_kind(step: StepLike) -> str:
     """The template a step is laid out with (docs/templates.md)."""
     prefix, base = split_name(step.name)
     if base in ("mask", "variance"):
@@ -60,20 +75,30 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def description(step: Step, catalog: Catalog) -> str:
-    """The step's description in the catalog's language (the engine's is English)."""
-    if step.variant == "raw":      # scores the spec says are used unscaled
+def description(step: StepLike, catalog: Catalog) -> str:
+    """The step's description in the catalog's language (LaTeX); the engine's own
+    (English) only for a step the catalogs do not know. ``[sheet_kinds]`` has those
+    of the multi-head concat and the readout of worksheet problems."""
+    if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
-    translated = catalog.get(f"description.{base_name(step.name)}")
-    return translated if isinstance(translated, str) else step.description
+    base = base_name(step.name)
+    if base == "output" and step_kind(step) == "generic" and "description.output_multi" in catalog:
+        base = "output_multi"
+    elif base == "scaled" and not step.operands and "description.scaled_given" in catalog:
+        base = "scaled_given"
+    for table in ("description", "sheet_kinds"):
+        translated = catalog.get(f"{table}.{base}")
+        if isinstance(translated, str):
+            return translated
+    return step.description
 
 
-def heading(step: Step, catalog: Catalog) -> str:
-    """The step's heading: its own, "<heading> (head h)" for a head's step, else
-    its description."""
+def heading(step: StepLike, catalog: Catalog) -> str:
+    """The step's heading (LaTeX): its own, "<heading> (head h)" for a head's step,
+    else its description."""
     headings = catalog["heading"]
     prefix, base = split_name(step.name)
-    if step.variant == "raw":
+    if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
     key = "mixed" if base == "output" and step.operands == ("concat", "W_O") else base
     extra = next((catalog.text(f"{table}.heading.{key}") for table in _TABLES
@@ -84,5 +109,30 @@ def heading(step: Step, catalog: Catalog) -> str:
     if step.name in headings:
         return str(headings[step.name])
     if base in headings and step.operands:
-        return catalog.fill("heading.of_head", heading=headings[base], head=prefix.rstrip("."))
+        return catalog.fill("heading.of_head", heading=headings[base],
+                            head=head_label(prefix, catalog))
     return sentence(description(step, catalog) or step.name)
+
+
+_ROW_OF = re.compile(r"\\text\{row (\d+) of ([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+
+def formula_words(formula: str, symbols: Mapping[str, str], catalog: Catalog) -> str:
+    """The engine's formula with its few words (``\\text{tokens}``, ``\\text{row 3 of
+    ffn}``) in the catalog's language, a step named by its symbol (``symbols``: by name).
+
+    >>> import symattn
+    >>> from symattn import messages
+    >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
+    >>> symbols = {step.name: step.symbol for step in derivation}
+    >>> formula_words(derivation["h"].formula, symbols, messages.load("pl"))
+    '\\\\text{wiersz 3 macierzy } F'
+    """
+    def row_of(match: re.Match[str]) -> str:
+        source = match.group(2)
+        symbol = symbols.get(source, source)
+        return f"\\text{{{catalog.fill('formula.row_of', row=match.group(1))} }} {symbol}"
+
+    words = formula.replace("\\text{tokens}", f"\\text{{{catalog.text('formula.tokens')}}}")
+    words = words.replace("\\text{row } p", f"\\text{{{catalog.text('formula.row')} }} p")
+    return _ROW_OF.sub(row_of, words)

@@ -9,23 +9,31 @@ every number) and a 0-based query row.
 
 from __future__ import annotations
 
-__all__ = ["score_row", "scaled_row", "softmax_row", "output_row", "with_gaps", "fewer_limits"]
+__all__ = ["score_row", "scaled_row", "output_row", "with_gaps", "fewer_limits", "Number",
+           "shown_number", "plain"]
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from flint import fmpq
 
-from symattn.derivation.terms import Term, output_term, score_term
+from symattn.derivation.attention import scale_factor
+from symattn.derivation.terms import Factor, Term, claim_term, output_term
 from symattn.render import latex
-from symattn.values.exact import NAN, NEG_INF
+from symattn.values.decimals import fixed_decimal
+from symattn.values.exact import NEG_INF, Surd, exact_text, terminating_places
+from symattn.values.number_format import NumberFormat
 from symattn.render.view import shown_indices
+from symattn.render.worked.cells import finer, significant, stands_for, value_of
 from symattn.render.worked.model import (OutputComponent, OutputRow, ScaledEntry, ScaledRow,
-                                  ScoreEntry, ScoreRow, SoftmaxEntry, SoftmaxRow, Value)
+                                         ScoreEntry, ScoreRow, Shown, Value)
 
 _EMPTY = Value("", "", "", True)
 COMPACT = 56        # chains this wide (rough characters) stay on one line, row by row
 SUM_WIDTH = 66      # a written-out sum wider than this shows fewer terms (see score_row)
+# The most extra digits the working of a written-out sum carries: one or two
+# almost always; more only for a total next to a rounding midpoint.
+GUARD_DIGITS = 30
 
 
 def fewer_limits(limit: int | None, count: int) -> list[int | None]:
@@ -78,13 +86,72 @@ def wrapped_sum(parts: list[str], wrap: bool = False) -> str:
     return r" \\ &\qquad ".join(lines)
 
 
+@dataclass(frozen=True)
+class Number:
+    """A number as a line shows it: its math, the value it stands for, whether
+    it is shown exactly, and its plain text for the page's own check ("" if none)."""
+
+    latex: str
+    value: Any
+    exact: bool
+    text: str
+
+
+def plain(raw: Any) -> str:
+    """Exact text a reader of printed numbers reads back ("" for other kinds): a
+    terminating rational as its decimal (shown so), else its closed form."""
+    if isinstance(raw, fmpq):
+        places = terminating_places(raw)
+        if places is not None and places <= latex.MAX_EXACT_PLACES:
+            return fixed_decimal(raw, places)
+    return exact_text(raw) if isinstance(raw, (fmpq, Surd)) else ""
+
+
+def shown_number(b: Any, raw: Any, fmt: NumberFormat) -> Number:
+    """``raw`` exactly when its exact form is short and terminates, else its decimal in ``fmt``."""
+    value = value_of(raw, latex.exact_latex(raw, b.locale), None, fmt)
+    if value.is_exact:
+        return Number(value.exact, raw, True, plain(raw))
+    text = fmt.format(raw)
+    if text is None or text in ("-inf", "nan"):
+        return Number(value.exact or value.decimal, raw, False, "")
+    digits = fmt.digits if fmt.places is None else None
+    return Number(latex.math_decimal(text), stands_for(text), False,
+                  significant(text.replace(",", "."), digits))
+
+
+def _factor(b: Any, factor: Factor, fmt: NumberFormat) -> Number:
+    """An operand inside a substitution: exact when short and simple, else its decimal."""
+    raw = b.raw(factor.step, factor.row, factor.column)
+    value = b.value(factor.step, factor.row, factor.column)
+    if value.is_exact or value.exact and "e^" not in value.exact:
+        return Number(value.exact, raw, True, plain(raw))
+    return shown_number(b, raw, fmt)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A written-out sum of products: symbolic, substituted and term by term,
+    whether all of it is exact, the sum of its terms as shown (None with
+    elided terms) and the numbers it shows."""
+
+    symbolic: str
+    substituted: str
+    terms: str
+    exact: bool
+    total: Any
+    shown: tuple[Shown, ...]
+
+
 def _sum_of_products(b: Any, sum_terms: list[Term | None], labels: tuple[str, str],
-                     wrap: bool = False) -> tuple[str, str, str, bool]:
-    """Symbolic, substituted and evaluated sums of products (None: the elided
-    terms), and whether all are exact."""
+                     wrap: bool, fmt: NumberFormat, entry: tuple[str, int, int]) -> _Line:
+    """Each term the product of the factors as shown (in ``fmt``), rounded to ``fmt``."""
     symbolic: list[str] = []
     substituted: list[str] = []
     terms: list[str] = []
+    values: list[Any] = []
+    shown: list[Shown] = []
+    label = _line_label(entry)
     exact = True
     for sum_term in sum_terms:
         if sum_term is None:
@@ -94,27 +161,56 @@ def _sum_of_products(b: Any, sum_terms: list[Term | None], labels: tuple[str, st
         left, right = sum_term
         symbolic.append(f"{labels[0]}_{{{i_label(b, left.step, left.row)},{left.column + 1}}} "
                         f"{labels[1]}_{{{right.row + 1},{right.column + 1}}}")
-        (x, x_exact), (y, y_exact) = (b.factor(left.step, left.row, left.column),
-                                      b.factor(right.step, right.row, right.column))
-        substituted.append(latex.product_latex(x, y))
-        term = b.product(b.raw(left.step, left.row, left.column),
-                         b.raw(right.step, right.row, right.column))
-        value = b.make_value(term, latex.exact_latex(term, b.locale))
-        terms.append(value.exact if value.is_exact else value.decimal or value.exact)
-        exact = exact and x_exact and y_exact and value.is_exact
-    return (wrapped_sum(symbolic, wrap), wrapped_sum(substituted, wrap),
-            wrapped_sum(terms, wrap) if len(terms) > 1 else "", exact)
+        x, y = _factor(b, left, fmt), _factor(b, right, fmt)
+        substituted.append(latex.product_latex(x.latex, y.latex))
+        term = shown_number(b, b.product(x.value, y.value), fmt)
+        terms.append(term.latex)
+        values.append(term.value)
+        exact = exact and x.exact and y.exact and term.exact
+        shown += [Shown(f.step, f.row, f.column, n.text, label=label)
+                  for f, n in ((left, x), (right, y)) if n.text]
+        if term.text:
+            shown.append(Shown(*entry, term.text, "term", left.column, label))
+    total = b.total(values) if None not in sum_terms else None
+    return _Line(wrapped_sum(symbolic, wrap), wrapped_sum(substituted, wrap),
+                 wrapped_sum(terms, wrap) if len(terms) > 1 else "", exact, total, tuple(shown))
+
+
+def _line_label(entry: tuple[str, int, int]) -> str:
+    """The label of the numbers of one written-out line (for the page's own check)."""
+    name, i, j = entry
+    return f"{name} {i + 1},{j + 1} written out"
 
 
 def _written(b: Any, sum_terms: list[Term | None], labels: tuple[str, str],
              result: tuple[str, int, int], wrap: bool) -> dict[str, Any]:
     """The fields a score entry and an output component share: the sum three
-    ways, the relation (= or approx), the result's value and the layout."""
-    symbolic, substituted, terms, exact = _sum_of_products(b, sum_terms, labels, wrap)
-    relation = "=" if exact else r"\approx"
+    ways, the relation (= or approx), the result's value and the layout.
+
+    The working carries as many guard digits (up to GUARD_DIGITS) as it needs
+    for its terms, each the product of the factors shown, to add up to the
+    result as printed."""
+    target = _format(b.fmt, b.raw(*result))
+    for guard in range(GUARD_DIGITS + 1):
+        line = _sum_of_products(b, sum_terms, labels, wrap, finer(b.fmt, guard), result)
+        if target is None or line.total is None or _format(b.fmt, line.total) == target:
+            break
+    relation = "=" if line.exact else r"\approx"
     value = b.after(relation, b.value(*result))
-    return dict(symbolic=symbolic, substituted=substituted, terms=terms, relation=relation,
-                value=value, compact=_compact(symbolic, substituted, terms, value.chain))
+    printed = plain(b.raw(*result)) if value.is_exact else target
+    shown = line.shown + ((Shown(*result, printed.replace(",", "."), label=_line_label(result)),)
+                          if printed else ())
+    return dict(symbolic=line.symbolic, substituted=line.substituted, terms=line.terms,
+                relation=relation, value=value, shown=shown,
+                compact=_compact(line.symbolic, line.substituted, line.terms, value.chain))
+
+
+def _format(fmt: NumberFormat, value: Any) -> str | None:
+    """``fmt.format``, None where a value has no decimal to compare."""
+    try:
+        return fmt.format(value)
+    except (ValueError, TypeError):
+        return None
 
 
 def i_label(b: Any, name: str, i: int) -> str:
@@ -140,14 +236,15 @@ def score_row(b: Any, i: int) -> ScoreRow:
     """
     label = b.labels[i]
     keys, elided = b.keys(i)
+    operands = b.d[b.n("scores")].operands
     d = b.d[b.n("Q")].shape[1]
 
     def entries_for(limit: int | None, wrap: bool) -> list[ScoreEntry]:
         dims = with_gaps(shown_indices(d, limit))
         return [ScoreEntry(lhs=f"s_{{{label},{j + 1}}}",
                            dot=f"q_{{{label}}} \\cdot k_{{{j + 1}}}",
-                           **_written(b, [None if t is None else
-                                          score_term(b.n("Q"), b.n("K"), i, j, t) for t in dims],
+                           **_written(b, [None if t is None else claim_term(
+                                              b.n("scores"), i, j, t, operands) for t in dims],
                                       ("q", "k"), (b.n("scores"), i, j), wrap))
                 for j in keys]
 
@@ -172,60 +269,33 @@ def _fitted_entries(entries_for: Any, limits: list[int | None]
 
 
 def scaled_row(b: Any, i: int) -> ScaledRow:
-    """Each scaled score as the raw score over the divisor (or times the scale)."""
+    """Each scaled score as the raw score over the divisor (or times the scale); a
+    raw score shown as a decimal carries the guard digits the quotient needs."""
     label = b.labels[i]
     keys, elided = b.keys(i)
     entry = b.scale_info()["entry"]
+    problem = b.problem
+    factor = scale_factor(problem) if isinstance(problem.scale_value, (fmpq, Surd)) and \
+        isinstance(problem.temperature, (fmpq, Surd)) else None
     entries = []
     for j in keys:
-        score, _ = b.factor(b.n("scores"), i, j)
         masked = b.raw(b.n("scaled"), i, j) is NEG_INF
-        substituted = entry.replace("{s}", score) if not masked else r"-\infty"
-        entries.append(ScaledEntry(f"\\tilde{{s}}_{{{label},{j + 1}}}", substituted,
-                                   b.value(b.n("scaled"), i, j), masked))
+        target = _format(b.fmt, b.raw(b.n("scaled"), i, j))
+        for guard in range(GUARD_DIGITS + 1):
+            score = _factor(b, Factor(b.n("scores"), i, j), finer(b.fmt, guard))
+            if score.exact or factor is None or masked or target is None or \
+                    _format(b.fmt, b.product(score.value, factor)) == target:
+                break
+        substituted = entry.replace("{s}", score.latex) if not masked else r"-\infty"
+        value = b.value(b.n("scaled"), i, j)
+        tag = f"scaled {i + 1},{j + 1} written out"
+        printed = plain(b.raw(b.n("scaled"), i, j)) if value.is_exact else target
+        shown = tuple(Shown(step, i, j, text.replace(",", "."), label=tag)
+                      for step, text in ((b.n("scores"), score.text), (b.n("scaled"), printed))
+                      if text and not masked)
+        entries.append(ScaledEntry(f"\\tilde{{s}}_{{{label},{j + 1}}}", substituted, value,
+                                   masked, shown))
     return ScaledRow(str(label), b.token(i, "query"), tuple(entries), elided)
-
-
-def _percent(b: Any, raw: Any) -> str:
-    if raw is NAN:
-        return r"\mathrm{NaN}"
-    value = b.percent_value(b.product(raw, fmpq(100)))
-    shown = value.exact if value.is_exact else value.decimal
-    return shown + r"\,\%" if shown else ""
-
-
-def softmax_row(b: Any, i: int) -> SoftmaxRow:
-    """The softmax table of row i: scores, exponentials, their sum, weights, percentages."""
-    label = b.labels[i]
-    keys, _ = b.keys(i)
-    source = b.n("masked") if b.n("masked") in b.d else b.n("scaled")
-    softmax = b.problem.normalisation == "softmax" and b.n("exp") in b.d
-    exp, exp_sum = b.cells.exponentials(b.prefix)    # shifted ones after a max-shift
-    entries = []
-    for j in with_gaps(keys):
-        if j is None:
-            entries.append(SoftmaxEntry("", "", _EMPTY, _EMPTY, _EMPTY, "", False, True))
-            continue
-        entries.append(SoftmaxEntry(
-            key=str(j + 1), token=b.token(j, "key"), score=b.value(source, i, j),
-            exp=b.value(exp, i, j) if softmax else b.value(source, i, j),
-            weight=b.value(b.n("weights"), i, j), percent=_percent(b, b.raw(b.n("weights"), i, j)),
-            masked=not b.allowed(i, j)))
-    open_keys = [j for j in range(b.d[b.n("scaled")].shape[1]) if b.allowed(i, j)]
-    if softmax:
-        total = b.value(exp_sum, i, 0)
-    else:
-        raw_total = b.total(b.raw(source, i, j) for j in open_keys)
-        total = b.make_value(raw_total, latex.exact_latex(raw_total, b.locale))
-    nan = b.raw(b.n("weights"), i, 0) is NAN
-    fully = not open_keys
-    weight_total = (r"\mathrm{NaN}" if nan else "0") if fully else "1"
-    percent_total = (r"\mathrm{NaN}" if nan else r"0\,\%") if fully else r"100\,\%"
-    shown_open = [e for e in entries if not e.elision and not e.masked]
-    all_exact = bool(shown_open) and all(e.weight.exact for e in shown_open)
-    return SoftmaxRow(str(label), b.token(i, "query"), tuple(entries), total, weight_total,
-                      percent_total, fully, ", ".join(str(j + 1) for j in open_keys),
-                      all_exact)
 
 
 def output_row(b: Any, i: int) -> OutputRow:
@@ -251,6 +321,11 @@ def output_row(b: Any, i: int) -> OutputRow:
                 for k in shown_indices(b.d[b.n("V")].shape[1], b.limit)]
 
     limit, components = _fitted_entries(components_for, fewer_limits(b.limit, width))
+    # The page says a masked key's term is exactly 0 and leaves it out: so it reads.
+    components = [replace(c, shown=c.shown + tuple(
+        Shown(b.n("output"), i, k, "0", "term", j, _line_label((b.n("output"), i, k)))
+        for j in masked)) for k, c in zip(shown_indices(b.d[b.n("V")].shape[1], b.limit),
+                                         components)]
     vector = latex.sum_latex([r"\cdots" if j is None else f"a_{{{label},{j + 1}}} v_{{{j + 1}}}"
                               for j in open_keys(limit)])
     return OutputRow(str(label), b.token(i, "query"), vector,

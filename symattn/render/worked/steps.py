@@ -11,15 +11,16 @@ entries, and the problem's setup at the top of the document.
 >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
 >>> cells = Cells(derivation, NumberFormat())
 >>> scale_info(derivation.problem, cells)["divisor_value"]
-'= \\\\sqrt{2} \\\\approx 1.41421'
->>> [pair.value for pair in setup_pairs(derivation, cells)]
+'\\\\approx 1.41421'
+>>> from symattn import messages
+>>> [pair.value for pair in setup_pairs(derivation, cells, messages.load("en"))]
 ['n = 3', 'm = 3', 'd_k = 2', '\\\\text{causal}']
 """
 
 from __future__ import annotations
 
 __all__ = ["step_operands", "step_info", "scale_info", "mask_info", "has_masked", "setup_pairs",
-           "numbers_text"]
+           "numbers_text", "divisor_shown"]
 
 from typing import Callable
 
@@ -28,6 +29,7 @@ from flint import fmpq
 from symattn.derivation.attention import scale_divisor
 from symattn.derivation.names import base_name, split_name
 from symattn.derivation.steps import Derivation, Step
+from symattn.messages import Catalog
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
 from symattn.render.worked.shift import KINDS as SHIFT_KINDS, operands as shift_operands
@@ -35,8 +37,8 @@ from symattn.render.worked.products import factors
 from symattn.render.worked.cells import Cells
 from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
-from symattn.render.worked.model import Matrix, Pair
-from symattn.values.exact import NEG_INF, Surd, surd_sqrt
+from symattn.render.worked.model import Matrix, Pair, Shown
+from symattn.values.exact import NEG_INF, Surd, exact_text, surd_sqrt
 from symattn.values.number_format import NumberFormat
 
 # The matrices each kind substitutes into its formula: (name in the template,
@@ -67,6 +69,9 @@ def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
     if kind == "concat":
         return {name: layout.operand(name) for name in step.operands}
     prefix = split_name(step.name)[0]
+    if kind == "scores" and len(step.operands) == 2:   # Q K^T, or Q_rot K_rot^T (RoPE)
+        left, right = (prefix + split_name(o)[1] for o in step.operands)
+        return {"Q": layout.operand(left), "K_T": layout.operand(right, transpose=True)}
     return {label: layout.operand(prefix + base, transpose=transposed)
             for label, base, transposed in _OPERANDS.get(kind, ())}
 
@@ -117,8 +122,24 @@ def scale_info(problem: Problem, cells: Cells) -> dict[str, str]:
         fields.update(scale=scale, factor=scale if not t else latex.frac_latex(scale, t),
                       entry=product if not t else latex.frac_latex(product, t))
     if fields["divisor"]:
-        fields["divisor_value"] = _divisor_value(problem, cells)
+        fields["divisor_value"] = _untautological(_divisor_value(problem, cells),
+                                                  fields["divisor"])
     return fields
+
+
+def _untautological(chain: str, divisor: str) -> str:
+    """The divisor's value without repeating the divisor itself: ``\\approx 1.73``,
+    not ``\\sqrt{3} = \\sqrt{3} \\approx 1.73``.
+
+    >>> _untautological(r"= \\sqrt{3} \\approx 1.73205", r"\\sqrt{3}")
+    '\\\\approx 1.73205'
+    >>> _untautological(r"= 2", r"\\sqrt{4}"), _untautological(r"= \\sqrt{3}", r"\\sqrt{3}")
+    ('= 2', '')
+    """
+    same = f"= {divisor}"
+    if chain == same:
+        return ""
+    return chain[len(same) + 1:] if chain.startswith(same + " ") else chain
 
 
 def _divided(divisor: str) -> dict[str, str]:
@@ -134,6 +155,17 @@ def _divisor_value(problem: Problem, cells: Cells) -> str:
         return ""
     divisor = scale_divisor(problem)
     return cells.make_value(divisor, latex.exact_latex(divisor, cells.locale)).chain
+
+
+def divisor_shown(problem: Problem, cells: Cells) -> tuple[Shown, ...]:
+    """The divisor as the scaling step prints it: exactly (the scores are divided
+    by that) and as a decimal, for the page's own check."""
+    divisor = scale_divisor(problem)
+    decimal = cells.fmt.format(divisor)
+    shown = [Shown("divisor", 0, 0, exact_text(divisor))]
+    if decimal is not None and cells.make_value(divisor, None).decimal:
+        shown.append(Shown("divisor", 0, 0, decimal.replace(",", "."), label="divisor value"))
+    return tuple(shown)
 
 
 def mask_info(mask: MaskSpec) -> dict[str, str]:
@@ -159,31 +191,40 @@ def has_masked(derivation: Derivation, name: str, allowed: Callable[[int, int], 
     return False
 
 
-def setup_pairs(derivation: Derivation, cells: Cells) -> tuple[Pair, ...]:
-    """The problem at a glance: n, m, d_k, scale, temperature and mask."""
+def setup_pairs(derivation: Derivation, cells: Cells, catalog: Catalog) -> tuple[Pair, ...]:
+    """The problem at a glance: n, m, d_k, scale, temperature and mask (labels in the
+    catalog's language, LaTeX)."""
     problem = derivation.problem
     n, m = score_step(derivation).shape
-    pairs = [Pair("queries", f"n = {n}"), Pair("keys", f"m = {m}")]
+    label = catalog["setup"]
+    pairs = [Pair(label["queries"], f"n = {n}"), Pair(label["keys"], f"m = {m}")]
     if problem.d_k_value is not None:
-        pairs.append(Pair("key dimension", f"d_k = {problem.d_k_value}"))
+        pairs.append(Pair(label["d_k"], f"d_k = {problem.d_k_value}"))
     if problem.scale is not None and "scaled" not in problem.inputs:
-        pairs.append(Pair("scale", f"s = {cells.any_latex(problem.scale)}"))
+        pairs.append(Pair(label["scale"], f"s = {cells.any_latex(problem.scale)}"))
     if problem.temperature != 1:
-        pairs.append(Pair("temperature", f"T = {cells.any_latex(problem.temperature)}"))
+        pairs.append(Pair(label["temperature"], f"T = {cells.any_latex(problem.temperature)}"))
     mask = problem.mask.kind
     if mask != "none" or any(base_name(s.name) == "mask" for s in derivation):
-        kind = mask if mask != "none" else "given"
-        pairs.append(Pair("mask", f"\\text{{{kind}}}"))
+        kind = mask if mask in ("causal", "padding") else "given"
+        pairs.append(Pair(label["mask"], f"\\text{{{label[kind]}}}"))
     return tuple(pairs)
 
 
-def numbers_text(number_format: NumberFormat) -> str:
-    """How the decimals are printed, in words.
+def numbers_text(number_format: NumberFormat, catalog: Catalog) -> str:
+    """How the decimals are printed, in words (LaTeX).
 
-    >>> numbers_text(NumberFormat(digits=None, places=3, locale="cs"))
-    '3 decimal places, rounded half-up, with a decimal comma'
+    >>> from symattn import messages
+    >>> numbers_text(NumberFormat(digits=None, places=3, locale="cs"), messages.load("en"))
+    '3 decimal places (half up), with a decimal comma'
     """
     fmt = number_format
-    text = (f"{fmt.places} decimal places" if fmt.places is not None
-            else f"{fmt.digits} significant digits") + f", rounded {fmt.rounding.value}"
-    return text + (", with a decimal comma" if fmt.separator == "," else "")
+    rule = catalog.text(f"rounding.{fmt.rounding.value}")
+    if fmt.places is not None:
+        text = catalog.count("document.numbers_places", fmt.places, places=str(fmt.places),
+                             rule=rule)
+    else:
+        digits = fmt.digits or 0
+        text = catalog.count("document.numbers_digits", digits, digits=str(digits), rule=rule)
+    english_mark = fmt.separator == "," and catalog.language == "en"
+    return text + (catalog.text("document.numbers_comma") if english_mark else "")

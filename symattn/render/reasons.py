@@ -1,0 +1,196 @@
+"""The checker's verdicts in words, in the reader's language.
+
+A verdict's reason is data (``verify.verdicts.Reason``: a message key of the
+catalogs' ``[reason]`` table and its numbers); here it becomes a sentence of
+the catalog's language, its numbers written with the document's decimal mark
+and every printed number it names called the way the page calls it ("the
+weight of key 1 in row 2"), never by an internal position such as
+``weights[2,1]``. ``NoteWriter`` writes LaTeX, Markdown or plain text.
+
+>>> import symattn
+>>> from symattn import messages
+>>> from symattn.verify import checker
+>>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
+>>> report = checker.check(derivation)
+>>> verdict = next(v for v in report.verdicts if v.verdict == "propagated")
+>>> writer = NoteWriter(messages.load("en"), derivation, ".", mode="plain")
+>>> writer.where(verdict)
+'the weight of key 1 in row 2'
+>>> print(writer.reason(verdict))  # doctest: +NORMALIZE_WHITESPACE
+exact 0.355725… rounds to 0.36, but from the numbers the document printed
+(the masked score of query 2 and key 1 = 0.14, the masked score of query 2 and key 2 = 0.74)
+it comes out as 0.354344…, which rounds to 0.35
+"""
+
+from __future__ import annotations
+
+__all__ = ["NoteWriter", "head_label"]
+
+import re
+from typing import Callable
+
+from symattn.derivation.diagnostics import DIAGNOSTIC_STEP_INFO
+from symattn.derivation.layer import LAYER_STEP_INFO
+from symattn.derivation.names import split_name
+from symattn.derivation.steps import STEP_INFO, Derivation
+from symattn.messages import Catalog
+from symattn.render import latex, prose
+from symattn.verify.claims import COLUMN_STEPS, Target
+from symattn.verify.verdicts import NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdict
+
+_CLOSED_FORM = re.compile(r"(?:sqrt\(\d+\)|[0-9/+\-*(). ,^])+")
+_ROW = re.compile(r"\[(\d+)")      # the page's row in a position text: weights[3,1] -> 3
+ALL_STEP_INFO = {**STEP_INFO, **LAYER_STEP_INFO, **DIAGNOSTIC_STEP_INFO}
+_MODES: dict[str, Callable[[str], str]] = {"latex": str, "markdown": prose.markdown,
+                                          "plain": prose.plain}
+# Steps named by a phrase of their own in [where] (the rest: "entry (i, j) of X").
+_NAMED_STEPS = ("scores", "scaled", "masked", "exp", "exp_sum", "weights", "output")
+
+
+def head_label(prefix: str, catalog: Catalog) -> str:
+    """"head 2" for the prefix "head2." in the catalog's language.
+
+    >>> from symattn import messages
+    >>> head_label("head2.", messages.load("pl"))
+    'głowica 2'
+    """
+    return catalog.fill("document.head", number=prefix.rstrip(".").removeprefix("head"))
+
+
+class NoteWriter:
+    """Writes verdicts in one catalog's language and one output format.
+
+    ``separator`` is the document's decimal mark; ``escape`` makes user text
+    (labels) safe; ``convert`` turns the catalogs' LaTeX prose into the output
+    format (``mode`` picks it: latex, markdown or plain).
+    """
+
+    def __init__(self, catalog: Catalog, derivation: Derivation | None, separator: str,
+                 escape: Callable[[str], str] = latex.escape_text,
+                 convert: Callable[[str], str] | None = None, mode: str = "latex") -> None:
+        self.catalog = catalog
+        self.derivation = derivation
+        self.separator = separator
+        self.escape = escape if mode != "plain" else str
+        self.mode = mode
+        self.convert: Callable[[str], str] = convert or _MODES[mode]
+
+    # ------------------------------------------------------------------ numbers
+    def number(self, text: str) -> str:
+        """A number of a reason ("0.394", "39.4%", "-inf", "sqrt(2)/2") as the output shows it."""
+        percent = text.endswith("%")
+        body = text[:-1].rstrip() if percent else text
+        more = body.endswith("...")
+        body = body[:-3] if more else body
+        if self.separator == "," and "," not in body:
+            body = body.replace(".", ",")
+        if self.mode == "plain":
+            return body.replace("-inf", "−∞") + ("…" if more else "") + ("%" if percent else "")
+        math = latex.printed_math(body)
+        if math is None:
+            if not _CLOSED_FORM.fullmatch(body):      # "32 MiB", "4096 x 1024": as text
+                return self.escape(text)
+            math = _closed_form_math(body)
+        return "$" + math + (r"\ldots" if more else "") + (r"\,\%" if percent else "") + "$"
+
+    def _numbers_in_text(self, text: str) -> str:
+        """Text with numbers in it (other printings and their labels): numbers localised."""
+        local = re.sub(r"(\d)\.(\d)", r"\1,\2", text) if self.separator == "," else text
+        return self.escape(local)
+
+    # ------------------------------------------------------------------ names
+    def target(self, target: Target, position: str) -> str:
+        """A printed number's target in words, as the page names it (in the output format);
+        ``position`` is its position text (``weights[3,1]``), whose row is the page's."""
+        return self.convert(self._target_latex(target, position))
+
+    def _symbol(self, step: str) -> str:
+        if self.derivation is not None and step in self.derivation:
+            return self.derivation[step].symbol
+        info = ALL_STEP_INFO.get(split_name(step)[1])
+        return info.symbol if info is not None else latex.escape_text(step)
+
+    def _target_latex(self, target: Target, position: str) -> str:
+        c = self.catalog
+        prefix, base = split_name(target.step)
+        found = _ROW.search(position)
+        row = found.group(1) if found else str(target.row + 1)
+        column = str(target.column + 1)
+        if target.part == "divisor":
+            return c.text("where.divisor")
+        symbol = self._symbol(target.step)
+        if target.part == "sum":
+            text = c.fill("where.weights_sum", row=row) if base == "weights" else \
+                c.fill("where.row_sum", row=row, symbol=symbol)
+        elif base in _NAMED_STEPS:
+            text = c.fill(f"where.{base}", **({"row": row} if base == "exp_sum" else
+                                               {"row": row, "column": column}))
+        elif base in COLUMN_STEPS:
+            text = c.fill("where.vector", row=row, symbol=symbol)
+        else:
+            text = c.fill("where.entry", row=row, column=column, symbol=symbol)
+        if target.part == "term":
+            text = c.fill("where.term", term=str(target.term + 1), entry=text)
+        if prefix:
+            text = c.fill("where.in_head", entry=text, head=head_label(prefix, c))
+        return text
+
+    def named(self, named: Named) -> str:
+        """A printed number a reason names: "the weight of key 1 in row 2 = 0.35"."""
+        text = self.target(named.target, named.position)
+        if not named.printed:
+            return text
+        number = self.number(named.printed)
+        return f"{text} = {number}" if self.mode == "plain" else f"{text} $= {number[1:]}"
+
+    def where(self, verdict: Verdict) -> str:
+        """The verdict's number in words."""
+        return self.target(verdict.claim.target, verdict.position)
+
+    # ------------------------------------------------------------------ reasons
+    def reason(self, verdict: Verdict) -> str:
+        """The verdict's reason in the catalog's language (clauses joined by "; ")."""
+        if not verdict.reasons:           # a verdict of the size checker: English text
+            return self.escape(verdict.reason)
+        return "; ".join(self.clause(reason) for reason in verdict.reasons)
+
+    def clause(self, reason: Reason) -> str:
+        c = self.catalog
+        values: dict[str, str] = {}
+        for name, value in reason.args:
+            if name in RULE_ARGS:
+                values[name] = self.convert(c.text(f"rounding.{value}"))
+            elif name == "others":
+                values[name] = self._numbers_in_text(value)
+            elif name in NUMBER_ARGS:
+                values[name] = self.number(value)
+            else:
+                values[name] = self.escape(value)
+        if reason.entries:
+            values["entries"] = ", ".join(self.named(named) for named in reason.entries)
+        protected = {name: f"\x00{k}\x01" for k, name in enumerate(values)}
+        text = self.convert(c.fill(f"reason.{reason.key}", **protected))
+        for k, name in enumerate(values):
+            text = text.replace(f"\x00{k}\x01", values[name])
+        return text
+
+    def flags(self, verdict: Verdict) -> str:
+        """The verdict's flags in words, joined by commas."""
+        said = {reason.key for reason in verdict.reasons}   # a flag its reason says already
+        return ", ".join(self.convert(self.catalog.text(f"flag.{flag}"))
+                         if f"flag.{flag}" in self.catalog else self.escape(flag)
+                         for flag in verdict.flags if flag not in said)
+
+    def verdict_word(self, verdict: str) -> str:
+        return self.convert(self.catalog.text(f"verdict.{verdict}"))
+
+
+def _closed_form_math(text: str) -> str:
+    """A closed form as the checker writes it ("sqrt(2)/2", "1/3") in LaTeX math.
+
+    >>> _closed_form_math("sqrt(2)/2"), _closed_form_math("3*sqrt(5)")
+    ('\\\\sqrt{2}/2', '3 \\\\cdot \\\\sqrt{5}')
+    """
+    math = re.sub(r"sqrt\(([0-9]+)\)", r"\\sqrt{\1}", text)
+    math = math.replace("*", " \\cdot ").replace("-inf", "-\\infty")
+    return re.sub(r"[^0-9A-Za-z\\{}/ .,+\-()^]", "", math)

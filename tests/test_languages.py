@@ -1,0 +1,193 @@
+"""The reader's language: every word of a derivation, a listing and a report from its catalog.
+
+The English catalog is the reference for what must not leak: every stretch of
+fixed English text in it (between placeholders and math, over 15 characters)
+must be absent from a page rendered in another language, and on the Czech
+example no word of the English catalog's vocabulary may appear that is not
+also Czech (or the spec's own text).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pytest
+
+import symattn
+from symattn import messages
+from symattn.errors import InputError
+from symattn.problem import examples
+
+from cli_support import run
+
+# The worksheets' messages are checked by the worksheet tests; the rest is the derivation's.
+_WORKSHEET = ("kind.", "mistake.", "sheet.", "tokens.")
+ATTENTION = [name for name in examples.names()
+             if "[inputs]" in examples.path(name).read_text(encoding="utf-8")]
+OWN_LANGUAGE = [(name, symattn.load_example(name).language) for name in ATTENTION
+                if symattn.load_example(name).language not in ("", "en")]
+
+
+def _texts(catalog: messages.Catalog) -> list[tuple[str, str]]:
+    out = []
+    for key in catalog.keys():
+        if key.startswith(_WORKSHEET) or key == "language":
+            continue
+        value = catalog.get(key)
+        out += [(key, text) for text in (value if isinstance(value, list) else [value])]
+    return out
+
+
+@lru_cache(maxsize=None)
+def english_phrases() -> frozenset[str]:
+    """Every stretch of fixed English prose in the catalog longer than 15 characters."""
+    found = set()
+    for _, text in _texts(messages.load("en")):
+        for piece in re.split(r"\{\{[a-z_]+\}\}|\$[^$]*\$|~", text):
+            piece = piece.strip(" .,;:()")
+            if len(piece) > 15:
+                found.add(piece)
+    return frozenset(found)
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[^\W\d_]{2,}", text)}
+
+
+@lru_cache(maxsize=None)
+def vocabulary(language: str) -> frozenset[str]:
+    """The words of a catalog's prose (math and LaTeX commands removed)."""
+    words: set[str] = set()
+    for _, text in _texts(messages.load(language)):
+        text = re.sub(r"\$[^$]*\$|\\[A-Za-z]+|\{\{[a-z_]+\}\}", " ", text)
+        words |= _words(text)
+    return frozenset(words)
+
+
+def page_words(tex: str) -> set[str]:
+    """The words a reader sees on a LaTeX page: no preamble, math or commands."""
+    body = tex.split("\\begin{document}", 1)[-1]
+    body = re.sub(r"\\begin\{(align\*|aligned|bmatrix|smallmatrix)\}.*?\\end\{\1\}", " ", body,
+                  flags=re.S)
+    body = re.sub(r"\$[^$]*\$|\\\[.*?\\\]", " ", body, flags=re.S)
+    body = re.sub(r"\\(?:text|mathrm|operatorname)\{[^}]*\}", " ", body)
+    body = re.sub(r"\\[A-Za-z]+\*?(\[[^\]]*\])?", " ", body)
+    body = re.sub(r"(?m)%.*$", " ", body)
+    return _words(body)
+
+
+@pytest.mark.parametrize("name, language", OWN_LANGUAGE)
+def test_every_example_in_its_language_has_no_english_phrase(name: str, language: str) -> None:
+    derivation = symattn.derive(symattn.load_example(name))
+    for text in (symattn.render_latex(derivation), symattn.render_markdown(derivation)):
+        leaked = [phrase for phrase in english_phrases() if phrase in text]
+        assert not leaked, (name, language, leaked[:5])
+
+
+@pytest.mark.parametrize("language", ["pl", "cs", "ru", "uk"])
+def test_a_rich_example_in_every_language_has_no_english_phrase(language: str) -> None:
+    """Masks, scores written out term by term, notes on wrong and carried numbers."""
+    derivation = symattn.derive(symattn.load_example("001-kocka-spi-venku"))
+    english = symattn.render_latex(derivation, language="en")
+    assert len([phrase for phrase in english_phrases() if phrase in english]) > 20  # it can fail
+    for text in (symattn.render_latex(derivation, language=language),
+                 symattn.render_markdown(derivation, language=language)):
+        leaked = [phrase for phrase in english_phrases() if phrase in text]
+        assert not leaked, (language, leaked[:5])
+        body = text.split("\\begin{document}")[-1]      # the preamble may use @ (\\makeatletter)
+        assert "Step " not in body and "weights[" not in body and "@" not in body
+
+
+def test_the_czech_example_is_czech_from_the_first_to_the_last_word() -> None:
+    problem = symattn.load_example("001-kocka-spi-venku")
+    tex = symattn.render_latex(symattn.derive(problem))
+    spec_text = examples.path("001-kocka-spi-venku").read_text(encoding="utf-8")
+    english_only = vocabulary("en") - vocabulary("cs") - _words(spec_text)
+    seen = page_words(tex)
+    assert not seen & english_only, sorted(seen & english_only)
+    assert {"krok", "skóre", "váhy", "pozornosti", "kauzální", "maska", "výstup"} <= seen
+    assert "0{,}97" in tex and "0.97" not in tex.split("\\begin{document}")[1]
+
+
+@pytest.mark.parametrize("language", ["pl", "cs", "ru", "uk"])
+def test_the_czech_example_in_other_languages_has_no_english_word(language: str) -> None:
+    problem = symattn.load_example("001-kocka-spi-venku")
+    tex = symattn.render_latex(symattn.derive(problem), language=language)
+    spec_text = examples.path("001-kocka-spi-venku").read_text(encoding="utf-8")
+    english_only = vocabulary("en") - vocabulary(language) - _words(spec_text)
+    assert not page_words(tex) & english_only, sorted(page_words(tex) & english_only)
+
+
+def test_headings_and_notes_in_words_not_internal_names() -> None:
+    """Seed 000 in Polish: notes name the entry as the page does, one note per number."""
+    tex = symattn.render_latex(symattn.derive(symattn.load_example("000-cat-chases-mouse")))
+    notes = re.findall(r"\\item (.*)", tex)
+    assert notes
+    for note in notes:
+        assert not re.search(r"[a-z_]+\[\d|@|->|-oo|QK\^T|log2", note), note
+    assert any("waga klucza 1 w~wierszu 2" in note for note in notes)
+    # one note per printed number: 0.35 printed three times is one note, saying so
+    numbers = [(note.split(":")[0], re.search(r"liczba (\$[^$]*\$)", note).group(1))
+               for note in notes]
+    assert len(numbers) == len(set(numbers))
+    assert any("(występuje w~tekście 3~razy)" in note or "(występuje w~tekście 3 razy)" in note
+               for note in notes)
+    headings = re.findall(r"\\subsection\*\{(.*)\}", tex)
+    assert "Krok 9: Surowe wyniki" in headings and "Krok 12: Wyniki po nałożeniu maski" in headings
+    assert not any(re.search(r"-oo|\^T|log2|->", h) for h in headings)
+
+
+def test_cli_language_default_override_and_locale(capsys) -> None:  # type: ignore[no-untyped-def]
+    status, out, err = run(capsys, "derive", "--example", "001-kocka-spi-venku", "--format",
+                           "latex")
+    assert status == 0, err
+    assert "\\subsection*{Krok 10: Váhy pozornosti}" in out and "0{,}97" in out
+    status, out, err = run(capsys, "derive", "--example", "001-kocka-spi-venku", "--format",
+                           "markdown", "--language", "en")
+    assert status == 0, err
+    assert "### Step 10: Attention weights" in out and "0.97" in out and "0{,}97" not in out
+    status, out, err = run(capsys, "derive", "--example", "001-kocka-spi-venku", "--language",
+                           "ru", "--locale", "en")
+    assert status == 0, err
+    assert "Шаг 10: Веса внимания" in out and "0.970000" in out
+    status, out, err = run(capsys, "derive", "--example", "004-softmax-row", "--language",
+                           "uk", "--format", "json")
+    assert status == 0, err
+    assert '"2980.96' in out                       # JSON keeps the point: it is data
+
+
+def test_python_api_language() -> None:
+    derivation = symattn.derive(symattn.load_example("004-cat-eats-fish"))
+    assert "Крок 1: Вхідні ембедінги" in symattn.render_latex(derivation)
+    assert "Krok 1: Embeddingi wejściowe" in symattn.render_latex(derivation, language="pl")
+    assert "### Step 1: Input embeddings" in symattn.render_markdown(derivation,
+                                                                     language="en")
+    shown = symattn.derive(symattn.load_example("004-cat-eats-fish"), language="cs")
+    assert "Krok 1: Vstupní embeddingy" in shown._repr_markdown_()
+    with pytest.raises(InputError, match="unknown language 'de'"):
+        symattn.derive(symattn.load_example("004-cat-eats-fish"), language="de")
+
+
+def test_spec_language_key_is_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from symattn.problem import spec
+
+    problem = spec.loads('language = "UK"\n[inputs]\nscaled = [[1, 2]]\n', "a.toml")
+    assert problem.language == "uk"
+    with pytest.raises(InputError) as caught:
+        spec.loads('language = "de"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
+    assert "b.toml" in str(caught.value) and "language" in str(caught.value)
+
+
+@pytest.mark.parametrize("language", ["en", "pl", "cs", "ru", "uk"])
+def test_text_listing_in_every_language(language: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    status, out, err = run(capsys, "derive", "--example", "003-multi-head", "--language",
+                           language)
+    assert status == 0, err
+    catalog = messages.load(language)
+    assert catalog.text("heading.weights") in out
+    assert catalog.fill("document.head", number="2") in out       # "(head 2)", translated
+    assert "head2" not in out and "scores:" not in out
+    if language != "en":
+        leaked = [phrase for phrase in english_phrases() if phrase in out]
+        assert not leaked, leaked[:5]

@@ -1,0 +1,296 @@
+"""Answers for learning platforms: Moodle XML, GIFT and QTI 2.1 round-trip.
+
+Each export is parsed back here with tools of its own (xml.etree, a small GIFT
+parser, zipfile) and compared with the answers data of the class set
+(``Worksheet.answers``: the printed answer and its tolerance), not with the
+exporter's own records. The Moodle XML is checked against the elements
+Moodle's importer reads (question/format/xml/format.php: ``import_headers``,
+``import_numerical``, ``import_multichoice``, ``import_answer``).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from symattn.render import exports
+from symattn.render.exports import gift, qti
+from symattn.worksheets import sheet as worksheet
+
+KINDS = ("softmax_table", "causal_mask", "temperature", "sizes", "next_token", "design")
+QTI = "{http://www.imsglobal.org/xsd/imsqti_v2p1}"
+CP = "{http://www.imsglobal.org/xsd/imscp_v1p1}"
+
+
+@pytest.fixture(scope="module")
+def sheets() -> list[worksheet.Worksheet]:
+    return worksheet.build(seed=11, variants=3, language="ru", kinds=KINDS)
+
+
+def _expected(sheets: list[worksheet.Worksheet]) -> dict[str, dict[str, Any]]:
+    """idnumber -> the answers data of that blank (what each export must carry)."""
+    out = {}
+    for sheet in sheets:
+        for record in sheet.answers():
+            out[f"s{sheet.seed}-v{sheet.variant}-e{record['exercise']}-{record['blank']}"] = record
+    return out
+
+
+def _number(record: dict[str, Any]) -> str:
+    return record["expected"].replace(",", ".")
+
+
+# ---------------------------------------------------------------- Moodle XML
+def _moodle(data: bytes) -> list[tuple[str, ET.Element]]:
+    """(category path in force, question element) for every question, as Moodle reads it."""
+    root = ET.fromstring(data)
+    assert root.tag == "quiz"
+    category, out = "", []
+    for question in root.findall("question"):
+        if question.get("type") == "category":
+            category = question.findtext("category/text") or ""
+            continue
+        out.append((category, question))
+    return out
+
+
+def test_moodle_xml_has_the_structure_moodles_importer_reads(sheets) -> None:
+    expected = _expected(sheets)
+    found = _moodle(exports.export("moodle", sheets))
+    assert len(found) == len(expected)
+    for category, question in found:
+        assert category.startswith("$course$/top/")
+        assert question.findtext("name/text")
+        text = question.find("questiontext")
+        assert text is not None and text.get("format") == "html" and text.findtext("text")
+        record = expected[question.findtext("idnumber") or ""]
+        kind = question.get("type")
+        answers = question.findall("answer")
+        if kind == "numerical":
+            assert record["type"] in ("number", "size")
+            (answer,) = answers
+            assert answer.get("fraction") == "100"
+            shown = answer.findtext("text")
+            assert shown == (_number(record) if record["type"] == "number" else record["value"])
+            assert answer.findtext("tolerance") == record["tolerance"]
+            float(shown or "")                          # a number Moodle can read
+        elif kind == "multichoice":
+            assert record["type"] == "choice" and question.findtext("single") == "true"
+            right = [a for a in answers if a.get("fraction") == "100"]
+            assert len(right) == 1 and len(answers) == len(record["options"])
+            assert html.unescape(right[0].findtext("text") or "").startswith(
+                f"({record['expected']})")
+        elif kind == "shortanswer":
+            assert record["expected"] == "-inf"
+            assert {a.findtext("text") for a in answers} >= {"-inf", "-∞"}
+        else:
+            assert kind == "essay" and record["type"] == "design"
+            reference = question.findtext("graderinfo/text") or ""
+            assert all(x in reference for x in record["exact"])
+
+
+def test_a_class_set_of_30_variants_is_30_variants_of_each_question() -> None:
+    sheets = worksheet.build(seed=3, variants=30, kinds=("softmax_table", "temperature"))
+    found = _moodle(exports.export("moodle", sheets))
+    per_variant = len(sheets[0].answers())
+    categories: dict[str, list[ET.Element]] = {}
+    for category, question in found:
+        categories.setdefault(category, []).append(question)
+    assert len(categories) == per_variant
+    assert all(len(questions) == 30 for questions in categories.values())
+    ids = [q.findtext("idnumber") for _, q in found]
+    assert len(set(ids)) == len(ids) == 30 * per_variant
+    # the same blank, 30 different sets of numbers
+    first = next(iter(categories.values()))
+    assert len({q.findtext("questiontext/text") for q in first}) == 30
+
+
+def test_user_text_is_escaped_in_every_format() -> None:
+    import symattn
+
+    nasty = ["<b>cat</b>", "a&b", "{x}:~=#"]
+    problem = symattn.Problem.from_mapping({
+        "title": "T<1> & {2}", "tokens": nasty,
+        "inputs": {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]],
+                   "V": [[1, 2], [0, 1], [2, 0]]}})
+    sheets = worksheet.build(seed=1, variants=3, problem=problem, kinds=("scores_row",))
+    xml = exports.export("moodle", sheets)
+    texts = [html.unescape(q.findtext("questiontext/text") or "") for _, q in _moodle(xml)]
+    assert all(any(token in text for text in texts) for token in nasty)
+    raw = [q.findtext("questiontext/text") or "" for _, q in _moodle(xml)]
+    assert not any("<b>cat" in text for text in raw)      # escaped once as HTML, too
+    records = _gift(exports.export("gift", sheets).decode("utf-8"))
+    assert [r["text"] for r in records] == [q.findtext("questiontext/text")
+                                           for _, q in _moodle(xml)]
+    for data in _qti(exports.export("qti", sheets)).values():
+        ET.fromstring(data)                                # well-formed
+    categories = {c for c, _ in _moodle(xml)}
+    assert all(c.startswith("$course$/top/T<1> & {2} (en, 1)/") for c in categories)
+
+
+# ---------------------------------------------------------------------- GIFT
+def _split(text: str, stop: str) -> tuple[str, str]:
+    """(text up to the first unescaped ``stop``, the rest after it)."""
+    k = 0
+    while k < len(text):
+        if text[k] == "\\":
+            k += 2
+            continue
+        if text.startswith(stop, k):
+            return text[:k], text[k + len(stop):]
+        k += 1
+    raise AssertionError(f"no {stop!r} in {text[:80]!r}")
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _gift(text: str) -> list[dict[str, Any]]:
+    """A small GIFT reader: categories, ::name::, [html] text and the answer block."""
+    records, category = [], ""
+    for block in text.split("\n\n"):
+        lines = [line for line in block.splitlines() if not line.startswith("//")]
+        if not lines:
+            continue
+        if lines[0].startswith("$CATEGORY: "):
+            category = lines[0][len("$CATEGORY: "):]
+            continue
+        line = " ".join(lines)
+        assert line.startswith("::")
+        name, rest = _split(line[2:], "::")
+        assert rest.startswith("[html]")
+        body, rest = _split(rest[len("[html]"):], "{")
+        answer, rest = _split(rest, "}")
+        assert rest.strip() == ""
+        records.append({"category": category, "name": _unescape(name),
+                        "text": _unescape(body), "answer": answer})
+    return records
+
+
+def _gift_answer(answer: str) -> dict[str, Any]:
+    if answer.startswith("#") and not answer.startswith("####"):
+        value, tolerance = answer[1:].split(":")
+        return {"kind": "numerical", "value": value, "tolerance": tolerance}
+    if answer.startswith("####") or answer == "":
+        return {"kind": "essay", "reference": _unescape(answer[4:])}
+    parts = re.findall(r"([=~])((?:\\.|[^\\=~])*)", answer)
+    return {"kind": "choice", "options": [(mark == "=", _unescape(text).strip())
+                                          for mark, text in parts]}
+
+
+def test_gift_round_trips_answers_and_tolerances(sheets) -> None:
+    expected = list(_expected(sheets).values())
+    records = _gift(exports.export("gift", sheets).decode("utf-8"))
+    assert len(records) == len(expected)
+    by_key = {(r["exercise"], r["blank"], v): r for v, s in enumerate(sheets, 1)
+              for r in s.answers()}
+    for record in records:
+        exercise = re.search(r"(\d+)", record["name"])
+        blank, variant = record["name"].rsplit(" - ", 2)[1:]
+        assert exercise is not None
+        data = by_key[(exercise.group(1), blank, int(variant))]
+        answer = _gift_answer(record["answer"])
+        if data["type"] == "number" and data["expected"] != "-inf":
+            assert answer == {"kind": "numerical", "value": _number(data),
+                              "tolerance": data["tolerance"]}
+        elif data["type"] == "size":
+            assert answer["value"] == data["value"] and answer["tolerance"] == "0"
+        elif data["type"] == "choice":
+            right = [text for ok, text in answer["options"] if ok]
+            assert len(right) == 1 and right[0].startswith(f"({data['expected']})")
+        elif data["type"] == "design":
+            assert answer["kind"] == "essay"
+        else:
+            assert {text for _, text in answer["options"]} >= {"-inf", "-∞"}
+        assert "\n" not in record["text"] and record["text"].startswith("<p>")
+
+
+@pytest.mark.parametrize("text", ["a~b", "x=1", "#3", "{y}", "p: q", "back\\slash"])
+def test_gift_escapes_every_special_character(text: str) -> None:
+    escaped = gift.escape(text)
+    assert _unescape(escaped) == text
+    assert not re.search(r"(?<!\\)[~=#{}:]", escaped.replace("\\\\", ""))
+
+
+# ----------------------------------------------------------------------- QTI
+def _qti(data: bytes) -> dict[str, bytes]:
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.testzip() is None
+    return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_qti_package_round_trips_answers_and_tolerances(sheets) -> None:
+    expected = _expected(sheets)
+    files = _qti(exports.export("qti", sheets))
+    manifest = ET.fromstring(files["imsmanifest.xml"])
+    hrefs = {r.get("href") for r in manifest.iter(f"{CP}resource")}
+    assert hrefs == set(files) - {"imsmanifest.xml"}
+    items = {name: ET.fromstring(data) for name, data in files.items()
+             if name.startswith("items/")}
+    assert len(items) == len(expected)
+    for item in items.values():
+        assert item.tag == f"{QTI}assessmentItem"
+        record = expected[item.get("identifier") or ""]
+        declaration = item.find(f"{QTI}responseDeclaration")
+        assert declaration is not None
+        correct = declaration.findtext(f"{QTI}correctResponse/{QTI}value")
+        base = declaration.get("baseType")
+        if base == "float":
+            equal = item.find(f".//{QTI}equal")
+            assert equal is not None and equal.get("toleranceMode") == "absolute"
+            assert equal.get("tolerance") == f"{record['tolerance']} {record['tolerance']}"
+            assert correct == (_number(record) if record["type"] == "number"
+                               else record["value"])
+            assert item.find(f".//{QTI}textEntryInteraction") is not None
+        elif base == "identifier":
+            choices = item.findall(f".//{QTI}simpleChoice")
+            chosen = next(c for c in choices if c.get("identifier") == correct)
+            text = "".join(chosen.itertext()).strip()
+            assert text.startswith(f"({record['expected']})")
+        elif record["type"] == "design":
+            assert item.find(f".//{QTI}extendedTextInteraction") is not None
+            assert item.find(f".//{QTI}rubricBlock") is not None
+        else:
+            assert correct == "-inf"
+
+
+def test_qti_test_selects_one_whole_variant() -> None:
+    sheets = worksheet.build(seed=3, variants=30, kinds=("softmax_table",))
+    files = _qti(qti.package(sheets))
+    test = ET.fromstring(files["assessment.xml"])
+    outer = test.find(f".//{QTI}assessmentSection")
+    assert outer is not None
+    selection = outer.find(f"{QTI}selection")
+    assert selection is not None and selection.get("select") == "1"
+    variants = outer.findall(f"{QTI}assessmentSection")
+    assert len(variants) == 30
+    refs = [{r.get("href") for r in v.findall(f"{QTI}assessmentItemRef")} for v in variants]
+    assert all(len(r) == 9 for r in refs) and len(set().union(*refs)) == 270
+    assert all(href in files for r in refs for href in r)
+
+
+def test_exports_are_byte_identical_for_the_same_seed() -> None:
+    one = worksheet.build(seed=5, variants=2, kinds=("softmax_table", "design"))
+    two = worksheet.build(seed=5, variants=2, kinds=("softmax_table", "design"))
+    for name in exports.FORMATS:
+        assert exports.export(name, one) == exports.export(name, two)
+
+
+# ----------------------------------------------------------------------- CLI
+def test_cli_writes_every_export(tmp_path: Path) -> None:
+    from symattn.cli.app import main
+
+    out = tmp_path / "class"
+    assert main(["worksheet", "--seed", "2", "-n", "2", "-x", "softmax_table,design", "-o",
+                 str(out), "--export", "moodle,gift,qti", "--name", "set"]) == 0
+    assert {p.name for p in out.iterdir()} >= {"set-moodle.xml", "set-gift.txt", "set-qti.zip"}
+    assert main(["worksheet", "-o", str(tmp_path / "no"), "--export", "xlsx"]) == 2
+    assert not (tmp_path / "no").exists()
