@@ -152,8 +152,7 @@ def test_raw_scores_are_headed_raw_in_every_language() -> None:
     words = {"en": "Raw scores", "pl": "Surowe wyniki", "cs": "Surová skóre",
              "ru": "Сырые оценки", "uk": "Сирі оцінки"}
     for language, heading in words.items():
-        options = symattn.render.worked.Options(language=language)
-        page = symattn.render_latex(derivation, options)
+        page = symattn.render_latex(derivation, language=language)
         assert heading in page
         assert "after scaling" not in page
     unscaled = derive({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]]},
@@ -192,8 +191,10 @@ def test_compare_times_ten_gives_seed_001_exercise_2() -> None:
         assert_close(FORTY.format(left.entropy), _entropy(expected))
         assert_close(FORTY.format(block.entropy_max), mpmath.log(3, 2))
     assert (left.largest, left.smallest) == (2, 1)
-    page = symattn.render_markdown(derivation)
+    page = symattn.render_markdown(derivation, language="en")
     assert "Side by side" in page and "0.0505571" in page and "0.296685" in page
+    czech = symattn.render_markdown(derivation)            # the spec's language
+    assert "Vedle sebe" in czech and "0{,}0505571" in czech
 
 
 def test_compare_temperature_in_003_changes_the_weights_visibly() -> None:
@@ -331,9 +332,10 @@ def test_multi_head_w_o_mixes_the_heads_and_is_written_out() -> None:
 
 def test_text_output_of_004_shows_the_shift_and_no_huge_number(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["derive", "--example", "004-softmax-180-210-95"]) == 0
+    assert main(["derive", "--example", "004-softmax-180-210-95", "--language", "en"]) == 0
     text = capsys.readouterr().out
-    assert "row_max:" in text and "exp_shifted:" in text and "\nexp:" not in text
+    assert "Step 1: Raw scores: S" in text and "Row maximum" in text
+    assert "Exponentials of the shifted scores" in text and "Step 6: Attention weights" in text
     for number in re.findall(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?", text):
         assert abs(Fraction(number)) <= 10 ** 6 if "e" not in number else \
             int(number.split("e")[1]) < 6, number
@@ -407,5 +409,6 @@ def test_004_compares_its_raw_scores_with_the_scaled_ones() -> None:
     got = [float(NumberFormat(digits=15).format(w)) for w in scaled.weights]
     assert got == pytest.approx(expected, rel=1e-12)
     assert float(NumberFormat(digits=6).format(raw.weights[1])) == pytest.approx(1.0)
-    page = symattn.render_markdown(derivation)
+    page = symattn.render_markdown(derivation, language="en")
     assert "with and without scaling" in page
+    assert "з масштабуванням і без нього" in symattn.render_markdown(derivation)
