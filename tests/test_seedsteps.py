@@ -152,8 +152,7 @@ def test_raw_scores_are_headed_raw_in_every_language() -> None:
     words = {"en": "Raw scores", "pl": "Surowe wyniki", "cs": "Surová skóre",
              "ru": "Сырые оценки", "uk": "Сирі оцінки"}
     for language, heading in words.items():
-        options = symattn.render.worked.Options(language=language)
-        page = symattn.render_latex(derivation, options)
+        page = symattn.render_latex(derivation, language=language)
         assert heading in page
         assert "after scaling" not in page
     unscaled = derive({"inputs": {"Q": [[1, 0]], "K": [[1, 0], [0, 1]]},
@@ -192,8 +191,10 @@ def test_compare_times_ten_gives_seed_001_exercise_2() -> None:
         assert_close(FORTY.format(left.entropy), _entropy(expected))
         assert_close(FORTY.format(block.entropy_max), mpmath.log(3, 2))
     assert (left.largest, left.smallest) == (2, 1)
-    page = symattn.render_markdown(derivation)
+    page = symattn.render_markdown(derivation, language="en")
     assert "Side by side" in page and "0.0505571" in page and "0.296685" in page
+    czech = symattn.render_markdown(derivation)            # the spec's language
+    assert "Vedle sebe" in czech and "0{,}0505571" in czech
 
 
 def test_compare_temperature_in_003_changes_the_weights_visibly() -> None:
@@ -331,9 +332,83 @@ def test_multi_head_w_o_mixes_the_heads_and_is_written_out() -> None:
 
 def test_text_output_of_004_shows_the_shift_and_no_huge_number(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["derive", "--example", "004-softmax-180-210-95"]) == 0
+    assert main(["derive", "--example", "004-softmax-180-210-95", "--language", "en"]) == 0
     text = capsys.readouterr().out
-    assert "row_max:" in text and "exp_shifted:" in text and "\nexp:" not in text
+    assert "Step 1: Raw scores: S" in text and "Row maximum" in text
+    assert "Exponentials of the shifted scores" in text and "Step 6: Attention weights" in text
     for number in re.findall(r"-?\d+(?:\.\d+)?(?:e[+-]\d+)?", text):
         assert abs(Fraction(number)) <= 10 ** 6 if "e" not in number else \
             int(number.split("e")[1]) < 6, number
+
+
+def test_two_layer_ffn_with_biases_and_a_row_vocabulary_are_written_out() -> None:
+    from symattn.render.worked import build
+
+    spec = {"vocabulary": {"tokens": ["a", "b", "c"], "W_vocab": [[1, 0], [0, 1], [1, 1]],
+                           "layout": "rows"},
+            "inputs": {"sequence": ["a", "b"], "W_Q": "identity", "W_K": "identity",
+                       "W_V": "identity"},
+            "ffn": {"W_1": [["1", "-1", "0.5"], ["0.5", "1", "-1"]], "b_1": [["0.1", "0", "-0.2"]],
+                    "activation": "relu", "W_2": [[1, 0], [0, 1], ["0.5", "0.5"]],
+                    "b_2": [["0", "0.1"]]},
+            "readout": {"unembedding": "tied"}}
+    document = build(derive(spec))
+    steps = {step.name.replace("\\_", "_"): step for step in document.steps}
+    bias = [Fraction("0.1"), Fraction(0), Fraction("-0.2")]
+    w_1 = [[Fraction(1), Fraction(-1), Fraction("0.5")], [Fraction("0.5"), Fraction(1),
+                                                            Fraction(-1)]]
+    six = NumberFormat(digits=6)
+    for row in steps["ffn_hidden"].expansions:
+        for j, entry in enumerate(row.entries):
+            assert entry.symbolic.endswith(f"b_{{{j + 1}}}")
+            factors = [part.split(r" \cdot ")[0] for part in
+                       entry.substituted.replace(r"\left(", "").replace(r"\right)", "")
+                       .replace(" - ", " + -").split(" + ")[:2]]
+            total = Fraction(0)
+            for k, x in enumerate(factors):
+                product = _decimal(x) * w_1[k][j]
+                total += Fraction(six.format(symattn.values.exact.fmpq(
+                    product.numerator, product.denominator)))
+            assert _decimal(entry.total) == total + bias[j]
+    # logits = h W_vocab^T: the vocabulary's rows are the token embeddings
+    assert steps["logits"].info["right"] == r"W_{vocab}^{\top}"
+    (logits,) = steps["logits"].expansions
+    assert [e.symbolic for e in logits.entries][2] == "h_{1} w_{1,3} + h_{2} w_{2,3}"
+    h = [_decimal(x.split(r" \cdot ")[0]) for x in logits.entries[2].substituted.split(" + ")]
+    assert _decimal(logits.entries[2].total) == h[0] + h[1]      # token c = (1, 1)
+
+
+def test_compare_blocks_agree_with_whatif_and_sweep() -> None:
+    # the same variants as `symattn whatif` (no scaling) and `symattn sweep` (another T)
+    from symattn.explore.sweep import parse_temperatures, sweep
+    from symattn.explore.whatif import whatif
+
+    spec = {"inputs": {"Q": [[1, 2], [0, 1]], "K": [[1, 0], [0, 1], [1, 1]]},
+            "compare": [{"kind": "scaling", "row": 1}, {"kind": "temperature",
+                                                        "temperature": "0.5"}]}
+    problem = Problem.from_mapping(spec)
+    scaling, temperature = symattn.derive(problem).comparisons
+    no_scaling = next(v for v in whatif(problem) if v.key == "no_scaling")
+    assert no_scaling.weights is not None
+    six = NumberFormat(digits=12)
+    assert [six.format(w) for w in scaling.sides[1].weights] == \
+        [six.format(no_scaling.weights.exact(0, j)) for j in range(3)]
+    (swept,) = sweep(problem, parse_temperatures("0.5"))
+    assert six.format(temperature.sides[1].entropy) == six.format(swept.rows[0].entropy[1])
+
+
+def test_004_compares_its_raw_scores_with_the_scaled_ones() -> None:
+    # the seed's remark: with d_k = 512 the scores [180, 210, 95] collapse the softmax;
+    # divided by sqrt(512) they do not
+    derivation = symattn.derive(symattn.load_example("004-softmax-180-210-95"))
+    (block,) = derivation.comparisons
+    raw, scaled = block.sides
+    assert (raw.kind, scaled.kind) == ("given", "scaled")
+    z = np.array([180.0, 210.0, 95.0]) / np.sqrt(512)
+    expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    got = [float(NumberFormat(digits=15).format(w)) for w in scaled.weights]
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert float(NumberFormat(digits=6).format(raw.weights[1])) == pytest.approx(1.0)
+    page = symattn.render_markdown(derivation, language="en")
+    assert "with and without scaling" in page
+    assert "з масштабуванням і без нього" in symattn.render_markdown(derivation)

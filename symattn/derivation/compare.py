@@ -81,10 +81,14 @@ def _changed(problem: Problem, comparison: Comparison, where: Location
         assert comparison.temperature is not None
         return (dataclasses.replace(base, temperature=comparison.temperature), "temperature",
                 comparison.temperature)
-    if "scaled" in problem.inputs:
-        raise InputError("compare kind \"scaling\" needs Q and K (or raw scores with d_k): "
-                         "the spec gives the scaled scores", where.at(key="kind"))
-    if isinstance(problem.scale, fmpq) and problem.scale == 1:
+    unit = isinstance(problem.scale, fmpq) and problem.scale == 1
+    if "scaled" in problem.inputs:    # raw scores (scale "none") with d_k can be scaled
+        if not unit or problem.d_k is None:
+            raise InputError("compare kind \"scaling\" needs Q and K, or raw scores with "
+                             "scale \"none\" and d_k: the spec gives the scaled scores",
+                             where.at(key="kind"))
+        return dataclasses.replace(base, scale=None), "scaled", None
+    if unit:
         if problem.d_k_value is None:
             raise InputError("compare kind \"scaling\": set options.d_k to scale by "
                              "1/sqrt(d_k)", where.at(key="kind"))

@@ -50,6 +50,7 @@ class StepView:
     exact: tuple[tuple[str | None, ...], ...]     # None: a closed form too long to write
     decimal: tuple[tuple[str | None, ...], ...]
     max_terms: int | None = None
+    variant: str = ""          # "raw": scores the spec says are used unscaled
 
     @property
     def omitted(self) -> int:
@@ -86,7 +87,7 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     except UndecidedError as error:   # a number too large to write out: say which step
         raise type(error)(f"step {step.name}: {error.message}", error.location) from None
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
-                    grid.shape, rows, columns, tuple(exact), decimal, max_terms)
+                    grid.shape, rows, columns, tuple(exact), decimal, max_terms, step.variant)
 
 
 def build_view(derivation: Derivation, number_format: NumberFormat | None = None,

@@ -63,11 +63,15 @@ class Setup:
 
 # -------------------------------------------------------------------- helpers
 def derive_spec(spec: Mapping[str, Any]) -> Derivation:
-    """The exact derivation of an exercise's spec."""
+    """The exact derivation of an exercise's spec (never max-shifted: the exercises
+    ask for e^z itself, and the key shows the steps they name)."""
+    import dataclasses
+
     from symattn.derivation.pipeline import derive
     from symattn.problem.problem import Problem
 
-    return derive(Problem.from_mapping(spec, source="worksheet"))
+    return derive(dataclasses.replace(Problem.from_mapping(spec, source="worksheet"),
+                                      max_shift=False))
 
 
 def attention_spec(attention: Attention, tokens: Sequence[str] = (), *, mask: Any = None,

@@ -45,6 +45,7 @@ _LETTERS = {"output": "o", "residual_1": "r", "norm_1": "n", "ffn_activated": "a
             "h": "h", "concat": "c", "W_FFN": "w", "W_1": "w", "W_2": "w", "W_vocab": "w",
             "U": "u", "W_O": "w", "b_1": "b", "b_2": "b"}
 COMPACT = 56
+_LONGEST_TOTAL = 24     # characters of an exact total shown as it is
 
 
 def factors(operands: tuple[str, ...]) -> tuple[str, str, str | None]:
@@ -77,6 +78,16 @@ def _rounded(b: Any, number: Exact) -> tuple[str, Exact, bool]:
     if value.is_exact:
         return value.exact, number, True
     return value.decimal, _number(b.fmt.format(number)), False
+
+
+def _total(b: Any, total: Exact) -> tuple[str, bool]:
+    """The printed terms added up: exactly, as the decimal they make (a sum of
+    decimals is one), rounded only when that would be too long to read."""
+    text = latex.exact_latex(total, b.locale)
+    if text is not None and "frac" not in text and len(text) <= _LONGEST_TOTAL:
+        return text, True
+    shown, _, exact = _rounded(b, total)
+    return shown, exact
 
 
 def _entry(b: Any, step: str, row: int, i: int, j: int, inner: list[int | None],
@@ -112,7 +123,7 @@ def _entry(b: Any, step: str, row: int, i: int, j: int, inner: list[int | None],
         terms.append(b_text)
         total = arith.add(total, b_value)
         exact = exact and b_exact
-    total_text, _, total_exact = _rounded(b, total)
+    total_text, total_exact = _total(b, total)
     relation = "=" if exact else r"\approx"
     parts = [latex.sum_latex(symbolic), latex.sum_latex(substituted),
              latex.sum_latex(terms) if len(terms) > 1 else "", total_text]
@@ -150,7 +161,7 @@ def _printed_total(b: Any, values: list[Exact], unit: str = "") -> str:
     total: Exact = fmpq(0)
     for value in values:
         total = arith.add(total, value)
-    text, _, _ = _rounded(b, total)
+    text, _ = _total(b, total)
     return text + unit
 
 
