@@ -56,9 +56,9 @@ def decimal_parts(cell: str) -> tuple[str, str] | None:
     """A number split at its decimal mark, for columns aligned on it; None for
     anything else (a fraction, e^2, an elision mark).
 
-    >>> decimal_parts("-0{,}25"), decimal_parts("12"), decimal_parts("1.5 \\cdot 10^{-3}")
+    >>> decimal_parts("-0{,}25"), decimal_parts("12"), decimal_parts("1.5 \\\\cdot 10^{-3}")
     (('-0', '{,}25'), ('12', ''), ('1', '.5 \\\\cdot 10^{-3}'))
-    >>> decimal_parts("\\frac{1}{3}") is None
+    >>> decimal_parts("\\\\frac{1}{3}") is None
     True
     """
     match = _NUMBER.fullmatch(cell.strip())
@@ -287,7 +287,7 @@ def pad_to_marks(texts: list[str]) -> list[str]:
     most decimal places among them, so that their decimal marks align; other
     entries unchanged.
 
-    >>> pad_to_marks(["1", "0{,}25", "-\\infty", "12{,}5\\,\\%"])
+    >>> pad_to_marks(["1", "0{,}25", "-\\\\infty", "12{,}5\\\\,\\\\%"])
     ['1\\\\phantom{{,}00}', '0{,}25', '-\\\\infty', '12{,}5\\\\,\\\\%\\\\phantom{0}']
     """
     matches = [_PADDABLE.fullmatch(text) for text in texts]
