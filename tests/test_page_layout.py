@@ -181,11 +181,16 @@ def test_handout_drops_the_verdicts(documents: dict[str, str]) -> None:
 
 
 def test_softmax_table_columns_align_on_the_mark() -> None:
-    """Right-aligned numbers padded to the column's places: 1 next to 0,308793
+    """Right-aligned numbers padded to the column's places: 1 next to 0,395408
     takes the width of 1,000000 (its mark under the others' marks)."""
-    tex = _render("001-kocka-spi-venku")
-    assert "$1\\phantom{{,}000000}$" in tex          # a weight of exactly 1
-    assert "$100\\,\\%\\phantom{{,}0000}$" in tex      # beside 30,8793 %
+    # Row 3 of seed 000: the printed weights 0,395408 + 0,251482 + 0,353110 add
+    # up to exactly 1, so the sum row says 1 and 100 %. (Seed 001's row 3 no
+    # longer does: its printed weights add up to 0,999999, which the sum row now
+    # shows, as the page's own check asks.)
+    tex = _render("000-cat-chases-mouse")
+    assert "$1\\phantom{{,}000000}$" in tex          # a weight sum of exactly 1
+    assert "$100\\,\\%\\phantom{{,}0000}$" in tex      # beside 39,5408 %
+    assert "$0\\phantom{{,}00000}$" in _render("001-kocka-spi-venku")   # masked e^z beside 1,73325
     markdown = symattn.render_markdown(symattn.derive(symattn.load_example(
         "001-kocka-spi-venku")))
     assert "\\phantom" not in markdown               # Markdown tables do not align
