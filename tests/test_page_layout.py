@@ -140,13 +140,19 @@ def test_printed_rows_only_for_a_partly_printed_matrix() -> None:
     assert printed and all(body.count("\\\\") == 0 for body in printed)   # one row, not four
 
 
+def _heatmap(tex: str) -> str:
+    """The body of the first shaded table (tables of printed numbers are fitted too)."""
+    tables = [t.split("\\end{tabular}")[0] for t in tex.split("\\symattnfit{\\begin{tabular}")[1:]]
+    return next(t for t in tables if "\\cellcolor" in t)
+
+
 def test_decimal_alignment_and_heatmap() -> None:
     tex = _render("001-kocka-spi-venku")
     # whole part right-aligned, fraction left-aligned: two columns an entry
     assert re.search(r"\\begin\{array\}\{@\{\}(?:r@\{\}l)+@\{\}\}", tex)
     assert re.search(r"\d & \{,\}\d", tex)                  # split at the Czech decimal comma
     tokens = symattn.load_example("001-kocka-spi-venku").tokens
-    heatmap = tex.split("\\symattnfit{\\begin{tabular}")[1].split("\\end{tabular}")[0]
+    heatmap = _heatmap(tex)
     for token in tokens:
         assert f"{{{token}}}" in heatmap                  # a column label per key
     shades = [int(s) for s in re.findall(r"\\cellcolor\{symattnheat!(\d+)\}", heatmap)]
@@ -158,7 +164,7 @@ def test_heatmap_shade_is_proportional_to_the_weight() -> None:
     problem = symattn.Problem.from_mapping({"tokens": ["a", "b"],
                                             "inputs": {"scaled": [[0, 0], [0, "-inf"]]}})
     tex = render_latex(symattn.derive(problem))
-    heatmap = tex.split("\\symattnfit{\\begin{tabular}")[1].split("\\end{tabular}")[0]
+    heatmap = _heatmap(tex)
     rows = [line for line in heatmap.splitlines() if line.startswith(("a &", "b &"))]
     assert [re.findall(r"symattnheat!(\d+)", row) for row in rows] == [["30", "30"],
                                                                         ["60", "0"]]
