@@ -15,6 +15,7 @@ from __future__ import annotations
 __all__ = ["softmax_row"]
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from flint import fmpq
@@ -144,7 +145,20 @@ def _totals(b: Any, i: int, open_keys: list[int]) -> tuple[str, str, bool, list[
         sums.append(Shown(weights, i, 0, percent_text.replace(",", ".") + "%", "sum",
                           label=tag + " percent"))
     return (latex.math_decimal(weight_text), latex.math_decimal(percent_text) + r"\,\%",
-            weight_sum != 1, sums)
+            weight_sum != 1 and not _reads_as_one(weight_text), sums)
+
+
+def _reads_as_one(text: str) -> bool:
+    """Whether a written sum reads as 1 (1,00000 for weights next to 10^-14): then
+    no note that the printed weights add up to it "and not to exactly 1".
+
+    >>> _reads_as_one("1,00000"), _reads_as_one("0.999999"), _reads_as_one("1")
+    (True, False, True)
+    """
+    try:
+        return Decimal(text.replace(",", ".")) == 1
+    except InvalidOperation:
+        return False
 
 
 def softmax_row(b: Any, i: int) -> SoftmaxRow:
