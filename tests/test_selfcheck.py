@@ -74,6 +74,8 @@ def generated_spec(seed: int) -> dict[str, Any]:
     n, m, d = rng.randint(1, 4), rng.randint(2, 4), rng.randint(1, 3)
     if rng.random() < 0.5:
         m = n = max(n, 2)
+    elif rng.random() < 0.25:
+        m = rng.randint(9, 12)                  # more keys than a page shows: elided
     matrix = lambda rows, columns: [[_entry(rng) for _ in range(columns)]  # noqa: E731
                                     for _ in range(rows)]
     spec: dict[str, Any] = {"inputs": {"Q": matrix(n, d), "K": matrix(m, d),
