@@ -1,0 +1,146 @@
+"""The sizes of ``symattn sizes`` in the reader's words: symbols, formulas, numbers.
+
+Everything here is LaTeX text of the catalogs' kind (``$...$`` mathematics,
+``~`` for a non-breaking space): the LaTeX report prints it as it is, the
+text report through ``prose.plain``. Quantities and tensors are named by
+their catalog description and a mathematical symbol, never by the names the
+code and the JSON give them (``kv_cache_bytes_per_token``); a formula is
+written in those symbols, and numbers carry the language's decimal mark and
+digit grouping.
+
+>>> from symattn import messages
+>>> from symattn.sizes import ModelShape, compute
+>>> sizes = compute(ModelShape(4096, 32, 1024))
+>>> view = SizesView(messages.load("pl"), ",")
+>>> view.formula(sizes.quantity("kv_cache_bytes"))
+'$M_{\\\\mathrm{KV}} = m_{\\\\mathrm{KV}} \\\\cdot T \\\\cdot B = 524\\\\,288 \\\\cdot 1024 \\\\cdot 1$'
+>>> view.short("~67.11 MB"), view.short("33.55 million")
+('$\\\\approx 67{,}11$~MB', '$33{,}55$~mln')
+"""
+
+from __future__ import annotations
+
+__all__ = ["SizesView", "DIMENSIONS", "SYMBOLS", "TENSOR_SYMBOLS"]
+
+import re
+
+from symattn.messages import Catalog
+from symattn.sizes import ModelShape, Quantity, Tensor
+
+# The named dimensions of a tensor, as mathematics.
+DIMENSIONS = {"B": "B", "T": "T", "d_model": r"d_{\mathrm{model}}", "heads": "h",
+              "kv_heads": r"h_{\mathrm{kv}}", "head_dim": "d_k",
+              "kv_heads*head_dim": r"h_{\mathrm{kv}} d_k", "d_ff": r"d_{\mathrm{ff}}",
+              "vocab": r"N_{\mathrm{voc}}", "layers": "L", "2": "2"}
+# The operands of the formulas (shape values and quantities), as mathematics.
+SYMBOLS = {
+    "d_model": r"d_{\mathrm{model}}", "heads": "h", "seq_len": "T", "batch": "B",
+    "kv_heads": r"h_{\mathrm{kv}}", "d_ff": r"d_{\mathrm{ff}}", "layers": "L", "bytes": "b",
+    "vocab": r"N_{\mathrm{voc}}", "head_dim": "d_k", "kv_dim": r"d_{\mathrm{kv}}",
+    "wq_params": "P_Q", "W_Q": "P_Q", "wk_params": "P_K", "W_K": "P_K",
+    "wv_params": "P_V", "W_V": "P_V", "wo_params": "P_O", "W_O": "P_O",
+    "attention_params": r"P_{\mathrm{A}}", "wo_share": "s_O", "ffn_params": r"P_{\mathrm{F}}",
+    "layer_params": "P_1", "embedding_params": "P_E", "total_params": "P",
+    "score_elements": "N_S", "score_bytes": "M_S", "score_bytes_all_layers": "M_S^{(L)}",
+    "kv_cache_bytes_per_token": r"m_{\mathrm{KV}}", "kv_cache_bytes": r"M_{\mathrm{KV}}",
+    "kv_cache_bytes_mha": r"M_{\mathrm{KV}}^{(h)}", "gqa_factor": "g",
+    "kv_cache_bytes_saved": r"\Delta M_{\mathrm{KV}}"}
+TENSOR_SYMBOLS = {"Q_heads": "Q^{(i)}", "K_heads": "K^{(i)}", "V_heads": "V^{(i)}",
+                  "scores": "S", "weights": "A", "head_outputs": "O^{(i)}", "concat": "C",
+                  "output": "O", "ffn_hidden": "H", "embedding": "E", "kv_cache": "(K, V)"}
+_OPERATORS = {"x": r"\cdot", "/": "/", "+": "+", "-": "-"}
+_NUMBER = re.compile(r"^(~?)(\d[\d,]*(?:\.\d+)?)\s*(.*)$")
+_COUNT_WORDS = ("thousand", "million", "billion", "trillion")
+
+
+class SizesView:
+    """Writes sizes in one catalog's language with one decimal mark (``.`` or ``,``)."""
+
+    def __init__(self, catalog: Catalog, separator: str) -> None:
+        self.catalog = catalog
+        self.separator = separator
+
+    # ------------------------------------------------------------------ numbers
+    def digits(self, text: str) -> str:
+        """A number as the code writes it ("33,554,432", "67.11") as mathematics
+        (no dollars): grouped by a comma in English, a thin space elsewhere."""
+        whole, _, fraction = text.replace(",", "").partition(".")
+        group = "{,}" if self.separator == "." else r"\,"
+        grouped = f"{int(whole):,}".replace(",", group) if len(whole) > 4 else whole
+        mark = "{.}" if self.separator == "." else "{,}"
+        return grouped + (mark + fraction if fraction else "")
+
+    def integer(self, value: int) -> str:
+        return f"${self.digits(str(value))}$"
+
+    def short(self, text: str) -> str:
+        """A short size as ``symattn.sizes.printing`` writes it ("~67.11 MB", "40%",
+        "33.55 million") in the reader's words."""
+        found = _NUMBER.match(text)
+        if found is None:
+            return text
+        about, digits, unit = found.groups()
+        math = ("\\approx " if about else "") + self.digits(digits)
+        if unit == "%":
+            return f"${math}\\,\\%$"
+        if unit in _COUNT_WORDS:
+            unit = self.catalog.text(f"sizes.{unit}")
+        return f"${math}$" + (f"~{unit}" if unit else "")
+
+    def human(self, quantity: Quantity) -> str:
+        """The quantity's readable form ("64 MiB = 67.11 MB"), "" when it has none."""
+        text = ""
+        for part in quantity.human().split(" = "):
+            joint = " " if part.startswith("~") else " $=$ "
+            text += (joint if text else "") + self.short(part)
+        return text
+
+    def value(self, quantity: Quantity) -> str:
+        if not quantity.integral:
+            return f"${quantity.exact}$"
+        return self.integer(int(quantity.value)) + ("~B" if quantity.kind == "bytes" else "")
+
+    # ------------------------------------------------------------------ words
+    def what(self, quantity: Quantity, dtype: str) -> str:
+        key = f"sizes.quantity.{quantity.name}"
+        return self.catalog.fill(key, dtype=dtype) if quantity.name == "score_bytes" \
+            else self.catalog.text(key)
+
+    def formula(self, quantity: Quantity) -> str:
+        """``symbol = formula in symbols = formula with the numbers``, as mathematics."""
+        def term(token: str, numbers: bool) -> str:
+            if token in _OPERATORS:
+                return _OPERATORS[token]
+            base, caret, power = token.partition("^")
+            shown = self.digits(base) if numbers or base.isdigit() else SYMBOLS[base]
+            return shown + (f"^{{{power}}}" if caret else "")
+
+        symbols = " ".join(term(t, False) for t in quantity.formula.split())
+        numbers = " ".join(term(t, True) for t in quantity.substituted.split())
+        same = symbols == numbers
+        return f"${SYMBOLS[quantity.name]} = {symbols}" + ("" if same else f" = {numbers}") + "$"
+
+    def tensor_symbol(self, tensor: Tensor) -> str:
+        return "$" + TENSOR_SYMBOLS.get(tensor.name, tensor.name) + "$"
+
+    def dims(self, tensor: Tensor) -> str:
+        return "$" + r" \times ".join(DIMENSIONS[d] for d in tensor.dims) + "$"
+
+    def shape_text(self, shape: ModelShape) -> str:
+        """The shape in one sentence: "model width d_model = 4096, ...; with biases."."""
+        c, n = self.catalog, self.digits
+        parts = [c.fill("sizes.model", n=n(str(shape.d_model))),
+                 c.fill("sizes.heads", n=n(str(shape.heads)), width=n(str(shape.head_dim)))]
+        if shape.kv != shape.heads:
+            parts.append(c.fill("sizes.kv_heads", n=n(str(shape.kv))))
+        parts += [c.fill("sizes.seq_len", n=n(str(shape.seq_len))),
+                  c.fill("sizes.batch", n=n(str(shape.batch))),
+                  c.fill("sizes.layers", n=n(str(shape.layers))),
+                  c.fill("sizes.d_ff", n=n(str(shape.ff)))]
+        if shape.vocab:
+            parts.append(c.fill("sizes.vocab", n=n(str(shape.vocab))))
+        parts.append(c.fill("sizes.dtype", dtype=shape.dtype, bytes=str(shape.bytes_per_element)))
+        if shape.bias:
+            parts.append(c.text("sizes.bias"))
+        text = "; ".join(parts)
+        return text[:1].upper() + text[1:] + "."
