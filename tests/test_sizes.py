@@ -488,10 +488,14 @@ def test_check_size_spec_with_a_wrong_value_exits_1(capsys, tmp_path):
             .replace('score_bytes = "64 MiB"', 'score_bytes = "64 MB"'))
     spec = tmp_path / "wrong.toml"
     spec.write_text(text, encoding="utf-8")
-    status, out, err = run(capsys, "check", str(spec))
+    status, out, err = run(capsys, "check", str(spec), "--language", "en")
     assert status == 1, err
     line = next(line for line in out.splitlines() if line.startswith("score_bytes "))
     assert "WRONG" in line and "67 MB" in line
+    # the spec's own language (Czech) when no --language is given
+    status, out, err = run(capsys, "check", str(spec))
+    line = next(line for line in out.splitlines() if line.startswith("score_bytes "))
+    assert status == 1 and "CHYBNÉ" in line and "67,108864" in line, err
 
 
 def test_check_mixes_attention_and_size_specs_in_parallel(capsys):

@@ -55,7 +55,7 @@ def _tensor_rows(sizes: Sizes, view: SizesView) -> list[tuple[str, ...]]:
 
 def _quantity_rows(sizes: Sizes, view: SizesView) -> list[tuple[str, ...]]:
     """what, value, readable form, formula (catalog LaTeX)."""
-    return [(view.what(quantity, sizes.shape.dtype), view.value(quantity),
+    return [(view.what(quantity), view.value(quantity),
              view.human(quantity), view.formula(quantity)) for quantity in sizes.quantities]
 
 

@@ -20,34 +20,14 @@ digit grouping.
 
 from __future__ import annotations
 
-__all__ = ["SizesView", "DIMENSIONS", "SYMBOLS", "TENSOR_SYMBOLS"]
+__all__ = ["SizesView"]
 
 import re
 
 from symattn.messages import Catalog
 from symattn.sizes import ModelShape, Quantity, Tensor
+from symattn.sizes.symbols import SYMBOLS, dims_math, tensor_math
 
-# The named dimensions of a tensor, as mathematics.
-DIMENSIONS = {"B": "B", "T": "T", "d_model": r"d_{\mathrm{model}}", "heads": "h",
-              "kv_heads": r"h_{\mathrm{kv}}", "head_dim": "d_k",
-              "kv_heads*head_dim": r"h_{\mathrm{kv}} d_k", "d_ff": r"d_{\mathrm{ff}}",
-              "vocab": r"N_{\mathrm{voc}}", "layers": "L", "2": "2"}
-# The operands of the formulas (shape values and quantities), as mathematics.
-SYMBOLS = {
-    "d_model": r"d_{\mathrm{model}}", "heads": "h", "seq_len": "T", "batch": "B",
-    "kv_heads": r"h_{\mathrm{kv}}", "d_ff": r"d_{\mathrm{ff}}", "layers": "L", "bytes": "b",
-    "vocab": r"N_{\mathrm{voc}}", "head_dim": "d_k", "kv_dim": r"d_{\mathrm{kv}}",
-    "wq_params": "P_Q", "W_Q": "P_Q", "wk_params": "P_K", "W_K": "P_K",
-    "wv_params": "P_V", "W_V": "P_V", "wo_params": "P_O", "W_O": "P_O",
-    "attention_params": r"P_{\mathrm{A}}", "wo_share": "s_O", "ffn_params": r"P_{\mathrm{F}}",
-    "layer_params": "P_1", "embedding_params": "P_E", "total_params": "P",
-    "score_elements": "N_S", "score_bytes": "M_S", "score_bytes_all_layers": "M_S^{(L)}",
-    "kv_cache_bytes_per_token": r"m_{\mathrm{KV}}", "kv_cache_bytes": r"M_{\mathrm{KV}}",
-    "kv_cache_bytes_mha": r"M_{\mathrm{KV}}^{(h)}", "gqa_factor": "g",
-    "kv_cache_bytes_saved": r"\Delta M_{\mathrm{KV}}"}
-TENSOR_SYMBOLS = {"Q_heads": "Q^{(i)}", "K_heads": "K^{(i)}", "V_heads": "V^{(i)}",
-                  "scores": "S", "weights": "A", "head_outputs": "O^{(i)}", "concat": "C",
-                  "output": "O", "ffn_hidden": "H", "embedding": "E", "kv_cache": "(K, V)"}
 _OPERATORS = {"x": r"\cdot", "/": "/", "+": "+", "-": "-"}
 _NUMBER = re.compile(r"^(~?)(\d[\d,]*(?:\.\d+)?)\s*(.*)$")
 _COUNT_WORDS = ("thousand", "million", "billion", "trillion")
@@ -101,10 +81,8 @@ class SizesView:
         return self.integer(int(quantity.value)) + ("~B" if quantity.kind == "bytes" else "")
 
     # ------------------------------------------------------------------ words
-    def what(self, quantity: Quantity, dtype: str) -> str:
-        key = f"sizes.quantity.{quantity.name}"
-        return self.catalog.fill(key, dtype=dtype) if quantity.name == "score_bytes" \
-            else self.catalog.text(key)
+    def what(self, quantity: Quantity) -> str:
+        return self.catalog.text(f"sizes.quantity.{quantity.name}")
 
     def formula(self, quantity: Quantity) -> str:
         """``symbol = formula in symbols = formula with the numbers``, as mathematics."""
@@ -121,10 +99,10 @@ class SizesView:
         return f"${SYMBOLS[quantity.name]} = {symbols}" + ("" if same else f" = {numbers}") + "$"
 
     def tensor_symbol(self, tensor: Tensor) -> str:
-        return "$" + TENSOR_SYMBOLS.get(tensor.name, tensor.name) + "$"
+        return f"${tensor_math(tensor.name)}$"
 
     def dims(self, tensor: Tensor) -> str:
-        return "$" + r" \times ".join(DIMENSIONS[d] for d in tensor.dims) + "$"
+        return f"${dims_math(tensor.dims)}$"
 
     def shape_text(self, shape: ModelShape) -> str:
         """The shape in one sentence: "model width d_model = 4096, ...; with biases."."""
