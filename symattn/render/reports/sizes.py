@@ -16,10 +16,10 @@ is always the exact value as text, ``"1/4"``).
 
 >>> from symattn.sizes import ModelShape, compute
 >>> report = render_text(compute(ModelShape(64, 4, 8, kv_heads=2, dtype="int8")))
->>> for part in report.splitlines()[0].split("; "): print(part)
+>>> for part in report.splitlines()[0].split("; "): print(part.replace(chr(160), " "))
 Model width d_model = 64
 attention heads h = 4, each of width d_k = 16
-key and value heads h_kv = 2 (grouped-query attention)
+key and value heads h_kv = 2, each shared by a group of query heads (grouped-query attention, GQA)
 sequence length T = 8
 batch of B = 1 sequences
 number of layers L = 1

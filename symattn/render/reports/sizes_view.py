@@ -12,8 +12,8 @@ digit grouping.
 >>> from symattn.sizes import ModelShape, compute
 >>> sizes = compute(ModelShape(4096, 32, 1024))
 >>> view = SizesView(messages.load("pl"), ",")
->>> view.formula(sizes.quantity("kv_cache_bytes"))
-'$M_{\\\\mathrm{KV}} = m_{\\\\mathrm{KV}} \\\\cdot T \\\\cdot B = 524\\\\,288 \\\\cdot 1024 \\\\cdot 1$'
+>>> print(view.formula(sizes.quantity("kv_cache_bytes")))
+$M_{\\mathrm{KV}} = m_{\\mathrm{KV}} \\cdot T \\cdot B = 16\\,384 \\cdot 1024 \\cdot 1$
 >>> view.short("~67.11 MB"), view.short("33.55 million")
 ('$\\\\approx 67{,}11$~MB', '$33{,}55$~mln')
 """
