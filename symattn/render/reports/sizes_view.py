@@ -61,8 +61,8 @@ class SizesView:
             return text
         about, digits, unit = found.groups()
         math = ("\\approx " if about else "") + self.digits(digits)
-        if unit == "%":
-            return f"${math}\\,\\%$"
+        if unit == "%":                 # 25% in English, 25 % with a decimal comma
+            return f"${math}" + ("\\%$" if self.separator == "." else "\\,\\%$")
         if unit in _COUNT_WORDS:
             unit = self.catalog.text(f"sizes.{unit}")
         return f"${math}$" + (f"~{unit}" if unit else "")
