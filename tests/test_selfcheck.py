@@ -74,6 +74,8 @@ def generated_spec(seed: int) -> dict[str, Any]:
     n, m, d = rng.randint(1, 4), rng.randint(2, 4), rng.randint(1, 3)
     if rng.random() < 0.5:
         m = n = max(n, 2)
+    elif rng.random() < 0.25:
+        m = rng.randint(9, 12)                  # more keys than a page shows: elided
     matrix = lambda rows, columns: [[_entry(rng) for _ in range(columns)]  # noqa: E731
                                     for _ in range(rows)]
     spec: dict[str, Any] = {"inputs": {"Q": matrix(n, d), "K": matrix(m, d),
@@ -163,12 +165,14 @@ def test_a_number_carried_from_a_wrong_number_is_flagged_in_data_json_and_page()
     weight_json = next(c for c in entries if c["position"] == "weights[1,2]")
     assert weight_json["carried_wrong"] == ["exp[1,2] = 2.50"]
     page = symattn.render_markdown(derivation)
-    assert "right from the printed $2.50$, which is itself wrong" in page
+    assert ("carried from a wrong number: the exponential of the score of query 1 and "
+            "key 2 $= 2.50$") in page
     czech = build(derivation, report, worked.Options(language="cs"))
     notes = [note for step in czech.steps for note in step.claims.notes]
     # the sum 1 + 2.50 = 3.50 is carried from the wrong 2.50 too
-    assert [note.flags for note in notes if note.verdict == "propagated"] == [
-        "správně vzhledem k uvedené hodnotě $2.50$, která je sama chybná"] * 2
+    assert [note.reason.endswith("převzato z~chybného čísla: exponenciála skóre dotazu 1 "
+                                 "a~klíče 2 $= 2.50$")
+            for note in notes if note.verdict == "propagated"] == [True] * 2
 
 
 def test_a_table_sums_its_printed_weights_and_says_why_it_is_not_one() -> None:

@@ -386,12 +386,16 @@ def test_unusable_size_specs_are_input_errors(spec, message):
 # ------------------------------------------------------------------ `symattn sizes`
 def test_sizes_text(capsys):
     status, out, err = run(capsys, "sizes", "--d-model", "4096", "--heads", "32",
-                           "--seq-len", "1024")
+                           "--seq-len", "1024", "--language", "en")
     assert status == 0, err
-    assert "head_dim 128" in out
+    out = out.replace("\xa0", " ")
+    assert "each of width d_k = 128" in out
     assert "33,554,432" in out and "64 MiB" in out
     assert "[1, 32, 1024, 1024]" in out
     assert "fp32 128 MiB, fp16/bf16 64 MiB, fp8/int8 32 MiB" in out
+    # 2 x 32 x 1024 x 1024: the formula in symbols, then with the numbers
+    assert "N_S = B · h · T^2 = 1 · 32 · 1024^2" in out
+    assert "kv_cache_bytes" not in out and "score_elements" not in out
 
 
 def test_sizes_json_is_stable(capsys):
@@ -484,10 +488,14 @@ def test_check_size_spec_with_a_wrong_value_exits_1(capsys, tmp_path):
             .replace('score_bytes = "64 MiB"', 'score_bytes = "64 MB"'))
     spec = tmp_path / "wrong.toml"
     spec.write_text(text, encoding="utf-8")
-    status, out, err = run(capsys, "check", str(spec))
+    status, out, err = run(capsys, "check", str(spec), "--language", "en")
     assert status == 1, err
     line = next(line for line in out.splitlines() if line.startswith("score_bytes "))
     assert "WRONG" in line and "67 MB" in line
+    # the spec's own language (Czech) when no --language is given
+    status, out, err = run(capsys, "check", str(spec))
+    line = next(line for line in out.splitlines() if line.startswith("score_bytes "))
+    assert status == 1 and "CHYBNÉ" in line and "67,108864" in line, err
 
 
 def test_check_mixes_attention_and_size_specs_in_parallel(capsys):

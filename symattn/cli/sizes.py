@@ -29,6 +29,7 @@ examples:
   symattn sizes --d-model 768 --heads 12 --seq-len 1024 --layers 12 --vocab 50257 --bias
   symattn sizes --d-model 4096 --heads 32 --seq-len 1024 --format json
   symattn sizes --d-model 4096 --heads 32 --seq-len 1024 --pdf -o sizes.pdf
+  symattn sizes --d-model 4096 --heads 32 --seq-len 1024 --language cs
 
 Units: 1 KiB = 2^10 bytes, 1 MiB = 2^20, 1 GiB = 2^30 (binary); 1 kB = 10^3,
 1 MB = 10^6, 1 GB = 10^9 (decimal). Every value is exact. See docs/sizes.md.
@@ -66,8 +67,10 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     parser.add_argument("--format", "-f", default="text", metavar="FORMAT",
                         help="text (default), json or latex")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    from symattn.cli.options import add_language_options
     from symattn.render.reports.shared import add_document_options
 
+    add_language_options(parser)
     add_document_options(parser)
     return {"sizes": run}
 
@@ -118,10 +121,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {args.format!r}")
     reports.check_document_options(args)
     sizes = compute(shape_from_args(args))
+    language = args.language or "en"        # no spec: the option, else English
     if reports.wants_latex(args):
-        reports.emit(args, render_latex(sizes, args.fragment), "sizes")
+        reports.emit(args, render_latex(sizes, args.fragment, language, args.locale), "sizes")
         return 0
-    text = render_json(sizes) if args.format == "json" else render_text(sizes)
+    text = render_json(sizes) if args.format == "json" else \
+        render_text(sizes, language, args.locale)
     if args.output is None or args.output == "-":
         import sys
 

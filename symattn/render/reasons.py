@@ -36,10 +36,13 @@ from symattn.derivation.steps import STEP_INFO, Derivation
 from symattn.messages import Catalog
 from symattn.render import latex, prose
 from symattn.verify.claims import COLUMN_STEPS, Target
-from symattn.verify.verdicts import NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdict
+from symattn.verify.verdicts import (NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdict,
+                                     message_key)
 
 _CLOSED_FORM = re.compile(r"(?:sqrt\(\d+\)|[0-9/+\-*(). ,^])+")
 _ROW = re.compile(r"\[(\d+)")      # the page's row in a position text: weights[3,1] -> 3
+# A number of a size: digits grouped by commas, and decimals ("67,108,864", "67.11").
+_SIZE_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+")
 ALL_STEP_INFO = {**STEP_INFO, **LAYER_STEP_INFO, **DIAGNOSTIC_STEP_INFO}
 _MODES: dict[str, Callable[[str], str]] = {"latex": str, "markdown": prose.markdown,
                                           "plain": prose.plain}
@@ -92,6 +95,22 @@ class NoteWriter:
                 return self.escape(text)
             math = _closed_form_math(body)
         return "$" + math + (r"\ldots" if more else "") + (r"\,\%" if percent else "") + "$"
+
+    def size(self, text: str) -> str:
+        """A size as the size checker writes it ("67.108864 MB = 67,108,864 bytes",
+        "1 x 32 x 1024") with the output's decimal mark, digit groups and symbols."""
+        def digits(found: re.Match[str]) -> str:
+            number = found.group()
+            if self.separator != ",":
+                return number
+            group = "\\," if self.mode == "latex" else "\u00a0"
+            return number.replace(",", "\x00").replace(".", ",").replace("\x00", group)
+
+        local = _SIZE_NUMBER.sub(digits, text.replace("...", "\u2026"))
+        local = re.sub(r"\bbytes?\b", "B", local).replace(" x ", " \u00d7 ")
+        if self.mode == "plain":
+            return local
+        return self.escape(local.replace("\\,", "\x01")).replace("\x01", "\\,")
 
     def _numbers_in_text(self, text: str) -> str:
         """Text with numbers in it (other printings and their labels): numbers localised."""
@@ -160,6 +179,12 @@ class NoteWriter:
         for name, value in reason.args:
             if name in RULE_ARGS:
                 values[name] = self.convert(c.text(f"rounding.{value}"))
+            elif name.startswith("size_"):
+                values[name] = self.size(value)
+            elif name.startswith("math_"):          # symbols the code wrote (sizes.symbols)
+                values[name] = self.convert(f"${value}$")
+            elif name == "what":                    # a catalog message naming a quantity
+                values[name] = self.convert(c.text(value))
             elif name == "others":
                 values[name] = self._numbers_in_text(value)
             elif name in NUMBER_ARGS:
@@ -169,14 +194,15 @@ class NoteWriter:
         if reason.entries:
             values["entries"] = ", ".join(self.named(named) for named in reason.entries)
         protected = {name: f"\x00{k}\x01" for k, name in enumerate(values)}
-        text = self.convert(c.fill(f"reason.{reason.key}", **protected))
+        text = self.convert(c.fill(message_key(reason), **protected))
         for k, name in enumerate(values):
             text = text.replace(f"\x00{k}\x01", values[name])
         return text
 
     def flags(self, verdict: Verdict) -> str:
         """The verdict's flags in words, joined by commas."""
-        said = {reason.key for reason in verdict.reasons}   # a flag its reason says already
+        # a flag its reason says already
+        said = {reason.key.rpartition(".")[2] for reason in verdict.reasons}
         return ", ".join(self.convert(self.catalog.text(f"flag.{flag}"))
                          if f"flag.{flag}" in self.catalog else self.escape(flag)
                          for flag in verdict.flags if flag not in said)

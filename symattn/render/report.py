@@ -5,7 +5,7 @@ each report's own (its spec's ``language`` key), else English. The verdicts,
 their reasons and the table headings come from the catalogs; ``where`` is the
 claim's key as the spec wrote it (``weights[3,1]``, ``@ label``), so that a
 reader finds the line of the spec it judges. A report on a size spec
-(``[sizes]``) is English: the size checker's reasons are English text.
+(``[sizes]``) writes its sizes with the language's digit groups and decimal mark.
 
 JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
 "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
@@ -29,14 +29,20 @@ from symattn.verify.verdicts import Report, Verdict
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
 
+def _shown(verdict: Verdict, text: str, notes: NoteWriter) -> str:
+    """A printed or exact number of the verdict as the report shows it."""
+    if not text:
+        return ""
+    sizes = any(reason.key.startswith("sizes.") for reason in verdict.reasons)
+    return notes.size(text) if sizes else notes.number(text)
+
+
 def _where(verdict: Verdict) -> str:
     return verdict.position + (f" @ {verdict.label}" if verdict.label else "")
 
 
 def _writer(report: Report, language: str | None, mode: str) -> NoteWriter:
-    # The size checker's reasons are English text (no Reason data): its reports stay English.
-    sizes = bool(report.verdicts) and not any(v.reasons for v in report.verdicts)
-    chosen = "en" if sizes else language or report.language or "en"
+    chosen = language or report.language or "en"
     escape = _md if mode == "markdown" else str
     return NoteWriter(messages.load(chosen), None, _SEPARATORS.get(chosen, ","), escape,
                       mode=mode)
@@ -87,8 +93,7 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
                 f"{_summary(report, notes)}", ""]
         rows = [_columns(notes)]
         for v in report.verdicts:
-            rows.append((_where(v), notes.number(v.printed) if v.printed else "",
-                         notes.number(v.exact_rounded) if v.exact_rounded else "",
+            rows.append((_where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
                          _verdict_text(v, notes), notes.reason(v)))
         widths = [max(len(row[c]) for row in rows) for c in range(4)]
         for row in rows:
@@ -117,8 +122,7 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
             flags = notes.flags(v)
             if flags:
                 verdict += f" ({flags})"
-            printed = notes.number(v.printed) if v.printed else ""
-            exact = notes.number(v.exact_rounded) if v.exact_rounded else ""
+            printed, exact = _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes)
             out.append(f"| `{_where(v)}` | {printed} | {exact} | {verdict} | "
                        f"{notes.reason(v)} |")
         out.append("")

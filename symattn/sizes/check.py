@@ -97,12 +97,14 @@ def _judge(claim: SizeClaim, sizes: Sizes, rule: Rounding, decimal_comma: bool
 def _verdict(claim: SizeClaim, printed: Printed, judgement: Judgement, order: int) -> Verdict:
     from symattn.verify.checker import Verdict
     from symattn.verify.claims import Claim, Target
+    from symattn.verify.verdicts import Reason
 
     record = Claim(claim.key, claim.label, Target(claim.position), printed, order)
     return Verdict(claim=record, position=claim.position, printed=printed.text,
                    exact=judgement.exact, exact_decimal=judgement.exact_decimal,
                    exact_rounded=judgement.exact_rounded, recomputed=None,
-                   verdict=judgement.verdict, flags=judgement.flags, reason=judgement.reason)
+                   verdict=judgement.verdict, flags=judgement.flags, reason=judgement.reason,
+                   reasons=tuple(Reason(key, args) for key, args in judgement.clauses))
 
 
 def _compatible(first: Reading, second: Reading, rule: Rounding) -> bool:
@@ -115,6 +117,8 @@ def _compatible(first: Reading, second: Reading, rule: Rounding) -> bool:
 def _flag_inconsistent(verdicts: list[Verdict], readings: list[Reading], rule: Rounding
                        ) -> list[Verdict]:
     """Flag printings of one quantity that no single value could share."""
+    from symattn.verify.verdicts import Reason
+
     groups: dict[str, list[int]] = {}
     for index, verdict in enumerate(verdicts):
         groups.setdefault(verdict.position, []).append(index)
@@ -129,5 +133,6 @@ def _flag_inconsistent(verdicts: list[Verdict], readings: list[Reading], rule: R
                                    for m in clashes)
                 result[k] = dataclasses.replace(
                     verdicts[k], flags=verdicts[k].flags + ("inconsistent",),
-                    reason=verdicts[k].reason + f"; printed differently elsewhere: {others}")
+                    reason=verdicts[k].reason + f"; printed differently elsewhere: {others}",
+                    reasons=verdicts[k].reasons + (Reason.of("inconsistent", others=others),))
     return result

@@ -4,23 +4,38 @@ A number is ok when the exact quantity, in the printed unit and rounded to
 the printed places, is the printed number; an exact form (``1/4``, ``2^31``)
 must equal it. A shape is ok when its sizes are the tensor's, also written
 transposed ``[out, in]`` or without a batch of 1.
+
+A reason is written twice: in English (``Judgement.reason``, what the JSON
+says) and as clauses, each a message of the catalogs' ``[sizes.reason]`` (or
+``[reason]``, for a key without a dot there) with its values, which the reports
+write in the reader's language. Values named ``size_*`` are sizes as written
+here ("67.108864 MB = 67,108,864 bytes"), ``math_*`` are symbols
+(``symattn.sizes.symbols``), ``what`` is the catalog key of a quantity's name.
 """
 
 from __future__ import annotations
 
-__all__ = ["Judgement", "judge_number", "judge_shape"]
+__all__ = ["Clause", "Judgement", "judge_number", "judge_shape"]
 
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symattn.sizes.mistakes import WrongNumber, explain
+from symattn.sizes.mistakes import WrongNumber, matches
 from symattn.sizes.printed import SizePrinted
 from symattn.sizes.printing import group_digits, places_text, shown_decimal
 from symattn.sizes.records import Quantity, Sizes, Tensor
+from symattn.sizes.symbols import dims_math, tensor_math
 from symattn.values.rules import Rounding, round_to_places
 
 # At a tie, the rule a document following the other half rule would have used.
 _OTHER_HALF = {Rounding.HALF_UP: Rounding.HALF_EVEN, Rounding.HALF_EVEN: Rounding.HALF_UP}
+# One clause of a reason: a message key and its values.
+Clause = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def _clause(key: str, **args: str) -> Clause:
+    return key if "." in key or key in ("off_by_one", "match_truncation") else \
+        f"sizes.reason.{key}", tuple(args.items())
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,7 @@ class Judgement:
     verdict: str            # ok | wrong
     flags: tuple[str, ...]
     reason: str
+    clauses: tuple[Clause, ...] = ()
 
 
 def _unit_suffix(unit: str) -> str:
@@ -59,16 +75,17 @@ def _value_text(quantity: Quantity, printed: SizePrinted) -> str:
 
 
 def _exact_form(in_unit: Fraction, printed: SizePrinted, value_text: str
-                ) -> tuple[bool, str, str]:
+                ) -> tuple[bool, str, str, list[Clause]]:
     """ok, the value as it should be written, and the reason, for an exact form."""
     ok = in_unit == printed.value
     whole = group_digits(int(in_unit)) if in_unit.denominator == 1 else _fraction_text(in_unit)
     reason = f"exactly {value_text}" if ok else f"should be exactly {value_text}"
-    return ok, whole + _unit_suffix(printed.unit), reason
+    clause = _clause("exactly" if ok else "should_exactly", size_value=value_text)
+    return ok, whole + _unit_suffix(printed.unit), reason, [clause]
 
 
 def _rounded(in_unit: Fraction, printed: SizePrinted, places: int, rule: Rounding,
-             value_text: str) -> tuple[bool, str, str, bool]:
+             value_text: str) -> tuple[bool, str, str, list[Clause], bool]:
     """ok, the value as it should be printed, the reason, and whether the rule
     (not the value) decided the last digit, for a number printed to ``places``."""
     unit = _unit_suffix(printed.unit)
@@ -76,20 +93,27 @@ def _rounded(in_unit: Fraction, printed: SizePrinted, places: int, rule: Roundin
     rounded_text = places_text(rounded, places, True) + unit
     ok = rounded == printed.value * Fraction(10) ** places
     tie = rule is not Rounding.TRUNCATE and (in_unit * Fraction(10) ** places).denominator == 2
+    clauses: list[Clause] = []
     if in_unit == printed.value:
         reason = f"exactly {value_text}"
+        clauses.append(_clause("exactly", size_value=value_text))
     elif ok:
         reason = f"exact {value_text} rounds {rule.value} to {rounded_text}"
+        clauses.append(_clause("rounds", size_value=value_text, rule=rule.value,
+                               size_rounded=rounded_text))
         if tie:
             other = _OTHER_HALF[rule]
+            other_text = places_text(round_to_places(in_unit, places, other), places, True)
             reason += (f"; exactly halfway, so the rule decides ({other.value} gives "
-                       f"{places_text(round_to_places(in_unit, places, other), places, True)}"
-                       f"{unit})")
+                       f"{other_text}{unit})")
+            clauses.append(_clause("tie", other_rule=other.value, size_other=other_text + unit))
     elif Fraction(rounded) / Fraction(10) ** places == in_unit:
         reason = f"should be exactly {value_text}"
+        clauses.append(_clause("should_exactly", size_value=value_text))
     else:
         reason = f"should be {rounded_text} (exact {value_text})"
-    return ok, rounded_text, reason, tie
+        clauses.append(_clause("should_be", size_rounded=rounded_text, size_value=value_text))
+    return ok, rounded_text, reason, clauses, tie
 
 
 def judge_number(sizes: Sizes, quantity: Quantity, printed: SizePrinted,
@@ -108,19 +132,22 @@ def judge_number(sizes: Sizes, quantity: Quantity, printed: SizePrinted,
     value_text = _value_text(quantity, printed)
     flags: tuple[str, ...] = ("approximate",) if printed.approximate else ()
     if places is None:
-        ok, rounded_text, reason = _exact_form(in_unit, printed, value_text)
+        ok, rounded_text, reason, clauses = _exact_form(in_unit, printed, value_text)
     else:
-        ok, rounded_text, reason, tie = _rounded(in_unit, printed, places, rule, value_text)
+        ok, rounded_text, reason, clauses, tie = _rounded(in_unit, printed, places, rule,
+                                                          value_text)
         flags += ("tie",) if tie else ()
     if not ok:
-        matches = explain(WrongNumber(sizes, quantity, printed, rule))
-        if matches:
-            reason += "; matches " + ", ".join(matches)
+        found = matches(WrongNumber(sizes, quantity, printed, rule))
+        if found:
+            reason += "; matches " + ", ".join(match.text for match in found)
+            clauses += [_clause(match.key, **dict(match.args)) for match in found]
         if places is not None and abs(round_to_places(in_unit, places, rule)
                                       - printed.value * Fraction(10) ** places) == 1:
             reason += "; off by one in the last digit"
+            clauses.append(_clause("off_by_one"))
     return Judgement(quantity.exact, shown_decimal(in_unit, places) + _unit_suffix(printed.unit),
-                     rounded_text, "ok" if ok else "wrong", flags, reason)
+                     rounded_text, "ok" if ok else "wrong", flags, reason, tuple(clauses))
 
 
 def _sizes_forms(tensor: Tensor, batch: int) -> list[tuple[int, ...]]:
@@ -141,23 +168,28 @@ def judge_shape(sizes: Sizes, tensor: Tensor, printed: tuple[int, ...]) -> Judge
     batch = sizes.shape.batch
     text = " x ".join(str(s) for s in tensor.sizes)
     dims = "[" + ", ".join(tensor.dims) + "]"
+    values = {"math_dims": dims_math(tensor.dims), "shape": tensor.text()}
 
-    def judged(verdict: str, reason: str) -> Judgement:
-        return Judgement(text, text, text, verdict, (), reason)
+    def judged(verdict: str, reason: str, *clauses: Clause) -> Judgement:
+        return Judgement(text, text, text, verdict, (), reason, clauses)
 
     if printed == tensor.sizes:
-        return judged("ok", f"{dims} = {tensor.text()}")
+        return judged("ok", f"{dims} = {tensor.text()}", _clause("shape_ok", **values))
     if len(tensor.sizes) == 2 and printed == tensor.sizes[::-1]:
         return judged("ok", f"{dims} = {tensor.text()} written [out, in], as "
-                            "torch.nn.Linear stores it")
+                            "torch.nn.Linear stores it", _clause("shape_transposed", **values))
     if "B" in tensor.dims and batch == 1 and tensor.dims[0] == "B" and \
             printed == tensor.sizes[1:]:
-        return judged("ok", f"{dims} = {tensor.text()} with the batch dimension (1) left out")
+        return judged("ok", f"{dims} = {tensor.text()} with the batch dimension (1) left out",
+                      _clause("shape_no_batch", **values))
     reason = f"should be {text} {dims}"
+    clauses = [_clause("shape_wrong", **values)]
     if tensor.dims[:1] == ("B",) and printed == tensor.sizes[1:]:
         reason += f"; matches the shape for one sequence (the batch is {batch})"
+        clauses.append(_clause("shape_one_sequence", batch=str(batch)))
     for other in sizes.tensors:
         if other.name != tensor.name and printed in _sizes_forms(other, batch):
             reason += f"; matches the shape of {other.name}"
+            clauses.append(_clause("shape_other", math_tensor=tensor_math(other.name)))
             break
-    return judged("wrong", reason)
+    return judged("wrong", reason, *clauses)

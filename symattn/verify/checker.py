@@ -214,7 +214,7 @@ class _Judge:
         label = heading.claim.label
         if not self.working or not label or followed is None or \
                 followed.scaled == reading.printed_scaled or \
-                not any(c.label == label for c in followed.used):
+                not all(c.label == label for c in followed.used):
             return None
         names = tuple(Named(c.target, self.position(c), c.printed.text)
                       for c in sorted(followed.used, key=lambda c: c.order))

@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-__all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text"]
+__all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
+           "message_key"]
 
 import re
 from dataclasses import dataclass, field
@@ -33,7 +34,8 @@ class Named:
 @dataclass(frozen=True)
 class Reason:
     """One clause of a verdict's reason, as data: the message ``reason.<key>`` of the
-    catalogs with its placeholders. Numbers in ``args`` are plain decimals with a
+    catalogs (the message ``key`` itself when it has a dot: ``sizes.reason.exactly``)
+    with its placeholders. Numbers in ``args`` are plain decimals with a
     point ("0.394", "39.4%"), rule names as ``Rounding`` values ("half-up"); the
     numbers a clause names are ``entries`` (its ``{{entries}}``)."""
 
@@ -44,6 +46,15 @@ class Reason:
     @staticmethod
     def of(key: str, entries: tuple[Named, ...] = (), **args: str) -> Reason:
         return Reason(key, tuple(args.items()), entries)
+
+
+def message_key(reason: Reason) -> str:
+    """The catalog message of a reason.
+
+    >>> message_key(Reason("wrong")), message_key(Reason("sizes.reason.exactly"))
+    ('reason.wrong', 'sizes.reason.exactly')
+    """
+    return reason.key if "." in reason.key else f"reason.{reason.key}"
 
 
 # Placeholders of the [reason] messages that hold numbers (the renderers format them).
@@ -68,7 +79,7 @@ def reason_text(reasons: tuple[Reason, ...]) -> str:
             values["entries"] = ", ".join(
                 named.position + (f" = {named.printed}" if named.printed else "")
                 for named in reason.entries)
-        parts.append(_plain(catalog.fill(f"reason.{reason.key}", **values)))
+        parts.append(_plain(catalog.fill(message_key(reason), **values)))
     return "; ".join(parts)
 
 

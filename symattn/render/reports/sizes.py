@@ -1,6 +1,10 @@
 """The report of ``symattn sizes``: text, JSON and LaTeX of one layer's sizes.
 
-Strings only: it lays out what ``symattn.sizes.compute`` found.
+Strings only: it lays out what ``symattn.sizes.compute`` found. Text and
+LaTeX speak the reader's language (the catalogs' ``[sizes]``, through
+``sizes_view.SizesView``): every tensor and quantity named in words and by
+a symbol, formulas in symbols, numbers with the language's decimal mark.
+JSON is data, in the code's names.
 
 JSON (stable): ``{"symattn": version, "shape": {d_model, heads, kv_heads,
 head_dim, seq_len, batch, layers, d_ff, vocab, dtype, bytes_per_element,
@@ -12,15 +16,15 @@ is always the exact value as text, ``"1/4"``).
 
 >>> from symattn.sizes import ModelShape, compute
 >>> report = render_text(compute(ModelShape(64, 4, 8, kv_heads=2, dtype="int8")))
->>> for part in report.splitlines()[0].split(", "): print(part)
-d_model 64
-heads 4 (head_dim 16)
-kv_heads 2
-seq_len 8
-batch 1
-layers 1
-d_ff 256
-int8 (1 byte per number)
+>>> for part in report.splitlines()[0].split("; "): print(part.replace(chr(160), " "))
+Model width d_model = 64
+attention heads h = 4, each of width d_k = 16
+key and value heads h_kv = 2, each shared by a group of query heads (grouped-query attention, GQA)
+sequence length T = 8
+batch of B = 1 sequences
+number of layers L = 1
+feed-forward width d_ff = 256
+each number in int8 takes b = 1 B.
 """
 
 from __future__ import annotations
@@ -29,12 +33,36 @@ __all__ = ["render_text", "render_json", "render_latex"]
 
 import json
 
+from symattn import messages
 from symattn._version import __version__
-from symattn.render.reports.shared import render, text
-from symattn.sizes import ModelShape, Sizes, format_bytes, group_digits
+from symattn.render import prose
+from symattn.render.reports.shared import render
+from symattn.render.reports.sizes_view import SizesView
+from symattn.sizes import Sizes, format_bytes
 
-_TENSOR_COLUMNS = ("name", "dims", "shape", "elements", "description")
-_QUANTITY_COLUMNS = ("name", "value", "human", "formula")
+
+def _view(language: str, locale: str | None) -> SizesView:
+    """The view of ``language``, with the decimal mark of ``locale`` (else the language's)."""
+    return SizesView(messages.load(language), "." if (locale or language) == "en" else ",")
+
+
+def _tensor_rows(sizes: Sizes, view: SizesView) -> list[tuple[str, ...]]:
+    """symbol, dimensions, shape, elements, what (catalog LaTeX)."""
+    return [(view.tensor_symbol(tensor), view.dims(tensor), f"${tensor.text()}$",
+             view.integer(tensor.elements),
+             view.catalog.text(f"sizes.tensor.{tensor.name}")) for tensor in sizes.tensors]
+
+
+def _quantity_rows(sizes: Sizes, view: SizesView) -> list[tuple[str, ...]]:
+    """what, value, readable form, formula (catalog LaTeX)."""
+    return [(view.what(quantity), view.value(quantity),
+             view.human(quantity), view.formula(quantity)) for quantity in sizes.quantities]
+
+
+def _by_dtype(sizes: Sizes, view: SizesView) -> str:
+    listed = ", ".join(f"{name} {view.short(format_bytes(value))}"
+                       for name, value in sizes.score_bytes_by_dtype)
+    return view.catalog.fill("sizes.by_dtype", list=listed)
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -43,64 +71,45 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
             + "  " + row[-1] for row in rows]
 
 
-def _shape_line(shape: ModelShape) -> str:
-    gqa = f", kv_heads {shape.kv}" if shape.kv != shape.heads else ""
-    return (f"d_model {shape.d_model}, heads {shape.heads} (head_dim {shape.head_dim})"
-            f"{gqa}, seq_len {shape.seq_len}, batch {shape.batch}, layers {shape.layers}, "
-            f"d_ff {shape.ff}" + (f", vocab {shape.vocab}" if shape.vocab else "")
-            + f", {shape.dtype} ({shape.bytes_per_element} "
-            + ("byte" if shape.bytes_per_element == 1 else "bytes") + " per number)"
-            + (", with biases" if shape.bias else ""))
+def _plain_rows(rows: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    return [tuple(prose.plain(cell) for cell in row) for row in rows]
 
 
-def _tensor_rows(sizes: Sizes) -> list[tuple[str, ...]]:
-    """name, dims, shape, elements, what: as the text and LaTeX reports print them."""
-    return [(tensor.name, "[" + ", ".join(tensor.dims) + "]", tensor.text(),
-             group_digits(tensor.elements), tensor.description) for tensor in sizes.tensors]
+def render_text(sizes: Sizes, language: str = "en", locale: str | None = None) -> str:
+    """A readable report in ``language``: the shape, the tensors, the quantities."""
+    view = _view(language, locale)
+    c = view.catalog
 
+    def head(*keys: str) -> tuple[str, ...]:
+        return tuple(c.text(f"sizes.{key}") for key in keys)
 
-def _quantity_rows(sizes: Sizes) -> list[tuple[str, ...]]:
-    """name, value, human, formula = substituted."""
-    rows: list[tuple[str, ...]] = []
-    for quantity in sizes.quantities:
-        value = group_digits(int(quantity.value)) if quantity.integral else quantity.exact
-        if quantity.kind == "bytes":
-            value += " B"
-        rows.append((quantity.name, value, quantity.human(),
-                     f"{quantity.formula} = {quantity.substituted}"))
-    return rows
-
-
-def _by_dtype(sizes: Sizes) -> list[tuple[str, str]]:
-    return [(name, format_bytes(value)) for name, value in sizes.score_bytes_by_dtype]
-
-
-def render_text(sizes: Sizes) -> str:
-    """A readable report: the shape, the tensors, the quantities."""
-    lines = [_shape_line(sizes.shape), "", "tensors of one layer ([in, out] for weights)"]
-    lines += _table([("name", "dims", "shape", "elements", "what")] + _tensor_rows(sizes))
-    lines += ["", "quantities"]
-    lines += _table([("name", "value", "", "formula")] + _quantity_rows(sizes))
-    lines += ["", "score matrix of one layer by dtype: " + ", ".join(
-        f"{name} {size}" for name, size in _by_dtype(sizes)), ""]
+    lines = [prose.plain(view.shape_text(sizes.shape)), prose.plain(c.text("sizes.units")), "",
+             prose.plain(c.text("sizes.tensors"))]
+    lines += _table(_plain_rows([head("col_tensor", "col_dims", "col_shape", "col_elements",
+                                      "col_what")] + _tensor_rows(sizes, view)))
+    lines += ["", prose.plain(c.text("sizes.quantities"))]
+    quantities = [(what, value, human, formula) for what, value, human, formula in
+                  _plain_rows(_quantity_rows(sizes, view))]
+    lines += _table([head("col_quantity", "col_value") + ("", c.text("sizes.col_formula"))]
+                    + [(what, value, human, formula)
+                       for what, value, human, formula in quantities])
+    lines += ["", prose.plain(_by_dtype(sizes, view)), ""]
     return "\n".join(lines)
 
 
-def _prose(value: str) -> str:
-    """Report text as LaTeX, where "~" means "about" and " x " times."""
-    return text(value.replace("~", "\u2248").replace(" x ", " \u00d7 "))
-
-
-def render_latex(sizes: Sizes, fragment: bool = False) -> str:
+def render_latex(sizes: Sizes, fragment: bool = False, language: str = "en",
+                 locale: str | None = None) -> str:
     """The same report as LaTeX (templates/report_sizes.tex.j2): a document or a fragment."""
+    view = _view(language, locale)
     doc = {
-        "shape": text(_shape_line(sizes.shape)),
-        "tensors": [dict(zip(_TENSOR_COLUMNS, map(text, row))) for row in _tensor_rows(sizes)],
-        "quantities": [dict(zip(_QUANTITY_COLUMNS, map(_prose, row)))
-                       for row in _quantity_rows(sizes)],
-        "by_dtype": [{"dtype": text(name), "size": text(size)} for name, size in _by_dtype(sizes)],
+        "shape": view.shape_text(sizes.shape),
+        "tensors": [dict(zip(("symbol", "dims", "shape", "elements", "what"), row))
+                    for row in _tensor_rows(sizes, view)],
+        "quantities": [dict(zip(("what", "value", "human", "formula"), row))
+                       for row in _quantity_rows(sizes, view)],
+        "by_dtype": _by_dtype(sizes, view),
     }
-    return render("sizes", doc, fragment)
+    return render("sizes", doc, fragment, catalog=view.catalog)
 
 
 def render_json(sizes: Sizes) -> str:

@@ -230,7 +230,9 @@ def _fields(b: Any, line: _Line, result: tuple[str, int, int]) -> dict[str, Any]
         value = Value("", value.decimal, f"\\approx {value.decimal}", False)
     target = _format(b.fmt, b.raw(*result))
     printed = plain(b.raw(*result)) if value.is_exact else target
-    shown = line.shown + ((Shown(*result, printed.replace(",", "."), label=_line_label(result)),)
+    # With terms left out (\cdots) the result cannot be added up from the line.
+    label = _line_label(result) + ("" if line.total is not None else ", result")
+    shown = line.shown + ((Shown(*result, printed.replace(",", "."), label=label),)
                           if printed else ())
     return dict(symbolic=line.symbolic, substituted=line.substituted, terms=line.terms,
                 relation=relation, value=value, shown=shown,

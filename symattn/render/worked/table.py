@@ -170,8 +170,11 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
     exp_name, exp_sum_name = b.cells.exponentials(b.prefix)    # shifted after a max-shift
     open_keys = [j for j in range(b.d[b.n("scaled")].shape[1]) if b.allowed(i, j)]
     fully = not open_keys
-    working = _working(b, i, source, open_keys) if softmax and not fully else \
-        _Working({}, {}, None)
+    elided = b.keys(i)[1]
+    # A table with keys left out cannot be added up by its reader: no guard digits,
+    # and each of its numbers stands alone (its own label) for the page's own check.
+    working = _working(b, i, source, open_keys) if softmax and not fully and not elided \
+        else _Working({}, {}, None)
     tag = f"weights {i + 1} table"
     entries = []
     shown: list[Shown] = []
@@ -187,7 +190,8 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
         entries.append(SoftmaxEntry(
             key=str(j + 1), token=b.token(j, "key"), score=score, exp=exp,
             weight=b.value(b.n("weights"), i, j), percent=percent, masked=not b.allowed(i, j)))
-        shown += _entry_shown(b, i, j, source, working, tag, percent_text)
+        shown += _entry_shown(b, i, j, source, working, tag if not elided else
+                              f"{tag} key {j + 1}", percent_text)
     if working.total is not None and working.total.text:
         shown.append(Shown(exp_sum_name, i, 0, working.total.text, label=tag))
     if softmax:
@@ -201,7 +205,7 @@ def softmax_row(b: Any, i: int) -> SoftmaxRow:
         percent_total, rounded = (r"\mathrm{NaN}" if nan else r"0\,\%"), False
     else:
         weight_total, percent_total, rounded, sums = _totals(b, i, open_keys)
-        shown += sums if not b.keys(i)[1] else []
+        shown += sums if not elided else []
     shown_open = [e for e in entries if not e.elision and not e.masked]
     all_exact = bool(shown_open) and all(e.weight.exact for e in shown_open)
     return SoftmaxRow(str(label), b.token(i, "query"), tuple(entries), total, weight_total,
