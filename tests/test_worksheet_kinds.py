@@ -239,18 +239,42 @@ def test_new_kinds_render_in_every_language(language: str) -> None:
 
 @pytest.mark.parametrize("language, head, concat", [
     ("en", "Raw scores (head 1)", "The heads’ outputs side by side"),
+    ("pl", "Surowe wyniki (głowica 2)", "Wyjścia głowic zestawione obok siebie"),
     ("cs", "Surová skóre (hlava 1)", "Výstupy hlav položené vedle sebe"),
+    ("ru", "Сырые оценки (голова 1)", "Выходы голов, записанные рядом"),
     ("uk", "(голова 2)", "Виходи голів, записані поруч"),
 ])
 def test_keys_name_heads_and_concat_in_the_sheets_language(language: str, head: str,
                                                           concat: str) -> None:
+    """A head's step says which head in words; the concatenation is headed by what is
+    put side by side (the heads' outputs), the same heading derivations use."""
     import re
 
     sheet = worksheet.build(seed=2, language=language, kinds=("multi_head", "next_token"))[0]
     headings = " | ".join(re.findall(r"subsection\*\{(.*?)\}\n", key_latex(sheet)))
     plain = re.sub(r"\\symattncyr\{([^}]*)\}", r"\1", headings)
     assert head in plain and concat in plain, plain
+    assert plain.count(concat) == 1
     assert "head1" not in plain and "vocabulary" not in plain or language == "en"
+
+
+@pytest.mark.parametrize("language, expected", [
+    ("en", "Row maximum (head 2)"), ("pl", "Maksimum wiersza (głowica 2)"),
+])
+def test_a_heads_own_step_heading_names_the_head_in_words(language: str,
+                                                         expected: str) -> None:
+    from dataclasses import dataclass
+
+    from symattn import messages
+    from symattn.render.worked.names import heading
+
+    @dataclass(frozen=True)
+    class Step:
+        name: str
+        operands: tuple[str, ...]
+        description: str = ""
+
+    assert heading(Step("head2.row_max", ("head2.scaled",)), messages.load(language)) == expected
 
 
 def test_sheet_kinds_messages_are_plain_text() -> None:
