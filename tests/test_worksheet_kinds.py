@@ -305,3 +305,15 @@ def test_the_design_keys_reference_weights_pass_the_checker(seed: int) -> None:
     assert [v.verdict for v in report.verdicts] == ["ok"] * 3
     q = [Fraction(x) for x in exercise.problems[0]["inputs"]["Q"][0]]
     assert tuple(int(x) for x in q) == tuple(exercise.facts["reference"])
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_no_key_step_repeats_its_heading_as_its_first_sentence(language: str) -> None:
+    """A step heading says what the step is; the sentence under it explains it. A step
+    without a heading of its own (entropy) used to print its description twice."""
+    import re
+
+    sheet = worksheet.build(seed=3, language=language, kinds="all")[0]
+    key = key_latex(sheet)
+    for heading, first in re.findall(r"subsection\*\{[^:]*: (.*?)\}\n\n(.*)\n", key):
+        assert not first.lower().startswith(heading.lower()), (heading, first)
