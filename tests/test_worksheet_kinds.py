@@ -317,3 +317,19 @@ def test_no_key_step_repeats_its_heading_as_its_first_sentence(language: str) ->
     key = key_latex(sheet)
     for heading, first in re.findall(r"subsection\*\{[^:]*: (.*?)\}\n\n(.*)\n", key):
         assert not first.lower().startswith(heading.lower()), (heading, first)
+
+
+def test_catalog_math_has_no_typographic_quotes() -> None:
+    """A ’ inside $...$ is a text quote in math (pdflatex: "\\textquoteright invalid in
+    math mode", the prime is lost); a prime is written ^{\\prime}."""
+    import re
+
+    from symattn import messages
+
+    for language in messages.LANGUAGES:
+        catalog = messages.load(language)
+        for key in catalog.keys():
+            text = catalog.get(key)
+            if isinstance(text, str):
+                math = text.split("$")[1::2]
+                assert not any(re.search("[’‘“”„«»]", m) for m in math), (language, key)
