@@ -239,18 +239,42 @@ def test_new_kinds_render_in_every_language(language: str) -> None:
 
 @pytest.mark.parametrize("language, head, concat", [
     ("en", "Raw scores (head 1)", "The heads’ outputs side by side"),
+    ("pl", "Surowe wyniki (głowica 2)", "Wyjścia głowic zestawione obok siebie"),
     ("cs", "Surová skóre (hlava 1)", "Výstupy hlav položené vedle sebe"),
+    ("ru", "Сырые оценки (голова 1)", "Выходы голов, записанные рядом"),
     ("uk", "(голова 2)", "Виходи голів, записані поруч"),
 ])
 def test_keys_name_heads_and_concat_in_the_sheets_language(language: str, head: str,
                                                           concat: str) -> None:
+    """A head's step says which head in words; the concatenation is headed by what is
+    put side by side (the heads' outputs), the same heading derivations use."""
     import re
 
     sheet = worksheet.build(seed=2, language=language, kinds=("multi_head", "next_token"))[0]
     headings = " | ".join(re.findall(r"subsection\*\{(.*?)\}\n", key_latex(sheet)))
     plain = re.sub(r"\\symattncyr\{([^}]*)\}", r"\1", headings)
     assert head in plain and concat in plain, plain
+    assert plain.count(concat) == 1
     assert "head1" not in plain and "vocabulary" not in plain or language == "en"
+
+
+@pytest.mark.parametrize("language, expected", [
+    ("en", "Row maximum (head 2)"), ("pl", "Maksimum wiersza (głowica 2)"),
+])
+def test_a_heads_own_step_heading_names_the_head_in_words(language: str,
+                                                         expected: str) -> None:
+    from dataclasses import dataclass
+
+    from symattn import messages
+    from symattn.render.worked.names import heading
+
+    @dataclass(frozen=True)
+    class Step:
+        name: str
+        operands: tuple[str, ...]
+        description: str = ""
+
+    assert heading(Step("head2.row_max", ("head2.scaled",)), messages.load(language)) == expected
 
 
 def test_sheet_kinds_messages_are_plain_text() -> None:
@@ -281,3 +305,31 @@ def test_the_design_keys_reference_weights_pass_the_checker(seed: int) -> None:
     assert [v.verdict for v in report.verdicts] == ["ok"] * 3
     q = [Fraction(x) for x in exercise.problems[0]["inputs"]["Q"][0]]
     assert tuple(int(x) for x in q) == tuple(exercise.facts["reference"])
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_no_key_step_repeats_its_heading_as_its_first_sentence(language: str) -> None:
+    """A step heading says what the step is; the sentence under it explains it. A step
+    without a heading of its own (entropy) used to print its description twice."""
+    import re
+
+    sheet = worksheet.build(seed=3, language=language, kinds="all")[0]
+    key = key_latex(sheet)
+    for heading, first in re.findall(r"subsection\*\{[^:]*: (.*?)\}\n\n(.*)\n", key):
+        assert not first.lower().startswith(heading.lower()), (heading, first)
+
+
+def test_catalog_math_has_no_typographic_quotes() -> None:
+    """A ’ inside $...$ is a text quote in math (pdflatex: "\\textquoteright invalid in
+    math mode", the prime is lost); a prime is written ^{\\prime}."""
+    import re
+
+    from symattn import messages
+
+    for language in messages.LANGUAGES:
+        catalog = messages.load(language)
+        for key in catalog.keys():
+            text = catalog.get(key)
+            if isinstance(text, str):
+                math = text.split("$")[1::2]
+                assert not any(re.search("[’‘“”„«»]", m) for m in math), (language, key)

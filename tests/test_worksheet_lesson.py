@@ -266,3 +266,23 @@ def test_lesson45_pdf_is_two_pages_and_its_short_key_at_most_three(language: str
         short = subprocess.run(["pdftotext", str(out / "worksheet-key-short.pdf"), "-"],
                                capture_output=True, text=True, check=True).stdout
         assert str(SEED) in short
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_short_key_working_of_the_new_kinds(seed: int) -> None:
+    """Each new kind gets a line a student can follow: the decode step by the new row's
+    weights, the mixed heads by the heads' outputs, the next token over the logits
+    the key lists, the stable softmax over the shifted scores (never e^{900})."""
+    kinds = ("kv_cache", "multi_head", "next_token", "stable_softmax", "design")
+    sheet = worksheet.build(seed=seed, language="en", kinds=kinds)[0]
+    body = short_key_latex(sheet).split(r"\begin{document}")[1]
+    lines = [line for line in body.splitlines() if line.startswith(r"\par\textbf{Working.}")]
+    assert len(lines) == len(kinds)
+    decode, mixed, readout, stable, design = lines
+    assert re.search(r"o_\{3,\d\} = a_\{3,1\} \\cdot", decode)
+    assert "o^{(1)}_{" in mixed and "o^{(2)}_{" in mixed
+    logits = {int(z) for z in re.findall(r"\$z_\{\d\} = (-?\d+)\$", body)}
+    assert {int(e) for e in re.findall(r"e\^\{(-?\d+)\}", readout)} <= logits
+    powers = [int(e) for e in re.findall(r"e\^\{(-?\d+)\}", stable)]
+    assert powers and max(powers) == 0
+    assert "q = [" in design

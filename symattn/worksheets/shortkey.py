@@ -9,10 +9,14 @@ it, so every number on the line follows from the ones before it:
 |---|---|
 | a weight | ``a_{2,1} = e^{z_1} / (e^{z_1} + e^{z_2} + ...) ≈ 0,412`` |
 | an output | ``o_{2,1} = a_{2,1} \\cdot 2 + a_{2,2} \\cdot (-1) + ... ≈ 0,90`` |
+| two heads mixed | ``o_{1,2} = o^{(1)}_{1} \\cdot (-1) + o^{(2)}_{1} \\cdot 1 ≈ -0,20`` |
+| a next-token probability | ``p_{2} = e^{1} / (e^{-1} + e^{1} + e^{0} + e^{-2}) ≈ 0,644`` |
 | a (scaled) score | ``\\tilde{s}_{2,1} = (1 \\cdot 2 + ...)/\\sqrt{4} = 1,5`` |
 
-Find the error and entropy take the key's first note (the mistake explained,
-the first entropy worked out); calculator-free exercises their own working.
+Find the error, entropy and design take the key's first note (the mistake
+explained, the first entropy worked out, a reference answer); calculator-free
+exercises their own working. A step the key works in another problem than the
+answer's claim (stable softmax: the shifted scores) is written out there.
 
 >>> from symattn.worksheets.kinds import Setup, softmax_table, variant_random
 >>> line = working(softmax_table(variant_random(3, 1, 1, "softmax_table"), Setup()))
@@ -35,7 +39,8 @@ from symattn.worksheets.kinds import derive_spec
 from symattn.worksheets.model import Blank, Exercise, Fragment, Math, Num
 
 Line = tuple[Fragment, ...]
-_ORDER = ("scores", "scaled", "masked", "exp", "exp_sum", "weights", "output")
+_ORDER = ("scores", "scaled", "masked", "exp", "exp_sum", "weights", "output", "logits",
+          "probs")
 _CLAIM = re.compile(r"(\w+)\[(\d+)(?:,(\d+))?\]")
 
 
@@ -43,20 +48,27 @@ def working(exercise: Exercise) -> Line:
     """The line of working of ``exercise`` (math fragments, or one message); () if none."""
     if "working" in exercise.facts:
         return (exercise.facts["working"],)
-    if exercise.kind in ("find_error", "entropy") and exercise.notes:
+    if exercise.kind in ("find_error", "entropy", "design") and exercise.notes:
         return (exercise.notes[0].message,)
     blank = _final_blank(exercise)
     if blank is None or blank.claim is None:
         return ()
     match = _CLAIM.fullmatch(blank.claim[1])
     assert match is not None
-    step, i, j = match.group(1), int(match.group(2)) - 1, int(match.group(3) or 1) - 1
-    spec = exercise.problems[blank.claim[0]]
+    step, row, j = match.group(1), int(match.group(2)), int(match.group(3) or 1) - 1
+    # The problem the key works the step in (stable softmax: the shifted scores).
+    problem = next((key.problem for key in exercise.key_steps if step in key.steps),
+                   blank.claim[0])
+    spec = exercise.problems[problem]
     derivation = derive_spec(spec)
+    positions = derivation.problem.query_positions      # a decode step: row 3 is query 1
+    i = positions.index(row) if positions and row in positions else row - 1
     result = (Math(r" \approx " if blank.places is not None else " = "),
               Num(blank.value, blank.places))
-    if step == "weights":
+    if step in ("weights", "probs"):
         return (Math(blank.label + " = "),) + _softmax(derivation, i, j) + result
+    if step == "output" and "concat" in derivation:
+        return (Math(blank.label + " = "),) + _mixed(derivation, row, j) + result
     if step == "output":
         return (Math(blank.label + " = "),) + _output(derivation, blank, i, j) + result
     if step in ("scores", "scaled"):
@@ -85,8 +97,8 @@ def _exp(value: Any) -> Line:
 
 
 def _softmax(derivation: Any, i: int, j: int) -> Line:
-    """``e^{z_j} / (e^{z_1} + ...)`` over the open keys of row i."""
-    step = "masked" if "masked" in derivation else "scaled"
+    """``e^{z_j} / (e^{z_1} + ...)`` over the open keys of row i (or over the logits)."""
+    step = next(s for s in ("logits", "masked", "scaled") if s in derivation)
     grid = derivation[step].value
     row = [grid.exact(i, c) for c in range(grid.shape[1])]
     terms: list[Fragment] = []
@@ -130,6 +142,21 @@ def _output(derivation: Any, blank: Blank, i: int, k: int) -> Line:
             out.append(Math(" + "))
         out.append(Math(f"a_{{{row},{j + 1}}} \\cdot "))
         out.extend(_signed(values.exact(j, k)))
+    return tuple(out)
+
+
+def _mixed(derivation: Any, row: int, k: int) -> Line:
+    """``o^{(1)}_{r} \\cdot 2 + o^{(2)}_{r} \\cdot (-1)``: the heads' outputs (width 1) by
+    the names the sheet gives them, times column k of W_O as numbers."""
+    W_O = derivation["W_O"].value
+    out: list[Fragment] = []
+    for h in range(W_O.shape[0]):
+        if W_O.exact(h, k) == 0:
+            continue
+        if out:
+            out.append(Math(" + "))
+        out.append(Math(f"o^{{({h + 1})}}_{{{row}}} \\cdot "))
+        out.extend(_signed(W_O.exact(h, k)))
     return tuple(out)
 
 

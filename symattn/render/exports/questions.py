@@ -160,7 +160,8 @@ def _table_html(part: Table, context: _HtmlContext, asked: Blank | None) -> str:
 
 def _answer(blank: Blank, part: Choice | None, context: _HtmlContext) -> Answer:
     if blank.kind == "choice" and part is not None:
-        options = tuple((f"({blank.marks[k]}) {context.html(label)}", option == blank.value)
+        options = tuple((f"({blank.mark(k, context.locale)}) {context.html(label)}",
+                         option == blank.value)
                         for k, (option, label) in enumerate(zip(blank.options, part.labels)))
         return Answer("multichoice", options=options)
     if blank.kind == "design":

@@ -78,7 +78,7 @@ def sentence(text: str) -> str:
 def description(step: StepLike, catalog: Catalog) -> str:
     """The step's description in the catalog's language (LaTeX); the engine's own
     (English) only for a step the catalogs do not know. ``[sheet_kinds]`` has those
-    of the multi-head concat and the readout of worksheet problems."""
+    of worksheet problems that ``[description]`` lacks (the readout matrix ``U``)."""
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
     base = base_name(step.name)
@@ -105,7 +105,7 @@ def heading(step: StepLike, catalog: Catalog) -> str:
                   if f"{table}.heading.{key}" in catalog), None)
     if extra is not None:
         return extra if not prefix else catalog.fill("heading.of_head", heading=extra,
-                                                     head=prefix.rstrip("."))
+                                                     head=head_label(prefix, catalog))
     if step.name in headings:
         return str(headings[step.name])
     if base in headings and step.operands:
