@@ -471,3 +471,26 @@ def test_missing_tex_is_status_2_and_writes_nothing(tmp_path):
         assert result.returncode == 2
         assert_one_line_error(result.stderr, "pdflatex is not installed", "texlive-latex-base")
         assert sorted(p.name for p in tmp_path.iterdir()) == ["bin"]
+
+
+def test_a_closed_form_printed_as_a_percentage_is_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # softmax([0, 1])[1] = 1/(1 + e) = 0.2689...; "sqrt(2)/2 %" is 0.00707...: wrong, not a crash
+    spec = tmp_path / "percent.toml"
+    spec.write_text('[inputs]\nscaled = [["0", "1"]]\n[claims]\n"weights[1,1]" = "sqrt(2)/2 %"\n',
+                    encoding="utf-8")
+    status, out, err = run(capsys, "check", str(spec), "--format", "json")
+    assert status == 1 and err == ""
+    claim = json.loads(out)["reports"][0]["claims"][0]
+    assert claim["verdict"] == "wrong"
+    assert abs(float(claim["exact_decimal"].rstrip(".…")) - 1 / (1 + mpmath.e)) < 1e-9
+
+
+def test_whatif_with_symbolic_values_prints_symbolic_outputs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The weights of [0, 1] are numbers (0.2689, 0.7311); the outputs mix the symbols a, b.
+    spec = tmp_path / "symbolic.toml"
+    spec.write_text('[inputs]\nscaled = [["0", "1"]]\nV = [["a"], ["b"]]\n', encoding="utf-8")
+    status, out, err = run(capsys, "whatif", str(spec), "--language", "en")
+    assert status == 0 and err == ""
+    assert "0.2689" in out and "(symbolic)" in out

@@ -15,8 +15,8 @@ exactly; anything else becomes an ``Irrational`` evaluated on demand.
 
 from __future__ import annotations
 
-__all__ = ["add", "subtract", "multiply", "divide", "exp", "total", "sqrt", "relu", "gelu",
-           "sign", "finite_ball", "parenthesised"]
+__all__ = ["NoFiniteValue", "add", "subtract", "multiply", "divide", "exp", "total", "sqrt",
+           "relu", "gelu", "sign", "finite_ball", "parenthesised"]
 
 from typing import Callable, Iterable
 
@@ -27,11 +27,16 @@ from symattn.values.exact import (NAN, NEG_INF, Exact, Irrational, Surd, exact_t
                                   surd_sqrt, to_ball, working_precision)
 
 
+class NoFiniteValue(ValueError):
+    """A value built from -oo, nan or a free symbol: it has no decimals."""
+
+
 def finite_ball(value: Exact, prec: int) -> arb:
-    """A certified ball for a value that has one (ValueError for -oo and nan)."""
+    """A certified ball for a value that has one (NoFiniteValue for -oo, nan and
+    values with free symbols)."""
     ball = to_ball(value, prec)
     if ball is None:
-        raise ValueError(f"{value!r} has no finite value")
+        raise NoFiniteValue(f"{value!r} has no finite value")
     return ball
 
 

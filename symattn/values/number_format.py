@@ -22,6 +22,7 @@ from flint import arb
 
 from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
+from symattn.values.arith import NoFiniteValue
 from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
                                      significant_decimal, significant_from_ball, to_scientific)
@@ -85,11 +86,14 @@ class NumberFormat:
             return "nan"
         if not has_number(value):
             return None
-        if self.places is not None:
-            return fixed_decimal(value, self.places, self.rounding, self.separator)
-        assert self.digits is not None
-        return self._notation(significant_decimal(value, self.digits, self.rounding,
-                                                  self.separator))
+        try:
+            if self.places is not None:
+                return fixed_decimal(value, self.places, self.rounding, self.separator)
+            assert self.digits is not None
+            return self._notation(significant_decimal(value, self.digits, self.rounding,
+                                                      self.separator))
+        except NoFiniteValue:      # a sum or product with a free symbol in it
+            return None
 
     def _notation(self, text: str) -> str:
         """Significant digits of very small or large numbers read better as 1.23e-30."""

@@ -27,6 +27,7 @@ from flint import fmpq
 from symattn.derivation.names import base_name
 from symattn.derivation.terms import PRINTABLE_TERMS, term_count
 from symattn.errors import InputError, Location, counted
+from symattn.values import arith
 from symattn.values.entries import parse_entry
 from symattn.values.exact import NEG_INF, Exact, Surd
 
@@ -69,8 +70,8 @@ class Printed:
         >>> read_printed("39.5%").number
         79/200
         """
-        number: Exact = self.value / 100 if self.percent else self.value
-        return number
+        # arith.divide, not /: a printed closed form (a Surd) can carry a percent sign too
+        return arith.divide(self.value, fmpq(100)) if self.percent else self.value
 
 
 @dataclass(frozen=True)
