@@ -30,7 +30,7 @@ __all__ = ["working", "Line"]
 
 import re
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from flint import fmpq
 
@@ -134,29 +134,26 @@ def _output(derivation: Any, blank: Blank, i: int, k: int) -> Line:
     values = derivation["V"].value
     weights = derivation["weights"].value
     row = blank.label.split("_", 1)[1].strip("{}").split(",")[0]
-    out: list[Fragment] = []
-    for j in range(values.shape[0]):
-        if weights.exact(i, j) == 0:
-            continue
-        if out:
-            out.append(Math(" + "))
-        out.append(Math(f"a_{{{row},{j + 1}}} \\cdot "))
-        out.extend(_signed(values.exact(j, k)))
-    return tuple(out)
+    return _named_sum((f"a_{{{row},{j + 1}}}", values.exact(j, k))
+                      for j in range(values.shape[0]) if weights.exact(i, j) != 0)
 
 
 def _mixed(derivation: Any, row: int, k: int) -> Line:
     """``o^{(1)}_{r} \\cdot 2 + o^{(2)}_{r} \\cdot (-1)``: the heads' outputs (width 1) by
     the names the sheet gives them, times column k of W_O as numbers."""
     W_O = derivation["W_O"].value
+    return _named_sum((f"o^{{({h + 1})}}_{{{row}}}", W_O.exact(h, k))
+                      for h in range(W_O.shape[0]) if W_O.exact(h, k) != 0)
+
+
+def _named_sum(terms: Iterable[tuple[str, Any]]) -> Line:
+    """``name \\cdot number + ...``: each name times its number, signed numbers bracketed."""
     out: list[Fragment] = []
-    for h in range(W_O.shape[0]):
-        if W_O.exact(h, k) == 0:
-            continue
+    for name, number in terms:
         if out:
             out.append(Math(" + "))
-        out.append(Math(f"o^{{({h + 1})}}_{{{row}}} \\cdot "))
-        out.extend(_signed(W_O.exact(h, k)))
+        out.append(Math(f"{name} \\cdot "))
+        out.extend(_signed(number))
     return tuple(out)
 
 
