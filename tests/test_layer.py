@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 import symattn
 from symattn.derivation.layer import most_likely_tokens
 from symattn.values.decimals import UndecidedError
+from suite_profile import examples
 
 TWELVE = symattn.NumberFormat(digits=12)
 THIRTY = symattn.NumberFormat(digits=30)
@@ -658,7 +659,7 @@ def _degenerate(expected: dict, case: Case) -> bool:
     return _flat_rows(expected, case) or bool(np.any(np.diff(probs) < 1e-9 * probs[1:]))
 
 
-@settings(max_examples=15, deadline=None, derandomize=True,
+@settings(max_examples=examples(15), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_random_layers_match_float64(case):
