@@ -20,5 +20,5 @@ def full() -> bool:
 
 def examples(count: int, quick_share: int = 10) -> int:
     """How many random cases a property test tries: ``count`` in the full profile,
-    a tenth of it (at least 10) in the quick one."""
-    return count if full() else max(10, count // quick_share)
+    a tenth of it (at least 10, at most ``count``) in the quick one."""
+    return count if full() else min(count, max(10, count // quick_share))
