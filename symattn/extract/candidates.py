@@ -103,7 +103,7 @@ class Candidates:
         """Candidates a printed number can be: rounded to it, or (``near``) close to it."""
         if magnitude is None:
             return list(self.negative_infinity)
-        tolerance = exact_tolerance(places) * (5 if near else 1)
+        tolerance = exact_tolerance(places) * (3 if near else 1)
         low = float(magnitude) - tolerance
         high = float(magnitude) + tolerance
         start = bisect.bisect_left(self._keys, low)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 __all__ = ["place_line"]
 
+import dataclasses
 import re
 from typing import Sequence
 
@@ -36,6 +37,8 @@ _DIVISION = re.compile(rf"{N}\s*/\s*{N}(?:\s*(?:=|→|≈)\s*{N})?")
 _SQRT = re.compile(rf"√\s*{N}\s*[=≈]\s*{N}")
 _DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
 _AFTER_SIGN = re.compile(r"[=→≈:]\s*$")
+# A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512
+_SIZE = re.compile(r"(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL])\s*=\s*$")
 _WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G}))")
 _TERM_STEPS = frozenset({"scores", "output", "exp_sum"})
 
@@ -91,9 +94,10 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
     for number in singles:
         if number.start in line.done:
             continue
-        before = text[max(0, number.start - base - 4):number.start - base]
+        before = text[max(0, number.start - base - 12):number.start - base]
         if number.value is None or number.places == 0 and not number.percent and \
-                not _AFTER_SIGN.search(before):   # "-inf" in prose, "step 3", "4 × 4"
+                (not _AFTER_SIGN.search(before) or _SIZE.search(before)):
+            # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
             left.append(number)
             continue
         placement = placer.place_single(number)
@@ -191,7 +195,10 @@ def _exps(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
         return []
     second = placer.place_single(result, must=_same_entry(first.targets[0], "exp"),
                                  why=f"e to the power of {argument.printed}")
-    return [first] + ([second] if second else [])
+    if argument.value is None:   # e^(-inf) = 0 holds for every masked entry: which one is a guess
+        first, second = (dataclasses.replace(p, confidence="guess") if p else None
+                         for p in (first, second))
+    return [p for p in (first, second) if p]
 
 
 def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]

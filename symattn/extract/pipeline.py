@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 from symattn import messages
 from symattn.derivation import pipeline as derivation_pipeline
+from symattn.derivation.names import split_name
 from symattn.errors import InputError, SymattnError
 from symattn.extract.candidates import Candidates
 from symattn.extract.document import Document
@@ -36,9 +37,9 @@ from symattn.extract.scanner import Group, Number, Scanned, scan
 from symattn.problem import spec as spec_reader
 from symattn.verify.claims import read_claims
 
-SIDE_LINES = 15            # a side calculation is placed over its line and the 15 after it
+SIDE_LINES = 20            # a side calculation is placed over its line and the 20 after it
 _SOFTMAX_AFTER = re.compile(r"^[^\n\[]{0,40}softmax[^\n\[]{0,40}$", re.IGNORECASE)
-_SIDE_INTRO = re.compile(r"(?:softmax\s*\(|\b(?:для|for|pro|dla|для)\s+\w+\s*$)",
+_SIDE_INTRO = re.compile(r"(?:softmax\s*\(\s*$|\b(?:для|for|pro|dla|для)\s+\w+\s*$)",
                          re.IGNORECASE)
 
 
@@ -145,9 +146,14 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
             if group.shape == (1, 1):
                 singles.append(group.numbers[0])
                 continue
-            found = placer.place_group(group)
+            times = re.search(r"\d\s*[×·*]\s*$", document.text[max(0, group.start - 6):
+                                                               group.start])
+            # a weight times a printed vector: the vector is a row of V
+            placed_groups.append((group, times and placer.place_group(group, only="V") or
+                                  placer.place_group(group)))
+        placed_groups = _products(document.text, placer, placed_groups)
+        for group, found in placed_groups:
             placements.extend(found)
-            placed_groups.append((group, found))
             if not found:
                 unplaced.extend(group.numbers)
         singles.sort(key=lambda n: n.start)
@@ -159,6 +165,32 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         unplaced.extend(left)
     placements.sort(key=lambda p: p.numbers[0].start)
     return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+_FACTORS = {"scores": ("Q", "K"), "output": ("weights", "V"), "Q": ("X", "W_Q"),
+            "K": ("X", "W_K"), "V": ("X", "W_V")}
+
+
+def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placement]]]
+              ) -> list[tuple[Group, list[Placement]]]:
+    """``A B = C`` printed with both factors: A and B are the factors of C's step."""
+    result = list(placed)
+    for k in range(len(placed) - 1):
+        (a, _), (b, _) = placed[k:k + 2]
+        if a.shape[0] == b.shape[0] == 1 and re.fullmatch(r"\s*[·×*]\s*", text[a.end:b.start]) \
+                and re.match(r"\s*=\s*\d", text[b.end:b.end + 12]):   # q_i · k_j = 10
+            result[k] = (a, placer.place_group(a, only="Q") or result[k][1])
+            result[k + 1] = (b, placer.place_group(b, only="K") or result[k + 1][1])
+    for k in range(len(placed) - 2):
+        (a, _), (b, _), (c, found) = placed[k:k + 3]
+        if not found or not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
+                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+            continue
+        factors = _FACTORS.get(split_name(found[0].targets[0].step)[1])
+        if factors:
+            result[k] = (a, placer.place_group(a, only=factors[0]) or result[k][1])
+            result[k + 1] = (b, placer.place_group(b, only=factors[1]) or result[k + 1][1])
+    return result
 
 
 def _valid(placements: list[Placement], candidates: Candidates) -> list[Placement]:
@@ -210,17 +242,23 @@ def extract(document: Document, spec_text: str | None = None,
                                         [f"inputs from {spec_name}"]))
         return extraction
     proposal = propose(scanned)
-    title = _title(document)
-    if proposal.found:
-        extraction.drafts.append(_draft(document, scanned, _head(title, language, proposal),
-                                        language, proposal.reasons))
+    sides: list[Draft] = []
     for group in _side_rows(document, scanned, proposal.used):
         side = from_scores(group)
+        title = "softmax [" + ", ".join(n.printed for n in group.numbers) + "]"
         try:
-            extraction.drafts.append(_draft(
-                document, scanned, _head(f"softmax {[n.printed for n in group.numbers]}",
-                                         language, side),
-                language, side.reasons, (group.line, group.line + SIDE_LINES)))
+            sides.append(_draft(document, scanned, _head(title, language, side), language,
+                                side.reasons, (group.line, group.line + SIDE_LINES)))
         except InputError:
             continue
+    if proposal.found:
+        taken = {n.start for draft in sides for p in draft.placements for n in p.numbers
+                 if p.confidence != "guess"}   # what a side calculation's numbers settle
+        rest = Scanned([g for g in scanned.groups if g.start not in taken and
+                        not any(n.start in taken for n in g.numbers)],
+                       [n for n in scanned.singles if n.start not in taken], scanned.skipped)
+        extraction.drafts.append(_draft(document, rest, _head(_title(document), language,
+                                                              proposal),
+                                        language, proposal.reasons))
+    extraction.drafts.extend(sides)
     return extraction

@@ -36,6 +36,8 @@ _ROW_NAME = re.compile(r"^(?P<letter>[qkvxo]|out)_?(?P<index>\d+)$")
 _STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
                "W_K": "W_K", "WK": "W_K", "W_V": "W_V", "WV": "W_V", "scores": "scores",
                "weights": "weights", "output": "output"}
+# The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
+_SIDE_STEPS = frozenset({"row_max", "shifted", "exp_shifted", "exp_shifted_sum"})
 _ROW_STEPS = {"q": "Q", "k": "K", "v": "V", "x": "X", "o": "output", "out": "output"}
 
 
@@ -66,7 +68,7 @@ def entry_score(number: Number, value: float) -> float:
         return 0.5 if distance <= 0.5 else 0.1 * math.exp(-distance / max(abs(value), 1.0))
     if distance <= exact_tolerance(places):
         return 1.0
-    if distance <= 5 * exact_tolerance(places):
+    if distance <= 3 * exact_tolerance(places):
         return 0.5
     scale = max(abs(value), abs(float(magnitude)), 1e-9)
     return 0.1 * math.exp(-distance / scale)
@@ -152,15 +154,19 @@ class Placer:
     def _rank(self, group: Group, option: _Option) -> float:
         order = self.candidates.order.get(option.step, 0)
         forward = 0.05 if order >= self.last_order else 0.0
+        side = 0.1 if split_name(option.step)[1] in _SIDE_STEPS else 0.0
         return option.score + (1.0 if self._named(group, option) else 0.0) + forward - \
-            0.002 * abs(order - self.last_order)
+            0.002 * abs(order - self.last_order) - side
 
-    def place_group(self, group: Group) -> list[Placement]:
-        """The placements of one printed vector or matrix (several for ``Q = K = V = ...``)."""
-        if self._names_absent(group):
+    def place_group(self, group: Group, only: str | None = None) -> list[Placement]:
+        """The placements of one printed vector or matrix (several for ``Q = K = V = ...``);
+        ``only``: the step it must be (a factor of a product printed as ``A B = C``)."""
+        if self._names_absent(group) and only is None:
             return []
         options = [o for o in self._options(group) if o.exact >= 0.5 or o.score >= 0.6 or
                    (self._named(group, o) and o.score >= 0.25)]
+        if only is not None:
+            options = [o for o in options if split_name(o.step)[1] == only]
         if not options:
             return []
         ranked = sorted(options, key=lambda o: -self._rank(group, o))
@@ -169,6 +175,8 @@ class Placer:
         placements: list[Placement] = []
         for option in chosen:
             rivals = [o for o in ranked if o is not option and o.exact >= option.exact and
+                      (split_name(o.step)[1] not in _SIDE_STEPS or
+                       split_name(option.step)[1] in _SIDE_STEPS) and
                       [self.score(n, t) for n, t in zip(group.numbers, o.targets)] ==
                       [self.score(n, t) for n, t in zip(group.numbers, option.targets)]]
             confidence = self._group_confidence(group, option, rivals)
@@ -224,42 +232,48 @@ class Placer:
         matches = self._value_matches(number, prefer)
         if not matches:
             return None
-        best = max(matches, key=lambda c: self._single_rank(c, prefer))
-        rivals = [c for c in matches if c is not best and
-                  self._single_rank(c, prefer) >= self._single_rank(best, prefer) - 0.25]
-        exact = entry_score(number, best.value) == 1.0
-        plain = number.value is not None and number.places > 0 and \
-            (number.places >= 2 or number.value not in (0, 1))
-        confidence = "certain" if exact and not rivals and plain and \
-            (not prefer or split_name(best.target.step)[1] in prefer) else \
-            "likely" if exact and (not rivals or prefer) else "guess"
+        best = max(matches, key=lambda c: self._single_rank(number, c, prefer))
+        exact = [c for c in matches if entry_score(number, c.value) == 1.0]
+        plain = number.value is not None and len(number.text.strip("-0.,%~ ")) >= 3
+        if best not in exact:
+            confidence = "likely" if self.last_row == (best.target.step, best.target.row) \
+                else "guess"
+        elif len(exact) == 1 and plain:
+            confidence = "certain"
+        else:
+            confidence = "likely" if len(exact) <= 2 or prefer else "guess"
         return self._single(number, best.target, confidence,
-                            why or ("its value" if exact else "close to its value"))
+                            why or ("its value" if best in exact else "close to its value"))
 
     def _value_matches(self, number: Number, prefer: frozenset[str]) -> list[Candidate]:
         places = number.places + (2 if number.percent else 0)
-        found = [c for c in self.candidates.matching(number.magnitude, places)
-                 if c.target.part != "term"]
+        found = [c for c in self.candidates.matching(number.magnitude, places, near=True)
+                 if c.target.part != "term" and entry_score(number, c.value) >= 0.5]
         if number.percent:
             found = [c for c in found if split_name(c.target.step)[1] in ("weights", "probs")
                      and c.target.part == "entry"]
         if prefer:
-            preferred = [c for c in found if split_name(c.target.step)[1] in prefer]
-            if not preferred and number.value is not None:
-                near = self.candidates.matching(number.magnitude, places, near=True)
-                preferred = [c for c in near if split_name(c.target.step)[1] in prefer]
-            found = preferred or found
+            found = [c for c in found if split_name(c.target.step)[1] in prefer] or found
+        if not prefer or number.places == 0:
+            exact = [c for c in found if entry_score(number, c.value) == 1.0]
+            rows = {(c.target.step, c.target.row) for c in exact}
+            near = [c for c in found if c not in exact and number.places > 0]
+            found = exact + [c for c in near if self.last_row == (c.target.step, c.target.row)
+                             and self.last_row not in rows] if exact else near
         return found
 
-    def _single_rank(self, candidate: Candidate, prefer: frozenset[str]) -> float:
+    def _single_rank(self, number: Number, candidate: Candidate, prefer: frozenset[str]
+                     ) -> float:
         target = candidate.target
-        rank = 0.0
+        rank = 0.25 if entry_score(number, candidate.value) == 1.0 else 0.0
         if prefer and split_name(target.step)[1] in prefer:
             rank += 1.0
         if self.last_row and (target.step, target.row) == self.last_row:
             rank += 0.3
         if target.part == "entry":
             rank += 0.1
+        if split_name(target.step)[1] in _SIDE_STEPS:
+            rank -= 0.1
         if candidate.order >= self.last_order:
             rank += 0.05
         return rank - 0.002 * abs(candidate.order - self.last_order)

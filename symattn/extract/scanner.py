@@ -36,7 +36,7 @@ _MATRIX = re.compile(r"\[\s*(?:\[" + _VECTOR_BODY + r"\]\s*[,;]?\s*){1,200}\]")
 _VECTOR = re.compile(r"\[(" + _VECTOR_BODY + r")\]")
 _CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-]*$")
 _TABLE_ROW = re.compile(r"^\s*\|(.*\|)\s*$", re.MULTILINE)
-_NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\d+\])?\s*"
+_NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 
@@ -158,9 +158,9 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
     line_start = document.text.rfind("\n", 0, start) + 1
     before = document.text[max(line_start, floor):start]
     before = _CALL.sub("", before.rstrip()).rstrip()
-    if not before.endswith("="):
+    if not before.endswith(("=", "≈")):
         return ()
-    segments = before[:-1].split("=")
+    segments = re.split("[=≈]", before[:-1])
     names = []
     for number, segment in enumerate(segments):
         segment = re.split(r"[:;.,(]\s|\s[-—–]\s", segment)[-1]
@@ -212,8 +212,9 @@ def scan(document: Document) -> Scanned:
             groups.append(Group(rows, match.start(), match.end(), ()))
             taken.append((match.start(), match.end()))
     for match in _VECTOR.finditer(text):
-        if any(a <= match.start() < b for a, b in taken):
-            continue
+        if any(a <= match.start() < b for a, b in taken) or \
+                re.match(r"[\w)]", text[match.start() - 1:match.start()]):
+            continue     # inside a matrix, or an index: E[0], scores[3,1]
         row = _row(match.group(1), match.start(1), document)
         if row:
             groups.append(Group((row,), match.start(), match.end(), ()))
