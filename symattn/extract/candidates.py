@@ -27,7 +27,7 @@ from typing import Iterator
 from symattn.derivation.names import split_name
 from symattn.derivation.steps import Derivation
 from symattn.derivation.terms import PRINTABLE_TERMS, term_count
-from symattn.values.exact import NAN, NEG_INF, to_ball
+from symattn.values.exact import NAN, NEG_INF, Exact, to_ball
 from symattn.verify.claims import COLUMN_STEPS, Target
 from symattn.verify.targets import exact_value, has_divisor, row_label
 
@@ -49,13 +49,13 @@ def exact_tolerance(places: int) -> float:
     return 0.5 * 10.0 ** -places * (1 + 1e-9) + 1e-15
 
 
-def _float(value: object) -> float | None:
+def _float(value: Exact) -> float | None:
     if value is NEG_INF:
         return -math.inf
     if value is NAN or value is None:
         return None
     try:
-        ball = to_ball(value, _BITS)  # type: ignore[arg-type]
+        ball = to_ball(value, _BITS)
         return float(ball.mid()) if ball is not None else None
     except (ValueError, TypeError, ArithmeticError, OverflowError):
         return None

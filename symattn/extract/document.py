@@ -145,10 +145,12 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[int, ...]]:
         if not isinstance(cell, dict):
             continue
         texts = [_cell_text(cell.get("source"))] if cell.get("cell_type") == "markdown" else []
-        for output in cell.get("outputs") or [] if cell.get("cell_type") == "code" else []:
+        outputs = cell.get("outputs") if cell.get("cell_type") == "code" else None
+        for output in outputs if isinstance(outputs, list) else []:
             if isinstance(output, dict):
-                data = output.get("data") if isinstance(output.get("data"), dict) else {}
-                texts.append(_cell_text(output.get("text") or data.get("text/plain")))
+                data = output.get("data")
+                plain = data.get("text/plain") if isinstance(data, dict) else None
+                texts.append(_cell_text(output.get("text") or plain))
         for text in texts:
             block = text.rstrip("\n") + "\n\n"
             starts.append(offset)

@@ -165,7 +165,7 @@ def _dots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
           ) -> list[Placement]:
     groups = [v for k, v in sorted(line.at.items())
               if match.start() <= k < match.end() and not isinstance(v, Number)]
-    rows = {}
+    rows: dict[str, int] = {}
     for _, placements in groups:
         for placement in placements:
             base = split_name(placement.targets[0].step)[1]

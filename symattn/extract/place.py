@@ -209,6 +209,7 @@ class Placer:
         self.last_order = max(self.last_order, self.candidates.order.get(step, 0))
         printed = [[n.printed for n in row] for row in group.rows]
         why = f"{option.exact:.0%} of the entries round the exact values"
+        layout: list[list[str]] | list[str]
         if option.kind == "matrix":
             key, layout = step, printed
         elif option.kind == "row":

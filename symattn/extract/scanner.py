@@ -173,7 +173,7 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
 
 
 def _matrix(match: re.Match[str], document: Document) -> tuple[tuple[Number, ...], ...] | None:
-    rows = []
+    rows: list[tuple[Number, ...]] = []
     for inner in _VECTOR.finditer(match.group(0)):
         row = _row(inner.group(1), match.start() + inner.start(1), document)
         if row is None or not row or (rows and len(row) != len(rows[0])):
