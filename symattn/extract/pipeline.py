@@ -93,8 +93,8 @@ def guess_language(text: str) -> str:
 
 def _title(document: Document) -> str:
     for line in document.raw.splitlines():
-        if line.strip():
-            return line.strip()[:80]
+        if line.strip("#*= \t"):
+            return line.strip("#*= \t")[:80]
     return document.name
 
 
