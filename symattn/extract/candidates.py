@@ -82,6 +82,12 @@ class Candidates:
         self._keys = [c.value for c in finite]
         self.negative_infinity = [c for c in found if c.value == -math.inf]
         self.by_target = {c.target: c for c in found}
+        self.grid: dict[str, list[list[float | None]]] = {
+            name: [[None] * columns for _ in range(rows)]
+            for name, (rows, columns) in self.shapes.items()}
+        for c in found:
+            if c.target.part == "entry":
+                self.grid[c.target.step][c.target.row][c.target.column] = c.value
 
     def _targets(self) -> Iterator[tuple[Target, int]]:
         for order, step in enumerate(self.derivation.steps):

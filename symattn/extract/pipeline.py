@@ -195,6 +195,12 @@ def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placemen
 
 def _valid(placements: list[Placement], candidates: Candidates) -> list[Placement]:
     """Only placements whose claim key the checker reads (a safety net)."""
+    try:
+        read_claims({f"{p.key} @ {k}": p.layout for k, p in enumerate(placements)},
+                    candidates.shapes, candidates.problem.query_positions)
+        return placements
+    except SymattnError:
+        pass
     kept = []
     for placement in placements:
         try:

@@ -59,18 +59,18 @@ class Placement:
 
 def entry_score(number: Number, value: float) -> float:
     """1 when the exact value rounds to the printed number, 0.5 when close, else a little."""
-    magnitude = number.magnitude
-    if magnitude is None or value == -math.inf:
-        return 1.0 if magnitude is None and value == -math.inf else 0.0
+    magnitude = number.approximately
+    if magnitude == -math.inf or value == -math.inf:
+        return 1.0 if magnitude == value else 0.0
     places = number.places + (2 if number.percent else 0)
-    distance = abs(value - float(magnitude))
+    distance = abs(value - magnitude)
     if places == 0 and distance > 1e-9 * max(1.0, abs(value)):
         return 0.5 if distance <= 0.5 else 0.1 * math.exp(-distance / max(abs(value), 1.0))
     if distance <= exact_tolerance(places):
         return 1.0
     if distance <= 3 * exact_tolerance(places):
         return 0.5
-    scale = max(abs(value), abs(float(magnitude)), 1e-9)
+    scale = max(abs(value), abs(magnitude), 1e-9)
     return 0.1 * math.exp(-distance / scale)
 
 
@@ -129,6 +129,10 @@ class Placer:
         return options
 
     def score(self, number: Number, target: Target) -> float:
+        """How well a printed number fits a quantity (``entry_score``; 0 if there is none)."""
+        if target.part == "entry":
+            value = self.candidates.grid[target.step][target.row][target.column]
+            return entry_score(number, value) if value is not None else 0.0
         candidate = self.candidates.by_target.get(target)
         return entry_score(number, candidate.value) if candidate else 0.0
 

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 __all__ = ["Number", "Group", "Scanned", "scan", "MAX_NUMBERS"]
 
+import bisect
+import dataclasses
+import math
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from symattn.extract.document import Document
 
-MAX_NUMBERS = 50_000       # numbers read from one document; the rest are counted, not placed
+MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are counted, not placed
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
     r"|\d+(?:[.,]\d+)?))(?![\w])(?P<percent>\s?%)?")
@@ -68,6 +71,16 @@ class Number:
         if self.value is None:
             return None
         return self.value / 100 if self.percent else self.value
+
+    @property
+    def approximately(self) -> float:
+        """The magnitude as a float (-inf for minus infinity), computed once."""
+        cached = self.__dict__.get("_float")
+        if cached is None:
+            magnitude = self.magnitude
+            cached = -math.inf if magnitude is None else float(magnitude)
+            object.__setattr__(self, "_float", cached)
+        return float(cached)
 
 
 @dataclass(frozen=True)
@@ -200,8 +213,31 @@ def _table_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]
     return groups
 
 
+def _reading_limit(text: str) -> tuple[int, int]:
+    """Where the MAX_NUMBERS-th number of a text starts, and how many come after it."""
+    limit, count = len(text), 0
+    for count, match in enumerate(_NUMBER.finditer(text), start=1):
+        if count == MAX_NUMBERS + 1:
+            limit = match.start()
+    return limit, max(0, count - MAX_NUMBERS)
+
+
 def scan(document: Document) -> Scanned:
-    """Find every number of a document: groups first, then the single numbers."""
+    """Find every number of a document: groups first, then the single numbers.
+
+    Only the first MAX_NUMBERS numbers are read (a bound on time for huge
+    files); how many were left is ``Scanned.skipped``.
+    """
+    limit, skipped = _reading_limit(document.text)
+    if skipped:
+        document = dataclasses.replace(document, text=document.text[:limit],
+                                       origin=document.origin[:limit])
+    found = _scan(document)
+    found.skipped += skipped
+    return found
+
+
+def _scan(document: Document) -> Scanned:
     found = Scanned()
     taken: list[tuple[int, int]] = []
     text = document.text
@@ -211,8 +247,10 @@ def scan(document: Document) -> Scanned:
         if rows:
             groups.append(Group(rows, match.start(), match.end(), ()))
             taken.append((match.start(), match.end()))
+    matrix_starts = [a for a, _ in taken]      # matrices do not overlap: sorted spans
     for match in _VECTOR.finditer(text):
-        if any(a <= match.start() < b for a, b in taken) or \
+        inside = bisect.bisect_right(matrix_starts, match.start()) - 1
+        if inside >= 0 and match.start() < taken[inside][1] or \
                 re.match(r"[\w)]", text[match.start() - 1:match.start()]):
             continue     # inside a matrix, or an index: E[0], scores[3,1]
         row = _row(match.group(1), match.start(1), document)
@@ -231,10 +269,24 @@ def scan(document: Document) -> Scanned:
         floor = group.end
     taken.sort()
     found.singles = _singles(document, taken)
-    total = sum(len(g.numbers) for g in found.groups) + len(found.singles)
-    if total > MAX_NUMBERS:
-        found.skipped = total - MAX_NUMBERS
-        found.singles = found.singles[:max(0, MAX_NUMBERS - (total - len(found.singles)))]
+    return _bounded(found)
+
+
+def _bounded(found: Scanned) -> Scanned:
+    """The first MAX_NUMBERS numbers of the document (in order); the rest are counted."""
+    items = sorted([(g.start, g) for g in found.groups] + [(n.start, n) for n in found.singles],
+                   key=lambda item: item[0])
+    kept: list[Group | Number] = []
+    count = 0
+    for _, item in items:
+        size = len(item.numbers) if isinstance(item, Group) else 1
+        if count + size > MAX_NUMBERS:
+            found.skipped += size
+            continue
+        count += size
+        kept.append(item)
+    found.groups = [g for g in kept if isinstance(g, Group)]
+    found.singles = [n for n in kept if isinstance(n, Number)]
     return found
 
 
