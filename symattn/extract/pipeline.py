@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from symattn import messages
 from symattn.derivation import pipeline as derivation_pipeline
 from symattn.derivation.names import split_name
-from symattn.errors import InputError, SymattnError
+from symattn.errors import SymattnError
 from symattn.extract.candidates import Candidates
 from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, label_claims, toml_key, toml_value
@@ -255,7 +255,7 @@ def extract(document: Document, spec_text: str | None = None,
         try:
             sides.append(_draft(document, scanned, _head(title, language, side), language,
                                 side.reasons, (group.line, group.line + SIDE_LINES)))
-        except InputError:
+        except SymattnError:   # not a computation symattn can do (say, a huge exponent)
             continue
     if proposal.found:
         taken = {n.start for draft in sides for p in draft.placements for n in p.numbers
@@ -263,8 +263,11 @@ def extract(document: Document, spec_text: str | None = None,
         rest = Scanned([g for g in scanned.groups if g.start not in taken and
                         not any(n.start in taken for n in g.numbers)],
                        [n for n in scanned.singles if n.start not in taken], scanned.skipped)
-        extraction.drafts.append(_draft(document, rest, _head(_title(document), language,
-                                                              proposal),
-                                        language, proposal.reasons))
+        try:
+            extraction.drafts.append(_draft(document, rest, _head(_title(document), language,
+                                                                  proposal),
+                                            language, proposal.reasons))
+        except SymattnError:   # the named matrices do not fit together
+            pass
     extraction.drafts.extend(sides)
     return extraction
