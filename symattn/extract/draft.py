@@ -9,7 +9,7 @@ placed are listed at the end with their lines.
 
 from __future__ import annotations
 
-__all__ = ["toml_value", "claims_table", "Claimed", "label_claims"]
+__all__ = ["toml_value", "toml_key", "comment", "claims_table", "Claimed", "label_claims"]
 
 import json
 import re
@@ -21,6 +21,12 @@ from symattn.extract.scanner import Number
 
 _BARE_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _CONTEXT = 60
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]")
+
+
+def comment(text: str) -> str:
+    """Text fit for a TOML comment: control characters shown as U+FFFD."""
+    return _CONTROL.sub("\ufffd", text)
 
 
 def toml_value(value: Any) -> str:
@@ -85,7 +91,7 @@ def _context(lines: Mapping[int, str], number: Number) -> str:
                                              len(lines.get(number.line, "").lstrip())))
         start = max(0, min(column - _CONTEXT // 2, len(text) - _CONTEXT))
         text = ("…" if start else "") + text[start:start + _CONTEXT] + "…"
-    return text.replace("\n", " ")
+    return comment(text)
 
 
 def claims_table(claimed: Sequence[Claimed], unplaced: Sequence[Number],
@@ -97,12 +103,12 @@ def claims_table(claimed: Sequence[Claimed], unplaced: Sequence[Number],
         placement = item.placement
         first = placement.numbers[0]
         out.append(f"# line {first.line}: {_context(lines, first)}")
-        out.append(f"#   {placement.confidence}: {placement.why}")
+        out.append(comment(f"#   {placement.confidence}: {placement.why}"))
         out.append(f"{toml_key(item.key)} = {toml_value(_quoted(placement.layout))}")
     if unplaced:
         out.append("")
         out.append("# Numbers not placed (errors, or quantities outside this computation):")
         for number in unplaced:
-            out.append(f"#   line {number.line}, column {number.column}: {number.printed}"
-                       f"   | {_context(lines, number)}")
+            out.append(comment(f"#   line {number.line}, column {number.column}: "
+                               f"{number.printed}   | {_context(lines, number)}"))
     return "\n".join(out) + "\n"

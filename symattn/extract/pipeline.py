@@ -29,7 +29,7 @@ from symattn.derivation.names import split_name
 from symattn.errors import SymattnError
 from symattn.extract.candidates import Candidates
 from symattn.extract.document import Document
-from symattn.extract.draft import claims_table, label_claims, toml_key, toml_value
+from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
 from symattn.extract.inputs import Proposal, from_scores, propose
 from symattn.extract.lines import place_line
 from symattn.extract.place import Placement, Placer
@@ -99,8 +99,9 @@ def _title(document: Document) -> str:
 
 
 def _head(title: str, language: str, proposal: Proposal) -> str:
-    out = [f"# Draft spec from {title!r}: written by symattn extract; read it before use.",
-           *(f"# {reason}" for reason in proposal.reasons),
+    out = [comment(f"# Draft spec from {title!r}: written by symattn extract; read it "
+                   "before use."),
+           *(comment(f"# {reason}") for reason in proposal.reasons),
            f"title = {toml_value(title)}", f"language = {toml_value(language)}", "", "[inputs]"]
     out += [f"{toml_key(k)} = {toml_value(v)}" for k, v in proposal.inputs.items()]
     if proposal.options:

@@ -32,8 +32,8 @@ from symattn.extract.document import Document
 
 MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are counted, not placed
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
-    r"|\d+(?:[.,]\d+)?))(?![\w])(?P<percent>\s?%)?")
+    r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
+    r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?))(?![\w])(?P<percent>\s?%)?")
 _VECTOR_BODY = r"[^\[\]\n]{0,1500}"
 _MATRIX = re.compile(r"\[\s*(?:\[" + _VECTOR_BODY + r"\]\s*[,;]?\s*){1,200}\]")
 _VECTOR = re.compile(r"\[(" + _VECTOR_BODY + r")\]")
@@ -126,8 +126,9 @@ def _number(match: re.Match[str], decimal_comma: bool, document: Document,
         return Number(sign + "∞", None, 0, False, approximate, start, offset + match.end(),
                       line, column)
     body = match["body"]
-    digits = body.replace(",", "") if re.search(r",\d{3}(?:\.|$)", body) and "." in body \
-        else body.replace(",", ".") if decimal_comma else body
+    grouped = body.count(",") > 1 or "," in body and "." in body   # 2,980.96 and 1,000,000
+    digits = body.replace(",", "") if grouped else \
+        body.replace(",", ".") if decimal_comma else body
     if "," in digits:     # a comma where commas separate numbers: the first part only
         digits = digits.split(",")[0]
     places = len(digits.split(".")[1]) if "." in digits else 0
