@@ -42,13 +42,13 @@ def _check_drafts(text: str) -> None:
         spec.loads(draft.text(document), "draft.toml")   # a draft is always a valid spec
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_documents())
 def test_any_text_gives_valid_drafts_or_none(text: str) -> None:
     _check_drafts(text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=40).map("".join))
 def test_a_document_with_inputs_and_hostile_text_gives_valid_drafts(noise: str) -> None:
     inputs = "q₁ = [1, 0]\nk₁ = [1, 0]\nk₂ = [0, 1]\nv₁ = [1, 2]\nv₂ = [3, 4]\n"

@@ -47,6 +47,8 @@ def check_document(document: Document, spec_text: str, spec_name: str = "<spec>"
     """Extract the document's numbers with the spec's inputs, then check them."""
     extraction = extract(document, spec_text, spec_name)
     draft = extraction.drafts[0]
+    if language:   # labels of repeated printings in the reader's language
+        draft = dataclasses.replace(draft, language=language)
     text = draft.text(document)
     problem = spec.loads(text, spec_name)
     if not problem.claims:
