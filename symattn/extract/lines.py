@@ -95,8 +95,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         if number.start in line.done:
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
-        if number.value is None or number.places == 0 and not number.percent and \
-                (not _AFTER_SIGN.search(before) or _SIZE.search(before)):
+        if number.value is None or _SIZE.search(before) or number.places == 0 and \
+                not number.percent and not _AFTER_SIGN.search(before):
             # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
             left.append(number)
             continue
@@ -218,6 +218,8 @@ def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[
                                                    target.row, 0))
     else:
         return [result]
+    if all(placer.score(n, t) < 0.5 for n, t in zip(numbers[:2], pair)):
+        return []      # neither side fits: the result's value was a coincidence
     parts = [placer.place_single(n, must=t, why="a side of the division")
              for n, t in zip(numbers[:2], pair)]
     return [p for p in parts if p] + [result]

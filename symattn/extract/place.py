@@ -171,6 +171,10 @@ class Placer:
                    (self._named(group, o) and o.score >= 0.25)]
         if only is not None:
             options = [o for o in options if split_name(o.step)[1] == only]
+        options = [o for o in options if o.exact == 1.0 or self._named(group, o) or
+                   any(n.value is None or n.value not in (0, 1)
+                       for n, t in zip(group.numbers, o.targets)
+                       if self.score(n, t) == 1.0)]   # 0s and 1s alone settle nothing
         if not options:
             return []
         ranked = sorted(options, key=lambda o: -self._rank(group, o))
