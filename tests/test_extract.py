@@ -143,6 +143,11 @@ def test_check_a_document_reports_lines_and_columns(capsys: pytest.CaptureFixtur
     assert status == 1 and wrong == [("weights[1,2]", 3, 21)]
     status, out, _ = run(capsys, "check", str(document), "--spec", str(spec))
     assert status == 1 and "weights[1,2] @ line 3" in out
+    status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-f", "markdown")
+    assert status == 1 and "`weights[1,2] @ line 3`" in out
+    status, _, err = run(capsys, "check", str(spec), "--spec", str(spec))
+    assert status == 2
+    assert_one_line_error(err, "inputs.toml", "each FILE is a document")
 
 
 def test_check_seed_001_reports_its_wrong_numbers_at_their_lines(

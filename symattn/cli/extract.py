@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
-                                 language_of, one_line, write_output)
+                                 display_name, language_of, one_line, write_output)
 
 if TYPE_CHECKING:
     from symattn.extract.checking import DocumentCheck
@@ -139,6 +139,12 @@ def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
     from symattn.extract.document import read_document
     from symattn.render import report as render_report
 
+    from symattn.errors import InputError, Location
+
+    for source in sources:
+        if not is_document(source):
+            raise InputError("with --spec, each FILE is a document; this is a spec (.toml or "
+                             ".json)", Location(file=display_name(source)))
     spec_text = _read_spec(args.spec)
     checks, failed = [], 0
     for source in sources:
