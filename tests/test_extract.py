@@ -189,3 +189,13 @@ def test_a_broken_notebook_is_a_one_line_error(capsys: pytest.CaptureFixture[str
     status, _, err = run(capsys, "extract", str(path))
     assert status == 2
     assert_one_line_error(err, "broken.ipynb", "no list of cells")
+
+
+def test_scores_given_directly_are_the_inputs_with_the_printed_d_k() -> None:
+    # d_k = 4: scaled = [[1, 0], [0, 1]]; softmax([1, 0]) = e/(e+1) = 0.7311, 0.2689
+    page = "Here d_k = 4.\nscores = [[2, 0], [0, 2]]\nV = [[1, 0], [0, 1]]\n" \
+           "weights = [[0.73, 0.27], [0.27, 0.73]]\n"
+    draft = extract(from_text(page)).drafts[0]
+    assert "scores = [[2, 0], [0, 2]]" in draft.head and "d_k = 4" in draft.head
+    assert ("weights", [["0.73", "0.27"], ["0.27", "0.73"]], "certain") in \
+        [(p.key, p.layout, p.confidence) for p in draft.placements]

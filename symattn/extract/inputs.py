@@ -129,6 +129,30 @@ def _from_vectors(named: dict[str, Group], proposal: Proposal) -> bool:
     return True
 
 
+def _from_named_scores(named: dict[str, Group], proposal: Proposal, d_k: int | None) -> bool:
+    """Scores printed under their name: raw with the printed d_k, else taken as scaled."""
+    group = next((named[n] for n in ("scores", "S", "scaled") if n in named), None)
+    if group is None:
+        return False
+    if d_k and "scaled" not in named:
+        proposal.inputs["scores"] = _cells(group)
+        proposal.options["d_k"] = d_k
+        proposal.reasons.append(f"scores: the matrix named so (line {group.line}), scaled by "
+                                f"1/sqrt(d_k) with the printed d_k = {d_k}")
+    else:
+        proposal.inputs["scaled"] = _cells(group)
+        proposal.options["scale"] = "none"
+        proposal.reasons.append(f"scaled: the scores named so (line {group.line}); no d_k is "
+                                "printed, so they are taken as they are")
+    proposal.used.append(group)
+    values = named.get("V")
+    if values is not None and values.shape[0] == group.shape[1]:
+        proposal.inputs["V"] = _cells(values)
+        proposal.used.append(values)
+        proposal.reasons.append(f"V: the matrix named so (line {values.line})")
+    return True
+
+
 def from_scores(group: Group) -> Proposal:
     """A row of scores put through softmax as it is (no scaling)."""
     proposal = Proposal({"scaled": _cells(group)}, {"scale": "none"})
@@ -137,13 +161,14 @@ def from_scores(group: Group) -> Proposal:
     return proposal
 
 
-def propose(scanned: Scanned) -> Proposal:
-    """The inputs of the document's main computation, or an empty proposal."""
+def propose(scanned: Scanned, d_k: int | None = None) -> Proposal:
+    """The inputs of the document's main computation, or an empty proposal;
+    ``d_k``: the key dimension the document prints, if any (for raw scores)."""
     named = _named(scanned)
     proposal = Proposal()
-    for way in (_from_projections, _from_matrices, _from_vectors):
-        if way(named, proposal):
-            break
+    if not any(way(named, proposal) for way in (_from_projections, _from_matrices,
+                                                 _from_vectors)):
+        _from_named_scores(named, proposal, d_k)
     if proposal.found and _causal(scanned):
         proposal.options["mask"] = "causal"
         proposal.reasons.append("mask = causal: the document prints -∞ in a row of scores")

@@ -248,7 +248,8 @@ def extract(document: Document, spec_text: str | None = None,
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
                                         [f"inputs from {spec_name}"]))
         return extraction
-    proposal = propose(scanned)
+    printed_d_k = re.search(r"\bd_?k\s*=\s*([1-9][0-9]{0,5})(?![0-9]|[.,][0-9])", document.text)
+    proposal = propose(scanned, int(printed_d_k.group(1)) if printed_d_k else None)
     sides: list[Draft] = []
     for group in _side_rows(document, scanned, proposal.used):
         side = from_scores(group)
