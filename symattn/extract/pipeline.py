@@ -214,8 +214,9 @@ def _valid(placements: list[Placement], candidates: Candidates) -> list[Placemen
 
 
 def _draft(document: Document, scanned: Scanned, head: str, language: str,
-           reasons: list[str], lines: tuple[int, int] | None = None) -> Draft:
-    problem = spec_reader.loads(head, document.name + " (draft)")
+           reasons: list[str], lines: tuple[int, int] | None = None,
+           source: str | None = None) -> Draft:
+    problem = spec_reader.loads(head, source or document.name + " (draft)")
     candidates = Candidates(derivation_pipeline.derive(problem))
     placements, unplaced = _place(document, scanned, Placer(candidates), lines)
     return Draft(head, _valid(placements, candidates), unplaced, reasons, language, lines)
@@ -246,7 +247,7 @@ def extract(document: Document, spec_text: str | None = None,
         spoken = mapping.get("language") if isinstance(mapping.get("language"), str) else None
         head = spec_head(spec_text)
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
-                                        [f"inputs from {spec_name}"]))
+                                        [f"inputs from {spec_name}"], source=spec_name))
         return extraction
     printed_d_k = re.search(r"\bd_?k\s*=\s*([1-9][0-9]{0,5})(?![0-9]|[.,][0-9])", document.text)
     proposal = propose(scanned, int(printed_d_k.group(1)) if printed_d_k else None)
