@@ -126,7 +126,14 @@ def test_extract_writes_drafts_that_check_accepts(capsys: pytest.CaptureFixture[
     # every number the notebook prints rounds its exact value; the printed row sums
     # (1, 1, 1: ones alone settle no place) are listed as not placed
     assert status == 0 and report["summary"]["wrong"] == 0 and report["summary"]["ok"] > 40
-    assert "#   line 25, column 20: 1.0000" in output.read_text(encoding="utf-8")
+    assert "#   line 25 (cell 4, line 4), column 20: 1.0000" in output.read_text(
+        encoding="utf-8")
+    # check the notebook itself with the draft's inputs: each verdict names its cell
+    status, out, _ = run(capsys, "check", str(NOTEBOOK), "--spec", str(output), "-f", "json")
+    claims = json.loads(out)["reports"][0]["claims"]
+    assert status == 0
+    assert {c["cell"] for c in claims if c["step"] == "output"} == {5}   # weights @ V
+    assert {c["cell"] for c in claims if c["step"] == "weights"} == {4}
 
 
 def test_check_a_document_reports_lines_and_columns(capsys: pytest.CaptureFixture[str],

@@ -125,8 +125,11 @@ def _json(checks: list[DocumentCheck]) -> str:
 
     document = json.loads(render_report.report_json([c.report for c in checks]))
     for entry, check in zip(document["reports"], checks):
-        for claim, (line, column) in zip(entry["claims"], check.places):
+        for claim, (line, column), cell in zip(entry["claims"], check.places,
+                                               check.cells or [None] * len(check.places)):
             claim["line"], claim["column"] = line, column
+            if cell is not None:   # a notebook: the cell the number was printed in
+                claim["cell"] = cell
         entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
                                for line, column, printed in check.unplaced]
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"

@@ -39,6 +39,7 @@ class DocumentCheck:
     places: tuple[tuple[int, int], ...]
     draft: str                      # the draft spec that was checked
     unplaced: tuple[tuple[int, int, str], ...]   # (line, column, printed) not placed
+    cells: tuple[int | None, ...] = ()   # for a notebook: each verdict's cell
 
 
 def check_document(document: Document, spec_text: str, spec_name: str = "<spec>",
@@ -65,5 +66,6 @@ def check_document(document: Document, spec_text: str, spec_name: str = "<spec>"
         claim = dataclasses.replace(verdict.claim, label=word.format(line=number.line))
         verdicts.append(dataclasses.replace(verdict, claim=claim))
     report = dataclasses.replace(report, verdicts=tuple(verdicts), source=document.name)
+    cells = tuple((document.cell_of(line) or (None, 0))[0] for line, _ in places)
     return DocumentCheck(report, tuple(places), text,
-                         tuple((n.line, n.column, n.printed) for n in draft.unplaced))
+                         tuple((n.line, n.column, n.printed) for n in draft.unplaced), cells)

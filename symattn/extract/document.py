@@ -56,13 +56,24 @@ class Document:
     text: str
     origin: tuple[int, ...]
     line_starts: tuple[int, ...]        # offsets in the original text where lines start
-    cells: tuple[int, ...] = ()         # notebooks: original offsets where cells start
+    # notebooks: (offset in the text, the notebook's 1-based cell number) of each block
+    cells: tuple[tuple[int, int], ...] = ()
 
     def where(self, index: int) -> tuple[int, int]:
         """The 1-based (line, column) in the original text of a normalized index."""
         offset = self.origin[min(index, len(self.origin) - 1)] if self.origin else 0
         line = bisect.bisect_right(self.line_starts, offset)
         return line, offset - self.line_starts[line - 1] + 1
+
+    def cell_of(self, line: int) -> tuple[int, int] | None:
+        """In a notebook: the cell (1-based) a line is in, and the line within that cell's
+        text; None for other documents."""
+        if not self.cells:
+            return None
+        offset = self.line_starts[min(line, len(self.line_starts)) - 1]
+        index = max(0, bisect.bisect_right([start for start, _ in self.cells], offset) - 1)
+        start, cell = self.cells[index]
+        return cell, self.raw.count("\n", start, offset) + 1
 
     def original_line(self, line: int) -> str:
         """The text of one original line (1-based), for the draft's comments."""
@@ -111,7 +122,8 @@ def _subscript(match: re.Match[str]) -> str:
     return "_" + match.group(0).translate(_SUBSCRIPTS)
 
 
-def from_text(raw: str, name: str = "<text>", cells: tuple[int, ...] = ()) -> Document:
+def from_text(raw: str, name: str = "<text>", cells: tuple[tuple[int, int], ...] = ()
+              ) -> Document:
     """Normalize a document's text (see the module docstring)."""
     mapped = _Mapped(raw.replace("\r\n", "\n").replace("\r", "\n"))
     for pattern, replacement in _UNICODE:
@@ -129,7 +141,7 @@ def _cell_text(value: Any) -> str:
     return str(value) if value is not None else ""
 
 
-def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[int, ...]]:
+def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[tuple[int, int], ...]]:
     """Markdown cells and printed outputs of a notebook, one after another."""
     try:
         notebook = json.loads(raw)
@@ -139,9 +151,9 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[int, ...]]:
     if not isinstance(cells, list):
         raise InputError("not a notebook: no list of cells", where)
     parts: list[str] = []
-    starts: list[int] = []
+    starts: list[tuple[int, int]] = []
     offset = 0
-    for cell in cells:
+    for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             continue
         texts = [_cell_text(cell.get("source"))] if cell.get("cell_type") == "markdown" else []
@@ -153,7 +165,7 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[int, ...]]:
                 texts.append(_cell_text(output.get("text") or plain))
         for text in texts:
             block = text.rstrip("\n") + "\n\n"
-            starts.append(offset)
+            starts.append((offset, number))
             parts.append(block)
             offset += len(block)
     return "".join(parts), tuple(starts)

@@ -95,20 +95,23 @@ def _context(lines: Mapping[int, str], number: Number) -> str:
 
 
 def claims_table(claimed: Sequence[Claimed], unplaced: Sequence[Number],
-                 lines: Mapping[int, str]) -> str:
-    """The ``[claims]`` table with a comment per claim, then the numbers not placed."""
+                 lines: Mapping[int, str], cells: Mapping[int, str] | None = None) -> str:
+    """The ``[claims]`` table with a comment per claim, then the numbers not placed;
+    ``cells``: for a notebook, " (cell C, line L)" after each line number."""
     out = ["[claims]", "# In document order. Each claim: its line, the text around it, how sure "
            "the placement is", "# (certain / likely / guess) and why. Check the guesses."]
     for item in claimed:
         placement = item.placement
         first = placement.numbers[0]
-        out.append(f"# line {first.line}: {_context(lines, first)}")
+        where = (cells or {}).get(first.line, "")
+        out.append(comment(f"# line {first.line}{where}: {_context(lines, first)}"))
         out.append(comment(f"#   {placement.confidence}: {placement.why}"))
         out.append(f"{toml_key(item.key)} = {toml_value(_quoted(placement.layout))}")
     if unplaced:
         out.append("")
         out.append("# Numbers not placed (errors, or quantities outside this computation):")
         for number in unplaced:
-            out.append(comment(f"#   line {number.line}, column {number.column}: "
+            out.append(comment(f"#   line {number.line}{(cells or {}).get(number.line, '')}, "
+                               f"column {number.column}: "
                                f"{number.printed}   | {_context(lines, number)}"))
     return "\n".join(out) + "\n"
