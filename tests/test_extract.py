@@ -206,3 +206,22 @@ def test_scores_given_directly_are_the_inputs_with_the_printed_d_k() -> None:
     assert "scores = [[2, 0], [0, 2]]" in draft.head and "d_k = 4" in draft.head
     assert ("weights", [["0.73", "0.27"], ["0.27", "0.73"]], "certain") in \
         [(p.key, p.layout, p.confidence) for p in draft.placements]
+
+
+def test_a_latex_document_with_matrices_over_several_lines() -> None:
+    # Q = I, K = [[1, 1], [0, 1]]: scores = Q K^T = [[1, 0], [1, 1]]; scaled row 1 =
+    # [1, 0] / sqrt(2) = [0.7071, 0]; e^0.7071 = 2.0281; weights row 1 = 2.0281 / 3.0281
+    # = 0.670 and 0.330
+    tex = ("\\[\nQ = \\begin{pmatrix}\n  1 & 0 \\\\\n  0 & 1\n\\end{pmatrix},\n"
+           "K = \\begin{pmatrix} 1 & 1 \\\\ 0 & 1 \\end{pmatrix},\n"
+           "V = \\begin{pmatrix} 2 & 0 \\\\ 0 & 2 \\end{pmatrix}\n\\]\n"
+           "$QK^\\top = \\begin{pmatrix} 1 & 0 \\\\ 1 & 1 \\end{pmatrix}$, "
+           "$\\sqrt{2} \\approx 1.414$, $e^{0.707} \\approx 2.028$,\n"
+           "weights $\\begin{pmatrix} 0.670 & 0.330 \\end{pmatrix}$\n")
+    draft = extract(from_text(tex, "page.tex")).drafts[0]
+    placed = {p.key: (p.layout, p.confidence) for p in draft.placements}
+    assert placed["Q"] == ([["1", "0"], ["0", "1"]], "certain")
+    assert placed["scores"][0] == [["1", "0"], ["1", "1"]]
+    assert placed["divisor"] == ("~1.414", "certain")
+    assert placed["exp[1,1]"] == ("~2.028", "certain")
+    assert placed["weights[1]"] == (["0.670", "0.330"], "certain")

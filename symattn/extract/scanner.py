@@ -34,7 +34,7 @@ MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are coun
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
     r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?))(?![\w])(?P<percent>\s?%)?")
-_VECTOR_BODY = r"[^\[\]\n]{0,1500}"
+_VECTOR_BODY = r"[^\[\]]{0,1500}"
 _MATRIX = re.compile(r"\[\s*(?:\[" + _VECTOR_BODY + r"\]\s*[,;]?\s*){1,200}\]")
 _VECTOR = re.compile(r"\[(" + _VECTOR_BODY + r")\]")
 _CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-]*$")
