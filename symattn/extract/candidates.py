@@ -10,8 +10,9 @@ place of it (``near``: what an earlier rounded number carried forward gives).
 >>> import symattn
 >>> derivation = symattn.derive(symattn.load_example("001-kocka-spi-venku"))
 >>> index = Candidates(derivation)
->>> [index.label(c.target) for c in index.matching(Fraction("1.561"), 3, near=True)]
-['exp[3,2]']
+>>> [(index.label(c.target), c.target.part) for c in index.matching(Fraction("1.561"), 3,
+...                                                                near=True)]
+[('exp[3,2]', 'entry'), ('exp_sum[3]', 'term')]
 """
 
 from __future__ import annotations
