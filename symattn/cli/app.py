@@ -44,12 +44,13 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.derive as derive
     import symattn.cli.examples as examples
     import symattn.cli.explore as explore
+    import symattn.cli.extract as extract
     import symattn.cli.kvcache as kvcache
     import symattn.cli.permute as permute
     import symattn.cli.sizes as sizes
     import symattn.cli.worksheet as worksheet
 
-    return [derive, check, examples, sizes, explore, permute, kvcache, worksheet]
+    return [derive, check, extract, examples, sizes, explore, permute, kvcache, worksheet]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:

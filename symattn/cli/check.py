@@ -49,6 +49,10 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    parser.add_argument("--spec", metavar="INPUTS.toml",
+                        help="FILEs are documents (text, Markdown, LaTeX, notebooks): extract "
+                             "their printed numbers with these inputs and check them, "
+                             "reporting each at its document line (docs/extract.md)")
     add_language_options(parser, locale=False)
     return {"check": run}
 
@@ -125,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     if not sources:
         raise InputError("check needs at least one spec: FILE ... or --example NAME")
+    if getattr(args, "spec", None):   # check DOC --spec INPUTS.toml: symattn extract, then check
+        from symattn.cli.extract import run_check_documents
+
+        return run_check_documents(args, sources)
     if args.rounding is not None:
         parse_rounding(args.rounding)
     parallel = args.jobs > 1 and len(sources) > 1
