@@ -56,11 +56,12 @@ def _derive(problem: Problem) -> Derivation:
         steps += multihead.build_steps(problem)
     else:
         steps += rational_steps(problem)
-    from symattn.derivation import compare, diagnostics, max_shift, variance
+    from symattn.derivation import compare, cosine, diagnostics, max_shift, variance
 
     steps = max_shift.apply(problem, steps)
     for stage in layer.STAGES + diagnostics.STAGES:
         steps += stage(problem, steps)
     steps = variance.insert(problem, steps)
+    steps = cosine.insert(problem, steps)
     comparisons = compare.build(problem, _derive) if problem.compare else ()
     return Derivation(problem, tuple(steps), comparisons)

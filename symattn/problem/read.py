@@ -32,7 +32,7 @@ from symattn.values.exact import NEG_INF
 
 INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
                "scaled")
-DIAGNOSTICS = ("entropy", "jacobian", "variance")
+DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
                    "compare")

@@ -25,6 +25,10 @@ EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 _PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
 # The engine's formulas in plain text, whole formulas first, then piece by piece.
 _PLAIN_LATEX = (
+    ("\\sqrt{\\sum_t q_{it}^2}", "sqrt(sum_t q_it^2)"),
+    ("\\sqrt{\\sum_t k_{jt}^2}", "sqrt(sum_t k_jt^2)"),
+    ("\\frac{q_i \\cdot k_j}{\\|q_i\\|\\,\\|k_j\\|}", "q_i . k_j / (|q_i| |k_j|)"),
+    ("\\cos\\theta", "cos theta"), ("\\|q\\|", "|q|"), ("\\|k\\|", "|k|"),
     ("\\frac{Q K^{\\top}}{\\sqrt{d_k}}", "Q K^T / sqrt(d_k)"),
     ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
     ("\\frac{S}{\\sqrt{d_k}}", "S / sqrt(d_k)"), ("\\frac{1}{T} \\cdot ", "(1/T) "),

@@ -6,6 +6,7 @@ printed row sum, or the divisor) plus the ``Printed`` number with its
 precision as printed. The key syntax is documented in docs/spec-format.md::
 
     STEP | STEP[i] | STEP[:,j] | STEP[i,j] | STEP[i,j].terms | STEP[i].sum | divisor
+    scores[i,j].factors  (the printed cosine, |q_i| and |k_j| of a score)
     ... optionally followed by "@ label" for a repeated printing.
 
 >>> read_printed("83.83%").places, read_printed("83.83%").percent
@@ -37,12 +38,13 @@ QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "
                              "ffn_activated", "ffn", "residual_2", "norm_2", "concat",
                              "entropy", "entropy_max", "jacobian_norm",
                              "jacobian_norm_unscaled", "row_max", "shifted", "exp_shifted",
-                             "exp_shifted_sum"})
+                             "exp_shifted_sum", "q_norm", "cosine"})
 # Steps that are one column (a value per query row): reported with one index.
 COLUMN_STEPS = frozenset({"exp_sum", "entropy", "entropy_max", "jacobian_norm",
-                          "jacobian_norm_unscaled", "row_max", "exp_shifted_sum"})
+                          "jacobian_norm_unscaled", "row_max", "exp_shifted_sum", "q_norm",
+                          "k_norm"})
 _KEY = re.compile(r"^\s*(?P<step>(?:head\d+\.)?[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
-                  r"(?:\.\s*(?P<part>terms|sum))?\s*(?:@\s*(?P<label>.*?))?\s*$")
+                  r"(?:\.\s*(?P<part>terms|sum|factors))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 _SKIP = ("?", "")
 
 
@@ -88,6 +90,8 @@ class Target:
         """1-based position text for reports, e.g. ``weights[3,1]``."""
         if self.part == "divisor":
             return "divisor"
+        if self.step == "scale":       # a single number (derivation.cosine)
+            return "scale"
         base = f"{self.step}[{row_label},{self.column + 1}]"
         if base_name(self.step) in COLUMN_STEPS:   # a column vector: one index
             base = f"{self.step}[{row_label}]"
@@ -274,7 +278,8 @@ def _read_key(key: str, here: Location, shapes: Mapping[str, tuple[int, int]],
     match = _KEY.match(key)
     if not match:
         raise InputError("cannot read this claim key; write STEP, STEP[i], STEP[:,j], "
-                         "STEP[i,j], STEP[i,j].terms, STEP[i].sum or divisor", here)
+                         "STEP[i,j], STEP[i,j].terms, STEP[i].sum, scores[i,j].factors "
+                         "or divisor", here)
     step, label = match["step"], (match["label"] or "").strip()
     if step == "divisor":
         return _ClaimKey(key, label, step, None, None, here, (1, 1), None, shapes)
@@ -383,9 +388,26 @@ def _read_column(key: _ClaimKey, column_text: str, raw: Any, read: _Claims) -> N
         read.entry(key, number, column, value, key.here.at(row=number))
 
 
+def _read_factors(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """scores[i,j].factors = the printed cos(theta_ij), |q_i| and |k_j| whose product the
+    document wrote for the score: each is a claim on its own step (``derivation.cosine``)."""
+    parts = key.indices
+    if key.step != "scores" or len(parts) != 2:
+        raise InputError("factors are written scores[i,j].factors = [cosine, |q_i|, |k_j|]",
+                         key.here)
+    number, column = _index(parts[0], key.here, "row"), _index(parts[1], key.here, "column")
+    row = key.row(number, key.here)
+    if not 1 <= column <= key.columns:
+        raise InputError(f"column {column} is outside {key.step}", key.here)
+    targets = (Target("cosine", row, column - 1), Target("q_norm", row, 0),
+               Target("k_norm", column - 1, 0))
+    for t, (target, value) in enumerate(zip(targets, key.as_list(raw, 3, "the factors"))):
+        read.add(key, target, read_printed(value, key.here.at(column=t + 1)))
+
+
 _Reader = Callable[[_ClaimKey, Any, _Claims], None]
 
 # The readers of a key with a part after the position; any other is a position.
 _PART_READERS: dict[str, _Reader] = {
-    "sum": _read_sum, "terms": _read_terms,
+    "sum": _read_sum, "terms": _read_terms, "factors": _read_factors,
 }

@@ -205,13 +205,30 @@ def _projection(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
 
 
 def _scores(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
-    """S = Q K^T (or Q_rot K_rot^T)."""
+    """S = Q K^T (or Q_rot K_rot^T); cos(theta) |q| |k| where the document printed those."""
     prefix, operands = split_name(step)[0], path.operands(step)
+    factors = _printed_factors(path, step, i, j)
+    if factors is not None:
+        return factors
     if not operands:
         return None
     left, right = (prefix + split_name(o)[1] for o in operands)
     inner = path.grid(left).shape[1]
     return path.traced_sum(score_term(left, right, i, j, t) for t in range(inner))
+
+
+def _printed_factors(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
+    """The score as the product of its printed cosine and lengths (``derivation.cosine``),
+    when the document printed all three; None otherwise."""
+    if step != "scores" or not path.has("cosine"):
+        return None
+    claims = [path.printed_claim(target) for target in (
+        Target("cosine", i, j), Target("q_norm", i, 0), Target("k_norm", j, 0))]
+    printed = [claim for claim in claims if claim is not None]
+    if len(printed) != 3 or any(claim.printed.value is NEG_INF for claim in printed):
+        return None
+    value = reduce(arith.multiply, (claim.printed.number for claim in printed))
+    return value, frozenset(printed)
 
 
 def _scaled(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
@@ -224,6 +241,10 @@ def _scaled(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
         return arith.divide(score, divisor.printed.value), used | {divisor}
     if not has_divisor(path.derivation):
         return None
+    scale = path.printed_claim(Target("scale", 0, 0)) if path.has("scale") else None
+    if scale is not None:     # the document's printed multiplier, then the temperature
+        return arith.divide(arith.multiply(score, scale.printed.number),
+                            path.problem.temperature), used | {scale}
     return arith.multiply(score, scale_factor(path.problem)), used
 
 

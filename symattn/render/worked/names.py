@@ -42,7 +42,7 @@ KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "out
 
 
 # Catalog tables with headings of their own steps ([maxshift.heading], ...).
-_TABLES = ("maxshift", "variance", "ffn")
+_TABLES = ("maxshift", "variance", "ffn", "docops")
 
 
 def step_kind(step: StepLike) -> str:
@@ -86,7 +86,7 @@ def description(step: StepLike, catalog: Catalog) -> str:
         base = "output_multi"
     elif base == "scaled" and not step.operands and "description.scaled_given" in catalog:
         base = "scaled_given"
-    for table in ("description", "sheet_kinds"):
+    for table in ("description", "sheet_kinds", "docops.description"):
         translated = catalog.get(f"{table}.{base}")
         if isinstance(translated, str):
             return translated
