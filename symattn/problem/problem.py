@@ -73,6 +73,7 @@ class Problem:
     diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian, variance
     max_shift: bool | None = None           # None: only where e^z would pass about 10^6
     compare: tuple[Comparison, ...] = ()    # side-by-side variants (derivation.compare)
+    number_format: str = ""                 # how printed claims group digits: "1,234.5", ...
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,
