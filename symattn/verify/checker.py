@@ -35,7 +35,7 @@ from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decima
                                      significant_decimal, to_scientific)
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
-from symattn.verify.claims import Claim, Printed, read_claims, read_printed
+from symattn.verify.claims import Claim, Printed, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
 from symattn.verify.recompute import DocumentPath
@@ -350,8 +350,9 @@ def _shown_decimal(value: Exact, places: int, printed: Printed | None = None) ->
 
     >>> _shown_decimal(fmpq(26, 25), 2), _shown_decimal(fmpq(1, 3), 2)
     ('1.04', '0.333333...')
+    >>> from symattn.verify.printed import read_printed
     >>> _shown_decimal(fmpq(1, 3) / 10 ** 40, 42, read_printed("3.3e-41"))
-    '3.333333e-41...'
+    '3.33333e-41...'
     """
     if printed is not None and printed.scientific:
         return _scientific_decimal(value, printed.digits + _SHOWN_EXTRA_PLACES)

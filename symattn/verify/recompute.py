@@ -26,6 +26,8 @@ __all__ = ["Traced", "DocumentPath"]
 from functools import reduce
 from typing import Callable, Iterable
 
+from flint import fmpq
+
 from symattn.derivation.attention import scale_factor
 from symattn.derivation.names import split_name
 from symattn.derivation.steps import Derivation, EntryRule
@@ -33,7 +35,7 @@ from symattn.derivation.grids import Grid
 from symattn.derivation.terms import (Term, claim_term, output_term, projection_term,
                                       row_sum_term, score_term, term_count)
 from symattn.values import arith
-from symattn.values.exact import NEG_INF, Exact
+from symattn.values.exact import NEG_INF, Exact, Surd
 from symattn.verify.claims import Claim, Target
 from symattn.verify.targets import exact_value, has_divisor
 
@@ -242,9 +244,11 @@ def _scaled(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
     if not has_divisor(path.derivation):
         return None
     scale = path.printed_claim(Target("scale", 0, 0)) if path.has("scale") else None
-    if scale is not None:     # the document's printed multiplier, then the temperature
-        return arith.divide(arith.multiply(score, scale.printed.number),
-                            path.problem.temperature), used | {scale}
+    temperature = path.problem.temperature
+    if scale is not None and isinstance(temperature, (fmpq, Surd)):
+        # the document's printed multiplier, then the temperature
+        return arith.divide(arith.multiply(score, scale.printed.number), temperature), \
+            used | {scale}
     return arith.multiply(score, scale_factor(path.problem)), used
 
 
