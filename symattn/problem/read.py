@@ -26,11 +26,12 @@ from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read
                                           read_readout, read_sequence, read_vocabulary)
 from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
 from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
+from symattn.problem.shapes import projection_source
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF
 
-INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
+INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
                "scaled")
 DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
@@ -171,7 +172,7 @@ def _identity(name: str, raw: Mapping[str, Any], where: Location) -> EntryMatrix
     """``W = "identity"``: the identity of the width of X (of X_kv for W_K and W_V)."""
     if name not in _WEIGHTS:
         raise InputError("only W_Q, W_K, W_V and W_O may be \"identity\"", where.at(key=name))
-    source = "X_kv" if name in ("W_K", "W_V") and "X_kv" in raw else "X"
+    source = projection_source(name[-1], raw) if name != "W_O" else "X"
     if source not in raw:
         raise InputError(f"\"identity\" needs {source} to know its size", where.at(key=name))
     size = len(read_matrix(raw[source], where.at(key=source))[0])
