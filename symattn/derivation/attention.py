@@ -132,9 +132,20 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         if start == "scores":
             yield make_step("scores", grids.RationalGrid(base), formula="S", operands=())
     allowed = problem.allowed()
-    factor = fmpq(1) if start == "scaled" else scale_factor(problem)
     holes = frozenset((i, j) for i, row in enumerate(inputs[start]) for j, entry in
                       enumerate(row) if entry.value is NEG_INF) if start else frozenset()
+    if problem.order and start != "scaled":     # the document's own order (derivation.order)
+        from symattn.derivation.order import ordered_steps
+
+        ordered = ordered_steps(problem, base, holes, (matrices["Q"], matrices["K"])
+                                if start is None else None, allowed)
+        yield from ordered.steps
+        symbol = next(s.symbol for s in ordered.steps if s.name == ordered.last) \
+            if ordered.steps else "S"
+        yield from _softmax_steps(problem, matrices, ordered.final, ordered.last,
+                                  f"e^{{{symbol}_{{ij}}}}")
+        return
+    factor = fmpq(1) if start == "scaled" else scale_factor(problem)
     scaled = grids.ScaledGrid(base, factor, holes,
                               (matrices["Q"], matrices["K"]) if start is None else None)
     step = make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
@@ -151,11 +162,17 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         yield make_step("masked", masked)
     else:
         masked = grids.MaskedGrid(scaled, allowed)
-    operand = "masked" if any_masked else "scaled"
+    yield from _softmax_steps(problem, matrices, masked, "masked" if any_masked else "scaled")
+
+
+def _softmax_steps(problem: Problem, matrices: dict[str, fmpq_mat], masked: grids.MaskedGrid,
+                   operand: str, exp_formula: str | None = None) -> Iterator[Step]:
+    """exp, exp_sum, weights (or the weights of normalisation "sum") and the output."""
     if problem.normalisation == Normalisation.SOFTMAX:
         exp = softmax_grids.ExpGrid(masked)
-        yield make_step("exp", exp, operands=(operand,))
-        yield make_step("exp_sum", softmax_grids.ExpSumGrid(exp))
+        yield make_step("exp", exp, operands=(operand,), formula=exp_formula)
+        yield make_step("exp_sum", softmax_grids.ExpSumGrid(exp),
+                        formula=f"\\sum_j {exp_formula}" if exp_formula else None)
         weights = softmax_grids.WeightsGrid(masked, Normalisation.SOFTMAX, problem.fully_masked)
         yield make_step("weights", weights)
     else:

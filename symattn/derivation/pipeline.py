@@ -40,6 +40,10 @@ def _derive(problem: Problem) -> Derivation:
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
+    if problem.order and (multi_head or problem.is_symbolic or "scaled" in problem.inputs):
+        raise InputError("options.order needs one head, numeric inputs and the raw scores "
+                         "(not scaled scores given directly)",
+                         Location(file=problem.source, key="options.order"))
     if problem.positions != "none":   # sines and cosines: the SymPy path (derivation.positions)
         from symattn.derivation import positions
 

@@ -31,7 +31,7 @@ from symattn.values.rules import Rounding, parse_rounding
 
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
                 "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads",
-                "positions", "position_base", "max_shift", "number_format")
+                "positions", "position_base", "max_shift", "number_format", "order")
 
 
 class OptionFields(TypedDict, total=False):
@@ -52,6 +52,7 @@ class OptionFields(TypedDict, total=False):
     rounding: Rounding
     max_shift: bool | None
     number_format: str
+    order: tuple[str, ...]
 
 
 def _read_d_k(raw: Any, where: Location) -> OptionFields:
@@ -142,6 +143,23 @@ def _read_number_format(raw: Any, where: Location) -> OptionFields:
     return {"number_format": str(text)}
 
 
+def _read_order(raw: Any, where: Location) -> OptionFields:
+    """``order``: the operations on the raw scores in the document's order, a list (or
+    comma-separated text) of "scale", "temperature", "mask" (``derivation.order``)."""
+    items = [part.strip().lower() for part in raw.split(",")] if isinstance(raw, str) else raw
+    known = ("scale", "temperature", "mask")
+    if not isinstance(items, list) or not items or not all(
+            isinstance(item, str) and item.strip().lower() in known for item in items):
+        raise InputError("order must list \"scale\", \"temperature\" and \"mask\" in the "
+                         f"order the document applies them, got {describe(raw)}", where)
+    order = tuple(item.strip().lower() for item in items)
+    if len(set(order)) != len(order):
+        raise InputError(f"order names an operation twice: {describe(raw)}", where)
+    if "mask" not in order:
+        order += ("mask",)               # a mask left out is added last, as by default
+    return {"order": order}
+
+
 OptionReader = Callable[[Any, Location], OptionFields]
 
 # In the order they are read, which decides the error reported when several
@@ -154,6 +172,7 @@ _READERS: dict[tuple[str, ...], OptionReader] = {
     ("kv_heads",): _read_kv_heads, ("position_base",): _read_position_base,
     ("positions",): _read_positions, ("digits",): _read_digits, ("rounding",): _read_rounding,
     ("max_shift",): _read_max_shift, ("number_format",): _read_number_format,
+    ("order",): _read_order,
 }
 
 

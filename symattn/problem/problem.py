@@ -74,6 +74,7 @@ class Problem:
     max_shift: bool | None = None           # None: only where e^z would pass about 10^6
     compare: tuple[Comparison, ...] = ()    # side-by-side variants (derivation.compare)
     number_format: str = ""                 # how printed claims group digits: "1,234.5", ...
+    order: tuple[str, ...] = ()             # the document's order on the scores (derivation.order)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,

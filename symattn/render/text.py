@@ -25,6 +25,11 @@ EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 _PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
 # The engine's formulas in plain text, whole formulas first, then piece by piece.
 _PLAIN_LATEX = (
+    ("\\frac{Z}{\\sqrt{d_k}\\, T}", "Z / (sqrt(d_k) T)"), ("\\frac{Z}{\\sqrt{d_k}}", "Z / sqrt(d_k)"),
+    ("\\frac{\\hat{S}}{\\sqrt{d_k}}", "S^ / sqrt(d_k)"), ("\\frac{S}{T}", "S / T"),
+    ("\\frac{\\tilde{S}}{T}", "S~ / T"), ("\\frac{Z}{T}", "Z / T"),
+    ("e^{\\tilde{S}_{ij}}", "exp(S~_ij)"), ("e^{\\hat{S}_{ij}}", "exp(S^_ij)"),
+    ("e^{S_{ij}}", "exp(S_ij)"), ("\\hat{S}", "S^"),
     ("\\sqrt{\\sum_t q_{it}^2}", "sqrt(sum_t q_it^2)"),
     ("\\sqrt{\\sum_t k_{jt}^2}", "sqrt(sum_t k_jt^2)"),
     ("\\frac{q_i \\cdot k_j}{\\|q_i\\|\\,\\|k_j\\|}", "q_i . k_j / (|q_i| |k_j|)"),

@@ -261,8 +261,10 @@ def _masked(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
 
 def _exp(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
     prefix = split_name(step)[0]
-    value, used = path.operand(prefix + ("masked" if path.has(prefix + "masked") else "scaled"),
-                               i, j)
+    operands = path.operands(step)
+    source = operands[0] if len(operands) == 1 and path.problem.order else \
+        prefix + ("masked" if path.has(prefix + "masked") else "scaled")
+    value, used = path.operand(source, i, j)
     return arith.exp(value), used
 
 
