@@ -27,16 +27,17 @@ from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read
 from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
 from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
 from symattn.problem.shapes import projection_source
+from symattn.problem.variants import Variant, read_variants
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF
 
-INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
-               "scaled")
+INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V", "W_O", "Q", "K",
+               "V", "scores", "scaled")
 DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                   "compare")
+                   "compare", "variants")
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -49,6 +50,7 @@ class LayerFields(TypedDict, total=False):
     readout: Readout
     diagnostics: tuple[str, ...]
     compare: tuple[Comparison, ...]
+    variants: tuple[Variant, ...]
 
 
 class _TextFields(TypedDict):
@@ -149,6 +151,8 @@ def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:
                                                                     here.at(key=name)))
     if "compare" in data:
         layer["compare"] = read_compare(data["compare"], where.at(key="compare"))
+    if "variants" in data:
+        layer["variants"] = read_variants(data["variants"], where.at(key="variants"))
     return layer
 
 

@@ -15,8 +15,8 @@ heads, the queries (mask, positions, tokens), then the rest of the layer.
 
 from __future__ import annotations
 
-__all__ = ["Inputs", "matrix_shape", "projection_source", "projected_shape", "score_shape", "dims", "check_inputs",
-           "check_heads", "check_queries", "check_layer"]
+__all__ = ["Inputs", "matrix_shape", "projection_source", "projected_shape", "score_shape",
+           "dims", "check_inputs", "check_heads", "check_queries", "check_layer"]
 
 from typing import Container, Mapping
 

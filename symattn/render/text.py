@@ -25,7 +25,8 @@ EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 _PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
 # The engine's formulas in plain text, whole formulas first, then piece by piece.
 _PLAIN_LATEX = (
-    ("\\frac{Z}{\\sqrt{d_k}\\, T}", "Z / (sqrt(d_k) T)"), ("\\frac{Z}{\\sqrt{d_k}}", "Z / sqrt(d_k)"),
+    ("\\frac{Z}{\\sqrt{d_k}\\, T}", "Z / (sqrt(d_k) T)"),
+    ("\\frac{Z}{\\sqrt{d_k}}", "Z / sqrt(d_k)"),
     ("\\frac{\\hat{S}}{\\sqrt{d_k}}", "S^ / sqrt(d_k)"), ("\\frac{S}{T}", "S / T"),
     ("\\frac{\\tilde{S}}{T}", "S~ / T"), ("\\frac{Z}{T}", "Z / T"),
     ("e^{\\tilde{S}_{ij}}", "exp(S~_ij)"), ("e^{\\hat{S}_{ij}}", "exp(S^_ij)"),

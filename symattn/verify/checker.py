@@ -72,7 +72,8 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     judge = _Judge(derivation, rule, claims, working)
     verdicts = flag_carried_wrong(flag_inconsistent([judge.judge(claim) for claim in claims],
                                                     rule))
-    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language)
+    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
+                  problem.variant)
 
 
 @dataclass(frozen=True)
