@@ -111,7 +111,7 @@ class _Reading:
     def shown(self, scaled: int) -> str:
         text = format_scaled(scaled, self.places)
         if self.scientific and scaled:
-            text = to_scientific(text, len(str(abs(scaled))))
+            text = _short_exponent(to_scientific(text, len(str(abs(scaled)))))
         return text + self.unit
 
 
@@ -341,8 +341,15 @@ def _scientific_decimal(value: Exact, digits: int) -> str:
             text = fixed_decimal(value, places)
             significant = len(text.lstrip("-").replace(".", "").lstrip("0"))
             if significant <= digits:
-                return to_scientific(text, max(significant, 1))
-    return to_scientific(significant_decimal(value, digits, Rounding.TRUNCATE), digits) + "..."
+                return _short_exponent(to_scientific(text, max(significant, 1)))
+    return _short_exponent(to_scientific(significant_decimal(value, digits, Rounding.TRUNCATE),
+                                         digits)) + "..."
+
+
+def _short_exponent(text: str) -> str:
+    """The exponent as documents write it: ``2.06e-9``, ``1.0e5`` (not e-09, e+05)."""
+    mantissa, _, exponent = text.partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else text
 
 
 def _shown_decimal(value: Exact, places: int, printed: Printed | None = None) -> str:
