@@ -36,7 +36,7 @@ _SPACES = ("\u2009", "\u202f", "\u00a0", " ", "'")
 # A printed number as its digits and marks (optional sign and e-notation).
 _NUMBER = re.compile(r"(?P<sign>[+\-\u2212]?)(?P<body>[0-9][0-9.,\u2009\u202f\u00a0 ']*)"
                      r"(?P<exponent>[eE][+\-]?[0-9]+)?")
-_COMMA_THOUSANDS = re.compile(r"[+\-\u2212]?[0-9]{1,3},[0-9]{3}")   # 22,026: one comma
+_COMMA_THOUSANDS = re.compile(r"[+\-\u2212]?[1-9][0-9]{0,2},[0-9]{3}")   # 22,026: one comma
 _POINT = re.compile(r"[0-9]\.[0-9]")
 
 

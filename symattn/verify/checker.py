@@ -61,9 +61,8 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     rule = rounding if isinstance(rounding, Rounding) else (
         parse_rounding(rounding) if rounding else problem.rounding)
     shapes = {step.name: step.shape for step in derivation.steps}
-    written = (entry.text for matrix in problem.inputs.values() for row in matrix for entry in row)
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source,
-                         problem.number_format, written)
+                         problem.number_format)
     for claim in claims:
         if claim.target.part == "divisor" and not has_divisor(derivation):
             raise InputError("there is no divisor here: the scaled scores are given directly "

@@ -190,19 +190,18 @@ class _Claims:
 
 def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]],
                 query_positions: tuple[int, ...] | None, source: str | None = None,
-                number_format: str = "", other_texts: Iterable[str] = ()) -> list[Claim]:
+                number_format: str = "") -> list[Claim]:
     """All claims of a spec, validated against the derivation's step shapes.
 
     ``number_format`` is options.number_format; without it, a printed "22,026" is
-    refused when the claims or ``other_texts`` (the inputs as written) have decimal
-    points (``values.number_reading``).
+    refused when other claims are printed with decimal points (``values.number_reading``).
 
     >>> [c.target.describe(c.target.row + 1) for c in read_claims(
     ...     {"weights[2]": ["0.4", "?"], "divisor": "1.41"}, {"weights": (2, 2)}, None)]
     ['weights[2,1]', 'divisor']
     """
     where = Location(file=source, key="claims")
-    points = not number_format and uses_points([*_leaves(claims.values()), *other_texts])
+    points = not number_format and uses_points(_leaves(claims.values()))
     read = _Claims(number_format, points)
     for key, raw in claims.items():
         here = where.at(key=f'"{key}"' if not key.isidentifier() else key)
