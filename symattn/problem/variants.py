@@ -11,7 +11,8 @@ block names its setting, changes some options and lists its own claims::
 
 The inputs are the spec's; a variant's options replace the spec's options of
 the same name (the others stay). ``symattn check`` judges the spec's own
-claims (if any) and each variant's, one report per variant, in one run.
+claims (if any) and each variant's, one report per variant, in one run
+(``verify.variants``).
 
 >>> from symattn.problem.problem import Problem
 >>> problem = Problem.from_mapping({"inputs": {"scores": [[1, 0]]}, "options": {"d_k": 1},
@@ -19,25 +20,18 @@ claims (if any) and each variant's, one report per variant, in one run.
 ...                   "claims": {"weights[1,1]": "0.62"}}]})
 >>> [v.name for v in problem.variants]
 ['T = 2']
->>> one = variant_problem(problem, problem.variants[0])
->>> one.temperature, dict(one.claims), one.variant
-(2, {'weights[1,1]': '0.62'}, 'T = 2')
 """
 
 from __future__ import annotations
 
-__all__ = ["Variant", "read_variants", "variant_problem"]
+__all__ = ["Variant", "read_variants"]
 
-import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from symattn.errors import InputError, Location
 from symattn.problem.options import OPTION_NAMES, read_options
 from symattn.problem.tables import check_keys, describe
-
-if TYPE_CHECKING:
-    from symattn.problem.problem import Problem
 
 _KEYS = ("name", "options", "claims")
 
@@ -78,18 +72,3 @@ def read_variants(raw: Any, where: Location) -> tuple[Variant, ...]:
         read_options(options, here.at(key="options"))      # errors now, located
         variants.append(Variant(name.strip(), dict(options), dict(claims)))
     return tuple(variants)
-
-
-def variant_problem(problem: Problem, variant: Variant) -> Problem:
-    """The spec's problem under the variant's options, with the variant's claims."""
-    from symattn.problem import shapes
-
-    where = Location(file=problem.source, key=f"variants.{variant.name}")
-    changed: dict[str, Any] = dict(read_options(variant.options, where.at(key="options")))
-    if str(variant.options.get("scale", "")).strip().lower() == "default":
-        changed["scale"] = None                    # back to 1/sqrt(d_k)
-    title = f"{problem.title} ({variant.name})" if problem.title else variant.name
-    one = dataclasses.replace(problem, **changed, claims=variant.claims, variants=(),
-                              variant=variant.name, title=title)
-    shapes.check_queries(one.mask, one.query_positions, one.tokens, one.score_shape(), where)
-    return one
