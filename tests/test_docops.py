@@ -307,6 +307,18 @@ def test_variants_in_text_and_markdown(capsys: pytest.CaptureFixture[str]) -> No
             assert name in out
 
 
+def test_derive_lays_out_one_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "derive", "--example", "015-temperatures", "--variant", "T = 2",
+                         "--format", "json")
+    assert status == 0
+    steps = {step["name"]: step for step in json.loads(out)["steps"]}
+    # scaled = (q . k) / (sqrt(4) * 2): 4/4, 2/4, 1/4
+    assert [str(x) for x in steps["scaled"]["exact"][0]] == ["1", "1/2", "1/4"]
+    status, _, err = run(capsys, "derive", "--example", "015-temperatures", "--variant", "T=3")
+    assert status == 2
+    assert_one_line_error(err, "T=3", "'T = 0.5'")
+
+
 def test_bad_variants_are_refused() -> None:
     base = {"inputs": {"scores": [[1, 0]]}, "options": {"d_k": 1}}
     for variants, message in (([{"options": {}}], "needs a name"),
