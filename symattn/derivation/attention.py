@@ -140,10 +140,8 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         ordered = ordered_steps(problem, base, holes, (matrices["Q"], matrices["K"])
                                 if start is None else None, allowed)
         yield from ordered.steps
-        symbol = next(s.symbol for s in ordered.steps if s.name == ordered.last) \
-            if ordered.steps else "S"
         yield from _softmax_steps(problem, matrices, ordered.final, ordered.last,
-                                  f"e^{{{symbol}_{{ij}}}}")
+                                  None if ordered.steps else "e^{S_{ij}}")
         return
     factor = fmpq(1) if start == "scaled" else scale_factor(problem)
     scaled = grids.ScaledGrid(base, factor, holes,

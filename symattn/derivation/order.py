@@ -52,7 +52,8 @@ ORDER_STEP_INFO: dict[str, StepInfo] = {
                          "scores divided by the temperature"),
 }
 _STEP_OF = {"scale": "scaled", "temperature": "tempered", "mask": "masked"}
-_SYMBOL_OF = {"scores": "S", "scaled": "\\tilde{S}", "tempered": "\\hat{S}", "masked": "Z"}
+# A step's symbol; the last operation's step, which softmax reads, is Z.
+_SYMBOL_OF = {"scores": "S", "scaled": "\\tilde{S}", "tempered": "\\hat{S}", "masked": "\\bar{S}"}
 
 
 @dataclass(frozen=True)
@@ -116,12 +117,11 @@ def ordered_steps(problem: Problem, base: fmpq_mat, holes: frozenset[tuple[int, 
     factors = _factors(problem)
     everything_open = [[True] * len(row) for row in allowed]
     any_masked = not all(all(row) for row in allowed)
+    operations = [o for o in problem.order if o != "mask" or any_masked]
     steps: list[Step] = []
     cumulative: RationalOrSurd = fmpq(1)
     masked, operand = False, "scores"
-    for operation in problem.order:
-        if operation == "mask" and not any_masked:
-            continue
+    for k, operation in enumerate(operations):
         if operation == "mask":
             steps.append(make_step("mask", grids.MaskGrid(allowed)))
             masked = True
@@ -129,7 +129,8 @@ def ordered_steps(problem: Problem, base: fmpq_mat, holes: frozenset[tuple[int, 
         name = _STEP_OF[operation]
         grid = grids.MaskedGrid(grids.ScaledGrid(base, cumulative, holes, qk),
                                 allowed if masked else everything_open)
-        step = Step(name, _SYMBOL_OF[name], _formula(operation, operand, problem),
+        symbol = "Z" if k == len(operations) - 1 else _SYMBOL_OF[name]   # softmax reads Z
+        step = Step(name, symbol, _formula(operation, operand, problem),
                     (operand, "mask") if operation == "mask" else (operand,),
                     f"{_STEP_OF[operation]} scores", grid,
                     _rule(operation, operand, factors[operation], allowed), variant="reordered")

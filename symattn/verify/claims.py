@@ -35,7 +35,7 @@ QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "
                              "ffn_activated", "ffn", "residual_2", "norm_2", "concat",
                              "entropy", "entropy_max", "jacobian_norm",
                              "jacobian_norm_unscaled", "row_max", "shifted", "exp_shifted",
-                             "exp_shifted_sum", "q_norm", "cosine"})
+                             "exp_shifted_sum", "q_norm", "cosine", "tempered"})
 # Steps that are one column (a value per query row): reported with one index.
 COLUMN_STEPS = frozenset({"exp_sum", "entropy", "entropy_max", "jacobian_norm",
                           "jacobian_norm_unscaled", "row_max", "exp_shifted_sum", "q_norm",
