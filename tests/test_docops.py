@@ -357,6 +357,16 @@ def test_number_formats(number_format: str, printed: str, value: F) -> None:
     assert result is not None and _fraction(result.value) == value
 
 
+@pytest.mark.parametrize("number_format, printed", [
+    ("1.234,5", "0.394"), ("1,234.5", "0,5"), ("1,234.5", "22,02"), ("1.234,5", "1.23")])
+def test_a_number_that_does_not_fit_the_format_is_refused(number_format: str,
+                                                          printed: str) -> None:
+    from symattn.verify.printed import read_printed
+
+    with pytest.raises(InputError, match="is not written as options.number_format"):
+        read_printed(printed, number_format=number_format)
+
+
 def test_a_decimal_comma_document_is_not_ambiguous() -> None:
     spec = {"inputs": {"scaled": [[10, "0.5"]]}, "options": {"scale": "none"},
             "claims": {"exp[1,1]": "22026,466", "exp[1,2]": "1,649"}}

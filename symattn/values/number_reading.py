@@ -14,6 +14,10 @@ thousands comma and 22.026 with a decimal comma, and nothing says which.
 
 >>> normalise("22,026", "1,234.5"), normalise("1 234,5", "1 234,5"), normalise("1.234,5", "1.234,5")
 ('22026', '1234.5', '1234.5')
+>>> normalise("0.394", "1.234,5")   # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+symattn.errors.InputError: '0.394' is not written as options.number_format = "1.234,5" says ...
 >>> normalise("0,309", "", points=False)
 '0,309'
 >>> normalise("22,026", "", points=True)   # doctest: +ELLIPSIS
@@ -38,6 +42,11 @@ _NUMBER = re.compile(r"(?P<sign>[+\-\u2212]?)(?P<body>[0-9][0-9.,\u2009\u202f\u0
                      r"(?P<exponent>[eE][+\-]?[0-9]+)?")
 _COMMA_THOUSANDS = re.compile(r"[+\-\u2212]?[1-9][0-9]{0,2},[0-9]{3}")   # 22,026: one comma
 _POINT = re.compile(r"[0-9]\.[0-9]")
+# A number body (spaces removed) that fits each convention: grouped by threes or not at all.
+_FITS = {"1,234.5": re.compile(r"(?:[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]*)(?:\.[0-9]*)?"),
+         "1 234,5": re.compile(r"[0-9]+(?:[,.][0-9]*)?"),
+         "1.234,5": re.compile(r"(?:[1-9][0-9]{0,2}(?:\.[0-9]{3})+|[0-9]*)(?:,[0-9]*)?")}
+_DECIMAL_MARK = {"1,234.5": "a point as", "1 234,5": "a comma as", "1.234,5": "a comma as"}
 
 
 def normalise(text: str, number_format: str, points: bool = False,
@@ -55,6 +64,10 @@ def normalise(text: str, number_format: str, points: bool = False,
     body = match["body"]
     for space in _SPACES:
         body = body.replace(space, "")
+    if not _FITS[number_format].fullmatch(body):
+        raise InputError(f"{text.strip()!r} is not written as options.number_format = "
+                         f"\"{number_format}\" says (groups of three digits, "
+                         f"{_DECIMAL_MARK[number_format]} decimal mark)", location)
     if number_format == "1,234.5":
         body = body.replace(",", "")
     elif number_format == "1 234,5":
