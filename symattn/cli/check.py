@@ -28,8 +28,9 @@ from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handle
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
 
-# What checking one spec gives: its report, or the one-line error when it is unusable.
-Checked = Union["Report", str]
+# What checking one spec gives: its report (one per [[variants]] block), or the one-line
+# error when it is unusable.
+Checked = Union["Report", list["Report"], str]
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
@@ -75,8 +76,13 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
             judged: Report = sizes.check_spec(mapping, source, rounding)
             return dataclasses.replace(judged, source=display_name(source))
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
-        report = checker.check(pipeline.derive(spec.load(source, limits=limits)), rounding,
-                               working)
+        problem = spec.load(source, limits=limits)
+        if problem.variants:      # several settings, one report each (problem.variants)
+            from symattn.verify.variants import check_all
+
+            return [dataclasses.replace(report, source=display_name(source))
+                    for report in check_all(problem, rounding, working)]
+        report = checker.check(pipeline.derive(problem), rounding, working)
         return dataclasses.replace(report, source=display_name(source))
     except SymattnError as error:
         return f"symattn: error: {one_line(str(error))}"
@@ -136,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rounding is not None:
         parse_rounding(args.rounding)
     parallel = args.jobs > 1 and len(sources) > 1
-    results = (_check_in_parallel if parallel else _check_in_turn)(sources, args)
+    results = [one for result in (_check_in_parallel if parallel else _check_in_turn)(
+        sources, args) for one in (result if isinstance(result, list) else [result])]
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
         print(message, file=sys.stderr)

@@ -24,6 +24,7 @@ from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_langu
                                  load_one, number_format_of, spec_sources, write_output)
 
 if TYPE_CHECKING:
+    from symattn.problem.problem import Problem
     from symattn.derivation.steps import Derivation
     from symattn.values.number_format import NumberFormat
 
@@ -54,6 +55,9 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    parser.add_argument("--variant", metavar="NAME",
+                        help="lay out the spec's [[variants]] block NAME: its options and "
+                             "its claims (docs/checking.md)")
     add_language_options(parser)
 
 
@@ -104,6 +108,19 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
 
+def _variant(problem: Problem, name: str) -> Problem:
+    """The spec's [[variants]] block called ``name`` (verify.variants)."""
+    from symattn.errors import InputError
+    from symattn.verify.variants import variant_problem
+
+    found = next((v for v in problem.variants if v.name == name.strip()), None)
+    if found is None:
+        names = ", ".join(repr(v.name) for v in problem.variants) or "none"
+        raise InputError(f"--variant {name!r}: no such [[variants]] block (this spec has "
+                         f"{names})")
+    return variant_problem(problem, found)
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``derive`` command; returns the exit status."""
     from symattn.derivation import pipeline
@@ -117,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     number_format = number_format_of(args, problem.digits, problem.rounding,
                                      "en" if args.format == "json" else language)
     _check_options(args)
+    if args.variant is not None:
+        problem = _variant(problem, args.variant)
     if args.max_shift is not None:
         import dataclasses
 

@@ -128,6 +128,7 @@ class Report:
     rounding: Rounding
     verdicts: tuple[Verdict, ...]
     language: str = ""            # the spec's language (messages.LANGUAGES), "" if unset
+    variant: str = ""             # the [[variants]] block judged, "" for the spec itself
 
     @property
     def counts(self) -> dict[str, int]:
