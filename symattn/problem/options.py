@@ -31,7 +31,7 @@ from symattn.values.rules import Rounding, parse_rounding
 
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
                 "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads",
-                "positions", "position_base", "max_shift")
+                "positions", "position_base", "max_shift", "precision")
 
 
 class OptionFields(TypedDict, total=False):
@@ -51,6 +51,7 @@ class OptionFields(TypedDict, total=False):
     digits: int
     rounding: Rounding
     max_shift: bool | None
+    precision: str
 
 
 def _read_d_k(raw: Any, where: Location) -> OptionFields:
@@ -129,6 +130,17 @@ def _read_max_shift(raw: Any, where: Location) -> OptionFields:
     raise InputError(f"max_shift must be \"auto\", true or false, got {describe(raw)}", where)
 
 
+def _read_precision(raw: Any, where: Location) -> OptionFields:
+    """``precision``: exact (the default) or the floating-point format a framework used."""
+    from symattn.values.floats import PRECISIONS
+
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word not in PRECISIONS:
+        raise InputError(f"precision must be one of {', '.join(PRECISIONS)}, got "
+                         f"{describe(raw)}", where)
+    return {"precision": word}
+
+
 OptionReader = Callable[[Any, Location], OptionFields]
 
 # In the order they are read, which decides the error reported when several
@@ -140,7 +152,7 @@ _READERS: dict[tuple[str, ...], OptionReader] = {
     ("query_positions",): _read_query_positions, ("heads",): _read_heads,
     ("kv_heads",): _read_kv_heads, ("position_base",): _read_position_base,
     ("positions",): _read_positions, ("digits",): _read_digits, ("rounding",): _read_rounding,
-    ("max_shift",): _read_max_shift,
+    ("max_shift",): _read_max_shift, ("precision",): _read_precision,
 }
 
 

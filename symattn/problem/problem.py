@@ -73,6 +73,8 @@ class Problem:
     diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian, variance
     max_shift: bool | None = None           # None: only where e^z would pass about 10^6
     compare: tuple[Comparison, ...] = ()    # side-by-side variants (derivation.compare)
+    precision: str = "exact"                # or the float format a framework computed in
+    rounded_inputs: tuple[str, ...] = ()    # inputs printed rounded (inputs_printed)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,

@@ -26,6 +26,7 @@ from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read
                                           read_readout, read_sequence, read_vocabulary)
 from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
 from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
+from symattn.problem.printed_inputs import read_inputs_printed
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF
@@ -35,7 +36,7 @@ INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V
 DIAGNOSTICS = ("entropy", "jacobian", "variance")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                   "compare")
+                   "compare", "inputs_printed")
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -62,6 +63,7 @@ class ProblemFields(_TextFields, LayerFields, OptionFields):
     """Every ``Problem`` field a spec gives, by name (all but ``source``)."""
 
     inputs: dict[str, EntryMatrix]
+    rounded_inputs: tuple[str, ...]
 
 
 def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
@@ -85,7 +87,10 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
         check_raw_matrix(value, limits, where.at(key=f"inputs.{name}"))
     inputs = _read_inputs(raw_inputs, where.at(key="inputs"))
     texts = _read_texts(data, where)
-    return {"inputs": inputs, **texts, **layer, **read_options(options, where.at(key="options"))}
+    rounded = read_inputs_printed(data.get("inputs_printed", "exact"), tuple(inputs),
+                                  where.at(key="inputs_printed"))
+    return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer,
+            **read_options(options, where.at(key="options"))}
 
 
 def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
