@@ -87,8 +87,10 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
         check_raw_matrix(value, limits, where.at(key=f"inputs.{name}"))
     inputs = _read_inputs(raw_inputs, where.at(key="inputs"))
     texts = _read_texts(data, where)
-    rounded = read_inputs_printed(data.get("inputs_printed", "exact"), tuple(inputs),
-                                  where.at(key="inputs_printed"))
+    inner = data["inputs"].get("inputs_printed", "exact")
+    rounded = read_inputs_printed(data.get("inputs_printed", inner), tuple(inputs),
+                                  where.at(key="inputs_printed" if "inputs_printed" in data
+                                           else "inputs.inputs_printed"))
     return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer,
             **read_options(options, where.at(key="options"))}
 
@@ -105,6 +107,8 @@ def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
     if not isinstance(raw_inputs, Mapping) or not raw_inputs:
         raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
                          "scores / scaled", where.at(key="inputs"))
+    # inputs_printed may also stand inside [inputs] (written after the table's header)
+    raw_inputs = {key: value for key, value in raw_inputs.items() if key != "inputs_printed"}
     check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
     return raw_inputs
 

@@ -120,9 +120,11 @@ def _softmax(steps: Balls) -> None:
     steps["exp_sum"] = [[sum((e for e in row if e is not None), arb(0))] for row in exp]
     weights: list[list[arb | None]] = []
     for row in steps["masked"]:
-        seen = [z for z in row if z is not None]
-        weights.append([arb(0) if z is None else
-                        1 / sum(((other - z).exp() for other in seen), arb(0)) for z in row])
+        seen = [(k, z) for k, z in enumerate(row) if z is not None]
+        # e^(z_j - z_j) is exactly 1: a ball minus itself would not be 0
+        weights.append([arb(0) if z is None else 1 / sum(
+            (arb(1) if k == j else (other - z).exp() for k, other in seen), arb(0))
+            for j, z in enumerate(row)])
     steps["weights"] = weights
     if "V" in steps:
         steps["output"] = _product(weights, steps["V"])

@@ -15,7 +15,7 @@ the inputs as printed is looked at again, and decided with ``arb`` balls
   number. Then, the value being continuous on the segment between them, some
   input on it gives the printed number exactly (intermediate value theorem),
   which rounds to itself under every rule. The points are the box's corners
-  that push the value up and down (each entry moved to 0.999 of its half-width
+  that push the value up and down (each entry moved to 0.999999 of its half-width
   in the direction that raises or lowers the value, found from the value at
   the ends of that entry's interval). The reason names the matrices whose
   unprinted digits it takes, one alone where one is enough.
@@ -39,7 +39,7 @@ from symattn.verify.claims import Target
 from symattn.verify.input_balls import BITS, ENCLOSED_STEPS, Balls, Box, dependencies, evaluate
 from symattn.verify.verdicts import Reason, Verdict, reason_text
 
-_INSIDE = fmpq(999, 1000)      # how far towards its interval's end an entry is moved
+_INSIDE = fmpq(999999, 10 ** 6)   # how far towards its interval's end an entry is moved
 
 
 def reconsider(problem: Problem, verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
@@ -70,7 +70,7 @@ class _Study:
 
     @cached_property
     def ends(self) -> dict[Box, tuple[Balls, Balls]]:
-        """For each rounded entry: the steps with it moved down, and up, to 0.999 of its
+        """For each rounded entry: the steps with it moved down, and up, to 0.999999 of its
         half-width (the other entries as printed)."""
         return {box: tuple(evaluate(self.problem, {}, {box: sign * _INSIDE * half})
                            for sign in (-1, 1))     # type: ignore[misc]
