@@ -82,10 +82,11 @@ class _Study:
         relevant = self._relevant(claim.target)
         if not relevant or printed.value is NEG_INF or verdict.exact == "-oo":
             return verdict
+        number = printed.number
         if printed.exact or claim.target.part not in ("entry", "sum") or \
-                _value(self.enclosure, claim.target) is None:
+                not isinstance(number, fmpq) or _value(self.enclosure, claim.target) is None:
             return self._undecided(verdict, relevant)
-        low, high = _rounds_to(printed.number, printed.places, printed.percent, self.rule)
+        low, high = _rounds_to(number, printed.places, printed.percent, self.rule)
         with working_precision(BITS):
             whole = _value(self.enclosure, claim.target)
             assert whole is not None
@@ -152,9 +153,12 @@ def _value(balls: Balls, target: Target) -> arb | None:
         return None
     row = balls[target.step][target.row]
     if target.part == "sum":
-        if any(value is None for value in row):
-            return None
-        return sum(row, arb(0))     # type: ignore[arg-type]
+        total = arb(0)
+        for value in row:
+            if value is None:
+                return None
+            total += value
+        return total
     return row[target.column]
 
 
