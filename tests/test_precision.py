@@ -196,7 +196,8 @@ def test_cli_derive_and_check_with_precision() -> None:
                            "json").stdout)
     assert data["precision"]["format"] == "float16"
     assert data["precision"]["steps"]["weights_naive"][0] == ["nan", "nan", "nan"]
-    latex = _cli("derive", "--example", "015-float16-overflow", "--format", "latex")
+    latex = _cli("derive", "--example", "015-float16-overflow", "--format", "latex",
+                 "--precision", "float16")
     assert latex.returncode == 2 and "--precision" in latex.stderr
     checked = _cli("check", "--example", "015-float16-overflow", "--precision", "exact",
                    "--format", "json")

@@ -127,10 +127,12 @@ def run(args: argparse.Namespace) -> int:
         shift = {"auto": None, "on": True, "off": False}[args.max_shift]
         problem = dataclasses.replace(problem, max_shift=shift)
     derivation = pipeline.derive(problem)
-    precision = args.precision or problem.precision
-    if precision != "exact" and (args.pdf or args.format == "latex"):
+    latex = args.pdf or args.format == "latex"
+    if args.precision not in (None, "exact") and latex:
         raise InputError("--precision shows the steps in a floating-point format in text, "
                          "markdown and json; use one of those formats")
+    # the spec's options.precision adds the section where there is one (not to LaTeX)
+    precision = args.precision or ("exact" if latex else problem.precision)
     if args.pdf or args.format in ("latex", "markdown"):
         status = _derive_document(args, derivation, number_format, sources[0], language,
                                   _precision_section(precision, problem, language))
