@@ -187,3 +187,11 @@ def test_inputs_printed_errors_name_the_key() -> None:
         symattn.Problem.from_mapping({**base, "inputs_printed": "approximate"})
     rounded = symattn.Problem.from_mapping({**base, "inputs_printed": "rounded"})
     assert rounded.rounded_inputs == ("Q", "K", "V")
+
+
+def test_many_rounded_entries_skip_the_search_but_still_prove_wrong(monkeypatch) -> None:
+    from symattn.verify import input_rounding
+
+    monkeypatch.setattr(input_rounding, "MOST_ENTRIES", 0)
+    assert _single("0.5", "0.615").verdict == "undecided"            # type: ignore[attr-defined]
+    assert _single("0.5", "0.640").verdict == "wrong"                # type: ignore[attr-defined]

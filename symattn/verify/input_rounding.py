@@ -19,7 +19,9 @@ the inputs as printed is looked at again, and decided with ``arb`` balls
   in the direction that raises or lowers the value, found from the value at
   the ends of that entry's interval). The reason names the matrices whose
   unprinted digits it takes, one alone where one is enough.
-- otherwise ``undecided``: never wrong without proof.
+- otherwise ``undecided``: never wrong without proof. So is every number that is
+  not proved wrong when more than ``MOST_ENTRIES`` entries are rounded (the search
+  computes the steps twice per entry).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from symattn.verify.input_balls import BITS, ENCLOSED_STEPS, Balls, Box, depende
 from symattn.verify.verdicts import Reason, Verdict, reason_text
 
 _INSIDE = fmpq(999999, 10 ** 6)   # how far towards its interval's end an entry is moved
+# The witness search computes every step twice per rounded entry; beyond this many
+# entries it is not tried (a number not proved wrong is then undecided).
+MOST_ENTRIES = 256
 
 
 def reconsider(problem: Problem, verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
@@ -121,6 +126,8 @@ class _Study:
                     ) -> bool:
         """Whether some inputs in the box (only the entries of ``names`` moved) provably
         give a value that rounds into [low, high]."""
+        if len(self.halves) > MOST_ENTRIES:
+            return False
         shift: dict[Box, fmpq] = {}
         for box, half in self.halves.items():
             if box[0] in names:
