@@ -195,3 +195,20 @@ def test_many_rounded_entries_skip_the_search_but_still_prove_wrong(monkeypatch)
     monkeypatch.setattr(input_rounding, "MOST_ENTRIES", 0)
     assert _single("0.5", "0.615").verdict == "undecided"            # type: ignore[attr-defined]
     assert _single("0.5", "0.640").verdict == "wrong"                # type: ignore[attr-defined]
+
+
+def test_several_heads_are_not_followed_so_undecided() -> None:
+    spec = """
+inputs_printed = "rounded"
+[inputs]
+X = [["1", "0.5"], ["0.5", "1"]]
+W_Q = [["1", "0"], ["0", "1"]]
+W_K = [["1", "0"], ["0", "1"]]
+W_V = [["1", "0"], ["0", "1"]]
+[options]
+heads = 2
+[claims]
+"head1.weights[1,1]" = "0.99"
+"""
+    verdict = check(symattn.derive(symattn.loads(spec, "heads.toml"))).verdicts[0]
+    assert verdict.verdict == "undecided"

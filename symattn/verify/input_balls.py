@@ -44,6 +44,8 @@ def dependencies(step: str, inputs: Sequence[str]) -> tuple[str, ...]:
 
     >>> dependencies("scores", ("X", "W_Q", "W_K", "W_V"))
     ('X', 'W_Q', 'W_K')
+    >>> dependencies("W_V", ("X", "W_Q", "W_K", "W_V")), dependencies("ffn", ("Q", "K", "V"))
+    (('W_V',), ('Q', 'K', 'V'))
     """
     kv = "X_kv" in inputs
     names = {"Q": {"X", "W_Q", "Q"}, "K": {"X_kv" if kv else "X", "W_K", "K"},
@@ -52,7 +54,8 @@ def dependencies(step: str, inputs: Sequence[str]) -> tuple[str, ...]:
     names.update({step: scores for step in ("scores", "scaled", "masked", "exp", "exp_sum",
                                             "weights")})
     names["output"] = scores | names["V"]
-    wanted = names.get(step, {step})
+    # an input itself; any later step (the rest of the layer): every input
+    wanted = names.get(step, {step} if step in inputs else set(inputs))
     return tuple(name for name in inputs if name in wanted)
 
 

@@ -33,6 +33,7 @@ from functools import cached_property
 
 from flint import arb, fmpq
 
+from symattn.derivation.names import split_name
 from symattn.derivation.steps import STEP_INFO
 from symattn.problem.problem import Problem
 from symattn.values.exact import NEG_INF, working_precision
@@ -69,6 +70,12 @@ class _Study:
                     if entry.places is not None and isinstance(entry.value, fmpq):
                         self.halves[(name, i, j)] = fmpq(1, 2 * 10 ** entry.places)
 
+    @property
+    def supported(self) -> bool:
+        """One head of numbers: what ``input_balls`` computes."""
+        problem = self.problem
+        return problem.heads == 1 and "W_O" not in problem.inputs and not problem.is_symbolic
+
     @cached_property
     def enclosure(self) -> Balls:
         return evaluate(self.problem, self.halves, {})
@@ -88,8 +95,8 @@ class _Study:
         if not relevant or printed.value is NEG_INF or verdict.exact == "-oo":
             return verdict
         number = printed.number
-        if printed.exact or claim.target.part not in ("entry", "sum") or \
-                not isinstance(number, fmpq) or _value(self.enclosure, claim.target) is None:
+        if not self.supported or printed.exact or claim.target.part not in ("entry", "sum") \
+                or not isinstance(number, fmpq) or _value(self.enclosure, claim.target) is None:
             return self._undecided(verdict, relevant)
         low, high = _rounds_to(number, printed.places, printed.percent, self.rule)
         with working_precision(BITS):
@@ -110,7 +117,7 @@ class _Study:
                                    flags=verdict.flags + ("input_rounding",))
 
     def _relevant(self, target: Target) -> tuple[str, ...]:
-        step = target.step
+        step = split_name(target.step)[1]        # head2.weights: as weights
         return tuple(name for name in dependencies(step, tuple(self.problem.inputs))
                      if name in self.problem.rounded_inputs)
 
