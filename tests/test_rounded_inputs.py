@@ -179,6 +179,14 @@ def test_a_number_the_balls_cannot_settle_is_undecided_not_wrong() -> None:
     assert reachable.verdicts[0].verdict == "ok"
 
 
+def test_a_corner_the_first_slopes_miss_is_found_from_the_corner() -> None:
+    # the largest weight needs b = 1.5 although at the printed inputs raising b raises it
+    largest = _largest_weight()
+    assert _half_up(largest, 3) == "0.961"
+    judged = check(symattn.derive(symattn.loads(TWO.format(printed="0.961"), "two.toml")))
+    assert judged.verdicts[0].verdict == "ok"
+
+
 def test_inputs_printed_errors_name_the_key() -> None:
     base = {"inputs": {"Q": [["1"]], "K": [["1"]], "V": [["1"]]}}
     with pytest.raises(InputError, match=r"inputs_printed.W_Q: there is no input W_Q"):

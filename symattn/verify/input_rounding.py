@@ -17,7 +17,8 @@ the inputs as printed is looked at again, and decided with ``arb`` balls
   which rounds to itself under every rule. The points are the box's corners
   that push the value up and down (each entry moved to 0.999999 of its half-width
   in the direction that raises or lowers the value, found from the value at
-  the ends of that entry's interval). The reason names the matrices whose
+  the ends of that entry's interval; with few entries, looked at again from each
+  corner). The reason names the matrices whose
   unprinted digits it takes, one alone where one is enough.
 - otherwise ``undecided``: never wrong without proof. So is every number that is
   not proved wrong when more than ``MOST_ENTRIES`` entries are rounded (the search
@@ -46,6 +47,7 @@ _INSIDE = fmpq(999999, 10 ** 6)   # how far towards its interval's end an entry 
 # The witness search computes every step twice per rounded entry; beyond this many
 # entries it is not tried (a number not proved wrong is then undecided).
 MOST_ENTRIES = 256
+_REFINED_ENTRIES = 64   # up to this many entries, a second look from each corner
 
 
 def reconsider(problem: Problem, verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
@@ -132,32 +134,63 @@ class _Study:
     def _some_input(self, target: Target, names: tuple[str, ...], low: fmpq, high: fmpq
                     ) -> bool:
         """Whether some inputs in the box (only the entries of ``names`` moved) provably
-        give a value that rounds into [low, high]."""
-        if len(self.halves) > MOST_ENTRIES:
+        give a value that rounds into [low, high]: the corners the slopes point to, then
+        (for a few entries) the corners the slopes at those corners point to."""
+        boxes = [box for box in self.halves if box[0] in names]
+        if len(self.halves) > MOST_ENTRIES or not boxes:
             return False
-        shift: dict[Box, fmpq] = {}
-        for box, half in self.halves.items():
-            if box[0] in names:
-                down, up = (_value(balls, target) for balls in self.ends[box])
-                if down is None or up is None:
-                    return False
-                with working_precision(BITS):
-                    rise = up.mid() - down.mid()
-                    direction = 1 if rise > 0 else -1 if rise < 0 else 0
-                shift[box] = direction * _INSIDE * half
-        if not any(shift.values()):
+        rising = self._slopes(target, boxes, {})
+        if rising is None or not any(rising.values()):
             return False
-        with working_precision(BITS):
-            values = [_value(evaluate(self.problem, {}, {box: sign * move for box, move in
-                                                         shift.items()}), target)
-                      for sign in (-1, 1)]
-            if any(value is None for value in values):
+        ends = [{box: sign * direction * _INSIDE * self.halves[box]
+                 for box, direction in rising.items()} for sign in (-1, 1)]
+        for attempt in range(2):
+            values = [self._at(target, shift) for shift in ends]
+            if _settles(values, low, high):
+                return True
+            if attempt or len(boxes) > _REFINED_ENTRIES:
                 return False
-            middle = (low + high) / 2
-            inside = any(low < value < high for value in values)     # type: ignore[operator]
-            below = [value < middle for value in values]            # type: ignore[operator]
-            above = [value > middle for value in values]            # type: ignore[operator]
-            return inside or (below[0] and above[1]) or (above[0] and below[1])
+            for k, sign in enumerate((-1, 1)):     # the slopes where each corner stands
+                slopes = self._slopes(target, boxes, ends[k])
+                if slopes is None:
+                    return False
+                ends[k] = {box: sign * direction * _INSIDE * self.halves[box]
+                           for box, direction in slopes.items()}
+        return False
+
+    def _at(self, target: Target, shift: dict[Box, fmpq]) -> arb | None:
+        return _value(evaluate(self.problem, {}, shift), target)
+
+    def _slopes(self, target: Target, boxes: list[Box], base: dict[Box, fmpq]
+                ) -> dict[Box, int] | None:
+        """For each entry: +1 if moving it up (from ``base``) raises the value, -1 if it
+        lowers it, 0 if neither shows."""
+        slopes: dict[Box, int] = {}
+        for box in boxes:
+            if base:
+                down, up = (self._at(target, {**base, box: sign * _INSIDE * self.halves[box]})
+                            for sign in (-1, 1))
+            else:
+                down, up = (_value(balls, target) for balls in self.ends[box])
+            if down is None or up is None:
+                return None
+            with working_precision(BITS):
+                rise = up.mid() - down.mid()
+                slopes[box] = 1 if rise > 0 else -1 if rise < 0 else 0
+        return slopes
+
+
+def _settles(values: list[arb | None], low: fmpq, high: fmpq) -> bool:
+    """Whether one value provably rounds into (low, high), or two lie on either side of
+    its middle (then some point between them gives the middle exactly)."""
+    if any(value is None for value in values):
+        return False
+    with working_precision(BITS):
+        middle = (low + high) / 2
+        inside = any(low < value < high for value in values)     # type: ignore[operator]
+        below = [value < middle for value in values]            # type: ignore[operator]
+        above = [value > middle for value in values]            # type: ignore[operator]
+        return inside or (below[0] and above[1]) or (above[0] and below[1])
 
 
 def _value(balls: Balls, target: Target) -> arb | None:
