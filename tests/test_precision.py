@@ -196,6 +196,10 @@ def test_cli_derive_and_check_with_precision() -> None:
                            "json").stdout)
     assert data["precision"]["format"] == "float16"
     assert data["precision"]["steps"]["weights_naive"][0] == ["nan", "nan", "nan"]
+    markdown = _cli("derive", "--example", "015-float64-exp-800", "--format", "markdown",
+                    "--language", "cs").stdout
+    assert "## Spočteno ve formátu float64" in markdown
+    assert "A:  nan  nan  nan" in markdown and "| A:  0.7310343155951328" in markdown
     latex = _cli("derive", "--example", "015-float16-overflow", "--format", "latex",
                  "--precision", "float16")
     assert latex.returncode == 2 and "--precision" in latex.stderr
