@@ -220,3 +220,23 @@ heads = 2
 """
     verdict = check(symattn.derive(symattn.loads(spec, "heads.toml"))).verdicts[0]
     assert verdict.verdict == "undecided"
+
+
+def test_working_lines_that_do_not_add_up_stay_wrong() -> None:
+    # 0.5 * 0.6 printed as 0.31 on one line: wrong in working mode whatever q was
+    spec = """
+[inputs]
+Q = [["0.5"]]
+K = [["1"], ["0"]]
+V = [["0.6"], ["0"]]
+inputs_printed = "rounded"
+[options]
+scale = "none"
+[claims]
+"output[1,1].terms @ line" = ["0.31", "0"]
+"output[1,1] @ line" = "0.37"
+"""
+    derivation = symattn.derive(symattn.loads(spec, "line.toml"))
+    verdicts = check(derivation, working=True).verdicts
+    total = next(v for v in verdicts if v.claim.target.part == "entry")
+    assert total.verdict == "wrong" and "does not follow" in total.reason

@@ -41,8 +41,9 @@ def _judge(verdict: Verdict, framework: Framework, rule: Rounding) -> Verdict:
     claim = verdict.claim
     target, printed = claim.target, claim.printed
     if target.part != "entry" or target.step not in framework or printed.exact or \
-            not isinstance(printed.value, fmpq):
-        return verdict
+            not isinstance(printed.value, fmpq) or \
+            any(reason.key == "unfollowed" for reason in verdict.reasons):
+        return verdict      # (a line that does not add up is wrong in any format)
     value = framework.value(target.step, target.row, target.column)
     if not math.isfinite(value):
         return verdict

@@ -47,6 +47,8 @@ _INSIDE = fmpq(999999, 10 ** 6)   # how far towards its interval's end an entry 
 # The witness search computes every step twice per rounded entry; beyond this many
 # entries it is not tried (a number not proved wrong is then undecided).
 MOST_ENTRIES = 256
+# Wrong for a reason no input changes: a line that does not add up (--working), a mask.
+_NOT_ABOUT_VALUES = frozenset({"unfollowed", "masked", "not_masked"})
 _REFINED_ENTRIES = 64   # up to this many entries, a second look from each corner
 
 
@@ -94,7 +96,8 @@ class _Study:
         claim = verdict.claim
         printed = claim.printed
         relevant = self._relevant(claim.target)
-        if not relevant or printed.value is NEG_INF or verdict.exact == "-oo":
+        if not relevant or printed.value is NEG_INF or verdict.exact == "-oo" or \
+                any(reason.key in _NOT_ABOUT_VALUES for reason in verdict.reasons):
             return verdict
         number = printed.number
         if not self.supported or printed.exact or claim.target.part not in ("entry", "sum") \
