@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Union
 
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
-                                 add_language_options, add_limit_option, add_source,
+                                 add_language_options, add_limit_option,
+                                 add_precision_option, add_source,
                                  display_name, one_line, spec_sources, write_output)
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                                    epilog=EPILOG)
     add_source(parser, many=True)
     add_limit_option(parser)
+    add_precision_option(parser)
     parser.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
@@ -59,7 +61,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 
 def check_one(source: str, rounding: str | None, max_size: int | None = None,
-              working: bool = False) -> Checked:
+              working: bool = False, precision: str | None = None) -> Checked:
     """Report for one spec file, or the error message when it is unusable."""
     import dataclasses
 
@@ -81,8 +83,8 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
             from symattn.verify.variants import check_all
 
             return [dataclasses.replace(report, source=display_name(source))
-                    for report in check_all(problem, rounding, working)]
-        report = checker.check(pipeline.derive(problem), rounding, working)
+                    for report in check_all(problem, rounding, working, precision)]
+        report = checker.check(pipeline.derive(problem), rounding, working, precision)
         return dataclasses.replace(report, source=display_name(source))
     except SymattnError as error:
         return f"symattn: error: {one_line(str(error))}"
@@ -103,8 +105,8 @@ def _check_in_parallel(sources: list[str], args: argparse.Namespace) -> list[Che
     # gets it and terminates them at once - what Pool.terminate is for.
     pool = multiprocessing.Pool(min(args.jobs, len(sources)), initializer=_quiet_worker)
     try:
-        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working)
-                                           for source in sources])
+        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working,
+                                            args.precision) for source in sources])
         pool.close()
     except BaseException:
         pool.terminate()
@@ -121,7 +123,8 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
     results = []
     with progress.task(len(sources), "checking"):
         for source in sources:
-            results.append(check_one(source, args.rounding, args.max_size, args.working))
+            results.append(check_one(source, args.rounding, args.max_size, args.working,
+                                     args.precision))
             progress.advance()
     return results
 

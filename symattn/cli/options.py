@@ -9,7 +9,8 @@ from __future__ import annotations
 __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EPILOG",
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
-           "limits_of", "write_output", "write_report", "add_language_options", "language_of"]
+           "limits_of", "write_output", "write_report", "add_language_options", "language_of",
+           "PRECISION_CHOICES", "add_precision_option"]
 
 import argparse
 import sys
@@ -184,3 +185,14 @@ def write_report(args: argparse.Namespace, stem: str,
         shared.emit(args, layouts["latex"](), stem)
     else:
         write_output(layouts[args.format](), args.output)
+
+
+PRECISION_CHOICES = ("exact", "float64", "float32", "float16", "bfloat16")
+
+
+def add_precision_option(parser: argparse.ArgumentParser) -> None:
+    """``--precision``: the floating-point format a framework computed in (or exact)."""
+    parser.add_argument("--precision", choices=PRECISION_CHOICES, default=None,
+                        help="the format the numbers were computed in, as NumPy and PyTorch "
+                             "do on the CPU (default: the spec's options.precision, else "
+                             "exact); docs/checking.md, Framework precision")

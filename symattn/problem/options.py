@@ -31,7 +31,8 @@ from symattn.values.rules import Rounding, parse_rounding
 
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
                 "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads",
-                "positions", "position_base", "max_shift", "number_format", "order")
+                "positions", "position_base", "max_shift", "number_format", "order",
+                "precision")
 
 
 class OptionFields(TypedDict, total=False):
@@ -53,6 +54,7 @@ class OptionFields(TypedDict, total=False):
     max_shift: bool | None
     number_format: str
     order: tuple[str, ...]
+    precision: str
 
 
 def _read_d_k(raw: Any, where: Location) -> OptionFields:
@@ -158,6 +160,15 @@ def _read_order(raw: Any, where: Location) -> OptionFields:
     if "mask" not in order:
         order += ("mask",)               # a mask left out is added last, as by default
     return {"order": order}
+def _read_precision(raw: Any, where: Location) -> OptionFields:
+    """``precision``: exact (the default) or the floating-point format a framework used."""
+    from symattn.values.floats import PRECISIONS
+
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word not in PRECISIONS:
+        raise InputError(f"precision must be one of {', '.join(PRECISIONS)}, got "
+                         f"{describe(raw)}", where)
+    return {"precision": word}
 
 
 OptionReader = Callable[[Any, Location], OptionFields]
@@ -172,7 +183,7 @@ _READERS: dict[tuple[str, ...], OptionReader] = {
     ("kv_heads",): _read_kv_heads, ("position_base",): _read_position_base,
     ("positions",): _read_positions, ("digits",): _read_digits, ("rounding",): _read_rounding,
     ("max_shift",): _read_max_shift, ("number_format",): _read_number_format,
-    ("order",): _read_order,
+    ("order",): _read_order, ("precision",): _read_precision,
 }
 
 

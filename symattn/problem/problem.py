@@ -78,6 +78,8 @@ class Problem:
     order: tuple[str, ...] = ()             # the document's order on the scores (derivation.order)
     variants: tuple[Variant, ...] = ()      # [[variants]]: other settings, own claims
     variant: str = ""                       # the name of the variant this problem is, if one
+    precision: str = "exact"                # or the float format a framework computed in
+    rounded_inputs: tuple[str, ...] = ()    # inputs printed rounded (inputs_printed)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,

@@ -28,6 +28,7 @@ from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
 from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
 from symattn.problem.shapes import projection_source
 from symattn.problem.variants import Variant, read_variants
+from symattn.problem.printed_inputs import read_inputs_printed
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF
@@ -37,7 +38,7 @@ INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V"
 DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                   "compare", "variants")
+                   "compare", "variants", "inputs_printed")
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -65,6 +66,7 @@ class ProblemFields(_TextFields, LayerFields, OptionFields):
     """Every ``Problem`` field a spec gives, by name (all but ``source``)."""
 
     inputs: dict[str, EntryMatrix]
+    rounded_inputs: tuple[str, ...]
 
 
 def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
@@ -88,7 +90,12 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
         check_raw_matrix(value, limits, where.at(key=f"inputs.{name}"))
     inputs = _read_inputs(raw_inputs, where.at(key="inputs"))
     texts = _read_texts(data, where)
-    return {"inputs": inputs, **texts, **layer, **read_options(options, where.at(key="options"))}
+    inner = data["inputs"].get("inputs_printed", "exact")
+    rounded = read_inputs_printed(data.get("inputs_printed", inner), tuple(inputs),
+                                  where.at(key="inputs_printed" if "inputs_printed" in data
+                                           else "inputs.inputs_printed"))
+    return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer,
+            **read_options(options, where.at(key="options"))}
 
 
 def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
@@ -103,6 +110,8 @@ def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
     if not isinstance(raw_inputs, Mapping) or not raw_inputs:
         raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
                          "scores / scaled", where.at(key="inputs"))
+    # inputs_printed may also stand inside [inputs] (written after the table's header)
+    raw_inputs = {key: value for key, value in raw_inputs.items() if key != "inputs_printed"}
     check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
     return raw_inputs
 

@@ -35,6 +35,7 @@ from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decima
                                      significant_decimal, to_scientific)
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
+from symattn.verify import framework, input_rounding
 from symattn.verify.claims import Claim, Printed, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
@@ -48,7 +49,7 @@ _NO_DECIMAL = Reason.of("no_decimal")
 
 
 def check(derivation: Derivation, rounding: Rounding | str | None = None,
-          working: bool = False) -> Report:
+          working: bool = False, precision: str | None = None) -> Report:
     """Judge every claim of the derivation's problem.
 
     With ``working``, the numbers printed under one label are one piece of
@@ -56,6 +57,11 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     from numbers printed under its label must follow from them, rounded as
     printed, or it is wrong even when it rounds the exact value (0.38 * 2
     printed as 0.75).
+
+    ``precision`` (else the spec's ``options.precision``) is the floating-point format
+    the document's numbers came from: a wrong number that is what the format computes
+    is ok with the flag ``framework_precision`` (``verify.framework``). Inputs printed
+    rounded (``inputs_printed``) are followed by ``verify.input_rounding``.
     """
     problem = derivation.problem
     rule = rounding if isinstance(rounding, Rounding) else (
@@ -69,8 +75,10 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
     judge = _Judge(derivation, rule, claims, working)
-    verdicts = flag_carried_wrong(flag_inconsistent([judge.judge(claim) for claim in claims],
-                                                    rule))
+    judged = framework.reconsider(problem, [judge.judge(claim) for claim in claims], rule,
+                                  precision or problem.precision)
+    judged = input_rounding.reconsider(problem, judged, rule)
+    verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
     return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
                   problem.variant)
 

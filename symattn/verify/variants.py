@@ -30,14 +30,15 @@ from symattn.verify.verdicts import Report
 
 
 def check_all(problem: Problem, rounding: Rounding | str | None = None,
-              working: bool = False) -> list[Report]:
+              working: bool = False, precision: str | None = None) -> list[Report]:
     """The report of the spec's own claims (when it has some, or no variants), then one
     report per variant, in the order they are written."""
     reports = []
     if problem.claims or not problem.variants:
-        reports.append(check(derive(problem), rounding, working))
+        reports.append(check(derive(problem), rounding, working, precision))
     for variant in problem.variants:
-        reports.append(check(derive(variant_problem(problem, variant)), rounding, working))
+        reports.append(check(derive(variant_problem(problem, variant)), rounding, working,
+                             precision))
     return reports
 
 

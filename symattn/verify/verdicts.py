@@ -18,7 +18,8 @@ from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
 
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
-FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong")
+FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong", "input_rounding",
+         "framework_precision")
 
 
 @dataclass(frozen=True)
