@@ -343,6 +343,7 @@ def test_residual_and_layernorm(epsilon, ffn):
                            rtol=1e-10, atol=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon", [Fraction(0), Fraction(1, 100)])
 def test_full_layer_with_gelu_residual_and_layernorm(epsilon):
     case = replace(FULL2, epsilon=epsilon)
@@ -438,7 +439,7 @@ def test_readout_temperature(temperature):
 
 
 @pytest.mark.parametrize("case", [
-    replace(FULL2, temperature=Fraction(2, 3)),
+    pytest.param(replace(FULL2, temperature=Fraction(2, 3)), marks=pytest.mark.slow),
     replace(BASE, ffn={"W": W_FFN3}),
 ], ids=["gelu-residual-layernorm-T", "one-matrix"])
 def test_probabilities_sum_to_one(case):
@@ -659,6 +660,7 @@ def _degenerate(expected: dict, case: Case) -> bool:
     return _flat_rows(expected, case) or bool(np.any(np.diff(probs) < 1e-9 * probs[1:]))
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(15), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
