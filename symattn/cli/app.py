@@ -3,7 +3,9 @@
 Exit status: 0 success; 1 ``check`` found a wrong printed number; 2 unusable
 input or environment (the message names file, key, row and column); 3 an
 internal error (a bug: one line, the traceback with SYMATTN_DEBUG=1); 130
-interrupted. Each command lives in its own module of ``symattn.cli``, whose
+interrupted (Ctrl-C); 143 terminated (SIGTERM, handled like Ctrl-C: temporary
+files and TeX runs are cleaned up). A closed stdout (``| head``) does not
+change the status. Each command lives in its own module of ``symattn.cli``, whose
 ``register(subparsers)`` adds its parser and returns its handler. Heavy
 modules are imported only inside the commands, so ``--help`` and
 ``--version`` start instantly.
@@ -20,7 +22,7 @@ from typing import Sequence
 
 from symattn._version import __version__
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
-                                 Handler, one_line)
+                                 EXIT_TERMINATED, Handler, one_line)
 from symattn.errors import SymattnError
 
 
@@ -69,20 +71,64 @@ def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:
     return type(error)(error.message, Location(file=names[0]))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as Ctrl-C does."""
+
+
+def _on_sigterm(number: int, frame: object) -> None:
+    import os
+    import signal
+
+    if os.getpid() != _MAIN_PID[0]:     # a forked worker (check --jobs): die as asked
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise Terminated()
+
+
+_MAIN_PID = [0]
+
+
+def _handle_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C (cleanup), then exits with status 143."""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        _MAIN_PID[0] = os.getpid()
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The spec files (and the document) a command reads."""
+    names: list[str] = []
+    for key in ("files", "file", "spec", "document"):
+        value = getattr(args, key, None)
+        names += [value] if isinstance(value, str) else list(value or [])
+    return names
+
+
 def _run(handler: Handler, args: argparse.Namespace) -> int:
     """The command's exit status; errors as one line on stderr, with their exit status."""
     from symattn import progress
+    from symattn.render import files
 
     try:
+        files.check_not_input(getattr(args, "output", None), _inputs(args))
         with progress.enabled():
             return handler(args)
     except SymattnError as error:
         print(f"symattn: error: {one_line(str(_located(error, args)))}", file=sys.stderr)
         return EXIT_INPUT
+    except Terminated:
+        print("symattn: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
+    except BrokenPipeError:     # a write not through files.write_stdout; its status is lost
+        files.stdout_closed()
         return EXIT_OK
     except Exception as error:  # a bug in symattn: one line, not a traceback
         import os
@@ -97,9 +143,13 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    _handle_sigterm()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+    except Terminated:
+        print("symattn: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
