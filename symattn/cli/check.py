@@ -61,18 +61,16 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
     from symattn import sizes   # a [sizes] spec: docs/sizes.md
     from symattn.derivation import pipeline
     from symattn.errors import SymattnError
-    from symattn.problem import spec
     from symattn.problem.limits import DEFAULT, Limits
     from symattn.verify import checker
 
     try:
-        mapping = sizes.read_spec(source)
-        if mapping is not None and sizes.is_sizes_spec(mapping):
-            judged: Report = sizes.check_spec(mapping, source, rounding)
-            return dataclasses.replace(judged, source=display_name(source))
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
-        report = checker.check(pipeline.derive(spec.load(source, limits=limits)), rounding,
-                               working)
+        loaded = sizes.load_any(source, limits)       # the file is read once: pipes work
+        if isinstance(loaded, dict):
+            judged: Report = sizes.check_spec(loaded, source, rounding)
+            return dataclasses.replace(judged, source=display_name(source))
+        report = checker.check(pipeline.derive(loaded), rounding, working)
         return dataclasses.replace(report, source=display_name(source))
     except SymattnError as error:
         return f"symattn: error: {one_line(str(error))}"

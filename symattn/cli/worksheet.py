@@ -148,7 +148,6 @@ def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | No
     """(attention Problem, size spec mapping) of FILE or --example; either may be None."""
     from symattn import sizes
     from symattn.problem import examples
-    from symattn.problem import spec
     from symattn.errors import InputError
 
     if args.file and args.example:
@@ -156,10 +155,10 @@ def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | No
     path = str(examples.path(args.example)) if args.example else args.file
     if path is None:
         return None, None
-    mapping = sizes.read_spec(path)
-    if mapping is not None:
-        return None, mapping
-    return spec.load(path), None
+    loaded = sizes.load_any(path)       # read once: a spec on a pipe works
+    if isinstance(loaded, dict):
+        return None, loaded
+    return loaded, None
 
 
 def _exports(text: str | None) -> tuple[str, ...]:

@@ -202,3 +202,33 @@ def test_sigterm_cleans_up_and_exits_143(tmp_path: Path) -> None:
     assert stderr.decode() == "symattn: terminated\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert out.read_text(encoding="utf-8") == "old"
+
+
+SIZES_SPEC = '[sizes]\nd_model = 768\nheads = 12\nseq_len = 1024\n[claims]\nhead_dim = "64"\n'
+
+
+@pytest.mark.parametrize("command", [["check"], ["worksheet", "-x", "softmax_table"]])
+@pytest.mark.parametrize("text", [WRONG_SPEC, SIZES_SPEC], ids=["attention", "sizes"])
+def test_a_spec_on_a_pipe_is_read_once(tmp_path: Path, command: list[str], text: str) -> None:
+    if command[0] == "worksheet":
+        command = ["worksheet", "-x", "sizes" if text == SIZES_SPEC else "softmax_table"]
+        if text == WRONG_SPEC:       # a worksheet needs Q, K and V
+            text = (ROOT / "symattn/examples/000-cat-chases-mouse.toml").read_text("utf-8")
+    process = subprocess.run([sys.executable, "-m", "symattn", command[0], "/dev/stdin",
+                              *command[1:], *(["-o", str(tmp_path)] if command[0] ==
+                                              "worksheet" else [])],
+                             input=text.encode(), cwd=tmp_path, env=env(),
+                             capture_output=True, timeout=120)
+    expected = {("check", WRONG_SPEC): 1, ("check", SIZES_SPEC): 0}.get((command[0], text), 0)
+    assert process.returncode == expected, process.stderr
+    assert b"missing [inputs]" not in process.stderr
+    if command[0] == "check":
+        assert b"WRONG" in process.stdout if text == WRONG_SPEC else b"64" in process.stdout
+
+
+def test_engine_line_keeps_its_newline() -> None:
+    from symattn.render.engines import name_engine
+
+    tex = "% !TEX program = pdflatex\n\\documentclass{article}"
+    assert name_engine(tex, "pdflatex") == tex
+    assert name_engine(tex, "xelatex") == "% !TEX program = xelatex\n\\documentclass{article}"
