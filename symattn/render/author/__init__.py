@@ -156,6 +156,9 @@ def fill(text: str, derivation: Derivation, kind: str, language: str | None = No
             IndexError, AttributeError, RecursionError, OverflowError) as error:
         message = error.message if isinstance(error, SymattnError) else \
             (str(error) or type(error).__name__)
+        if message.startswith("no loader"):
+            message = "a document template reads no file: include, import and extends " \
+                "are not available"
         raise TemplateError(f"{name}{_line(error)}: {message}") from None
 
 
