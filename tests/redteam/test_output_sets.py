@@ -139,3 +139,50 @@ def test_pdfs_are_the_same_bytes_every_run(engine: str, monkeypatch: pytest.Monk
     assert pdf.compile_pdf(TINY, engine=engine) == first
     other = pdf.compile_pdf(TINY.replace("0.268941", "0.731059"), engine=engine)
     assert other != first
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """Processes whose working folder lies inside ``folder`` (TeX runs in its temp folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if cwd.startswith(str(folder)):
+            found.append(int(entry.name))
+    return found
+
+
+def test_sigterm_during_worksheet_pdf_leaves_no_tex_and_no_temporaries(tmp_path: Path) -> None:
+    from symattn.render import pdf
+
+    if pdf.compiler("pdflatex") is None or not Path("/proc/self/cwd").exists():
+        pytest.skip("needs TeX and /proc")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    out = tmp_path / "out"
+    variables = dict(env(), TMPDIR=str(temporary))
+    process = subprocess.Popen([sys.executable, "-m", "symattn", "worksheet", "--variants", "6",
+                                "-x", "softmax_table", "--pdf", "--jobs", "2", "-o", str(out)],
+                               env=variables, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 240      # wait until TeX runs
+        while not _processes_in(temporary) and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            time.sleep(0.05)
+        assert _processes_in(temporary), "TeX never started"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 143, stderr
+    assert stderr.decode() == "symattn: terminated\n"
+    time.sleep(0.5)
+    assert _processes_in(temporary) == []             # no orphaned latexmk or pdflatex
+    assert list(temporary.iterdir()) == []            # no symattn-pdf-* folder
+    assert not out.exists() or list(out.iterdir()) == []
