@@ -6,8 +6,9 @@ What ``-o OUT`` (and every file a command writes) does, by what OUT is:
   file next to it (a short name, ``.symattn-XXXXXXXX``, so any legal file name
   works), which is then renamed over it; an existing file keeps its mode;
 * a symbolic link: followed, and its target written as above (the link stays);
-* a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe,
-  ``>(cmd)``): written directly, never replaced;
+* a character device or a FIFO (``/dev/null``, a named pipe, ``>(cmd)``), or a
+  path under ``/dev/`` or ``/proc/`` (``/dev/stdout``, ``/dev/fd/3``, even when it
+  leads to a file the shell opened): written directly, never replaced;
 * a directory, a block device or a socket: refused (``InputError``), nothing written.
 
 ``OutputSet`` stages many files (a worksheet class set) and renames them into
@@ -20,6 +21,7 @@ from __future__ import annotations
 __all__ = ["write_atomically", "write_stdout", "OutputSet", "check_not_input", "stdout_closed"]
 
 import os
+import re
 import shutil
 import signal
 import stat
@@ -50,7 +52,10 @@ def _kind(path: Path) -> str:
     except OSError as error:
         return f"refused: cannot write here: {error.strerror}"
     if stat.S_ISREG(mode):
-        return "file"
+        # /dev/stdout, /dev/fd/N, /proc/self/fd/N lead to whatever the shell opened
+        # (maybe a file in append mode): written to, not replaced
+        special = os.path.abspath(path).startswith(("/dev/", "/proc/"))
+        return "through" if special else "file"
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         return "through"
     if stat.S_ISDIR(mode):
@@ -63,8 +68,29 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
+_OWN = re.compile(r"/dev/(?:fd/(\d+)|(stdout)|(stderr))|/proc/(?:self|thread-self|"
+                  + str(os.getpid()) + r")/fd/(\d+)")
+
+
+def _own_descriptor(path: Path) -> int | None:
+    """The descriptor ``/dev/stdout``, ``/dev/fd/N`` or ``/proc/self/fd/N`` names."""
+    match = _OWN.fullmatch(os.path.abspath(path))
+    if match is None:
+        return None
+    number, out, err, proc = match.groups()
+    return 1 if out else 2 if err else int(number or proc)
+
+
 def _write_through(path: Path, data: bytes) -> None:
+    descriptor = _own_descriptor(path)
     try:
+        if descriptor is not None:      # what the shell opened, as it opened it (>> appends)
+            if descriptor == 1:
+                write_stdout(data)
+                return
+            with os.fdopen(os.dup(descriptor), "wb") as stream:
+                stream.write(data)
+            return
         with open(path, "wb") as stream:
             stream.write(data)
     except OSError as error:

@@ -232,3 +232,21 @@ def test_engine_line_keeps_its_newline() -> None:
     tex = "% !TEX program = pdflatex\n\\documentclass{article}"
     assert name_engine(tex, "pdflatex") == tex
     assert name_engine(tex, "xelatex") == "% !TEX program = xelatex\n\\documentclass{article}"
+
+
+def test_dev_stdout_writes_to_what_the_shell_opened(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text("first line\n", encoding="utf-8")
+    with open(log, "ab") as appended:      # as `symattn ... -o /dev/stdout >> log.txt`
+        done = subprocess.run([sys.executable, "-m", "symattn", "derive", *EXAMPLE, "-o",
+                               "/dev/stdout"], env=env(), stdout=appended,
+                              stderr=subprocess.PIPE, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = log.read_text(encoding="utf-8")
+    assert text.startswith("first line\n") and "softmax" in text      # appended, not replaced
+    with open(log, "ab") as appended:      # `-o /dev/fd/3 3>>log.txt`
+        done = subprocess.run([sys.executable, "-m", "symattn", "derive", *EXAMPLE, "-o",
+                               f"/dev/fd/{appended.fileno()}"], env=env(),
+                              pass_fds=(appended.fileno(),), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text(encoding="utf-8") == text + text.removeprefix("first line\n")
