@@ -267,3 +267,16 @@ def test_mkdocs_plugin_stops_the_build_on_a_bad_page(tmp_path: Path,
 
 if sys.platform == "win32":  # pragma: no cover
     pytest.skip("POSIX paths", allow_module_level=True)
+
+
+def test_latex_labels_leave_characters_to_the_preamble(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = SPEC.replace('["cat", "chases", "mouse"]', '["кот", "γ", "x_y&"]')
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    (tmp_path / "t.tex.j2").write_text(r"\VAR{softmax_table(2)}", encoding="utf-8")
+    assert main(["render", str(tmp_path / "t.tex.j2"), "--spec", str(tmp_path / "spec.toml"),
+                 "--language", "ru"]) == 0
+    out = capsys.readouterr().out
+    assert "\\symattn" not in out
+    assert "\nкот & " in out and "\nγ & " in out and "\nx\\_y\\& & " in out
+    assert "ключ" in out and "сумма" in out            # the Russian catalog's words

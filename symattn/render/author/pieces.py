@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = ["Number", "StepValues", "Pieces"]
 
 import dataclasses
+import re
 from symattn import messages
 from symattn.derivation.steps import Derivation, Step
 from symattn.errors import InputError
@@ -115,7 +116,7 @@ class Pieces:
         tokens = self.derivation.problem.tokens
         if len(tokens) != count:
             return [str(k + 1) for k in range(count)]
-        escape = latex.escape_text if self.kind == "latex" else escape_markdown
+        escape = _latex_text if self.kind == "latex" else escape_markdown
         return [escape(token) for token in tokens]
 
     def _cells(self, step: Step, number_format: NumberFormat, kind: str = "") -> list[list[str]]:
@@ -189,6 +190,16 @@ class Pieces:
             return "\n".join(lines + ["\\hline", "\\end{tabular}"])
         lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
         return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+_MACROS = re.compile(r"\\symattncyr\{([^{}]*)\}|\\symattn(?:char|cjk|sym)\{([0-9A-F]{4,6})\}")
+
+
+def _latex_text(text: str) -> str:
+    """User text escaped for LaTeX, its characters left to the author's preamble (fonts,
+    ``fontenc``, babel) instead of symattn's own macros."""
+    return _MACROS.sub(lambda m: m.group(1) if m.group(1) is not None
+                       else chr(int(m.group(2), 16)), latex.escape_text(text))
 
 
 def _bmatrix(cells: list[list[str]]) -> str:
