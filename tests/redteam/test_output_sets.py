@@ -186,3 +186,16 @@ def test_sigterm_during_worksheet_pdf_leaves_no_tex_and_no_temporaries(tmp_path:
     assert _processes_in(temporary) == []             # no orphaned latexmk or pdflatex
     assert list(temporary.iterdir()) == []            # no symattn-pdf-* folder
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_figure_pdf_is_the_same_bytes_every_run(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    import symattn
+    from symattn.render.figure import save_weights_figure
+
+    derivation = symattn.derive(symattn.load_example("001-softmax-10-2-1"))
+    first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    save_weights_figure(derivation, first)
+    time.sleep(1.1)
+    save_weights_figure(derivation, second)
+    assert first.read_bytes() == second.read_bytes()
