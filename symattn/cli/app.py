@@ -90,15 +90,24 @@ def _on_sigterm(number: int, frame: object) -> None:
 _MAIN_PID = [0]
 
 
-def _handle_sigterm() -> None:
-    """SIGTERM unwinds like Ctrl-C (cleanup), then exits with status 143."""
+def _handle_sigterm() -> object:
+    """SIGTERM unwinds like Ctrl-C (cleanup), then exits with status 143; returns the
+    handler it replaced (None outside the main thread, where none is set)."""
     import os
     import signal
     import threading
 
-    if threading.current_thread() is threading.main_thread():
-        _MAIN_PID[0] = os.getpid()
-        signal.signal(signal.SIGTERM, _on_sigterm)
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    _MAIN_PID[0] = os.getpid()
+    return signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _restore_sigterm(previous: object) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]  # signal's own
 
 
 def _inputs(args: argparse.Namespace) -> list[str]:
@@ -144,7 +153,14 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    _handle_sigterm()
+    previous = _handle_sigterm()
+    try:
+        return _main(argv)
+    finally:
+        _restore_sigterm(previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
