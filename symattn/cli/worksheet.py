@@ -263,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
     _make_folder(folder)
     checked = _write_set(folder, documents, pdfs, exported + [
         (f"{args.name}-answers.json", worksheet.answers_document(sheets))],
-        list(zip(stems, sheets)) if args.check_specs else [])
+        list(zip(stems, sheets)) if args.check_specs else [], args.name)
     made = f"{len(documents)} .tex" + (f", {len(pdfs)} .pdf" if pdfs else "") + \
         f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "") + \
         "".join(f", {file_name}" for file_name, _ in exported)
@@ -273,16 +273,41 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _stale(folder: Path, name: str, documents: list[tuple[str, str]], pdfs: list[bytes],
+           others: list[tuple[str, str | bytes]], check_specs: list[tuple[str, Worksheet]]
+           ) -> list[Path]:
+    """Files of an earlier set of ``name`` that this set does not replace: NAME[-NN][-key
+    [-short]].tex/.pdf, NAME[-NN]-check/ and NAME's exports."""
+    import re
+
+    from symattn.render.exports import FORMATS
+
+    kept = {f"{stem}.tex" for stem, _ in documents} | \
+        {f"{stem}.pdf" for (stem, _), _ in zip(documents, pdfs)} | \
+        {file_name for file_name, _ in others} | {f"{stem}-check" for stem, _ in check_specs}
+    ends = "|".join(re.escape(suffix) for suffix, _ in FORMATS.values())
+    pattern = re.compile(rf"{re.escape(name)}(?:(?:-\d+)?(?:-key(?:-short)?)?\.(?:tex|pdf)"
+                         rf"|(?:-\d+)?-check|{ends})")
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.iterdir() if pattern.fullmatch(path.name)
+                  and path.name not in kept and not path.is_symlink()
+                  and (path.is_file() or path.name.endswith("-check") and path.is_dir()))
+
+
 def _write_set(folder: Path, documents: list[tuple[str, str]], pdfs: list[bytes],
                others: list[tuple[str, str | bytes]],
-               check_specs: list[tuple[str, Worksheet]]) -> int:
+               check_specs: list[tuple[str, Worksheet]], name: str) -> int:
     """Every file of the class set staged, then renamed into place in one pass (Ctrl-C
-    and SIGTERM wait for it): the folder holds the old set or the new, never a mix.
-    Returns the number of check specs."""
+    and SIGTERM wait for it), and the files of an earlier set of ``name`` that this one
+    does not replace taken away in the same pass: the folder holds the old set or the
+    new, never a mix. Returns the number of check specs."""
     from symattn.render.files import OutputSet
 
     checked = 0
     with OutputSet() as files:
+        for stale in _stale(folder, name, documents, pdfs, others, check_specs):
+            files.remove(stale)
         for stem, tex in documents:
             files.add(folder / f"{stem}.tex", tex)
         for (stem, _), pdf in zip(documents, pdfs):

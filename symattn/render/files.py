@@ -230,7 +230,8 @@ class OutputSet:
                 "is a device or pipe; a file set is written to regular files only"
             raise InputError(why, Location(file=str(target)))
         real = _real(target)
-        self._staged.append((_stage(real, _bytes(content)), real))
+        with _signals_wait():       # a temporary file is made and noted in one step
+            self._staged.append((_stage(real, _bytes(content)), real))
 
     def add_folder(self, path: str | Path, files: Sequence[tuple[str, str | bytes]]) -> None:
         """Stage a folder holding ``files`` (name, content); it replaces the old folder whole."""
@@ -238,12 +239,7 @@ class OutputSet:
         if target.exists() and (target.is_symlink() or not target.is_dir()):
             raise InputError("is in the way: a folder of this name is written here",
                              Location(file=str(target)))
-        folder = target.parent if str(target.parent) else Path(".")
-        try:
-            temporary = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=folder))
-        except OSError as error:
-            raise InputError(f"cannot write here: {error.strerror}",
-                             Location(file=str(target))) from None
+        temporary = self._new_folder(target)
         self._staged.append((temporary, target))
         for name, content in files:
             try:
@@ -253,14 +249,31 @@ class OutputSet:
                                  Location(file=str(target / name))) from None
         os.chmod(temporary, 0o777 & ~_umask())
 
+    def remove(self, path: str | Path) -> None:
+        """Take away ``path`` (a file or folder of an earlier set) in the commit's pass."""
+        target = Path(path)
+        bin_folder = self._new_folder(target)
+        self._staged.append((target, bin_folder / "old"))
+
+    def _new_folder(self, target: Path) -> Path:
+        """A new temporary folder beside ``target``, noted for removal before a signal
+        can act (once renamed into place, there is nothing left to remove)."""
+        folder = target.parent if str(target.parent) else Path(".")
+        with _signals_wait():
+            try:
+                made = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=folder))
+            except OSError as error:
+                raise InputError(f"cannot write here: {error.strerror}",
+                                 Location(file=str(target))) from None
+            self._trash.append(made)
+        return made
+
     def commit(self) -> None:
         """Rename every staged file into place, in one pass that signals do not split."""
         with _signals_wait():
             for temporary, target in self._staged:
                 if temporary.is_dir() and target.is_dir():
-                    old = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=target.parent)) / "old"
-                    self._trash.append(old.parent)
-                    os.replace(target, old)
+                    os.replace(target, self._new_folder(target) / "old")
                 try:
                     os.replace(temporary, target)
                 except OSError as error:
@@ -271,8 +284,9 @@ class OutputSet:
 
     def discard(self) -> None:
         """Remove whatever is staged and not committed, and the replaced folders."""
-        for temporary, _ in self._staged:
-            _remove(temporary)
+        for temporary, target in self._staged:
+            if not any(target.parent == folder for folder in self._trash):
+                _remove(temporary)      # (a file to take away stays where it is)
         for folder in self._trash:
             _remove(folder)
         self._staged, self._trash = [], []
