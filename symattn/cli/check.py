@@ -68,17 +68,16 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
     from symattn import sizes   # a [sizes] spec: docs/sizes.md
     from symattn.derivation import pipeline
     from symattn.errors import SymattnError
-    from symattn.problem import spec
     from symattn.problem.limits import DEFAULT, Limits
     from symattn.verify import checker
 
     try:
-        mapping = sizes.read_spec(source)
-        if mapping is not None and sizes.is_sizes_spec(mapping):
-            judged: Report = sizes.check_spec(mapping, source, rounding)
-            return dataclasses.replace(judged, source=display_name(source))
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
-        problem = spec.load(source, limits=limits)
+        loaded = sizes.load_any(source, limits)       # the file is read once: pipes work
+        if isinstance(loaded, dict):
+            judged: Report = sizes.check_spec(loaded, source, rounding)
+            return dataclasses.replace(judged, source=display_name(source))
+        problem = loaded
         if problem.variants:      # several settings, one report each (problem.variants)
             from symattn.verify.variants import check_all
 
