@@ -20,13 +20,17 @@ __all__ = ["Grid", "ValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "Maske
            "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
 
 from abc import ABC, abstractmethod
-from typing import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Sequence
 
 from flint import arb, fmpq, fmpq_mat
 
 from symattn.errors import FullyMaskedRowError, InputError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, to_ball,
                                   working_precision)
+
+if TYPE_CHECKING:
+    from symattn.values.enclosures import Enclosure
 
 
 def fully_masked_row(i: int) -> FullyMaskedRowError:
@@ -125,6 +129,21 @@ class RationalGrid(Grid):
         with working_precision(prec):
             return [[arb(matrix[i, j]) for j in columns] for i in rows]
 
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+
+        matrix = enclosures.integer_matrix(self.matrix)
+        scale = None if matrix is None else enclosures.scale_of(fmpq(1), matrix.denominator)
+        if matrix is None or scale is None:
+            return None
+        errors = None if matrix.exact else (2.01 * enclosures.U) * abs(matrix.numerators)
+        return enclosures.scaled_enclosure(matrix.numerators, errors, scale)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every entry, for writing many decimals at once."""
+        return self._enclosure
+
 
 class ScaledGrid(Grid):
     """``factor * base``: the scores after 1/sqrt(d_k) and the temperature."""
@@ -147,6 +166,24 @@ class ScaledGrid(Grid):
         """A certified ball for the factor (a rational or a surd: always finite)."""
         return to_ball(self.factor, prec)
 
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+        import numpy as np
+
+        inputs = enclosures.scores_enclosure_inputs(self.base, self.factors)
+        scale = None if inputs is None else enclosures.scale_of(self.factor, inputs[2])
+        if inputs is None or scale is None:
+            return None
+        holes = np.zeros(self.shape, dtype=bool)
+        for i, j in self.holes:
+            holes[i, j] = True
+        return enclosures.scaled_enclosure(inputs[0], inputs[1], scale, holes)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every entry, for writing many decimals at once."""
+        return self._enclosure
+
 
 class MaskGrid(Grid):
     """The additive mask: 0 where attention is allowed, -oo where it is not."""
@@ -157,6 +194,15 @@ class MaskGrid(Grid):
 
     def exact(self, i: int, j: int) -> Exact:
         return fmpq(0) if self.allowed[i][j] else NEG_INF
+
+    def enclosure(self) -> Enclosure:
+        """Zeros and -oo, as an enclosure (decimals of a large mask at once)."""
+        from symattn.values.enclosures import Enclosure
+        import numpy as np
+
+        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        zeros = np.zeros(self.shape)
+        return Enclosure(zeros, zeros, np.ones(self.shape[0], dtype=bool), ~allowed)
 
 
 class MaskedGrid(Grid):
@@ -170,6 +216,18 @@ class MaskedGrid(Grid):
 
     def exact(self, i: int, j: int) -> Exact:
         return self.scaled.exact(i, j) if self.allowed[i][j] else NEG_INF
+
+    def enclosure(self) -> Enclosure | None:
+        """The scaled scores' enclosure with the masked entries -oo."""
+        import dataclasses
+        import numpy as np
+
+        scaled = self.scaled.enclosure()
+        if scaled is None:
+            return None
+        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        assert scaled.neg_inf is not None
+        return dataclasses.replace(scaled, neg_inf=scaled.neg_inf | ~allowed)
 
     def open_columns(self, i: int) -> list[int]:
         """The keys row i may attend to (computed once per row; callers must not modify it)."""

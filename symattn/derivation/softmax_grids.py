@@ -43,13 +43,33 @@ def _exp_text(argument: Exact) -> str:
     return "1" if argument == 0 else f"exp({exact_text(argument)})"
 
 
-def _times(coefficient: fmpq, factor: str) -> str:
-    """``coefficient*factor`` written as a reader would: no "1*", no "*1"."""
-    if coefficient == 1:
-        return factor
-    if factor == "1":
-        return exact_text(coefficient)
-    return f"{exact_text(coefficient)}*{factor}"
+class _RowTexts:
+    """The exponential texts of a row's open keys, written once per row and shared.
+
+    A softmax row's closed forms all repeat the row's exponentials (a weight is
+    ``exp(x_j)/(exp(x_1) + ... + exp(x_m))``, an output entry the same
+    denominator): each ``exp(...)`` and the joined sum are made once for the
+    row, and every entry of the row refers to them. Only the last few rows are
+    kept, since renderers write a grid row by row.
+    """
+
+    def __init__(self, masked: MaskedGrid) -> None:
+        self.masked = masked
+        self.exps: Callable[[int], list[str]] = lru_cache(maxsize=4)(self._exps)
+        self.sum: Callable[[int], str] = lru_cache(maxsize=4)(self._sum)
+
+    def _exps(self, i: int) -> list[str]:
+        """``exp(x_ic)`` (or ``1``) for every column c; masked columns as ``0``."""
+        masked = self.masked
+        texts = ["0"] * masked.shape[1]
+        for c in masked.open_columns(i):
+            texts[c] = _exp_text(masked.exact(i, c))
+        return texts
+
+    def _sum(self, i: int) -> str:
+        """The row's sum of exponentials: ``exp(x_1) + ... + exp(x_m)``."""
+        exps = self.exps(i)
+        return " + ".join(exps[c] for c in self.masked.open_columns(i))
 
 
 class ExpGrid(Grid):
@@ -73,6 +93,24 @@ class ExpGrid(Grid):
 
         return Irrational(lambda: _exp_text(argument), evaluate)
 
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+        import numpy as np
+
+        scaled = self.masked.scaled
+        inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
+        if inputs is None:
+            return None
+        allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
+        for i, j in scaled.holes:
+            allowed[i, j] = False
+        return enclosures.exp_enclosure(inputs[0], inputs[1], scaled.factor, inputs[2], allowed)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every exponential (``enclosures``), or None."""
+        return self._enclosure
+
 
 class ExpSumGrid(Grid):
     """Row sums of the exponentials: an n x 1 column."""
@@ -80,6 +118,7 @@ class ExpSumGrid(Grid):
     def __init__(self, exp: ExpGrid) -> None:
         self.exp_grid = exp
         self.shape = (exp.shape[0], 1)
+        self.row_texts = _RowTexts(exp.masked)
 
     def terms(self, i: int, j: int = 0) -> int:
         return len(self.exp_grid.masked.open_columns(i))
@@ -90,9 +129,10 @@ class ExpSumGrid(Grid):
         if all(base[i, c] == 0 for c in columns):
             return fmpq(len(columns))
         exp_grid = self.exp_grid
+        row_texts = self.row_texts
 
         def text() -> str:
-            return " + ".join(exp_grid.text(i, c) for c in columns)
+            return row_texts.sum(i)
 
         def evaluate(prec: int) -> arb:
             total = arb(0)
@@ -106,6 +146,25 @@ class ExpSumGrid(Grid):
 
         return Irrational(text, evaluate)
 
+    @property
+    def entry_cost(self) -> int:
+        """Each sum costs a row of exponentials: batch decimals pay off sooner."""
+        return self.exp_grid.shape[1]
+
+    def enclosure(self) -> Enclosure | None:
+        """The row sums of the exponentials' enclosure (non-negative terms: the
+        sum of the bounds, plus m u of the sum for the summation's own rounding)."""
+        import numpy as np
+
+        exps = self.exp_grid.enclosure()
+        if exps is None:
+            return None
+        m = self.exp_grid.shape[1]
+        with np.errstate(all="ignore"):
+            mid = exps.mid.sum(axis=1, keepdims=True)
+            rad = (exps.rad.sum(axis=1, keepdims=True) + (m + 1) * 1.01e-16 * mid) * 1.0001
+        return Enclosure(mid, rad, exps.known & np.isfinite(rad[:, 0]))
+
 
 class WeightsGrid(Grid):
     """Row-normalised weights: softmax (default) or division by the row sum."""
@@ -115,6 +174,8 @@ class WeightsGrid(Grid):
         self.normalisation = normalisation
         self.fully_masked = fully_masked
         self.shape = masked.shape
+        self.row_texts = _RowTexts(masked)
+        self._rational_rows: dict[int, bool] = {}
         # The certified softmax of a row, shared by its entries and by the output.
         self.row_ball_cache: Callable[[int, int], list[arb]] = lru_cache(maxsize=4096)(
             self._row_balls)
@@ -142,11 +203,17 @@ class WeightsGrid(Grid):
 
     def row_is_rational(self, i: int) -> bool:
         """Softmax: all unmasked scores equal. Sum normalisation: always."""
-        columns = self.masked.open_columns(i)
-        if self.normalisation == "sum" or not columns:
-            return True
-        first = self.base[i, columns[0]]
-        return all(self.base[i, c] == first for c in columns)
+        known = self._rational_rows.get(i)
+        if known is None:
+            columns = self.masked.open_columns(i)
+            if self.normalisation == "sum" or not columns:
+                known = True
+            else:
+                base = self.base
+                first = base[i, columns[0]]
+                known = all(base[i, c] == first for c in columns)
+            self._rational_rows[i] = known
+        return known
 
     def _has_softmax_balls(self, i: int) -> bool:
         """Row i is a softmax over at least one open key (``row_ball_cache`` applies)."""
@@ -164,14 +231,15 @@ class WeightsGrid(Grid):
         if self.row_is_rational(i):
             return fmpq(1, len(columns))
 
+        row_texts = self.row_texts
+
         def text() -> str:
-            terms = " + ".join(_exp_text(self.masked.exact(i, c)) for c in columns)
-            return f"{_exp_text(self.masked.exact(i, j))}/({terms})"
+            return f"{row_texts.exps(i)[j]}/({row_texts.sum(i)})"
 
         return Irrational(text, lambda prec: self.row_ball_cache(i, prec)[j])
 
     @cached_property
-    def _integer_scores(self) -> tuple[fmpz_mat, fmpz]:
+    def integer_scores(self) -> tuple[fmpz_mat, fmpz]:
         """The scores as integers over one common denominator: s_ij = N_ij / D."""
         return self.base.numer_denom()
 
@@ -185,7 +253,7 @@ class WeightsGrid(Grid):
         """
         columns = self.masked.open_columns(i)
         zero = EXACT_ZERO
-        numerators, denominator = self._integer_scores
+        numerators, denominator = self.integer_scores
         with working_precision(prec):
             step = self.masked.scaled.factor_ball(prec) / denominator
             row = [numerators[i, c] for c in columns]
@@ -249,6 +317,7 @@ class OutputGrid(Grid):
         self.weights = weights
         self.values = values
         self.shape = (weights.shape[0], values.ncols())
+        self._value_texts: dict[tuple[int, int], str] = {}
         self._groups: dict[int, list[list[int]]] = {}
 
     def exact(self, i: int, k: int) -> Exact:
@@ -263,15 +332,30 @@ class OutputGrid(Grid):
         if common is not None:
             return common
 
+        row_texts = weights.row_texts
+
         def text() -> str:
-            numerator = " + ".join(_times(self.values[c, k], _exp_text(weights.masked.exact(i, c)))
-                                   for c in columns if self.values[c, k] != 0)
-            denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
+            exps, values = row_texts.exps(i), self.values
+            numerator = " + ".join(self._times(c, k, exps[c])
+                                   for c in columns if values[c, k] != 0)
+            denominator = row_texts.sum(i)
             # a lone product needs no parentheses: a*b/c reads (a*b)/c
             return f"{numerator}/({denominator})" if " + " not in numerator \
                 else f"({numerator})/({denominator})"
 
         return Irrational(text, lambda prec: self._ball(i, k, prec))
+
+    def _times(self, c: int, k: int, factor: str) -> str:
+        """``V[c, k]*factor`` as a reader writes it (no "1*", no "*1"); the text of
+        each entry of V is made once."""
+        coefficient = self.values[c, k]
+        if coefficient == 1:
+            return factor
+        texts = self._value_texts
+        text = texts.get((c, k))
+        if text is None:
+            text = texts[c, k] = exact_text(coefficient)
+        return text if factor == "1" else f"{text}*{factor}"
 
     @cached_property
     def _enclosure(self) -> Enclosure | None:
@@ -297,10 +381,12 @@ class OutputGrid(Grid):
         """The open columns of row i, grouped by equal score (the same for every k)."""
         cache = self._groups
         if i not in cache:
-            base = self.weights.base
-            groups: dict[fmpq, list[int]] = {}
+            # equal scores have equal numerators over the common denominator
+            # (fmpz keys: hashing an fmpq costs far more)
+            numerators = self.weights.integer_scores[0]
+            groups: dict[fmpz, list[int]] = {}
             for c in self.weights.masked.open_columns(i):
-                groups.setdefault(base[i, c], []).append(c)
+                groups.setdefault(numerators[i, c], []).append(c)
             cache[i] = list(groups.values())
         return cache[i]
 
@@ -309,7 +395,8 @@ class OutputGrid(Grid):
         values = self.values
         common = None
         for group in self._score_groups(i):
-            mean = sum((values[c, k] for c in group), fmpq(0)) / len(group)
+            mean = values[group[0], k] if len(group) == 1 else \
+                sum((values[c, k] for c in group), fmpq(0)) / len(group)
             if common is None:
                 common = mean
             elif mean != common:

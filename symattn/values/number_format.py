@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from flint import arb
 
@@ -27,8 +27,12 @@ from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
                                      significant_decimal, significant_from_ball, to_scientific)
 from symattn.values.enclosures import Enclosure
-from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
+from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact, is_rational
 from symattn.values.rounding import Rounding, format_scaled
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
@@ -117,7 +121,9 @@ class NumberFormat:
             return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
         target = self.places if self.places is not None else self.digits
         assert target is not None
-        if len(rows) * len(columns) >= ENCLOSURE_MIN_ENTRIES:
+        # A sum's decimal costs a row of terms by balls: the batch pays off sooner.
+        cost = int(getattr(grid, "entry_cost", 1))
+        if len(rows) * len(columns) * cost >= ENCLOSURE_MIN_ENTRIES:
             texts = self._format_enclosure(grid, rows, columns)
             if texts is not None:
                 return texts
@@ -140,7 +146,8 @@ class NumberFormat:
         texts, undecided = texts_from_enclosure(block, self.places, self.digits, self.separator,
                                                 SCIENTIFIC_BEYOND)
         # Rows the enclosure does not cover (fully masked ones) are cheap exactly.
-        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size:
+        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size and \
+                not _rational_entry(grid, rows, columns, undecided):
             return None      # too many for one-by-one exact decisions: the ball batch
         for index in undecided.any(axis=1).nonzero()[0].tolist():
             i, row = rows[index], texts[index]
@@ -177,3 +184,13 @@ class NumberFormat:
                     row.append(self._notation(text))
             result.append(tuple(row))
         return tuple(result)
+
+
+def _rational_entry(grid: Block, rows: Sequence[int], columns: Sequence[int],
+                    undecided: NDArray[np.bool_]) -> bool:
+    """True when the grid's open entries are rationals (a matrix of rationals, scores
+    scaled by a rational): exact halfway cases, decided exactly as cheaply as by a ball."""
+    found = undecided.nonzero()
+    if not found[0].size:
+        return False
+    return is_rational(grid.exact(rows[int(found[0][0])], columns[int(found[1][0])]))
