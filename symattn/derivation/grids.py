@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Sequence
 from flint import arb, fmpq, fmpq_mat
 
 from symattn.errors import FullyMaskedRowError, InputError
-from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, to_ball,
-                                  working_precision)
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, rational_texts,
+                                  to_ball, working_precision)
 
 if TYPE_CHECKING:
-    from symattn.values.enclosures import Enclosure
+    from symattn.values.enclosures import Doubles, Enclosure
 
 
 def fully_masked_row(i: int) -> FullyMaskedRowError:
@@ -73,6 +73,13 @@ class Grid(ABC):
     def text(self, i: int, j: int) -> str:
         """The exact, SymPy-readable text of entry (i, j)."""
         return exact_text(self.exact(i, j))
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        """The closed forms of a block, None where one writes more than ``max_terms``
+        exponentials (None: every one). Subclasses write whole blocks at once."""
+        return [tuple(self.text(i, j) if max_terms is None or self.terms(i, j) <= max_terms
+                      else None for j in columns) for i in rows]
 
     def terms(self, i: int, j: int) -> int:
         """How many exponentials the closed form of entry (i, j) writes out.
@@ -123,6 +130,10 @@ class RationalGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.matrix[i, j]
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        return list(rational_texts(self.matrix, rows, columns))
+
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
         matrix = self.matrix
@@ -162,16 +173,39 @@ class ScaledGrid(Grid):
             return NEG_INF
         return self.factor * self.base[i, j]
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        if not isinstance(self.factor, fmpq):
+            return super().texts(rows, columns, max_terms)
+        block: list[tuple[str | None, ...]] = list(
+            rational_texts(self.base * self.factor, rows, columns))
+        if self.holes:
+            where = {i: k for k, i in enumerate(rows)}, {j: k for k, j in enumerate(columns)}
+            for i, j in self.holes:
+                if i in where[0] and j in where[1]:
+                    row = list(block[where[0][i]])
+                    row[where[1][j]] = exact_text(NEG_INF)
+                    block[where[0][i]] = tuple(row)
+        return block
+
     def factor_ball(self, prec: int) -> arb:
         """A certified ball for the factor (a rational or a surd: always finite)."""
         return to_ball(self.factor, prec)
+
+    @cached_property
+    def score_inputs(self) -> tuple[Doubles, Doubles | None, int] | None:
+        """``enclosures.scores_enclosure_inputs`` of the scores, made once for every
+        enclosure built on them (scaled, masked, exponentials, weights)."""
+        from symattn.values import enclosures
+
+        return enclosures.scores_enclosure_inputs(self.base, self.factors)
 
     @cached_property
     def _enclosure(self) -> Enclosure | None:
         from symattn.values import enclosures
         import numpy as np
 
-        inputs = enclosures.scores_enclosure_inputs(self.base, self.factors)
+        inputs = self.score_inputs
         scale = None if inputs is None else enclosures.scale_of(self.factor, inputs[2])
         if inputs is None or scale is None:
             return None
@@ -216,6 +250,13 @@ class MaskedGrid(Grid):
 
     def exact(self, i: int, j: int) -> Exact:
         return self.scaled.exact(i, j) if self.allowed[i][j] else NEG_INF
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        masked = exact_text(NEG_INF)
+        allowed = self.allowed
+        return [tuple(text if allowed[i][j] else masked for j, text in zip(columns, row))
+                for i, row in zip(rows, self.scaled.texts(rows, columns, max_terms))]
 
     def enclosure(self) -> Enclosure | None:
         """The scaled scores' enclosure with the masked entries -oo."""

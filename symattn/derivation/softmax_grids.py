@@ -34,42 +34,10 @@ from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat
 
 from symattn.derivation.grids import (Grid, MaskedGrid, flatten_balls, fully_masked_row,
                                       zero_row_sum)
+from symattn.derivation.softmax_texts import RowTexts, exp_text as _exp_text, exp_texts
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import (EXACT_ZERO, NAN, NEG_INF, Exact, Irrational, exact_text, to_ball,
                                   working_precision)
-
-
-def _exp_text(argument: Exact) -> str:
-    return "1" if argument == 0 else f"exp({exact_text(argument)})"
-
-
-class _RowTexts:
-    """The exponential texts of a row's open keys, written once per row and shared.
-
-    A softmax row's closed forms all repeat the row's exponentials (a weight is
-    ``exp(x_j)/(exp(x_1) + ... + exp(x_m))``, an output entry the same
-    denominator): each ``exp(...)`` and the joined sum are made once for the
-    row, and every entry of the row refers to them. Only the last few rows are
-    kept, since renderers write a grid row by row.
-    """
-
-    def __init__(self, masked: MaskedGrid) -> None:
-        self.masked = masked
-        self.exps: Callable[[int], list[str]] = lru_cache(maxsize=4)(self._exps)
-        self.sum: Callable[[int], str] = lru_cache(maxsize=4)(self._sum)
-
-    def _exps(self, i: int) -> list[str]:
-        """``exp(x_ic)`` (or ``1``) for every column c; masked columns as ``0``."""
-        masked = self.masked
-        texts = ["0"] * masked.shape[1]
-        for c in masked.open_columns(i):
-            texts[c] = _exp_text(masked.exact(i, c))
-        return texts
-
-    def _sum(self, i: int) -> str:
-        """The row's sum of exponentials: ``exp(x_1) + ... + exp(x_m)``."""
-        exps = self.exps(i)
-        return " + ".join(exps[c] for c in self.masked.open_columns(i))
 
 
 class ExpGrid(Grid):
@@ -93,13 +61,17 @@ class ExpGrid(Grid):
 
         return Irrational(lambda: _exp_text(argument), evaluate)
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        return exp_texts(self.masked.texts(rows, columns, max_terms))
+
     @cached_property
     def _enclosure(self) -> Enclosure | None:
         from symattn.values import enclosures
         import numpy as np
 
         scaled = self.masked.scaled
-        inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
+        inputs = scaled.score_inputs
         if inputs is None:
             return None
         allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
@@ -118,7 +90,7 @@ class ExpSumGrid(Grid):
     def __init__(self, exp: ExpGrid) -> None:
         self.exp_grid = exp
         self.shape = (exp.shape[0], 1)
-        self.row_texts = _RowTexts(exp.masked)
+        self.row_texts = RowTexts(exp.masked)
 
     def terms(self, i: int, j: int = 0) -> int:
         return len(self.exp_grid.masked.open_columns(i))
@@ -174,7 +146,7 @@ class WeightsGrid(Grid):
         self.normalisation = normalisation
         self.fully_masked = fully_masked
         self.shape = masked.shape
-        self.row_texts = _RowTexts(masked)
+        self.row_texts = RowTexts(masked)
         self._rational_rows: dict[int, bool] = {}
         # The certified softmax of a row, shared by its entries and by the output.
         self.row_ball_cache: Callable[[int, int], list[arb]] = lru_cache(maxsize=4096)(
@@ -238,6 +210,19 @@ class WeightsGrid(Grid):
 
         return Irrational(text, lambda prec: self.row_ball_cache(i, prec)[j])
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        if self.normalisation == "sum":
+            return super().texts(rows, columns, max_terms)
+        block: list[tuple[str | None, ...]] = []
+        for i in rows:
+            if self.row_is_rational(i) or (max_terms is not None and
+                                           1 + len(self.masked.open_columns(i)) > max_terms):
+                block += super().texts([i], columns, max_terms)
+            else:
+                block.append(self.row_texts.weights(i, columns))
+        return block
+
     @cached_property
     def integer_scores(self) -> tuple[fmpz_mat, fmpz]:
         """The scores as integers over one common denominator: s_ij = N_ij / D."""
@@ -275,7 +260,7 @@ class WeightsGrid(Grid):
         import numpy as np
 
         scaled = self.masked.scaled
-        inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
+        inputs = scaled.score_inputs
         if inputs is None:
             return None
         scores, score_errors, denominator = inputs
@@ -317,7 +302,6 @@ class OutputGrid(Grid):
         self.weights = weights
         self.values = values
         self.shape = (weights.shape[0], values.ncols())
-        self._value_texts: dict[tuple[int, int], str] = {}
         self._groups: dict[int, list[list[int]]] = {}
 
     def exact(self, i: int, k: int) -> Exact:
@@ -335,27 +319,9 @@ class OutputGrid(Grid):
         row_texts = weights.row_texts
 
         def text() -> str:
-            exps, values = row_texts.exps(i), self.values
-            numerator = " + ".join(self._times(c, k, exps[c])
-                                   for c in columns if values[c, k] != 0)
-            denominator = row_texts.sum(i)
-            # a lone product needs no parentheses: a*b/c reads (a*b)/c
-            return f"{numerator}/({denominator})" if " + " not in numerator \
-                else f"({numerator})/({denominator})"
+            return row_texts.output(i, k, self.values)
 
         return Irrational(text, lambda prec: self._ball(i, k, prec))
-
-    def _times(self, c: int, k: int, factor: str) -> str:
-        """``V[c, k]*factor`` as a reader writes it (no "1*", no "*1"); the text of
-        each entry of V is made once."""
-        coefficient = self.values[c, k]
-        if coefficient == 1:
-            return factor
-        texts = self._value_texts
-        text = texts.get((c, k))
-        if text is None:
-            text = texts[c, k] = exact_text(coefficient)
-        return text if factor == "1" else f"{text}*{factor}"
 
     @cached_property
     def _enclosure(self) -> Enclosure | None:

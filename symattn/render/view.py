@@ -79,11 +79,12 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     grid = step.value
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
-    exact = []
-    for i in rows:   # closed forms can be long (a softmax row has one term per key)
-        exact.append(tuple(grid.text(i, j) if max_terms is None or grid.terms(i, j) <= max_terms
-                           else None for j in columns))
-        progress.advance()
+    # closed forms can be long (a softmax row has one term per key): a few rows at a time
+    exact: list[tuple[str | None, ...]] = []
+    for start in range(0, len(rows), 64):
+        chunk = rows[start:start + 64]
+        exact += grid.texts(chunk, columns, max_terms)
+        progress.advance(len(chunk))
     try:
         decimal = number_format.format_block(grid, rows, columns)
     except UndecidedError as error:   # a number too large to write out: say which step

@@ -19,15 +19,15 @@ from __future__ import annotations
 __all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
            "working_precision", "Surd", "RationalOrSurd", "Irrational", "ClosedForm", "Exact",
            "to_ball",
-           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt",
-           "make_surd", "reciprocal"]
+           "rational_text", "rational_texts", "exact_text", "is_rational", "squarefree_split",
+           "surd_sqrt", "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
-from math import isqrt
+from math import gcd, isqrt
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, Union, overload
+from typing import Callable, Iterator, Protocol, Sequence, Union, overload
 
-from flint import arb, ctx, fmpq, fmpz
+from flint import arb, ctx, fmpq, fmpq_mat, fmpz
 
 from symattn.values.rules import decimal_places_needed
 
@@ -247,6 +247,42 @@ def rational_text(q: fmpq) -> str:
     '-1/5'
     """
     return str(q.p) if q.q == 1 else f"{q.p}/{q.q}"
+
+
+_STR_LIMIT = 10 ** 4000
+
+
+def _decimal_text(number: int) -> str:
+    """``str(number)`` at any length (Python refuses past 4,300 digits; flint does not)."""
+    return str(number) if -_STR_LIMIT < number < _STR_LIMIT else str(fmpz(number))
+
+
+def rational_texts(matrix: fmpq_mat, rows: Sequence[int], columns: Sequence[int]
+                   ) -> list[tuple[str, ...]]:
+    """``rational_text`` of a block of a rational matrix, written in one pass over
+    the integer numerators of one common denominator (each distinct value once).
+
+    >>> rational_texts(fmpq_mat([[fmpq(-2, 10), 3], [fmpq(1, 4), 0]]), [0, 1], [0, 1])
+    [('-1/5', '3'), ('1/4', '0')]
+    """
+    numerators, common = matrix.numer_denom()
+    denominator, width = int(common), matrix.ncols()
+    entries = numerators.entries()
+    seen: dict[fmpz, str] = {}
+    result = []
+    for i in rows:
+        row = []
+        for j in columns:
+            numerator = entries[i * width + j]
+            text = seen.get(numerator)
+            if text is None:
+                n = int(numerator)
+                g = gcd(n, denominator)
+                text = seen[numerator] = _decimal_text(n // g) if g == denominator \
+                    else f"{_decimal_text(n // g)}/{_decimal_text(denominator // g)}"
+            row.append(text)
+        result.append(tuple(row))
+    return result
 
 
 def exact_text(value: Exact) -> str:
