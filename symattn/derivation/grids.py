@@ -23,10 +23,10 @@ from abc import ABC, abstractmethod
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
-from flint import arb, fmpq, fmpq_mat
+from flint import arb, fmpq, fmpq_mat, fmpz
 
 from symattn.errors import FullyMaskedRowError, InputError
-from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, rational_texts,
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
                                   to_ball, working_precision)
 
 if TYPE_CHECKING:
@@ -123,6 +123,8 @@ class ValueGrid(Grid):
 class RationalGrid(Grid):
     """A matrix of rationals (inputs, Q, K, V, QK^T)."""
 
+    all_rational = True    # every entry a rational: decimals decided exactly at little cost
+
     def __init__(self, matrix: fmpq_mat) -> None:
         self.matrix = matrix
         self.shape = (matrix.nrows(), matrix.ncols())
@@ -130,9 +132,19 @@ class RationalGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.matrix[i, j]
 
+    @cached_property
+    def rational_texts(self) -> RationalTexts:
+        """The entries' texts, a block at a time (numerators read once)."""
+        return RationalTexts(self.matrix)
+
     def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
               ) -> list[tuple[str | None, ...]]:
-        return list(rational_texts(self.matrix, rows, columns))
+        return list(self.rational_texts.block(rows, columns))
+
+    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
+        """Entry (i, j) is ``numerators[i * width + j] / denominator``."""
+        texts = self.rational_texts
+        return texts.numerators, texts.denominator, texts.width
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
@@ -166,6 +178,8 @@ class ScaledGrid(Grid):
         self.factor = factor
         self.holes = holes  # entries given as -oo in the input
         self.factors = factors  # (Q, K) with base == Q K^T, for the double-precision enclosure
+        self._rational_texts: RationalTexts | None = None
+        self._texts: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[str | None, ...]]] = {}
         self.shape = (base.nrows(), base.ncols())
 
     def exact(self, i: int, j: int) -> Exact:
@@ -173,12 +187,28 @@ class ScaledGrid(Grid):
             return NEG_INF
         return self.factor * self.base[i, j]
 
+    @property
+    def all_rational(self) -> bool:
+        """Every finite entry is rational (a rational factor)."""
+        return isinstance(self.factor, fmpq)
+
     def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
               ) -> list[tuple[str | None, ...]]:
+        # The masked scores and the exponentials are written from these texts too:
+        # the blocks of the last 16 calls are kept (a 1024-row view in 64-row blocks).
+        key = (tuple(rows), tuple(columns))
+        found = self._texts.get(key)
+        if found is None:
+            if len(self._texts) >= 16:
+                del self._texts[next(iter(self._texts))]
+            found = self._texts[key] = self._block_texts(rows, columns)
+        return found
+
+    def _block_texts(self, rows: Sequence[int], columns: Sequence[int]
+                     ) -> list[tuple[str | None, ...]]:
         if not isinstance(self.factor, fmpq):
-            return super().texts(rows, columns, max_terms)
-        block: list[tuple[str | None, ...]] = list(
-            rational_texts(self.base * self.factor, rows, columns))
+            return super().texts(rows, columns)
+        block: list[tuple[str | None, ...]] = list(self._scaled_texts().block(rows, columns))
         if self.holes:
             where = {i: k for k, i in enumerate(rows)}, {j: k for k, j in enumerate(columns)}
             for i, j in self.holes:
@@ -187,6 +217,19 @@ class ScaledGrid(Grid):
                     row[where[1][j]] = exact_text(NEG_INF)
                     block[where[0][i]] = tuple(row)
         return block
+
+    def _scaled_texts(self) -> RationalTexts:
+        """The entries (a rational factor) over one denominator, read once."""
+        if self._rational_texts is None:
+            assert isinstance(self.factor, fmpq)
+            self._rational_texts = RationalTexts(self.base * self.factor)
+        return self._rational_texts
+
+    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
+        """Entry (i, j) is ``numerators[i * width + j] / denominator`` (with
+        ``all_rational``; holes are -oo whatever their numerator)."""
+        texts = self._scaled_texts()
+        return texts.numerators, texts.denominator, texts.width
 
     def factor_ball(self, prec: int) -> arb:
         """A certified ball for the factor (a rational or a surd: always finite)."""
@@ -229,6 +272,11 @@ class MaskGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return fmpq(0) if self.allowed[i][j] else NEG_INF
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        masked = exact_text(NEG_INF)
+        return [tuple("0" if self.allowed[i][j] else masked for j in columns) for i in rows]
+
     def enclosure(self) -> Enclosure:
         """Zeros and -oo, as an enclosure (decimals of a large mask at once)."""
         from symattn.values.enclosures import Enclosure
@@ -257,6 +305,14 @@ class MaskedGrid(Grid):
         allowed = self.allowed
         return [tuple(text if allowed[i][j] else masked for j, text in zip(columns, row))
                 for i, row in zip(rows, self.scaled.texts(rows, columns, max_terms))]
+
+    @property
+    def all_rational(self) -> bool:
+        return self.scaled.all_rational
+
+    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
+        """The scaled scores' numerators (masked entries are -oo whatever theirs)."""
+        return self.scaled.ratio_parts()
 
     def enclosure(self) -> Enclosure | None:
         """The scaled scores' enclosure with the masked entries -oo."""

@@ -216,8 +216,11 @@ class WeightsGrid(Grid):
             return super().texts(rows, columns, max_terms)
         block: list[tuple[str | None, ...]] = []
         for i in rows:
-            if self.row_is_rational(i) or (max_terms is not None and
-                                           1 + len(self.masked.open_columns(i)) > max_terms):
+            if not self.row_is_rational(i) and max_terms is not None and \
+                    1 + len(self.masked.open_columns(i)) > max_terms:   # too long to write
+                allowed = self.masked.allowed[i]
+                block.append(tuple(None if allowed[j] else "0" for j in columns))
+            elif self.row_is_rational(i):
                 block += super().texts([i], columns, max_terms)
             else:
                 block.append(self.row_texts.weights(i, columns))

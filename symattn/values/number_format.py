@@ -16,23 +16,20 @@ from __future__ import annotations
 __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
-from flint import arb
+from flint import arb, fmpq
 
 from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
 from symattn.values.arith import NoFiniteValue
 from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
-                                     significant_decimal, significant_from_ball, to_scientific)
+                                     ratio_decimal, significant_decimal, significant_from_ball,
+                                     to_scientific)
 from symattn.values.enclosures import Enclosure
-from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact, is_rational
+from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
 from symattn.values.rounding import Rounding, format_scaled
-
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
@@ -146,14 +143,37 @@ class NumberFormat:
         texts, undecided = texts_from_enclosure(block, self.places, self.digits, self.separator,
                                                 SCIENTIFIC_BEYOND)
         # Rows the enclosure does not cover (fully masked ones) are cheap exactly.
+        # A grid of rationals (``all_rational``) decides its open entries (exact
+        # halfway cases) as cheaply one by one as the ball batch would.
         if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size and \
-                not _rational_entry(grid, rows, columns, undecided):
+                not getattr(grid, "all_rational", False):
             return None      # too many for one-by-one exact decisions: the ball batch
+        exact = self._ratio_format(grid)
         for index in undecided.any(axis=1).nonzero()[0].tolist():
             i, row = rows[index], texts[index]
-            texts[index] = [self.format(grid.exact(i, j)) if text is None else text
+            texts[index] = [exact(i, j) if text is None else text
                             for j, text in zip(columns, row)]
         return tuple(map(tuple, texts))
+
+    def _ratio_format(self, grid: Block) -> Callable[[int, int], str | None]:
+        """Entry (i, j) decided exactly: from the grid's integer numerators over one
+        common denominator where it has them (``ratio_parts``), else ``format``."""
+        parts = getattr(grid, "ratio_parts", None)
+        fallback = lambda i, j: self.format(grid.exact(i, j))   # noqa: E731
+        if parts is None or not getattr(grid, "all_rational", False):
+            return fallback
+        numerators, denominator, width = parts()
+        places, digits, rule, separator = self.places, self.digits, self.rounding, self.separator
+
+        def exact(i: int, j: int) -> str | None:
+            value = grid.exact(i, j)
+            if not isinstance(value, fmpq) or (places is not None and abs(places) > 400):
+                return self.format(value)
+            text = ratio_decimal(int(numerators[i * width + j]), denominator, places, digits,
+                                 rule, separator)
+            return text if places is not None else self._notation(text)
+
+        return exact
 
     def _format_balls(self, grid: Block, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:
@@ -185,12 +205,3 @@ class NumberFormat:
             result.append(tuple(row))
         return tuple(result)
 
-
-def _rational_entry(grid: Block, rows: Sequence[int], columns: Sequence[int],
-                    undecided: NDArray[np.bool_]) -> bool:
-    """True when the grid's open entries are rationals (a matrix of rationals, scores
-    scaled by a rational): exact halfway cases, decided exactly as cheaply as by a ball."""
-    found = undecided.nonzero()
-    if not found[0].size:
-        return False
-    return is_rational(grid.exact(rows[int(found[0][0])], columns[int(found[1][0])]))
