@@ -30,6 +30,9 @@ from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, Ra
                                   to_ball, working_precision)
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from symattn.values.enclosures import Doubles, Enclosure
 
 
@@ -305,6 +308,15 @@ class MaskedGrid(Grid):
         allowed = self.allowed
         return [tuple(text if allowed[i][j] else masked for j, text in zip(columns, row))
                 for i, row in zip(rows, self.scaled.texts(rows, columns, max_terms))]
+
+    def open_array(self) -> NDArray[np.bool_]:
+        """The entries that are open as a numpy bool matrix (neither masked nor given -oo)."""
+        import numpy as np
+
+        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        for i, j in self.scaled.holes:
+            allowed[i, j] = False
+        return allowed
 
     @property
     def all_rational(self) -> bool:

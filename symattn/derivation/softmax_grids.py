@@ -68,16 +68,13 @@ class ExpGrid(Grid):
     @cached_property
     def _enclosure(self) -> Enclosure | None:
         from symattn.values import enclosures
-        import numpy as np
 
         scaled = self.masked.scaled
         inputs = scaled.score_inputs
         if inputs is None:
             return None
-        allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
-        for i, j in scaled.holes:
-            allowed[i, j] = False
-        return enclosures.exp_enclosure(inputs[0], inputs[1], scaled.factor, inputs[2], allowed)
+        return enclosures.exp_enclosure(inputs[0], inputs[1], scaled.factor, inputs[2],
+                                        self.masked.open_array())
 
     def enclosure(self) -> Enclosure | None:
         """Double-precision enclosure of every exponential (``enclosures``), or None."""
@@ -119,23 +116,15 @@ class ExpSumGrid(Grid):
         return Irrational(text, evaluate)
 
     @property
-    def entry_cost(self) -> int:
-        """Each sum costs a row of exponentials: batch decimals pay off sooner."""
+    def entry_cost(self) -> int:   # each sum costs a row of exponentials by balls
         return self.exp_grid.shape[1]
 
     def enclosure(self) -> Enclosure | None:
-        """The row sums of the exponentials' enclosure (non-negative terms: the
-        sum of the bounds, plus m u of the sum for the summation's own rounding)."""
-        import numpy as np
+        """The row sums of the exponentials' enclosure."""
+        from symattn.values.enclosures import row_sum_enclosure
 
         exps = self.exp_grid.enclosure()
-        if exps is None:
-            return None
-        m = self.exp_grid.shape[1]
-        with np.errstate(all="ignore"):
-            mid = exps.mid.sum(axis=1, keepdims=True)
-            rad = (exps.rad.sum(axis=1, keepdims=True) + (m + 1) * 1.01e-16 * mid) * 1.0001
-        return Enclosure(mid, rad, exps.known & np.isfinite(rad[:, 0]))
+        return None if exps is None else row_sum_enclosure(exps)
 
 
 class WeightsGrid(Grid):
@@ -260,20 +249,14 @@ class WeightsGrid(Grid):
         if self.normalisation != "softmax":
             return None
         from symattn.values import enclosures
-        import numpy as np
 
         scaled = self.masked.scaled
         inputs = scaled.score_inputs
-        if inputs is None:
+        scale = None if inputs is None else enclosures.scale_of(scaled.factor, inputs[2])
+        if inputs is None or scale is None:
             return None
-        scores, score_errors, denominator = inputs
-        scale = enclosures.scale_of(scaled.factor, denominator)
-        if scale is None:
-            return None
-        allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
-        for i, j in scaled.holes:
-            allowed[i, j] = False
-        return enclosures.softmax_enclosure(scores, scale, allowed, score_errors)
+        scores, score_errors, _ = inputs
+        return enclosures.softmax_enclosure(scores, scale, self.masked.open_array(), score_errors)
 
     def enclosure(self) -> Enclosure | None:
         """Double-precision enclosure of every weight (``enclosures``), or None."""
@@ -305,6 +288,8 @@ class OutputGrid(Grid):
         self.weights = weights
         self.values = values
         self.shape = (weights.shape[0], values.ncols())
+        self._row_cache: dict[tuple[int, int], list[arb]] = {}
+        self._value_balls: dict[int, arb_mat] = {}
         self._groups: dict[int, list[list[int]]] = {}
 
     def exact(self, i: int, k: int) -> Exact:
@@ -389,12 +374,24 @@ class OutputGrid(Grid):
             return [[product[r, c] for c in columns] for r in range(len(rows))]
 
     def _ball(self, i: int, k: int, prec: int) -> arb:
-        row = self.weights.row_ball_cache(i, prec)
-        with working_precision(prec):
-            total = arb(0)
-            for c in self.weights.masked.open_columns(i):
-                total += row[c] * arb(self.values[c, k])
-            return total
+        return self._row_balls(i, prec)[k]
+
+    def _row_balls(self, i: int, prec: int) -> list[arb]:
+        """Row i of ``weights @ V`` as balls: one ball-matrix product per row and
+        precision (a check asks for many entries of a row, at a few precisions)."""
+        key = (i, prec)
+        found = self._row_cache.get(key)
+        if found is None:
+            if len(self._row_cache) >= 64:
+                del self._row_cache[next(iter(self._row_cache))]
+            weights = self.weights.row_ball_cache(i, prec)
+            with working_precision(prec):
+                values = self._value_balls.get(prec)
+                if values is None:
+                    values = self._value_balls[prec] = arb_mat(self.values)
+                product = arb_mat(1, len(weights), weights) * values
+                found = self._row_cache[key] = [product[0, k] for k in range(self.shape[1])]
+        return found
 
 
 def _as_fmpq(value: Exact) -> fmpq:

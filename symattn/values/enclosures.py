@@ -53,7 +53,8 @@ bounds to be small (about 1e-13 relative), not tight.
 from __future__ import annotations
 
 __all__ = ["Enclosure", "IntegerMatrix", "softmax_enclosure", "product_enclosure",
-           "integer_matrix", "scale_of", "scores_enclosure_inputs", "scaled_enclosure", "exp_enclosure"]
+           "integer_matrix", "scale_of", "scores_enclosure_inputs", "scaled_enclosure", "exp_enclosure",
+           "row_sum_enclosure"]
 
 import math
 from dataclasses import dataclass
@@ -358,3 +359,15 @@ def exp_enclosure(scores: Doubles, score_errors: Doubles | None, factor: Exact,
         rad = (exp_errors * rows + (3.01 * U) * mid) * 1.0001
         known = known & np.isfinite(mid).all(axis=1) & np.isfinite(rad).all(axis=1)
     return Enclosure(mid, rad, known)
+
+
+def row_sum_enclosure(terms: Enclosure) -> Enclosure:
+    """The row sums of non-negative terms (exponentials): the sum of the bounds,
+    plus (m + 1) u of the sum for the summation's own rounding in any order."""
+    import numpy as np
+
+    m = terms.mid.shape[1]
+    with np.errstate(all="ignore"):
+        mid = terms.mid.sum(axis=1, keepdims=True)
+        rad = (terms.rad.sum(axis=1, keepdims=True) + (m + 1) * 1.01 * U * mid) * 1.0001
+    return Enclosure(mid, rad, terms.known & np.isfinite(rad[:, 0]))

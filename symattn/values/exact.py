@@ -250,6 +250,7 @@ def rational_text(q: fmpq) -> str:
 
 
 _STR_LIMIT = 10 ** 4000
+_SEEN = 4096   # distinct values whose text RationalTexts keeps
 
 
 def _decimal_text(number: int) -> str:
@@ -285,8 +286,10 @@ class RationalTexts:
                 if text is None:
                     n = int(numerator)
                     g = gcd(n, denominator)
-                    text = seen[numerator] = _decimal_text(n // g) if g == denominator \
+                    text = _decimal_text(n // g) if g == denominator \
                         else f"{_decimal_text(n // g)}/{_decimal_text(denominator // g)}"
+                    if len(seen) < _SEEN:    # repeated inputs; not a million distinct scores
+                        seen[numerator] = text
                 row.append(text)
             result.append(tuple(row))
         return result
