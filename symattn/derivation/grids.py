@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from symattn.values.enclosures import Doubles, Enclosure
 
 
+_Block = list[tuple[str | None, ...]]   # a block's closed forms, row by row
+
+
 def fully_masked_row(i: int) -> FullyMaskedRowError:
     """The error for row i (0-based) of the scores masked everywhere, under fully_masked = error."""
     return FullyMaskedRowError(
@@ -182,7 +185,7 @@ class ScaledGrid(Grid):
         self.holes = holes  # entries given as -oo in the input
         self.factors = factors  # (Q, K) with base == Q K^T, for the double-precision enclosure
         self._rational_texts: RationalTexts | None = None
-        self._texts: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[str | None, ...]]] = {}
+        self._texts: dict[tuple[tuple[int, ...], tuple[int, ...]], _Block] = {}
         self.shape = (base.nrows(), base.ncols())
 
     def exact(self, i: int, j: int) -> Exact:

@@ -36,7 +36,7 @@ from symattn.derivation.grids import (Grid, MaskedGrid, flatten_balls, fully_mas
                                       zero_row_sum)
 from symattn.derivation.softmax_texts import RowTexts, exp_text as _exp_text, exp_texts
 from symattn.values.enclosures import Enclosure
-from symattn.values.exact import (EXACT_ZERO, NAN, NEG_INF, Exact, Irrational, exact_text, to_ball,
+from symattn.values.exact import (EXACT_ZERO, NAN, NEG_INF, Exact, Irrational, to_ball,
                                   working_precision)
 
 

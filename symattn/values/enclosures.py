@@ -53,8 +53,8 @@ bounds to be small (about 1e-13 relative), not tight.
 from __future__ import annotations
 
 __all__ = ["Enclosure", "IntegerMatrix", "softmax_enclosure", "product_enclosure",
-           "integer_matrix", "scale_of", "scores_enclosure_inputs", "scaled_enclosure", "exp_enclosure",
-           "row_sum_enclosure"]
+           "integer_matrix", "scale_of", "scores_enclosure_inputs", "scaled_enclosure",
+           "exp_enclosure", "row_sum_enclosure"]
 
 import math
 from dataclasses import dataclass
@@ -216,7 +216,7 @@ def _shifted_exps(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
     exp_errors = exp_errors + 1.001 * exps * growth
     exps = np.where(allowed, exps, 0.0)
     exp_errors = np.where(allowed, exp_errors, 0.0)
-    return exps, exp_errors, top, known
+    return exps, exp_errors, np.asarray(top, dtype=np.float64), np.asarray(known, dtype=bool)
 
 
 def _softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],

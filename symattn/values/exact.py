@@ -18,9 +18,8 @@ from __future__ import annotations
 
 __all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
            "working_precision", "Surd", "RationalOrSurd", "Irrational", "ClosedForm", "Exact",
-           "to_ball",
-           "rational_text", "rational_texts", "RationalTexts", "exact_text", "is_rational", "squarefree_split",
-           "surd_sqrt", "make_surd", "reciprocal"]
+           "to_ball", "rational_text", "rational_texts", "RationalTexts", "exact_text",
+           "is_rational", "squarefree_split", "surd_sqrt", "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
 from math import gcd, isqrt
