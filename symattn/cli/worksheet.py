@@ -295,8 +295,8 @@ def _compile(documents: list[str], jobs: int, engine: str | None = None) -> list
 
     from symattn.render.pdf import compile_pdf
 
-    def one(tex: str) -> bytes:
-        return compile_pdf(tex, reproducible=True, engine=engine)
+    def one(tex: str) -> bytes:   # one engine pass where one is enough (not latexmk's two)
+        return compile_pdf(tex, reproducible=True, engine=engine, direct=True)
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(one, documents))

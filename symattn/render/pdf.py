@@ -75,8 +75,12 @@ def _first_error(log: str) -> str:
     return message + (f" (line {where} of the LaTeX)" if where else "")
 
 
+# LaTeX's and its packages' requests for another pass (cross-references, outlines).
+_RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|\(rerunfilecheck\).*Rerun")
+
+
 def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
-                engine: str | None = None) -> bytes:
+                engine: str | None = None, direct: bool = False) -> bytes:
     """The PDF of a standalone LaTeX document (raises ``PdfError``).
 
     ``reproducible``: the same LaTeX gives the same bytes (the PDF's dates are
@@ -84,40 +88,39 @@ def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
     or xelatex; None or ``auto``: the document's ``% !TEX program`` line, else
     the one its text needs.
     """
-    return compile_with_log(tex, timeout, reproducible, engine)[0]
+    return compile_with_log(tex, timeout, reproducible, engine, direct)[0]
 
 
 def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
-                     engine: str | None = None) -> tuple[bytes, str]:
-    """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings)."""
+                     engine: str | None = None, direct: bool = False) -> tuple[bytes, str]:
+    """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings).
+
+    ``direct``: run the engine itself, again only while its log asks for another
+    pass (a worksheet needs one pass where latexmk makes two), not latexmk.
+    """
     asked = engine not in (None, engines.AUTO)
     chosen = engines.choose(engine, tex) if asked else \
         engines.magic_engine(tex) or engines.choose(engines.AUTO, tex)
     command = compiler(chosen)
     if command is None:
         raise _missing(chosen, asked)
+    if direct and shutil.which(chosen):
+        command = [str(shutil.which(chosen)), *_FLAGS, "doc.tex"]
     env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
     if reproducible:
         env.update(SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
     with tempfile.TemporaryDirectory(prefix="symattn-pdf-") as folder:
         work = Path(folder)
         (work / "doc.tex").write_text(tex, encoding="utf-8")
-        process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-        try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
-                           "the document was not compiled") from None
-        except BaseException:     # Ctrl-C: TeX runs in its own session, so stop it too
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            raise
+        returncode, output = _run(command, work, env, timeout)
+        for _ in range(3 if direct else 0):   # latexmk decides the passes itself
+            log_file = work / "doc.log"
+            if returncode != 0 or not log_file.is_file() or not _RERUN.search(
+                    log_file.read_text(encoding="utf-8", errors="replace")):
+                break
+            returncode, output = _run(command, work, env, timeout)
         pdf = work / "doc.pdf"
-        if process.returncode != 0 or not pdf.is_file():
+        if returncode != 0 or not pdf.is_file():
             log_file = work / "doc.log"
             log = log_file.read_text(encoding="utf-8", errors="replace") \
                 if log_file.is_file() else output.decode("utf-8", "replace")
@@ -127,3 +130,24 @@ def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = Fa
         log_file = work / "doc.log"
         log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.is_file() else ""
         return pdf.read_bytes(), log
+
+
+def _run(command: list[str], work: Path, env: dict[str, str], timeout: float
+         ) -> tuple[int, bytes]:
+    """One run of ``command`` in ``work``: its status and output (the whole process
+    group killed on timeout or Ctrl-C, since TeX runs in its own session)."""
+    process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
+                       "the document was not compiled") from None
+    except BaseException:     # Ctrl-C: stop TeX too
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    return process.returncode, output
