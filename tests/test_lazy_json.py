@@ -19,7 +19,7 @@ from flint import fmpq, fmpq_mat
 
 from cli_support import run
 from symattn.render.report import compact_json
-from symattn.values.decimals import ratio_decimal
+from symattn.values.rounding import ratio_decimal
 from symattn.values.exact import RationalTexts
 from symattn.values.rounding import Rounding
 

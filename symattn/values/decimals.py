@@ -18,7 +18,7 @@ from __future__ import annotations
 __all__ = ["decide_scaled", "fixed_decimal", "significant_decimal", "UndecidedError",
            "fixed_from_ball", "significant_from_ball", "float_decimal_from_ball",
            "to_scientific", "OutOfRangeError",
-           "MAX_PRECISION_BITS", "MAX_DECIMAL_EXPONENT", "start_precision", "ratio_decimal"]
+           "MAX_PRECISION_BITS", "MAX_DECIMAL_EXPONENT", "start_precision"]
 
 import math
 
@@ -26,7 +26,6 @@ from flint import arb, fmpq
 
 from symattn.errors import OutOfRangeError, UndecidedError
 from symattn.values.exact import NAN, NEG_INF, Exact, to_ball, working_precision
-from symattn.values.rules import round_ratio
 from symattn.values.rounding import (Rounding, decimal_bounds, decimal_digits, format_scaled,
                               round_ball, round_bounds, round_scaled)
 
@@ -242,33 +241,6 @@ def significant_decimal(value: Exact, digits: int, rule: Rounding = Rounding.HAL
         # Rounded up to the next power of ten (9.9995 -> 10.00): one place fewer.
         return format_scaled(scaled // 10, places - 1, decimal_separator)
     return format_scaled(scaled, places, decimal_separator)
-
-
-def ratio_decimal(numerator: int, denominator: int, places: int | None, digits: int | None,
-                  rule: Rounding, separator: str = ".") -> str:
-    """``fixed_decimal`` / ``significant_decimal`` of ``numerator / denominator``
-    (denominator > 0) in Python integers alone: the many exact halfway cases of a
-    large rational block, decided without building a rational for each.
-
-    >>> up, even = Rounding.HALF_UP, Rounding.HALF_EVEN
-    >>> ratio_decimal(12345, 100000, None, 3, up), ratio_decimal(-5, 8, 2, None, even)
-    ('0.124', '-0.62')
-    """
-    if places is None:
-        assert digits is not None
-        if numerator == 0:
-            return "0"
-        p = abs(numerator)
-        exponent = len(decimal_digits(p)) - len(decimal_digits(denominator))
-        if (p < denominator * 10 ** exponent) if exponent >= 0 else \
-                (p * 10 ** -exponent < denominator):
-            exponent -= 1                      # p/q lies in [10**(e - 1), 10**(e + 1))
-        places = digits - 1 - exponent
-    scaled = round_ratio(numerator * 10 ** places, denominator, rule) if places >= 0 else \
-        round_ratio(numerator, denominator * 10 ** -places, rule)
-    if digits is not None and len(decimal_digits(abs(scaled))) > digits:
-        return format_scaled(scaled // 10, places - 1, separator)   # 9.9995 -> 10.00
-    return format_scaled(scaled, places, separator)
 
 
 # --------------------------------------------------------------- from a ball

@@ -25,11 +25,10 @@ from symattn.defaults import DIGITS, ROUNDING
 from symattn.values.arith import NoFiniteValue
 from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
-                                     ratio_decimal, significant_decimal, significant_from_ball,
-                                     to_scientific)
+                                     significant_decimal, significant_from_ball, to_scientific)
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
-from symattn.values.rounding import Rounding, format_scaled
+from symattn.values.rounding import Rounding, format_scaled, ratio_decimal
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
