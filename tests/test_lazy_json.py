@@ -38,7 +38,8 @@ def _spec(tmp_path, rng: random.Random, tenths: bool = False, mask: str = "causa
 
 
 def _steps(capsys, path, *options):
-    status, out, err = run(capsys, "derive", str(path), "--format", "json", *options)
+    status, out, err = run(capsys, "derive", *([str(path)] if path else []), "--format", "json",
+                           *options)
     assert status == 0, err
     return out, {step["name"]: step for step in json.loads(out)["steps"]}
 
@@ -210,3 +211,17 @@ def test_rational_texts_of_a_block():
     assert texts.block(range(7), range(9)) == [tuple(str(x) for x in row) for row in values]
     assert texts.block([6, 0], [8, 1]) == [(str(values[6][8]), str(values[6][1])),
                                            (str(values[0][8]), str(values[0][1]))]
+
+
+def test_max_terms_reaches_the_next_token_probabilities(capsys):
+    # Seed 000's logits and probabilities are built from the output rows: their
+    # closed forms repeat every row's exponentials, past 64 for the probabilities.
+    _, steps = _steps(capsys, None, "--example", "000-cat-chases-mouse")
+    probs = steps["probs"]
+    nulls = sum(text is None for row in probs["exact"] for text in row)
+    assert nulls and probs["exact_omitted"] == nulls and probs["max_terms"] == 64
+    assert all(text.count("exp(") <= 64 for row in probs["exact"] for text in row if text)
+    _, steps = _steps(capsys, None, "--example", "000-cat-chases-mouse", "--max-terms", "0")
+    texts = [text for row in steps["probs"]["exact"] for text in row]
+    assert all(texts) and max(text.count("exp(") for text in texts) > 64
+    assert "exact_omitted" not in steps["probs"]

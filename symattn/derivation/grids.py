@@ -125,6 +125,16 @@ class ValueGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.values[i][j]
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        """Closed forms, None past ``max_terms`` exponentials: a feed-forward, LayerNorm,
+        logit or shifted-sum entry grows with the softmax rows it is built from."""
+        block = [tuple(self.text(i, j) for j in columns) for i in rows]
+        if max_terms is None:
+            return list(block)
+        return [tuple(None if text.count("exp(") > max_terms else text for text in row)
+                for row in block]
+
 
 class RationalGrid(Grid):
     """A matrix of rationals (inputs, Q, K, V, QK^T)."""
