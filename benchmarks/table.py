@@ -38,7 +38,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,29 +195,30 @@ def growth_row(folder: Path, stop: float) -> Row:
                f"n^{slope:.2f} ({figures})", "met" if slope <= 2.1 else "not met")
 
 
-def all_rows(args: argparse.Namespace, folder: Path) -> list[Row]:
+def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
+    """The rows, each yielded as soon as it is measured."""
     stop = args.stop
-    rows = json_rows(folder, stop)
+    yield from json_rows(folder, stop)
     check = claims_spec(folder, 128, 64)
-    rows.append(timed_row("check, 24,576 claims (128 x 64)", 2,
-                          ["check", str(check), "-o", "c.txt"], folder, stop)[0])
-    rows.append(timed_row("check --format json, 24,576 claims", 2,
-                          ["check", str(check), "-f", "json", "-o", "c.json"], folder, stop)[0])
+    yield timed_row("check, 24,576 claims (128 x 64)", 2,
+                    ["check", str(check), "-o", "c.txt"], folder, stop)[0]
+    yield timed_row("check --format json, 24,576 claims", 2,
+                    ["check", str(check), "-f", "json", "-o", "c.json"], folder, stop)[0]
     if args.quick:
-        return rows
+        return
     for n, d, target in ((8, 8, 0.5), (64, 16, 3), (512, 64, 10)):
-        rows.append(timed_row(f"sinusoidal positions {n} x {d}, causal", target,
-                              ["derive", str(positions_spec(folder, n, d))], folder, stop)[0])
-    rows.append(timed_row("one symbol (temperature T), 16 x 16", 5, ["derive", str(
-        attention_spec(folder, 16, 16, temperature="T"))], folder, stop)[0])
-    rows.append(growth_row(folder, stop))
+        yield timed_row(f"sinusoidal positions {n} x {d}, causal", target,
+                        ["derive", str(positions_spec(folder, n, d)), "--max-size",
+                         str(n * n)], folder, stop)[0]
+    yield timed_row("one symbol (temperature T), 16 x 16", 5, ["derive", str(
+        attention_spec(folder, 16, 16, temperature="T"))], folder, stop)[0]
+    yield growth_row(folder, stop)
     if not args.skip_tex and shutil.which("latexmk"):
-        rows.append(timed_row("30-variant Polish class set with PDFs", 30, [
+        yield timed_row("30-variant Polish class set with PDFs", 30, [
             "worksheet", "--variants", "30", "--language", "pl", "--pdf", "--jobs", "2",
-            "--output-dir", "class"], folder, stop)[0])
+            "--output-dir", "class"], folder, stop)[0]
     if args.full:
-        rows += worst_rows(folder, stop)
-    return rows
+        yield from worst_rows(folder, stop)
 
 
 def worst_rows(folder: Path, stop: float) -> list[Row]:
@@ -238,10 +239,11 @@ def worst_rows(folder: Path, stop: float) -> list[Row]:
     return [timed_row(what, 60, argv, folder, max(stop, 60), 4096)[0] for what, argv in cases]
 
 
-def markdown(rows: Sequence[Row]) -> str:
-    lines = ["| what | target | measured | |", "|---|---|---|---|"]
-    lines += [f"| {r.what} | {r.target} | {r.measured} | {r.met} |" for r in rows]
-    return "\n".join(lines)
+HEADER = "| what | target | measured | |\n|---|---|---|---|"
+
+
+def markdown(row: Row) -> str:
+    return f"| {row.what} | {row.target} | {row.measured} | {row.met} |"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -254,9 +256,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)",
           file=sys.stderr)
+    print(HEADER, flush=True)
     with tempfile.TemporaryDirectory(prefix="symattn-bench-") as temporary:
-        rows = all_rows(args, Path(temporary))
-    print(markdown(rows))
+        for row in all_rows(args, Path(temporary)):
+            print(markdown(row), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     return 0
 
