@@ -33,17 +33,31 @@ class _Bar:
         fraction = min(self.done / self.total, 1.0) if self.total else 0.0
         width = 30
         filled = int(fraction * width)
+        elapsed = now - self.started
         self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-                          f"{fraction:4.0%} {now - self.started:5.1f}s")
+                          f"{fraction:4.0%} {elapsed:5.1f}s{remaining(elapsed, fraction)}")
         self.stream.flush()
         self.visible = True
         self.drawn_at = now
 
     def clear(self) -> None:
         if self.visible:
-            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.write("\r" + " " * 80 + "\r")
             self.stream.flush()
             self.visible = False
+
+
+def remaining(elapsed: float, fraction: float) -> str:
+    """The estimated whole time, drawn after the elapsed time (no words: the bar
+    is drawn in every language): the rest at the rate so far.
+
+    >>> remaining(10.0, 0.25), remaining(0.5, 0.0), remaining(3.0, 1.0)
+    (' / ~40s', '', '')
+    """
+    if not 0.0 < fraction < 1.0:
+        return ""
+    total = elapsed / fraction
+    return f" / ~{total:.0f}s" if total < 600 else f" / ~{total / 60:.0f}min"
 
 
 _active: _Bar | None = None

@@ -158,10 +158,14 @@ def run(args: argparse.Namespace) -> int:
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
     shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
-    built = view.build_view(derivation, number_format, limit=limit, steps=shown,
-                            max_terms=args.max_terms or None)
-    text = render_text.render_json(built) if args.format == "json" \
-        else render_text.render_text(built, language)
+    if args.format == "json":   # step by step: one step's strings held at a time
+        steps = view.iter_step_views(derivation, number_format, limit, shown,
+                                     args.max_terms or None)
+        text = render_text.render_json_steps(problem.title, number_format, steps)
+    else:
+        built = view.build_view(derivation, number_format, limit=limit, steps=shown,
+                                max_terms=args.max_terms or None)
+        text = render_text.render_text(built, language)
     if precision != "exact":
         text = _with_precision(text, args.format, precision, problem, language)
     write_output(text, args.output)

@@ -329,8 +329,8 @@ def _compile(documents: list[str], jobs: int, engine: str | None = None) -> list
 
     from symattn.render import pdf
 
-    def one(tex: str) -> bytes:
-        return pdf.compile_pdf(tex, engine=engine)
+    def one(tex: str) -> bytes:   # one engine pass where one is enough (not latexmk's two)
+        return pdf.compile_pdf(tex, engine=engine, direct=True)
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:

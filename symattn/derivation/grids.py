@@ -20,13 +20,23 @@ __all__ = ["Grid", "ValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "Maske
            "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
 
 from abc import ABC, abstractmethod
-from typing import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Sequence
 
-from flint import arb, fmpq, fmpq_mat
+from flint import arb, fmpq, fmpq_mat, fmpz
 
 from symattn.errors import FullyMaskedRowError, InputError
-from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, to_ball,
-                                  working_precision)
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
+                                  to_ball, working_precision)
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from symattn.values.enclosures import Doubles, Enclosure
+
+
+_Block = list[tuple[str | None, ...]]   # a block's closed forms, row by row
 
 
 def fully_masked_row(i: int) -> FullyMaskedRowError:
@@ -70,6 +80,13 @@ class Grid(ABC):
         """The exact, SymPy-readable text of entry (i, j)."""
         return exact_text(self.exact(i, j))
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        """The closed forms of a block, None where one writes more than ``max_terms``
+        exponentials (None: every one). Subclasses write whole blocks at once."""
+        return [tuple(self.text(i, j) if max_terms is None or self.terms(i, j) <= max_terms
+                      else None for j in columns) for i in rows]
+
     def terms(self, i: int, j: int) -> int:
         """How many exponentials the closed form of entry (i, j) writes out.
 
@@ -108,9 +125,21 @@ class ValueGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.values[i][j]
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        """Closed forms, None past ``max_terms`` exponentials: a feed-forward, LayerNorm,
+        logit or shifted-sum entry grows with the softmax rows it is built from."""
+        block = [tuple(self.text(i, j) for j in columns) for i in rows]
+        if max_terms is None:
+            return list(block)
+        return [tuple(None if text.count("exp(") > max_terms else text for text in row)
+                for row in block]
+
 
 class RationalGrid(Grid):
     """A matrix of rationals (inputs, Q, K, V, QK^T)."""
+
+    all_rational = True    # every entry a rational: decimals decided exactly at little cost
 
     def __init__(self, matrix: fmpq_mat) -> None:
         self.matrix = matrix
@@ -119,11 +148,40 @@ class RationalGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.matrix[i, j]
 
+    @cached_property
+    def rational_texts(self) -> RationalTexts:
+        """The entries' texts, a block at a time (numerators read once)."""
+        return RationalTexts(self.matrix)
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        return list(self.rational_texts.block(rows, columns))
+
+    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
+        """Entry (i, j) is ``numerators[i * width + j] / denominator``."""
+        texts = self.rational_texts
+        return texts.numerators, texts.denominator, texts.width
+
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
         matrix = self.matrix
         with working_precision(prec):
             return [[arb(matrix[i, j]) for j in columns] for i in rows]
+
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+
+        matrix = enclosures.integer_matrix(self.matrix)
+        scale = None if matrix is None else enclosures.scale_of(fmpq(1), matrix.denominator)
+        if matrix is None or scale is None:
+            return None
+        errors = None if matrix.exact else (2.01 * enclosures.U) * abs(matrix.numerators)
+        return enclosures.scaled_enclosure(matrix.numerators, errors, scale)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every entry, for writing many decimals at once."""
+        return self._enclosure
 
 
 class ScaledGrid(Grid):
@@ -136,6 +194,8 @@ class ScaledGrid(Grid):
         self.factor = factor
         self.holes = holes  # entries given as -oo in the input
         self.factors = factors  # (Q, K) with base == Q K^T, for the double-precision enclosure
+        self._rational_texts: RationalTexts | None = None
+        self._texts: dict[tuple[tuple[int, ...], tuple[int, ...]], _Block] = {}
         self.shape = (base.nrows(), base.ncols())
 
     def exact(self, i: int, j: int) -> Exact:
@@ -143,9 +203,79 @@ class ScaledGrid(Grid):
             return NEG_INF
         return self.factor * self.base[i, j]
 
+    @property
+    def all_rational(self) -> bool:
+        """Every finite entry is rational (a rational factor)."""
+        return isinstance(self.factor, fmpq)
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        # The masked scores and the exponentials are written from these texts too:
+        # the blocks of the last 16 calls are kept (a 1024-row view in 64-row blocks).
+        key = (tuple(rows), tuple(columns))
+        found = self._texts.get(key)
+        if found is None:
+            if len(self._texts) >= 16:
+                del self._texts[next(iter(self._texts))]
+            found = self._texts[key] = self._block_texts(rows, columns)
+        return found
+
+    def _block_texts(self, rows: Sequence[int], columns: Sequence[int]
+                     ) -> list[tuple[str | None, ...]]:
+        if not isinstance(self.factor, fmpq):
+            return super().texts(rows, columns)
+        block: list[tuple[str | None, ...]] = list(self._scaled_texts().block(rows, columns))
+        if self.holes:
+            where = {i: k for k, i in enumerate(rows)}, {j: k for k, j in enumerate(columns)}
+            for i, j in self.holes:
+                if i in where[0] and j in where[1]:
+                    row = list(block[where[0][i]])
+                    row[where[1][j]] = exact_text(NEG_INF)
+                    block[where[0][i]] = tuple(row)
+        return block
+
+    def _scaled_texts(self) -> RationalTexts:
+        """The entries (a rational factor) over one denominator, read once."""
+        if self._rational_texts is None:
+            assert isinstance(self.factor, fmpq)
+            self._rational_texts = RationalTexts(self.base * self.factor)
+        return self._rational_texts
+
+    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
+        """Entry (i, j) is ``numerators[i * width + j] / denominator`` (with
+        ``all_rational``; holes are -oo whatever their numerator)."""
+        texts = self._scaled_texts()
+        return texts.numerators, texts.denominator, texts.width
+
     def factor_ball(self, prec: int) -> arb:
         """A certified ball for the factor (a rational or a surd: always finite)."""
         return to_ball(self.factor, prec)
+
+    @cached_property
+    def score_inputs(self) -> tuple[Doubles, Doubles | None, int] | None:
+        """``enclosures.scores_enclosure_inputs`` of the scores, made once for every
+        enclosure built on them (scaled, masked, exponentials, weights)."""
+        from symattn.values import enclosures
+
+        return enclosures.scores_enclosure_inputs(self.base, self.factors)
+
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+        import numpy as np
+
+        inputs = self.score_inputs
+        scale = None if inputs is None else enclosures.scale_of(self.factor, inputs[2])
+        if inputs is None or scale is None:
+            return None
+        holes = np.zeros(self.shape, dtype=bool)
+        for i, j in self.holes:
+            holes[i, j] = True
+        return enclosures.scaled_enclosure(inputs[0], inputs[1], scale, holes)
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every entry, for writing many decimals at once."""
+        return self._enclosure
 
 
 class MaskGrid(Grid):
@@ -157,6 +287,20 @@ class MaskGrid(Grid):
 
     def exact(self, i: int, j: int) -> Exact:
         return fmpq(0) if self.allowed[i][j] else NEG_INF
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        masked = exact_text(NEG_INF)
+        return [tuple("0" if self.allowed[i][j] else masked for j in columns) for i in rows]
+
+    def enclosure(self) -> Enclosure:
+        """Zeros and -oo, as an enclosure (decimals of a large mask at once)."""
+        from symattn.values.enclosures import Enclosure
+        import numpy as np
+
+        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        zeros = np.zeros(self.shape)
+        return Enclosure(zeros, zeros, np.ones(self.shape[0], dtype=bool), ~allowed)
 
 
 class MaskedGrid(Grid):
@@ -170,6 +314,42 @@ class MaskedGrid(Grid):
 
     def exact(self, i: int, j: int) -> Exact:
         return self.scaled.exact(i, j) if self.allowed[i][j] else NEG_INF
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        masked = exact_text(NEG_INF)
+        allowed = self.allowed
+        return [tuple(text if allowed[i][j] else masked for j, text in zip(columns, row))
+                for i, row in zip(rows, self.scaled.texts(rows, columns, max_terms))]
+
+    def open_array(self) -> NDArray[np.bool_]:
+        """The entries that are open as a numpy bool matrix (neither masked nor given -oo)."""
+        import numpy as np
+
+        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        for i, j in self.scaled.holes:
+            allowed[i, j] = False
+        return allowed
+
+    @property
+    def all_rational(self) -> bool:
+        return self.scaled.all_rational
+
+    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
+        """The scaled scores' numerators (masked entries are -oo whatever theirs)."""
+        return self.scaled.ratio_parts()
+
+    def enclosure(self) -> Enclosure | None:
+        """The scaled scores' enclosure with the masked entries -oo."""
+        import dataclasses
+        import numpy as np
+
+        scaled = self.scaled.enclosure()
+        if scaled is None:
+            return None
+        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        assert scaled.neg_inf is not None
+        return dataclasses.replace(scaled, neg_inf=scaled.neg_inf | ~allowed)
 
     def open_columns(self, i: int) -> list[int]:
         """The keys row i may attend to (computed once per row; callers must not modify it)."""

@@ -45,6 +45,7 @@ from typing import Mapping, Sequence
 
 from flint import arb, fmpq
 
+from symattn.derivation.grids import MaskedGrid, ScaledGrid
 from symattn.derivation.names import split_name
 from symattn.derivation.steps import EntryRule, Operand, Step, StepInfo, formula_step
 from symattn.problem.modes import Normalisation
@@ -90,9 +91,24 @@ def _claimed_prefixes(claims: Mapping[str, object], pattern: re.Pattern[str]) ->
 
 
 def _too_large(step: Step) -> bool:
-    """Whether some row sum of exponentials is above ``LIMIT`` (on a ball's midpoint)."""
+    """Whether some row sum of exponentials is above ``LIMIT`` (on a ball's midpoint).
+
+    A large grid asks its double-precision enclosure first (every row at once):
+    rows it places clearly above or below the limit are settled there, the
+    others by a ball, as small grids are.
+    """
     grid = step.value
-    for i in grid.rows():
+    rows: Sequence[int] = grid.rows()
+    enclosure = getattr(grid, "enclosure", None)
+    if enclosure is not None and grid.shape[0] * getattr(grid, "entry_cost", 1) >= 4096:
+        whole = enclosure()
+        if whole is not None:
+            margin = 1e-9 * LIMIT
+            low, high = whole.mid[:, 0] - whole.rad[:, 0], whole.mid[:, 0] + whole.rad[:, 0]
+            if bool((whole.known & (low > LIMIT + margin)).any()):
+                return True
+            rows = [i for i in rows if not (whole.known[i] and high[i] < LIMIT - margin)]
+    for i in rows:
         value = grid.exact(i, 0)
         if isinstance(value, fmpq):
             if value > LIMIT:
@@ -123,9 +139,11 @@ def wanted(problem: Problem, steps: Sequence[Step], prefix: str) -> bool:
             problem.normalisation != Normalisation.SOFTMAX:
         return False
     source = by_name.get(_source(steps, prefix))
-    if source is None or any(not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
-                             for i in source.value.rows() for j in source.value.columns()):
-        return False           # the SymPy path: its values are expressions
+    if source is None or (not isinstance(source.value, (MaskedGrid, ScaledGrid)) and any(
+            not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
+            for i in source.value.rows() for j in source.value.columns())):
+        return False           # the SymPy path: its values are expressions (the fast
+        # core's scaled and masked grids hold numbers by construction)
     if problem.max_shift is True or prefix in _claimed_prefixes(problem.claims, _CLAIM_ON_SHIFT):
         return True
     return prefix not in _claimed_prefixes(problem.claims, _CLAIM_ON_EXP) and \

@@ -34,22 +34,10 @@ from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat
 
 from symattn.derivation.grids import (Grid, MaskedGrid, flatten_balls, fully_masked_row,
                                       zero_row_sum)
+from symattn.derivation.softmax_texts import RowTexts, exp_text as _exp_text, exp_texts
 from symattn.values.enclosures import Enclosure
-from symattn.values.exact import (EXACT_ZERO, NAN, NEG_INF, Exact, Irrational, exact_text, to_ball,
+from symattn.values.exact import (EXACT_ZERO, NAN, NEG_INF, Exact, Irrational, to_ball,
                                   working_precision)
-
-
-def _exp_text(argument: Exact) -> str:
-    return "1" if argument == 0 else f"exp({exact_text(argument)})"
-
-
-def _times(coefficient: fmpq, factor: str) -> str:
-    """``coefficient*factor`` written as a reader would: no "1*", no "*1"."""
-    if coefficient == 1:
-        return factor
-    if factor == "1":
-        return exact_text(coefficient)
-    return f"{exact_text(coefficient)}*{factor}"
 
 
 class ExpGrid(Grid):
@@ -73,6 +61,25 @@ class ExpGrid(Grid):
 
         return Irrational(lambda: _exp_text(argument), evaluate)
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        return exp_texts(self.masked.texts(rows, columns, max_terms))
+
+    @cached_property
+    def _enclosure(self) -> Enclosure | None:
+        from symattn.values import enclosures
+
+        scaled = self.masked.scaled
+        inputs = scaled.score_inputs
+        if inputs is None:
+            return None
+        return enclosures.exp_enclosure(inputs[0], inputs[1], scaled.factor, inputs[2],
+                                        self.masked.open_array())
+
+    def enclosure(self) -> Enclosure | None:
+        """Double-precision enclosure of every exponential (``enclosures``), or None."""
+        return self._enclosure
+
 
 class ExpSumGrid(Grid):
     """Row sums of the exponentials: an n x 1 column."""
@@ -80,6 +87,7 @@ class ExpSumGrid(Grid):
     def __init__(self, exp: ExpGrid) -> None:
         self.exp_grid = exp
         self.shape = (exp.shape[0], 1)
+        self.row_texts = RowTexts(exp.masked)
 
     def terms(self, i: int, j: int = 0) -> int:
         return len(self.exp_grid.masked.open_columns(i))
@@ -90,9 +98,10 @@ class ExpSumGrid(Grid):
         if all(base[i, c] == 0 for c in columns):
             return fmpq(len(columns))
         exp_grid = self.exp_grid
+        row_texts = self.row_texts
 
         def text() -> str:
-            return " + ".join(exp_grid.text(i, c) for c in columns)
+            return row_texts.sum(i)
 
         def evaluate(prec: int) -> arb:
             total = arb(0)
@@ -106,6 +115,17 @@ class ExpSumGrid(Grid):
 
         return Irrational(text, evaluate)
 
+    @property
+    def entry_cost(self) -> int:   # each sum costs a row of exponentials by balls
+        return self.exp_grid.shape[1]
+
+    def enclosure(self) -> Enclosure | None:
+        """The row sums of the exponentials' enclosure."""
+        from symattn.values.enclosures import row_sum_enclosure
+
+        exps = self.exp_grid.enclosure()
+        return None if exps is None else row_sum_enclosure(exps)
+
 
 class WeightsGrid(Grid):
     """Row-normalised weights: softmax (default) or division by the row sum."""
@@ -115,6 +135,8 @@ class WeightsGrid(Grid):
         self.normalisation = normalisation
         self.fully_masked = fully_masked
         self.shape = masked.shape
+        self.row_texts = RowTexts(masked)
+        self._rational_rows: dict[int, bool] = {}
         # The certified softmax of a row, shared by its entries and by the output.
         self.row_ball_cache: Callable[[int, int], list[arb]] = lru_cache(maxsize=4096)(
             self._row_balls)
@@ -142,11 +164,17 @@ class WeightsGrid(Grid):
 
     def row_is_rational(self, i: int) -> bool:
         """Softmax: all unmasked scores equal. Sum normalisation: always."""
-        columns = self.masked.open_columns(i)
-        if self.normalisation == "sum" or not columns:
-            return True
-        first = self.base[i, columns[0]]
-        return all(self.base[i, c] == first for c in columns)
+        known = self._rational_rows.get(i)
+        if known is None:
+            columns = self.masked.open_columns(i)
+            if self.normalisation == "sum" or not columns:
+                known = True
+            else:
+                base = self.base
+                first = base[i, columns[0]]
+                known = all(base[i, c] == first for c in columns)
+            self._rational_rows[i] = known
+        return known
 
     def _has_softmax_balls(self, i: int) -> bool:
         """Row i is a softmax over at least one open key (``row_ball_cache`` applies)."""
@@ -164,14 +192,31 @@ class WeightsGrid(Grid):
         if self.row_is_rational(i):
             return fmpq(1, len(columns))
 
+        row_texts = self.row_texts
+
         def text() -> str:
-            terms = " + ".join(_exp_text(self.masked.exact(i, c)) for c in columns)
-            return f"{_exp_text(self.masked.exact(i, j))}/({terms})"
+            return f"{row_texts.exps(i)[j]}/({row_texts.sum(i)})"
 
         return Irrational(text, lambda prec: self.row_ball_cache(i, prec)[j])
 
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        if self.normalisation == "sum":
+            return super().texts(rows, columns, max_terms)
+        block: list[tuple[str | None, ...]] = []
+        for i in rows:
+            if not self.row_is_rational(i) and max_terms is not None and \
+                    1 + len(self.masked.open_columns(i)) > max_terms:   # too long to write
+                allowed = self.masked.allowed[i]
+                block.append(tuple(None if allowed[j] else "0" for j in columns))
+            elif self.row_is_rational(i):
+                block += super().texts([i], columns, max_terms)
+            else:
+                block.append(self.row_texts.weights(i, columns))
+        return block
+
     @cached_property
-    def _integer_scores(self) -> tuple[fmpz_mat, fmpz]:
+    def integer_scores(self) -> tuple[fmpz_mat, fmpz]:
         """The scores as integers over one common denominator: s_ij = N_ij / D."""
         return self.base.numer_denom()
 
@@ -185,7 +230,7 @@ class WeightsGrid(Grid):
         """
         columns = self.masked.open_columns(i)
         zero = EXACT_ZERO
-        numerators, denominator = self._integer_scores
+        numerators, denominator = self.integer_scores
         with working_precision(prec):
             step = self.masked.scaled.factor_ball(prec) / denominator
             row = [numerators[i, c] for c in columns]
@@ -204,20 +249,14 @@ class WeightsGrid(Grid):
         if self.normalisation != "softmax":
             return None
         from symattn.values import enclosures
-        import numpy as np
 
         scaled = self.masked.scaled
-        inputs = enclosures.scores_enclosure_inputs(scaled.base, scaled.factors)
-        if inputs is None:
+        inputs = scaled.score_inputs
+        scale = None if inputs is None else enclosures.scale_of(scaled.factor, inputs[2])
+        if inputs is None or scale is None:
             return None
-        scores, score_errors, denominator = inputs
-        scale = enclosures.scale_of(scaled.factor, denominator)
-        if scale is None:
-            return None
-        allowed = np.array(self.masked.allowed, dtype=bool).reshape(self.shape)
-        for i, j in scaled.holes:
-            allowed[i, j] = False
-        return enclosures.softmax_enclosure(scores, scale, allowed, score_errors)
+        scores, score_errors, _ = inputs
+        return enclosures.softmax_enclosure(scores, scale, self.masked.open_array(), score_errors)
 
     def enclosure(self) -> Enclosure | None:
         """Double-precision enclosure of every weight (``enclosures``), or None."""
@@ -249,6 +288,8 @@ class OutputGrid(Grid):
         self.weights = weights
         self.values = values
         self.shape = (weights.shape[0], values.ncols())
+        self._row_cache: dict[tuple[int, int], list[arb]] = {}
+        self._value_balls: dict[int, arb_mat] = {}
         self._groups: dict[int, list[list[int]]] = {}
 
     def exact(self, i: int, k: int) -> Exact:
@@ -263,13 +304,10 @@ class OutputGrid(Grid):
         if common is not None:
             return common
 
+        row_texts = weights.row_texts
+
         def text() -> str:
-            numerator = " + ".join(_times(self.values[c, k], _exp_text(weights.masked.exact(i, c)))
-                                   for c in columns if self.values[c, k] != 0)
-            denominator = " + ".join(_exp_text(weights.masked.exact(i, c)) for c in columns)
-            # a lone product needs no parentheses: a*b/c reads (a*b)/c
-            return f"{numerator}/({denominator})" if " + " not in numerator \
-                else f"({numerator})/({denominator})"
+            return row_texts.output(i, k, self.values)
 
         return Irrational(text, lambda prec: self._ball(i, k, prec))
 
@@ -297,10 +335,12 @@ class OutputGrid(Grid):
         """The open columns of row i, grouped by equal score (the same for every k)."""
         cache = self._groups
         if i not in cache:
-            base = self.weights.base
-            groups: dict[fmpq, list[int]] = {}
+            # equal scores have equal numerators over the common denominator
+            # (fmpz keys: hashing an fmpq costs far more)
+            numerators = self.weights.integer_scores[0]
+            groups: dict[fmpz, list[int]] = {}
             for c in self.weights.masked.open_columns(i):
-                groups.setdefault(base[i, c], []).append(c)
+                groups.setdefault(numerators[i, c], []).append(c)
             cache[i] = list(groups.values())
         return cache[i]
 
@@ -309,7 +349,8 @@ class OutputGrid(Grid):
         values = self.values
         common = None
         for group in self._score_groups(i):
-            mean = sum((values[c, k] for c in group), fmpq(0)) / len(group)
+            mean = values[group[0], k] if len(group) == 1 else \
+                sum((values[c, k] for c in group), fmpq(0)) / len(group)
             if common is None:
                 common = mean
             elif mean != common:
@@ -333,12 +374,24 @@ class OutputGrid(Grid):
             return [[product[r, c] for c in columns] for r in range(len(rows))]
 
     def _ball(self, i: int, k: int, prec: int) -> arb:
-        row = self.weights.row_ball_cache(i, prec)
-        with working_precision(prec):
-            total = arb(0)
-            for c in self.weights.masked.open_columns(i):
-                total += row[c] * arb(self.values[c, k])
-            return total
+        return self._row_balls(i, prec)[k]
+
+    def _row_balls(self, i: int, prec: int) -> list[arb]:
+        """Row i of ``weights @ V`` as balls: one ball-matrix product per row and
+        precision (a check asks for many entries of a row, at a few precisions)."""
+        key = (i, prec)
+        found = self._row_cache.get(key)
+        if found is None:
+            if len(self._row_cache) >= 64:
+                del self._row_cache[next(iter(self._row_cache))]
+            weights = self.weights.row_ball_cache(i, prec)
+            with working_precision(prec):
+                values = self._value_balls.get(prec)
+                if values is None:
+                    values = self._value_balls[prec] = arb_mat(self.values)
+                product = arb_mat(1, len(weights), weights) * values
+                found = self._row_cache[key] = [product[0, k] for k in range(self.shape[1])]
+        return found
 
 
 def _as_fmpq(value: Exact) -> fmpq:

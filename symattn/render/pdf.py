@@ -78,8 +78,12 @@ def _first_error(log: str) -> str:
     return message + (f" (line {where} of the LaTeX)" if where else "")
 
 
+# LaTeX's and its packages' requests for another pass (cross-references, outlines).
+_RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|\(rerunfilecheck\).*Rerun")
+
+
 def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
-                engine: str | None = None) -> bytes:
+                engine: str | None = None, direct: bool = False) -> bytes:
     """The PDF of a standalone LaTeX document (raises ``PdfError``).
 
     The same LaTeX gives the same bytes, whatever the engine: the PDF's dates
@@ -88,7 +92,7 @@ def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
     pass it). ``engine``: pdflatex, lualatex or xelatex; None or ``auto``: the
     document's ``% !TEX program`` line, else the one its text needs.
     """
-    return compile_with_log(tex, timeout, reproducible, engine)[0]
+    return compile_with_log(tex, timeout, reproducible, engine, direct)[0]
 
 
 def reproducible_source(tex: str, engine: str) -> str:
@@ -151,34 +155,32 @@ def _environment() -> dict[str, str]:
 
 
 def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
-                     engine: str | None = None) -> tuple[bytes, str]:
-    """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings)."""
+                     engine: str | None = None, direct: bool = False) -> tuple[bytes, str]:
+    """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings).
+
+    ``direct``: run the engine itself, again only while its log asks for another
+    pass (a worksheet needs one pass where latexmk makes two), not latexmk.
+    """
     asked = engine not in (None, engines.AUTO)
     chosen = engines.choose(engine, tex) if asked else \
         engines.magic_engine(tex) or engines.choose(engines.AUTO, tex)
     command = compiler(chosen)
     if command is None:
         raise _missing(chosen, asked)
+    if direct and shutil.which(chosen):
+        command = [str(shutil.which(chosen)), *_FLAGS, "doc.tex"]
     with tempfile.TemporaryDirectory(prefix="symattn-pdf-") as folder:
         work = Path(folder)
         (work / "doc.tex").write_text(reproducible_source(tex, chosen), encoding="utf-8")
-        process = _start(command, work, _environment())
-        try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill(process)
-            process.communicate()
-            raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
-                           "the document was not compiled") from None
-        except BaseException:     # Ctrl-C, SIGTERM: TeX runs in its own session, stop it too
-            _kill(process)
-            process.wait()
-            raise
-        finally:
-            with _lock:
-                _running.discard(process)
+        returncode, output = _run(command, work, timeout)
+        for _ in range(3 if direct else 0):   # latexmk decides the passes itself
+            log_file = work / "doc.log"
+            if returncode != 0 or not log_file.is_file() or not _RERUN.search(
+                    log_file.read_text(encoding="utf-8", errors="replace")):
+                break
+            returncode, output = _run(command, work, timeout)
         pdf = work / "doc.pdf"
-        if process.returncode != 0 or not pdf.is_file():
+        if returncode != 0 or not pdf.is_file():
             log_file = work / "doc.log"
             log = log_file.read_text(encoding="utf-8", errors="replace") \
                 if log_file.is_file() else output.decode("utf-8", "replace")
@@ -188,3 +190,24 @@ def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = Tr
         log_file = work / "doc.log"
         log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.is_file() else ""
         return pdf.read_bytes(), log
+
+
+def _run(command: list[str], work: Path, timeout: float) -> tuple[int, bytes]:
+    """One run of ``command`` in ``work``: its status and output (the whole process
+    group killed on timeout, Ctrl-C or SIGTERM, since TeX runs in its own session)."""
+    process = _start(command, work, _environment())
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        process.communicate()
+        raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
+                       "the document was not compiled") from None
+    except BaseException:     # Ctrl-C, SIGTERM: stop TeX too
+        _kill(process)
+        process.wait()
+        raise
+    finally:
+        with _lock:
+            _running.discard(process)
+    return process.returncode, output

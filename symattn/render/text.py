@@ -7,16 +7,17 @@ layout is the documented, stable ``{"steps": [{"name", "shape", "exact",
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "matrix_lines"]
+__all__ = ["render_text", "render_json", "render_json_steps", "matrix_lines"]
 
 import json
 import re
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from symattn import messages
 from symattn._version import __version__
 from symattn.render import prose
 from symattn.render.view import DerivationView, StepView
+from symattn.values.number_format import NumberFormat
 from symattn.render.worked.names import description, formula_words, heading, sentence
 from symattn.render.worked.steps import numbers_text
 
@@ -138,20 +139,43 @@ def render_text(view: DerivationView, language: str = "en") -> str:
 
 
 def render_json(view: DerivationView) -> str:
-    fmt = view.number_format
-    document = {
-        "symattn": __version__,
-        "title": view.title,
-        "format": {"digits": fmt.digits, "places": fmt.places, "rounding": fmt.rounding.value},
-        "steps": [{
-            "name": step.name,
-            "shape": list(step.shape),
-            "formula": step.formula,
-            "operands": list(step.operands),
-            "exact": [list(row) for row in step.exact],
-            "value": [list(row) for row in step.decimal],
-            **({"exact_omitted": step.omitted, "max_terms": step.max_terms}
-               if step.omitted else {}),
-        } for step in view.steps],
-    }
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    """The derivation as JSON: the documented ``{"steps": [...]}`` layout."""
+    return render_json_steps(view.title, view.number_format, view.steps)
+
+
+def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView]) -> str:
+    """JSON of steps made one at a time (``view.iter_step_views``): each step is
+    written and released before the next is made, and each matrix row is one
+    line (json's C encoder), so a large derivation is neither held twice nor
+    slowed by the indenting encoder. The values are those of ``json.dumps``
+    of the whole document; only the white space differs."""
+    head = {"symattn": __version__, "title": title,
+            "format": {"digits": fmt.digits, "places": fmt.places,
+                       "rounding": fmt.rounding.value}}
+    chunks = [json.dumps(head, ensure_ascii=False, indent=1)[:-2], ',\n "steps": [']
+    for number, step in enumerate(steps):
+        chunks.append(",\n  {" if number else "\n  {")
+        chunks.append(_step_json(step))
+        chunks.append("\n  }")
+    chunks.append("\n ]\n}\n" if len(chunks) > 2 else "]\n}\n")
+    return "".join(chunks)
+
+
+def _step_json(step: StepView) -> str:
+    """One step's members, each matrix row on a line of its own."""
+    def dumps(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    members = [f'"name": {dumps(step.name)}', f'"shape": {dumps(list(step.shape))}',
+               f'"formula": {dumps(step.formula)}', f'"operands": {dumps(list(step.operands))}',
+               '"exact": ' + _rows_json(step.exact), '"value": ' + _rows_json(step.decimal)]
+    if step.omitted:
+        members += [f'"exact_omitted": {step.omitted}', f'"max_terms": {dumps(step.max_terms)}']
+    return ",".join("\n   " + member for member in members)
+
+
+def _rows_json(rows: Sequence[Sequence[str | None]]) -> str:
+    if not rows:
+        return "[]"
+    return "[\n    " + ",\n    ".join(json.dumps(row, ensure_ascii=False) for row in rows) + \
+        "\n   ]"

@@ -9,9 +9,11 @@ are formatted at all, so a 1024 x 1024 step costs a few dozen entries.
 
 from __future__ import annotations
 
-__all__ = ["StepView", "DerivationView", "build_view", "shown_indices", "MAX_TERMS"]
+__all__ = ["StepView", "DerivationView", "build_view", "iter_step_views", "shown_indices",
+           "MAX_TERMS"]
 
 from dataclasses import dataclass
+from typing import Iterator
 
 from symattn import defaults, progress
 from symattn.derivation.steps import Derivation, Step
@@ -77,11 +79,12 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     grid = step.value
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
-    exact = []
-    for i in rows:   # closed forms can be long (a softmax row has one term per key)
-        exact.append(tuple(grid.text(i, j) if max_terms is None or grid.terms(i, j) <= max_terms
-                           else None for j in columns))
-        progress.advance()
+    # closed forms can be long (a softmax row has one term per key): a few rows at a time
+    exact: list[tuple[str | None, ...]] = []
+    for start in range(0, len(rows), 64):
+        chunk = rows[start:start + 64]
+        exact += grid.texts(chunk, columns, max_terms)
+        progress.advance(len(chunk))
     try:
         decimal = number_format.format_block(grid, rows, columns)
     except UndecidedError as error:   # a number too large to write out: say which step
@@ -100,19 +103,28 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     expression, and a million of them gigabytes.
     """
     number_format = number_format or NumberFormat()
-    chosen = [s for s in derivation.steps if steps is None or s.name in steps]
+    views = tuple(iter_step_views(derivation, number_format, limit, steps, max_terms))
     problem = derivation.problem
+    return DerivationView(problem.title, problem.description, number_format, views,
+                          _next_tokens(derivation))
+
+
+def iter_step_views(derivation: Derivation, number_format: NumberFormat,
+                    limit: int | None = defaults.ROWS_SHOWN, steps: tuple[str, ...] | None = None,
+                    max_terms: int | None = MAX_TERMS) -> Iterator[StepView]:
+    """``build_view``'s steps one at a time, each made only when asked for: a
+    writer that releases each step before the next (JSON) holds one at a time."""
+    chosen = [s for s in derivation.steps if steps is None or s.name in steps]
     # One bar for the whole view: a row's closed forms, then its decimals.
     rows = sum(len(shown_indices(step.value.shape[0], limit)) for step in chosen)
     try:
         with progress.task(2 * rows, "writing"):
-            views = tuple(step_view(step, number_format, limit, max_terms) for step in chosen)
+            for step in chosen:
+                yield step_view(step, number_format, limit, max_terms)
     except UndecidedError as error:
         if error.location is not None:
             raise
-        raise type(error)(error.message, Location(file=problem.source)) from None
-    return DerivationView(problem.title, problem.description, number_format, views,
-                          _next_tokens(derivation))
+        raise type(error)(error.message, Location(file=derivation.problem.source)) from None
 
 
 def _next_tokens(derivation: Derivation) -> tuple[str, ...]:

@@ -69,8 +69,13 @@ def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int |
             texts[chosen] = [pattern % number for number in numbers]
         else:
             texts[chosen] = [(pattern % number).replace(".", separator) for number in numbers]
+    settled = decided.decided | decided.zero
+    if enclosure.neg_inf is not None:   # exactly -oo: written as NumberFormat writes it
+        neg_inf = enclosure.neg_inf & enclosure.known[:, None]
+        texts[neg_inf] = "-inf"
+        settled = settled | neg_inf
     rows: list[list[str | None]] = texts.tolist()
-    return rows, ~(decided.decided | decided.zero)
+    return rows, ~settled
 
 
 def _decide(enclosure: Enclosure, places: int | None, digits: int | None) -> _Decided:

@@ -140,12 +140,14 @@ def _exponent(value: Exact) -> int | None:
     if isinstance(value, fmpq):
         if value == 0:
             return None
-        magnitude = abs(value)
-        p, q = int(magnitude.p), int(magnitude.q)
+        p, q = abs(int(value.p)), int(value.q)
         exponent = len(decimal_digits(p)) - len(decimal_digits(q))   # within one
-        if magnitude < fmpq(10) ** exponent:
+        # p/q < 10**e and p/q >= 10**(e + 1), in integers
+        below = p < q * 10 ** exponent if exponent >= 0 else p * 10 ** -exponent < q
+        if below:
             exponent -= 1
-        elif magnitude >= fmpq(10) ** (exponent + 1):
+        elif (p >= q * 10 ** (exponent + 1)) if exponent + 1 >= 0 \
+                else (p * 10 ** -(exponent + 1) >= q):
             exponent += 1
         return exponent
     bits = 64

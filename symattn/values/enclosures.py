@@ -53,7 +53,8 @@ bounds to be small (about 1e-13 relative), not tight.
 from __future__ import annotations
 
 __all__ = ["Enclosure", "IntegerMatrix", "softmax_enclosure", "product_enclosure",
-           "integer_matrix", "scale_of", "scores_enclosure_inputs"]
+           "integer_matrix", "scale_of", "scores_enclosure_inputs", "scaled_enclosure",
+           "exp_enclosure", "row_sum_enclosure"]
 
 import math
 from dataclasses import dataclass
@@ -89,6 +90,7 @@ class Enclosure:
     mid: Doubles                 # n x m
     rad: Doubles                 # n x m, non-negative
     known: NDArray[np.bool_]     # n
+    neg_inf: NDArray[np.bool_] | None = None   # n x m: entries exactly -oo (a mask), or None
 
     def block(self, rows: Sequence[int], columns: Sequence[int]) -> Enclosure:
         """The enclosure of the chosen rows and columns only."""
@@ -96,7 +98,8 @@ class Enclosure:
 
         row_index = np.asarray(rows, dtype=np.intp)
         index = np.ix_(row_index, np.asarray(columns, dtype=np.intp))
-        return Enclosure(self.mid[index], self.rad[index], self.known[row_index])
+        neg_inf = None if self.neg_inf is None else self.neg_inf[index]
+        return Enclosure(self.mid[index], self.rad[index], self.known[row_index], neg_inf)
 
 
 @dataclass(frozen=True)
@@ -188,11 +191,14 @@ def softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
         return _softmax_enclosure(scores, scale, allowed, score_errors)
 
 
-def _softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
-                       score_errors: Doubles | None) -> Enclosure:
+def _shifted_exps(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
+                  score_errors: Doubles | None
+                  ) -> tuple[Doubles, Doubles, Doubles, NDArray[np.bool_]]:
+    """``e^((S - top) c)`` and its error bound for the allowed entries (0 elsewhere),
+    with ``top`` the double at each row's largest allowed score; and which rows
+    have an allowed entry."""
     import numpy as np
 
-    n, m = scores.shape
     known = allowed.any(axis=1)
     # The shift is the double at each row's maximum: any constant per row
     # leaves softmax unchanged, so the shift itself carries no error.
@@ -210,6 +216,15 @@ def _softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_]
     exp_errors = exp_errors + 1.001 * exps * growth
     exps = np.where(allowed, exps, 0.0)
     exp_errors = np.where(allowed, exp_errors, 0.0)
+    return exps, exp_errors, np.asarray(top, dtype=np.float64), np.asarray(known, dtype=bool)
+
+
+def _softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
+                       score_errors: Doubles | None) -> Enclosure:
+    import numpy as np
+
+    m = scores.shape[1]
+    exps, exp_errors, _, known = _shifted_exps(scores, scale, allowed, score_errors)
     sums = exps.sum(axis=1)
     sum_errors = 1.01 * (exp_errors.sum(axis=1) + m * U * sums)
     safe_sums = np.where(known, sums, 1.0)
@@ -285,3 +300,74 @@ def scores_enclosure_inputs(base: fmpq_mat, factors: tuple[fmpq_mat, fmpq_mat] |
         return matrix.numerators, None, matrix.denominator
     return matrix.numerators, (2.01 * U) * np.abs(matrix.numerators), matrix.denominator
 
+
+
+def scaled_enclosure(numerators: Doubles, errors: Doubles | None, scale: float,
+                     neg_inf: NDArray[np.bool_] | None = None) -> Enclosure:
+    """``scale * S`` for integers S given as doubles within ``errors`` (None:
+    exact) and ``scale`` within 2u of the true factor: a rational matrix
+    (``scale = 1/D``) or the scaled scores, for writing their decimals.
+
+    ``|S c - fl(S^ c^)| <= |S - S^| c + |S^| |c - c^| + u |fl(S^ c^)|``, below
+    ``1.01 errors scale + 3.1 u |mid|``; a non-zero entry whose product
+    underflowed keeps a radius of 1e-300, so only an exact zero prints as 0.
+    ``neg_inf`` marks entries that are exactly -oo (masked or given so).
+
+    >>> import numpy as np
+    >>> e = scaled_enclosure(np.array([[0.0, 3.0]]), None, 0.5)
+    >>> e.mid.tolist(), bool(e.rad[0, 0] == 0.0), bool(0 < e.rad[0, 1] < 1e-14)
+    ([[0.0, 1.5]], True, True)
+    """
+    import numpy as np
+
+    with np.errstate(all="ignore"):   # overflow gives inf: never decided, decided exactly
+        mid = numerators * scale
+        rad = (3.1 * U) * np.abs(mid) + np.where(numerators != 0, 1e-300, 0.0)
+        if errors is not None:
+            rad = rad + (1.01 * scale) * errors
+    known = np.ones(mid.shape[0], dtype=bool)
+    return Enclosure(mid, rad, known, neg_inf)
+
+
+def exp_enclosure(scores: Doubles, score_errors: Doubles | None, factor: Exact,
+                  denominator: int, allowed: NDArray[np.bool_]) -> Enclosure | None:
+    """``e^(factor S / D)`` for the allowed entries (0 where masked): the
+    exponentials before the shift, as ``e^((S - top) c) * e^(top c)`` with the
+    first factor from the softmax enclosure and ``e^(top c)`` from a 200-bit
+    ball, rounded to a double (2u); the product adds u. None when the
+    exponentials leave double range.
+    """
+    import numpy as np
+
+    scale = scale_of(factor, denominator)
+    ball = to_ball(factor, 200)
+    if scale is None or ball is None:
+        return None
+    with np.errstate(all="ignore"):
+        exps, exp_errors, top, known = _shifted_exps(scores, scale, allowed, score_errors)
+    row_factors = []
+    with working_precision(200):
+        step = ball / arb(fmpz(denominator))
+        for t in top.tolist():   # each top is a double, exactly an arb
+            value = float((step * arb(t)).exp().mid())
+            if not 1e-280 < value < 1e280:
+                return None
+            row_factors.append(value)
+    rows = np.asarray(row_factors)[:, None]
+    with np.errstate(all="ignore"):
+        mid = exps * rows
+        rad = (exp_errors * rows + (3.01 * U) * mid) * 1.0001
+        known = known & np.isfinite(mid).all(axis=1) & np.isfinite(rad).all(axis=1)
+    return Enclosure(mid, rad, known)
+
+
+def row_sum_enclosure(terms: Enclosure) -> Enclosure:
+    """The row sums of non-negative terms (exponentials): the sum of the bounds,
+    plus (m + 1) u of the sum for the summation's own rounding in any order."""
+    import numpy as np
+
+    m = terms.mid.shape[1]
+    with np.errstate(all="ignore"):
+        mid = terms.mid.sum(axis=1, keepdims=True)
+        rad = (terms.rad.sum(axis=1, keepdims=True) + (m + 1) * 1.01 * U * mid) * 1.0001
+    return Enclosure(mid, rad, terms.known & np.isfinite(rad[:, 0]))

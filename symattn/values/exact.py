@@ -18,16 +18,15 @@ from __future__ import annotations
 
 __all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
            "working_precision", "Surd", "RationalOrSurd", "Irrational", "ClosedForm", "Exact",
-           "to_ball",
-           "rational_text", "exact_text", "is_rational", "squarefree_split", "surd_sqrt",
-           "make_surd", "reciprocal"]
+           "to_ball", "rational_text", "rational_texts", "RationalTexts", "exact_text",
+           "is_rational", "squarefree_split", "surd_sqrt", "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
-from math import isqrt
+from math import gcd, isqrt
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, Union, overload
+from typing import Callable, Iterator, Protocol, Sequence, Union, overload
 
-from flint import arb, ctx, fmpq, fmpz
+from flint import arb, ctx, fmpq, fmpq_mat, fmpz
 
 from symattn.values.rules import decimal_places_needed
 
@@ -247,6 +246,62 @@ def rational_text(q: fmpq) -> str:
     '-1/5'
     """
     return str(q.p) if q.q == 1 else f"{q.p}/{q.q}"
+
+
+_STR_LIMIT = 10 ** 4000
+_SEEN = 4096   # distinct values whose text RationalTexts keeps
+
+
+def _decimal_text(number: int) -> str:
+    """``str(number)`` at any length (Python refuses past 4,300 digits; flint does not)."""
+    return str(number) if -_STR_LIMIT < number < _STR_LIMIT else str(fmpz(number))
+
+
+class RationalTexts:
+    """``rational_text`` of the entries of a rational matrix, a block at a time: one
+    pass over the integer numerators of one common denominator, made once, and
+    each distinct value written once.
+
+    >>> RationalTexts(fmpq_mat([[fmpq(-2, 10), 3], [fmpq(1, 4), 0]])).block([0, 1], [0, 1])
+    [('-1/5', '3'), ('1/4', '0')]
+    """
+
+    def __init__(self, matrix: fmpq_mat) -> None:
+        numerators, common = matrix.numer_denom()
+        self.denominator = int(common)
+        self.width = matrix.ncols()
+        self.numerators: list[fmpz] = numerators.entries()
+        self._seen: dict[fmpz, str] = {}
+
+    def block(self, rows: Sequence[int], columns: Sequence[int]) -> list[tuple[str, ...]]:
+        entries, width, denominator, seen = self.numerators, self.width, self.denominator, \
+            self._seen
+        result = []
+        for i in rows:
+            row = []
+            for j in columns:
+                numerator = entries[i * width + j]
+                text = seen.get(numerator)
+                if text is None:
+                    n = int(numerator)
+                    g = gcd(n, denominator)
+                    text = _decimal_text(n // g) if g == denominator \
+                        else f"{_decimal_text(n // g)}/{_decimal_text(denominator // g)}"
+                    if len(seen) < _SEEN:    # repeated inputs; not a million distinct scores
+                        seen[numerator] = text
+                row.append(text)
+            result.append(tuple(row))
+        return result
+
+
+def rational_texts(matrix: fmpq_mat, rows: Sequence[int], columns: Sequence[int]
+                   ) -> list[tuple[str, ...]]:
+    """``rational_text`` of a block of a rational matrix (``RationalTexts`` once).
+
+    >>> rational_texts(fmpq_mat([[fmpq(-2, 10), 3]]), [0], [0, 1])
+    [('-1/5', '3')]
+    """
+    return RationalTexts(matrix).block(rows, columns)
 
 
 def exact_text(value: Exact) -> str:

@@ -18,7 +18,7 @@ __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
-from flint import arb
+from flint import arb, fmpq
 
 from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
@@ -28,7 +28,7 @@ from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decim
                                      significant_decimal, significant_from_ball, to_scientific)
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
-from symattn.values.rounding import Rounding, format_scaled
+from symattn.values.rounding import Rounding, format_scaled, ratio_decimal
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
@@ -117,7 +117,9 @@ class NumberFormat:
             return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
         target = self.places if self.places is not None else self.digits
         assert target is not None
-        if len(rows) * len(columns) >= ENCLOSURE_MIN_ENTRIES:
+        # A sum's decimal costs a row of terms by balls: the batch pays off sooner.
+        cost = int(getattr(grid, "entry_cost", 1))
+        if len(rows) * len(columns) * cost >= ENCLOSURE_MIN_ENTRIES:
             texts = self._format_enclosure(grid, rows, columns)
             if texts is not None:
                 return texts
@@ -140,13 +142,37 @@ class NumberFormat:
         texts, undecided = texts_from_enclosure(block, self.places, self.digits, self.separator,
                                                 SCIENTIFIC_BEYOND)
         # Rows the enclosure does not cover (fully masked ones) are cheap exactly.
-        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size:
+        # A grid of rationals (``all_rational``) decides its open entries (exact
+        # halfway cases) as cheaply one by one as the ball batch would.
+        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size and \
+                not getattr(grid, "all_rational", False):
             return None      # too many for one-by-one exact decisions: the ball batch
+        exact = self._ratio_format(grid)
         for index in undecided.any(axis=1).nonzero()[0].tolist():
             i, row = rows[index], texts[index]
-            texts[index] = [self.format(grid.exact(i, j)) if text is None else text
+            texts[index] = [exact(i, j) if text is None else text
                             for j, text in zip(columns, row)]
         return tuple(map(tuple, texts))
+
+    def _ratio_format(self, grid: Block) -> Callable[[int, int], str | None]:
+        """Entry (i, j) decided exactly: from the grid's integer numerators over one
+        common denominator where it has them (``ratio_parts``), else ``format``."""
+        parts = getattr(grid, "ratio_parts", None)
+        fallback = lambda i, j: self.format(grid.exact(i, j))   # noqa: E731
+        if parts is None or not getattr(grid, "all_rational", False):
+            return fallback
+        numerators, denominator, width = parts()
+        places, digits, rule, separator = self.places, self.digits, self.rounding, self.separator
+
+        def exact(i: int, j: int) -> str | None:
+            value = grid.exact(i, j)
+            if not isinstance(value, fmpq) or (places is not None and abs(places) > 400):
+                return self.format(value)
+            text = ratio_decimal(int(numerators[i * width + j]), denominator, places, digits,
+                                 rule, separator)
+            return text if places is not None else self._notation(text)
+
+        return exact
 
     def _format_balls(self, grid: Block, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:
@@ -177,3 +203,4 @@ class NumberFormat:
                     row.append(self._notation(text))
             result.append(tuple(row))
         return tuple(result)
+

@@ -1,0 +1,269 @@
+#!/usr/bin/env python
+"""The performance targets and their measured figures, side by side, in one run.
+
+    python -m benchmarks.table              # every row (a few minutes on 2 cores)
+    python -m benchmarks.table --quick      # the JSON and check rows only
+    python -m benchmarks.table --full       # also the worst cases within the limits
+    python -m benchmarks.table --skip-tex   # no worksheet PDFs
+
+Each row runs the command line a user would (``python -m symattn ...``) in a
+child process, on specs written here with seeded random two-digit decimals in
+[-1, 1] and a causal mask, and reports the child's CPU time (user + sys), its
+wall time and its peak resident memory (``os.wait4``). CPU time is the steadier
+figure on a shared machine; the load average is printed before and after. A
+row that passes ``--stop`` CPU seconds is stopped and shown as "> limit". The printed
+table is the one in docs/performance.md.
+
+Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
+(16 x 16 with a temperature T), ``derive --format json`` against the text
+report of the same derivation (128 x 64) and alone (1024 x 64, time and
+memory), ``check`` of 24,576 claims (every weight and output entry of
+128 x 64), a 30-variant Polish class set with PDFs, and with ``--full`` the
+issue-19 worst cases (scaled 2048 x 2048 JSON, digits = 10,000 on 64 x 64,
+a sweep of 128 x 128 over 400 temperatures). The growth exponent is the slope
+of log(CPU time) against log(n) for JSON at n = 128, 256, 512, 1024 (d = 64).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Run:
+    cpu: float          # user + sys seconds of the child
+    wall: float
+    rss_mb: float       # peak resident set of the child
+    finished: bool      # False: stopped at the time limit (or it failed)
+    status: int
+
+
+def run(argv: Sequence[str], limit: float, cwd: Path) -> Run:
+    """``python -m symattn ARGV`` in a child, measured; stopped after ``limit`` s."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "symattn", *argv], cwd=cwd, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        # CPU seconds, not wall: on a loaded machine the wall clock says little
+        if _cpu_of(child.pid) > limit or time.perf_counter() - start > 10 * limit:
+            child.kill()
+            pid, status, usage = os.wait4(child.pid, 0)
+            child.returncode = -9
+            return Run(usage.ru_utime + usage.ru_stime, time.perf_counter() - start,
+                       usage.ru_maxrss / 1024, False, -9)
+        time.sleep(0.02)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    code = child.returncode
+    if code not in (0, 1) and child.stderr is not None:
+        sys.stderr.write(f"  {' '.join(argv)}: status {code}: "
+                         f"{child.stderr.read().decode(errors='replace').strip()[:300]}\n")
+    return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, code in (0, 1),
+               code)
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + sys) a running process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# ------------------------------------------------------------------ specs
+def matrix(rng: random.Random, rows: int, columns: int) -> list[list[str]]:
+    return [[f"{rng.randint(-99, 99) / 100:.2f}" for _ in range(columns)] for _ in range(rows)]
+
+
+def attention_spec(folder: Path, n: int, d: int, **options: object) -> Path:
+    rng = random.Random(n * 1000 + d)
+    spec = {"title": f"bench {n}x{d}",
+            "inputs": {"Q": matrix(rng, n, d), "K": matrix(rng, n, d), "V": matrix(rng, n, d)},
+            "options": {"mask": "causal", **options}}
+    path = folder / f"attention-{n}x{d}-{len(options)}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+def positions_spec(folder: Path, n: int, d: int) -> Path:
+    rng = random.Random(n * 7 + d)
+    spec = {"title": f"positions {n}x{d}",
+            "inputs": {"X": matrix(rng, n, d), "W_Q": "identity", "W_K": "identity",
+                       "W_V": "identity"},
+            "options": {"mask": "causal", "positions": "sinusoidal"}}
+    path = folder / f"positions-{n}x{d}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+def claims_spec(folder: Path, n: int, d: int) -> Path:
+    """The attention spec with every weight and output entry claimed as derive prints it."""
+    spec_path = attention_spec(folder, n, d)
+    out = folder / "claims-derive.json"
+    subprocess.run([sys.executable, "-m", "symattn", "derive", str(spec_path), "-f", "json",
+                    "-o", str(out)], check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    steps = {step["name"]: step for step in json.loads(out.read_text(encoding="utf-8"))["steps"]}
+    claims = {f"{name}[{i + 1},{j + 1}]": value
+              for name in ("weights", "output")
+              for i, row in enumerate(steps[name]["value"]) for j, value in enumerate(row)}
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    spec["claims"] = claims
+    path = folder / f"claims-{n}x{d}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ rows
+@dataclass
+class Row:
+    what: str
+    target: str
+    measured: str
+    met: str
+
+
+def seconds(r: Run, limit: float) -> str:
+    if not r.finished:
+        return f"> {limit:.0f} s CPU (stopped)" if r.status == -9 else \
+            f"failed (status {r.status})"
+    return f"{r.cpu:.2f} s CPU ({r.wall:.2f} s wall)"
+
+
+def verdict(r: Run, limit_s: float, memory_mb: float | None = None) -> str:
+    if not r.finished:
+        return "not met"
+    ok = r.cpu <= limit_s and (memory_mb is None or r.rss_mb <= memory_mb)
+    return "met" if ok else "not met"
+
+
+def timed_row(what: str, target_s: float, argv: Sequence[str], folder: Path,
+              stop: float, memory_mb: float | None = None) -> tuple[Row, Run]:
+    r = run(argv, stop, folder)
+    target = f"< {target_s:g} s" + (f", < {memory_mb:,.0f} MB" if memory_mb else "")
+    measured = seconds(r, stop) + (f", {r.rss_mb:,.0f} MB" if r.finished else "")
+    return Row(what, target, measured, verdict(r, target_s, memory_mb)), r
+
+
+def json_rows(folder: Path, stop: float) -> list[Row]:
+    spec = attention_spec(folder, 128, 64)
+    text = run(["derive", str(spec), "-o", "t.txt"], stop, folder)
+    as_json = run(["derive", str(spec), "-f", "json", "-o", "t.json"], stop, folder)
+    ratio = as_json.cpu / text.cpu if text.finished and as_json.finished else math.inf
+    rows = [Row("derive --format json 128 x 64, against the text report",
+                "within 1.5x", f"{ratio:.2f}x ({as_json.cpu:.2f} s against {text.cpu:.2f} s CPU)",
+                "met" if ratio <= 1.5 else "not met")]
+    row, _ = timed_row("derive --format json 1024 x 64", 4, ["derive", str(
+        attention_spec(folder, 1024, 64)), "-f", "json", "-o", "big.json"], folder, stop, 500)
+    rows.append(row)
+    return rows
+
+
+def growth_row(folder: Path, stop: float) -> Row:
+    sizes, times = [], []
+    for n in (128, 256, 512, 1024):
+        r = run(["derive", str(attention_spec(folder, n, 64)), "-f", "json", "-o", "g.json"],
+                stop, folder)
+        if r.finished:
+            sizes.append(n)
+            times.append(r.cpu)
+    if len(sizes) < 2:
+        return Row("growth of JSON time with n (d = 64)", "about n^2 (entries)", "-", "-")
+    xs, ys = [math.log(n) for n in sizes], [math.log(t) for t in times]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    figures = ", ".join(f"{n}: {t:.2f} s" for n, t in zip(sizes, times))
+    return Row("growth of JSON time with n (d = 64)", "n^2 at most (n x n entries)",
+               f"n^{slope:.2f} ({figures})", "met" if slope <= 2.1 else "not met")
+
+
+def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
+    """The rows, each yielded as soon as it is measured."""
+    stop = args.stop
+    yield from json_rows(folder, stop)
+    check = claims_spec(folder, 128, 64)
+    yield timed_row("check, 24,576 claims (128 x 64)", 2,
+                    ["check", str(check), "-o", "c.txt"], folder, stop)[0]
+    yield timed_row("check --format json, 24,576 claims", 2,
+                    ["check", str(check), "-f", "json", "-o", "c.json"], folder, stop)[0]
+    if args.quick:
+        return
+    for n, d, target in ((8, 8, 0.5), (64, 16, 3), (512, 64, 10)):
+        # --max-size raises the SymPy path's bound (64 x 64 scores) in proportion
+        size = ["--max-size", str(4 * n * n * 1024)] if n * n > 64 * 64 else []
+        yield timed_row(f"sinusoidal positions {n} x {d}, causal", target,
+                        ["derive", str(positions_spec(folder, n, d)), *size], folder, stop)[0]
+    yield timed_row("one symbol (temperature T), 16 x 16", 5, ["derive", str(
+        attention_spec(folder, 16, 16, temperature="T"))], folder, stop)[0]
+    yield growth_row(folder, stop)
+    if not args.skip_tex and shutil.which("latexmk"):
+        yield timed_row("30-variant Polish class set with PDFs", 30, [
+            "worksheet", "--variants", "30", "--language", "pl", "--pdf", "--jobs", "2",
+            "--output-dir", "class"], folder, stop)[0]
+    if args.full:
+        yield from worst_rows(folder, stop)
+
+
+def worst_rows(folder: Path, stop: float) -> list[Row]:
+    """Issue 19: the worst specs within the default limits, under 60 s and 4 GB."""
+    rng = random.Random(2048)
+    scaled = {"title": "scaled 2048", "inputs": {"scaled": matrix(rng, 2048, 2048),
+                                                  "V": matrix(rng, 2048, 4)}}
+    big = folder / "scaled-2048.json"
+    big.write_text(json.dumps(scaled), encoding="utf-8")
+    cases = [("scaled 2048 x 2048, --format json", ["derive", str(big), "-f", "json",
+                                                     "-o", "s.json"]),
+             ("digits = 10,000 on 64 x 64, --format json", [
+                 "derive", str(attention_spec(folder, 64, 64)), "--digits", "10000", "-f", "json",
+                 "-o", "d.json"]),
+             ("sweep of 128 x 128 over 400 temperatures", [
+                 "sweep", str(attention_spec(folder, 128, 128)), "-T",
+                 ",".join(f"{t / 100:g}" for t in range(1, 401))])]
+    return [timed_row(what, 60, argv, folder, max(stop, 60), 4096)[0] for what, argv in cases]
+
+
+HEADER = "| what | target | measured | |\n|---|---|---|---|"
+
+
+def markdown(row: Row) -> str:
+    return f"| {row.what} | {row.target} | {row.measured} | {row.met} |"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="the JSON and check rows only")
+    parser.add_argument("--full", action="store_true", help="also the worst cases (issue 19)")
+    parser.add_argument("--skip-tex", action="store_true", help="no worksheet PDFs")
+    parser.add_argument("--stop", type=float, default=120.0,
+                        help="CPU seconds after which a row is stopped (default 120)")
+    args = parser.parse_args(argv)
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)",
+          file=sys.stderr)
+    print(HEADER, flush=True)
+    with tempfile.TemporaryDirectory(prefix="symattn-bench-") as temporary:
+        for row in all_rows(args, Path(temporary)):
+            print(markdown(row), flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
