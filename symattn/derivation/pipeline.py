@@ -1,6 +1,7 @@
 """``derive(problem)``: the one function that calls every stage of the derivation.
 
-Rational inputs take the fast exact core (``derivation.attention``); inputs with
+Rational inputs take the fast exact core (``derivation.attention``), with
+positions the fast position path (``derivation.position_steps``); inputs with
 roots or identifiers take the SymPy path (``derivation.sympy_path``); then the
 rest of the layer and the diagnostics.
 
@@ -40,11 +41,17 @@ def _derive(problem: Problem) -> Derivation:
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
-    if problem.positions != "none":   # sines and cosines: the SymPy path (derivation.positions)
-        from symattn.derivation import positions
+    fast_positions = False
+    if problem.positions != "none":   # sines and cosines (derivation.positions)
+        from symattn.derivation import position_values, positions
 
         positions.check(problem)
-    if problem.is_symbolic:   # roots, identifiers or positions
+        fast_positions = position_values.applies(problem)
+    if fast_positions:   # rational inputs: exact sines and cosines with certified balls
+        from symattn.derivation import position_steps
+
+        steps += position_steps.build_steps(problem)
+    elif problem.is_symbolic:   # roots, identifiers, or positions with them
         if multi_head:
             raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")
         from symattn.derivation import sympy_path
