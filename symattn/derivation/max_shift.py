@@ -117,8 +117,13 @@ def wanted(problem: Problem, steps: Sequence[Step], prefix: str) -> bool:
             problem.normalisation != Normalisation.SOFTMAX:
         return False
     source = by_name.get(_source(set(by_name), prefix))
-    if source is None or any(not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
-                             for i in source.value.rows() for j in source.value.columns()):
+    if source is None:
+        return False
+    # A grid of the fast kinds whose entries are made only when read (positions)
+    # says so: no need to make every one of them here.
+    fast = getattr(source.value, "fast_kinds", False)
+    if not fast and any(not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
+                        for i in source.value.rows() for j in source.value.columns()):
         return False           # the SymPy path: its values are expressions
     if problem.max_shift is True or prefix in _claimed_prefixes(problem.claims, _CLAIM_ON_SHIFT):
         return True
@@ -140,10 +145,14 @@ def _family(problem: Problem, steps: list[Step], prefix: str) -> list[Step]:
     n, m = shape
     earlier = list(steps)
     added: list[Step] = []
+    # Scores made only when read (positions) keep the shifted steps so too; each
+    # entry's closed form then has at most twice the terms of its row.
+    grid = next(step for step in steps if step.name == source).value
+    lazy = (lambda i, _: 2 * grid.row_terms(i)) if getattr(grid, "fast_kinds", False) else None
 
     def add(name: str, size: tuple[int, int], rule: EntryRule) -> None:
         added.append(formula_step(_info(name, prefix, source), prefix + name, size,
-                                  rule, earlier + added))
+                                  rule, earlier + added, lazy))
 
     def maximum(operand: Operand, i: int, _: int) -> Exact:
         return row_maximum([operand(source, i, c) for c in range(m)])

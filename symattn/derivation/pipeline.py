@@ -25,10 +25,14 @@ from symattn.errors import InputError, Location
 from symattn.problem.problem import Problem
 
 
-def derive(problem: Problem) -> Derivation:
-    """All steps of the attention computation for ``problem``, exactly."""
+def derive(problem: Problem, *, sympy_positions: bool = False) -> Derivation:
+    """All steps of the attention computation for ``problem``, exactly.
+
+    ``sympy_positions`` sends positions through SymPy even with rational
+    inputs (``explore.kvcache`` compares its SymPy rows with these).
+    """
     try:
-        return _derive(problem)
+        return _derive(problem, sympy_positions)
     except InputError as error:
         if error.location is not None:
             raise
@@ -36,17 +40,17 @@ def derive(problem: Problem) -> Derivation:
         raise type(error)(error.message, Location(file=problem.source)) from None
 
 
-def _derive(problem: Problem) -> Derivation:
+def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
     from symattn.derivation import layer
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
     fast_positions = False
     if problem.positions != "none":   # sines and cosines (derivation.positions)
-        from symattn.derivation import position_values, positions
+        from symattn.derivation import position_values   # without SymPy
 
-        positions.check(problem)
-        fast_positions = position_values.applies(problem)
+        position_values.check(problem)
+        fast_positions = not sympy_positions and position_values.applies(problem)
     if fast_positions:   # rational inputs: exact sines and cosines with certified balls
         from symattn.derivation import position_steps
 

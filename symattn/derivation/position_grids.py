@@ -38,6 +38,7 @@ from symattn.values.exact import (NAN, NEG_INF, Exact, Irrational, exact_text, t
 from symattn.values.trig import TrigSum
 
 _ROUGH = 64       # bits of the balls that refute an equality before exact forms are built
+_EXACT_COUNT = 256   # closed forms with at most this many terms are counted exactly
 
 
 class TrigGrid(Grid):
@@ -51,15 +52,26 @@ class TrigGrid(Grid):
     def trig(self, i: int, j: int) -> TrigSum:
         return self.values.trig(self.step, i, j)
 
-    def exact(self, i: int, j: int) -> Exact:
+    def rational(self, i: int, j: int) -> fmpq | None:
+        """The entry if it is rational, else None (a score proved irrational
+        cheaply is not written out here)."""
+        if self.step == "scores" and self.values.proved_irrational(i, j):
+            return None
         value = self.trig(i, j)
-        if value.is_rational:
-            return value.constant
+        return value.constant if value.is_rational else None
+
+    def exact(self, i: int, j: int) -> Exact:
+        value = self.rational(i, j)
+        if value is not None:
+            return value
         step, values = self.step, self.values
-        return Irrational(value.text, lambda prec: values.matrix(step, prec)[i, j])
+        return Irrational(lambda: self.trig(i, j).text(),
+                          lambda prec: values.matrix(step, prec)[i, j])
 
     def terms(self, i: int, j: int) -> int:
-        return max(1, self.trig(i, j).count)
+        """Sines and cosines written out: counted exactly when few, else bounded."""
+        bound = self.values.bound(self.step, i, j)
+        return max(1, self.trig(i, j).count) if bound <= _EXACT_COUNT else bound
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
@@ -70,20 +82,26 @@ class TrigGrid(Grid):
 class ScaledTrigGrid(Grid):
     """The scores times scale / temperature (a rational or a square root)."""
 
+    fast_kinds = True     # every entry a rational, surd or Irrational (max_shift reads it)
+
     def __init__(self, scores: TrigGrid) -> None:
         self.scores = scores
         self.factor = scale_factor(scores.values.problem)
         self.shape = scores.shape
+        self._values: dict[tuple[int, int], Exact] = {}
 
     def trig(self, i: int, j: int) -> TrigSum:
         """The score's exact form (the factor is the same for every entry)."""
         return self.scores.trig(i, j)
 
     def exact(self, i: int, j: int) -> Exact:
-        value = self.trig(i, j)
-        if value.is_rational:
-            return self.factor * value.constant
-        return Irrational(lambda: self._text(value), lambda prec: self.ball_of(i, j, prec))
+        found = self._values.get((i, j))
+        if found is None:   # one object per entry: x - x is then exactly 0 (arith)
+            value = self.scores.rational(i, j)
+            found = self.factor * value if value is not None else Irrational(
+                lambda: self._text(self.trig(i, j)), lambda prec: self.ball_of(i, j, prec))
+            self._values[(i, j)] = found
+        return found
 
     def _text(self, value: TrigSum) -> str:
         if isinstance(self.factor, fmpq):
@@ -94,6 +112,11 @@ class ScaledTrigGrid(Grid):
 
     def terms(self, i: int, j: int) -> int:
         return self.scores.terms(i, j)
+
+    def row_terms(self, i: int) -> int:
+        """A bound on the exponentials, sines and cosines of a sum over row i."""
+        values = self.scores.values
+        return sum(1 + values.bound("scores", i, c) for c in range(self.shape[1]))
 
     def ball_of(self, i: int, j: int, prec: int) -> arb:
         with working_precision(prec + 8):
@@ -110,8 +133,7 @@ class ScaledTrigGrid(Grid):
         """Whether the entry is exactly 0 (a ball first, the exact form if it must)."""
         if not self.ball_of(i, j, _ROUGH).contains(0):
             return False
-        value = self.trig(i, j)
-        return value.is_rational and value.constant == 0
+        return self.scores.rational(i, j) == 0
 
     def same(self, i: int, j: int, k: int) -> bool:
         """Whether entries (i, j) and (i, k) are exactly equal."""
@@ -125,6 +147,8 @@ class ScaledTrigGrid(Grid):
 class MaskedTrigGrid(Grid):
     """Scaled scores plus the mask: masked entries exactly -oo."""
 
+    fast_kinds = True
+
     def __init__(self, scaled: ScaledTrigGrid, allowed: Sequence[Sequence[bool]]) -> None:
         self.scaled = scaled
         self.allowed = allowed
@@ -136,6 +160,10 @@ class MaskedTrigGrid(Grid):
 
     def terms(self, i: int, j: int) -> int:
         return self.scaled.terms(i, j) if self.allowed[i][j] else 1
+
+    def row_terms(self, i: int) -> int:
+        """A bound on the exponentials, sines and cosines of a sum over row i."""
+        return _row_terms(self, i)
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
@@ -149,6 +177,12 @@ def _exp_text(masked: MaskedTrigGrid, i: int, j: int) -> str:
     return "1" if value == 0 else f"exp({exact_text(value)})"
 
 
+def _row_terms(masked: MaskedTrigGrid, i: int) -> int:
+    """Exponentials and their sines and cosines in a sum over row i (a bound)."""
+    values = masked.scaled.scores.values
+    return sum(1 + values.bound("scores", i, c) for c in masked.open[i])
+
+
 class ExpTrigGrid(Grid):
     """e to each masked score (not shifted)."""
 
@@ -156,14 +190,20 @@ class ExpTrigGrid(Grid):
         self.masked = masked
         self.shape = masked.shape
 
+    def terms(self, i: int, j: int) -> int:
+        return 1 + self.masked.terms(i, j) if self.masked.allowed[i][j] else 1
+
     def exact(self, i: int, j: int) -> Exact:
         if not self.masked.allowed[i][j]:
             return fmpq(0)
         scaled = self.masked.scaled
         if scaled.is_zero(i, j):
             return fmpq(1)
-        return Irrational(lambda: _exp_text(self.masked, i, j),
-                          lambda prec: scaled.ball_of(i, j, prec + 8).exp())
+        def evaluate(prec: int) -> arb:
+            with working_precision(prec + 8):
+                return scaled.ball_of(i, j, prec + 8).exp()
+
+        return Irrational(lambda: _exp_text(self.masked, i, j), evaluate)
 
 
 class ExpSumTrigGrid(Grid):
@@ -174,7 +214,7 @@ class ExpSumTrigGrid(Grid):
         self.shape = (exp.shape[0], 1)
 
     def terms(self, i: int, j: int = 0) -> int:
-        return len(self.exp_grid.masked.open[i])
+        return _row_terms(self.exp_grid.masked, i)
 
     def exact(self, i: int, j: int = 0) -> Exact:
         masked = self.exp_grid.masked
@@ -213,7 +253,7 @@ class WeightsTrigGrid(Grid):
         if found is None:
             columns, scaled = self.masked.open[i], self.masked.scaled
             if self.normalisation == "sum":
-                found = all(scaled.trig(i, c).is_rational for c in columns)
+                found = all(scaled.scores.rational(i, c) is not None for c in columns)
             else:
                 found = all(scaled.same(i, columns[0], c) for c in columns[1:])
             self._rational[i] = found
@@ -222,7 +262,7 @@ class WeightsTrigGrid(Grid):
     def terms(self, i: int, j: int) -> int:
         if not self.masked.allowed[i][j] or self.row_is_rational(i):
             return 1
-        return 1 + len(self.masked.open[i])
+        return 1 + self.masked.terms(i, j) + _row_terms(self.masked, i)
 
     def exact(self, i: int, j: int) -> Exact:
         columns = self.masked.open[i]
@@ -308,7 +348,7 @@ class OutputTrigGrid(Grid):
         self.shape = (weights.shape[0], values.shape[1])
 
     def terms(self, i: int, k: int) -> int:
-        return 1 if self.weights.row_is_rational(i) else 2 * len(self.weights.masked.open[i])
+        return 1 if self.weights.row_is_rational(i) else 2 * _row_terms(self.weights.masked, i)
 
     def exact(self, i: int, k: int) -> Exact:
         weights = self.weights

@@ -19,20 +19,51 @@ w_i = base^(-2i/width) and e_p = (sin p w_0, cos p w_0, sin p w_1, ...):
 
 from __future__ import annotations
 
-__all__ = ["PositionValues", "applies"]
+__all__ = ["PositionValues", "applies", "check"]
 
 from functools import cached_property
-from typing import Callable
+from typing import Any, Callable
 
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from symattn.derivation.attention import rational_matrix, source_of
+from symattn.errors import InputError, Location, ShapeError
 from symattn.problem.problem import Problem
 from symattn.values.exact import Surd, working_precision
 from symattn.values.trig import Angle, RootBasis, TrigSum
 
 _GUARD = 24        # extra working bits for the ball matrices
 _INPUTS = ("X", "X_kv", "W_Q", "W_K", "W_V", "Q", "K", "V")
+
+
+def _where(problem: Problem) -> Location:
+    return Location(file=problem.source, key="options.positions")
+
+
+def check(problem: Problem) -> None:
+    """Refuse, with a clear message, what positions cannot be combined with."""
+    kind = problem.positions
+    if kind == "none":
+        return
+    inputs = problem.inputs
+    for name in ("scores", "scaled"):
+        if name in inputs:
+            raise InputError(f"positions = \"{kind}\" needs the token vectors (X with W_Q, "
+                             f"W_K, W_V, or Q and K), not {name}", _where(problem))
+    if problem.heads > 1 or "W_O" in inputs:
+        raise InputError(f"positions = \"{kind}\" is not supported with several heads or W_O "
+                         "yet; use one head", _where(problem))
+    if kind == "sinusoidal":
+        for name in ("Q", "K"):
+            if name in inputs:
+                raise InputError(f"positions = \"sinusoidal\" adds PE to X before the "
+                                 f"projections, but {name} is given directly; give X with "
+                                 f"W_{name}, or use positions = \"rope\"", _where(problem))
+    if kind == "rope":
+        width = problem.projected_shape("Q")[1]
+        if width % 2:
+            raise ShapeError(f"RoPE rotates pairs of columns, so d_k must be even, but Q has "
+                             f"{width} columns", _where(problem))
 
 
 def applies(problem: Problem) -> bool:
@@ -181,9 +212,121 @@ class PositionValues:
                     _add_bilinear(result, a, b, block)
         return result
 
+    # ----------------------------------------- irrational, without the form
+    def proved_irrational(self, p: int, q: int) -> bool:
+        """Whether score (p, q) is proved irrational without writing its form.
+
+        RoPE: the angles (q - p) w_i are distinct and non-zero for p != q (base
+        > 1), so one non-zero coefficient settles it. Sinusoidal: an angle met
+        once, with a non-zero coefficient, cannot cancel; angles are told apart
+        in doubles with a margin far above their rounding errors. False means
+        only "not settled here": the exact form decides.
+        """
+        if self.problem.position_base < 2 or p == q and not self.sinusoidal:
+            return False
+        if not self.sinusoidal:
+            queries, keys = self.projection("Q"), self.projection("K")
+            for pair in range(self.rotated_width() // 2):
+                a, b = queries[p, 2 * pair], queries[p, 2 * pair + 1]
+                c, d = keys[q, 2 * pair], keys[q, 2 * pair + 1]
+                if a * c + b * d != 0 or b * c - a * d != 0:
+                    return True
+            return False
+        return self._lonely_angle(p, q)
+
+    def _lonely_angle(self, p: int, q: int) -> bool:
+        import numpy as np
+
+        tables = self._float_tables
+        if tables is None:
+            return False
+        rows, columns, minus, plus, left, right = tables
+        a, b = p * rows, q * columns
+        angles = np.concatenate((np.abs(np.subtract.outer(a, b))[minus],
+                                 np.add.outer(a, b)[plus], b[left[p]], a[right[:, q]]))
+        if angles.size == 0:
+            return False
+        angles.sort()
+        tolerance = 1e-9 * (p + q + 1)
+        gaps = np.diff(angles)
+        apart = np.ones(angles.size, dtype=bool)
+        apart[1:] &= gaps > tolerance
+        apart[:-1] &= gaps > tolerance
+        return bool((apart & (angles > tolerance)).any())
+
+    @cached_property
+    def _float_tables(self) -> tuple[Any, ...] | None:
+        """Frequencies as doubles and where the coefficients of a score are non-zero."""
+        import numpy as np
+
+        base = self.problem.position_base
+        if base.bit_length() > 1000:
+            return None
+        m, xm, mx = self._bilinear
+        d_row, d_column = m.nrows(), m.ncols()
+        pairs_row, pairs_column = (d_row + 1) // 2, (d_column + 1) // 2
+        rows = np.array([float(base) ** (-2 * i / d_row) for i in range(pairs_row)])
+        columns = np.array([float(base) ** (-2 * j / d_column) for j in range(pairs_column)])
+        minus = np.zeros((pairs_row, pairs_column), dtype=bool)
+        plus = np.zeros_like(minus)
+        for i in range(pairs_row):
+            for j in range(pairs_column):
+                (ss, sc), (cs, cc) = [[_at(m, 2 * i + u, 2 * j + v) for v in (0, 1)]
+                                      for u in (0, 1)]
+                minus[i, j] = ss + cc != 0 or sc - cs != 0
+                plus[i, j] = cc - ss != 0 or sc + cs != 0
+        left = np.array([[_at(xm, p, 2 * j) != 0 or _at(xm, p, 2 * j + 1) != 0
+                          for j in range(pairs_column)] for p in range(xm.nrows())],
+                        dtype=bool).reshape(xm.nrows(), pairs_column)
+        right = np.array([[_at(mx, 2 * i, q) != 0 or _at(mx, 2 * i + 1, q) != 0
+                           for q in range(mx.ncols())] for i in range(pairs_row)],
+                         dtype=bool).reshape(pairs_row, mx.ncols())
+        return rows, columns, minus, plus, left, right
+
+    # ------------------------------------------------ sizes of closed forms
+    def bound(self, step: str, i: int, j: int) -> int:
+        """At least the number of sines and cosines entry (i, j) writes out, cheaply
+        (counted before like terms are collected)."""
+        if step in ("Q_rot", "K_rot"):
+            return 2
+        if step == "scores":
+            if not self.sinusoidal:
+                return self.rotated_width() + 1
+            rows, columns, blocks = self._counts
+            return rows[i] + columns[j] + blocks
+        if step in ("Q", "K", "V") and self.encoded(step):
+            return self._column_counts[step][j]
+        return 1
+
+    @cached_property
+    def _column_counts(self) -> dict[str, list[int]]:
+        counts = {}
+        for name in ("Q", "K", "V"):
+            if self.encoded(name) and f"W_{name}" in self.rational:
+                weights = self.rational[f"W_{name}"]
+                counts[name] = [sum(weights[c, k] != 0 for c in range(weights.nrows()))
+                                for k in range(weights.ncols())]
+        return counts
+
+    @cached_property
+    def _counts(self) -> tuple[list[int], list[int], int]:
+        """Non-zero terms of x_p M (per row p), M x_q^T (per column q), e_p M e_q^T."""
+        m, xm, mx = self._bilinear
+        rows = [sum(xm[p, c] != 0 for c in range(xm.ncols())) for p in range(xm.nrows())]
+        columns = [sum(mx[c, q] != 0 for c in range(mx.nrows())) for q in range(mx.ncols())]
+        blocks = 0
+        for i in range((m.nrows() + 1) // 2):
+            for j in range((m.ncols() + 1) // 2):
+                (ss, sc), (cs, cc) = [[_at(m, 2 * i + u, 2 * j + v) for v in (0, 1)]
+                                      for u in (0, 1)]
+                blocks += (ss + cc != 0) + (cc - ss != 0) + (sc + cs != 0) + (sc - cs != 0)
+        return rows, columns, blocks
+
     # ------------------------------------------------------------- balls
     def matrix(self, step: str, prec: int) -> arb_mat:
-        """The step as a ball matrix at ``prec`` bits (computed once per precision)."""
+        """The step as a ball matrix at ``prec`` bits or a little more (computed once
+        per multiple of 64 bits: nearby precisions share one matrix)."""
+        prec = -(-prec // 64) * 64
         key = (step, prec)
         found = self._balls.get(key)
         if found is None:
