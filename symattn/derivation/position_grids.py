@@ -16,7 +16,7 @@ an ``Irrational``: its closed form, written when read, and certified balls.
 >>> from symattn.derivation.position_steps import build_steps
 >>> steps = {step.name: step for step in build_steps(problem)}
 >>> steps["scores"].value.exact(0, 0), steps["scores"].value.text(0, 1)
-(3, '3*cos(1) - sin(1)')
+(3, '3*cos(1) + sin(1)')
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from symattn.derivation.position_values import PositionValues
 from symattn.values import arith
 from symattn.values.exact import (NAN, NEG_INF, Exact, Irrational, exact_text, to_ball,
                                   working_precision)
-from symattn.values.trig import TrigSum
+from symattn.values.trig import TrigSum, TrigValue
 
 _ROUGH = 64       # bits of the balls that refute an equality before exact forms are built
 _EXACT_COUNT = 256   # closed forms with at most this many terms are counted exactly
@@ -65,8 +65,8 @@ class TrigGrid(Grid):
         if value is not None:
             return value
         step, values = self.step, self.values
-        return Irrational(lambda: self.trig(i, j).text(),
-                          lambda prec: values.matrix(step, prec)[i, j])
+        return TrigValue(lambda: self.trig(i, j).text(),
+                         lambda prec: values.matrix(step, prec)[i, j], lambda: self.trig(i, j))
 
     def terms(self, i: int, j: int) -> int:
         """Sines and cosines written out: counted exactly when few, else bounded."""
@@ -98,8 +98,9 @@ class ScaledTrigGrid(Grid):
         found = self._values.get((i, j))
         if found is None:   # one object per entry: x - x is then exactly 0 (arith)
             value = self.scores.rational(i, j)
-            found = self.factor * value if value is not None else Irrational(
-                lambda: self._text(self.trig(i, j)), lambda prec: self.ball_of(i, j, prec))
+            found = self.factor * value if value is not None else TrigValue(
+                lambda: self._text(self.trig(i, j)), lambda prec: self.ball_of(i, j, prec),
+                lambda: self.trig(i, j), self.factor)
             self._values[(i, j)] = found
         return found
 
@@ -367,7 +368,7 @@ class OutputTrigGrid(Grid):
     def _value(self, total: TrigSum, i: int, k: int) -> Exact:
         if total.is_rational:
             return total.constant
-        return Irrational(total.text, lambda prec: self._ball(i, k, prec))
+        return TrigValue(total.text, lambda prec: self._ball(i, k, prec), lambda: total)
 
     def _shared(self, columns: Sequence[int], k: int) -> bool:
         """Whether every open key's value in column k is exactly the same."""

@@ -29,14 +29,15 @@ equal forms, and ``sin(0) = 0``, ``cos(0) = 1`` are decided exactly.
 
 from __future__ import annotations
 
-__all__ = ["Angle", "RootBasis", "TrigSum"]
+__all__ = ["Angle", "RootBasis", "TrigSum", "TrigValue"]
 
+from dataclasses import dataclass, field
 from math import gcd
-from typing import Iterable
+from typing import Callable, Iterable, Union
 
 from flint import arb, fmpq, fmpz
 
-from symattn.values.exact import rational_text, working_precision
+from symattn.values.exact import Irrational, Surd, rational_text, working_precision
 
 # An exact angle: (r, numerator, denominator) triples, r ascending, numerators
 # non-zero, fractions in lowest terms with positive denominators; the angle is
@@ -306,3 +307,13 @@ def _angle_order(angle: Angle) -> tuple[tuple[int, fmpq], ...]:
     """A fixed order of angles in a text: by their coefficients (not their size,
     which would need balls); rational angles from small to large."""
     return tuple((r, fmpq(p, q)) for r, p, q in angle)
+
+
+@dataclass(frozen=True)
+class TrigValue(Irrational):
+    """An entry that is ``factor * form()``: an irrational sum of sines and cosines
+    (times a square root after the scale), its form made when first asked for,
+    so that renderers can lay it out (``render.trig_latex``)."""
+
+    form: Callable[[], TrigSum] = field(default=lambda: TrigSum(RootBasis(1)), compare=False)
+    factor: Union[fmpq, Surd] = field(default=fmpq(1), compare=False)
