@@ -16,8 +16,8 @@ round.
 
 from __future__ import annotations
 
-__all__ = ["Grid", "ValueGrid", "LazyValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid",
-           "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
+__all__ = ["Grid", "ValueGrid", "LazyValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid",
+           "MaskedGrid", "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
 
 from abc import ABC, abstractmethod
 from typing import Callable, Sequence

@@ -148,7 +148,8 @@ def _family(problem: Problem, steps: list[Step], prefix: str) -> list[Step]:
     # Scores made only when read (positions) keep the shifted steps so too; each
     # entry's closed form then has at most twice the terms of its row.
     grid = next(step for step in steps if step.name == source).value
-    lazy = (lambda i, _: 2 * grid.row_terms(i)) if getattr(grid, "fast_kinds", False) else None
+    row_terms = getattr(grid, "row_terms", None) if getattr(grid, "fast_kinds", False) else None
+    lazy = (lambda i, _: 2 * row_terms(i)) if row_terms is not None else None
 
     def add(name: str, size: tuple[int, int], rule: EntryRule) -> None:
         added.append(formula_step(_info(name, prefix, source), prefix + name, size,

@@ -123,12 +123,16 @@ class ScaledTrigGrid(Grid):
         with working_precision(prec + 8):
             return to_ball(self.factor, prec + 8) * self.scores.values.matrix("scores", prec)[i, j]
 
-    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
-              ) -> Sequence[Sequence[arb | None]]:
+    def row_balls(self, i: int, columns: Sequence[int], prec: int) -> list[arb]:
+        """Balls of entries (i, j) for j in ``columns``."""
         matrix = self.scores.values.matrix("scores", prec)
         with working_precision(prec + 8):
             factor = to_ball(self.factor, prec + 8)
-            return [[factor * matrix[i, j] for j in columns] for i in rows]
+            return [factor * matrix[i, j] for j in columns]
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
+        return [self.row_balls(i, columns, prec) for i in rows]
 
     def is_zero(self, i: int, j: int) -> bool:
         """Whether the entry is exactly 0 (a ball first, the exact form if it must)."""
@@ -301,7 +305,7 @@ class WeightsTrigGrid(Grid):
         if not columns:
             return [arb("nan") if self.fully_masked == "nan" else zero] * self.shape[1]
         work = prec + 16
-        scores = self.masked.scaled.balls(work, [i], columns)[0]
+        scores = self.masked.scaled.row_balls(i, columns, work)
         with working_precision(work):
             if self.normalisation == "sum":
                 total = sum(scores, zero)

@@ -21,9 +21,9 @@ from symattn.errors import InputError, Location
 # (derivation.position_values): its cost grows with the tokens squared times
 # the width and with the width squared times the tokens. Within these bounds a
 # spec is derived and written in well under 60 s on a 2-core machine (measured
-# in benchmarks/positions.py: 1024 tokens x width 64, 128 x 256).
+# in benchmarks/positions.py: 1024 tokens x width 64 and 128, 128 x 256).
 POSITION_TOKENS = 1024   # queries and keys with options.positions
-POSITION_WIDTH = 256     # d_model (sinusoidal) or d_k (RoPE) with options.positions
+POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.positions
 
 
 @dataclass(frozen=True)
