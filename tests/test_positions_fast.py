@@ -290,3 +290,26 @@ def test_positions_have_their_own_limit():
     problem = problem_of({"X": [[0, 0]] * n, "W_Q": "identity", "W_K": "identity"},
                          positions="rope")
     assert problem.score_shape() == (n, n)
+
+
+@pytest.mark.parametrize("inputs, options", [
+    # an odd width (a lone last sine), base 1 (every frequency 1), cross-attention
+    ({"X": [[1, 0, "1/3", 0, 2], [0, 1, 0, 1, 0], [1, 1, 0, 0, "-1/2"]],
+      "X_kv": [[1, 0, 1, 0, 0], [0, 2, 0, 1, 1]], "W_Q": "identity", "W_K": "identity",
+      "W_V": [[1, 0], [0, 1], [0, 0], [0, 0], [1, 1]]},
+     {"positions": "sinusoidal", "position_base": 1}),
+    # RoPE with a causal mask over query positions, a fully masked row, a temperature
+    ({"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[1], [2], [3]]},
+     {"positions": "rope", "mask": "causal", "query_positions": [1, 1, 2],
+      "fully_masked": "nan", "temperature": "1/2"}),
+])
+def test_edge_cases_give_the_sympy_paths_digits(inputs, options):
+    problem = problem_of(inputs, **options)
+    fast, slow = derive(problem), pipeline.derive(problem, sympy_positions=True)
+    assert fast.names == slow.names
+    fmt = NumberFormat(digits=25)
+    for name in fast.names:
+        a, b = fast[name].value, slow[name].value
+        for i in a.rows():
+            for j in a.columns():
+                assert fmt.format(a.exact(i, j)) == fmt.format(b.exact(i, j)), (name, i, j)

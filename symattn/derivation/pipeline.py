@@ -47,10 +47,10 @@ def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
     fast_positions = False
     if problem.positions != "none":   # sines and cosines (derivation.positions)
-        from symattn.derivation import position_values   # without SymPy
+        from symattn.derivation import position_steps   # without SymPy
 
-        position_values.check(problem)
-        fast_positions = not sympy_positions and position_values.applies(problem)
+        position_steps.check(problem)
+        fast_positions = not sympy_positions and position_steps.applies(problem)
     if fast_positions:   # rational inputs: exact sines and cosines with certified balls
         from symattn.derivation import position_steps
 

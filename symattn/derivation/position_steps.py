@@ -5,29 +5,74 @@ The same steps, names and formulas as the SymPy path (``sympy_path`` with
 scores, scaled, mask and masked, exp, exp_sum, weights and output.
 
 >>> from symattn.problem.problem import Problem
->>> problem = Problem.from_mapping({"inputs": {"X": [[1, 0], [0, 1]], "W_Q": "identity",
+>>> problem = Problem.from_mapping({"inputs": {"X": [[0, 0], [0, 0]], "W_Q": "identity",
 ...     "W_K": "identity"}, "options": {"positions": "sinusoidal"}})
 >>> steps = {step.name: step for step in build_steps(problem)}
->>> steps["PE"].value.text(1, 0), steps["scores"].value.exact(1, 1)
-('sin(1)', 2)
+>>> steps["PE"].value.text(1, 0), steps["scores"].value.exact(1, 1)   # sin^2 + cos^2
+('sin(1)', 1)
 """
 
 from __future__ import annotations
 
-__all__ = ["build_steps"]
+__all__ = ["build_steps", "check", "applies"]
 
 from typing import Iterator
+
+from flint import fmpq
 
 from symattn.derivation import grids
 from symattn.derivation.attention import input_step, scaled_formula, source_of
 from symattn.derivation.position_grids import (ExpSumTrigGrid, ExpTrigGrid, MaskedTrigGrid,
-                                               OutputTrigGrid, ScaledTrigGrid, TrigGrid,
-                                               WeightsTrigGrid)
-from symattn.derivation.position_values import PositionValues
+                                               ScaledTrigGrid, TrigGrid, WeightsTrigGrid)
+from symattn.derivation.position_output import OutputTrigGrid
+from symattn.derivation.position_values import INPUTS, PositionValues
 from symattn.derivation.steps import Step, make_step
+from symattn.errors import InputError, Location, ShapeError
 from symattn.problem.problem import Problem
+from symattn.values.exact import Surd
 
 _SYMBOLS = {"X": "X", "X_kv": "X_{kv}", "X_pos": "X_{pos}", "X_kv_pos": "X_{kv,pos}"}
+
+
+def _where(problem: Problem) -> Location:
+    return Location(file=problem.source, key="options.positions")
+
+
+def check(problem: Problem) -> None:
+    """Refuse, with a clear message, what positions cannot be combined with."""
+    kind = problem.positions
+    if kind == "none":
+        return
+    inputs = problem.inputs
+    for name in ("scores", "scaled"):
+        if name in inputs:
+            raise InputError(f"positions = \"{kind}\" needs the token vectors (X with W_Q, "
+                             f"W_K, W_V, or Q and K), not {name}", _where(problem))
+    if problem.heads > 1 or "W_O" in inputs:
+        raise InputError(f"positions = \"{kind}\" is not supported with several heads or W_O "
+                         "yet; use one head", _where(problem))
+    if kind == "sinusoidal":
+        for name in ("Q", "K"):
+            if name in inputs:
+                raise InputError(f"positions = \"sinusoidal\" adds PE to X before the "
+                                 f"projections, but {name} is given directly; give X with "
+                                 f"W_{name}, or use positions = \"rope\"", _where(problem))
+    if kind == "rope":
+        width = problem.projected_shape("Q")[1]
+        if width % 2:
+            raise ShapeError(f"RoPE rotates pairs of columns, so d_k must be even, but Q has "
+                             f"{width} columns", _where(problem))
+
+
+def applies(problem: Problem) -> bool:
+    """Whether positions take this path: every input rational, the scale and
+    temperature rational or a square root (no symbols)."""
+    for name in INPUTS:
+        for row in problem.inputs.get(name, ()):
+            if any(not isinstance(entry.value, fmpq) for entry in row):
+                return False
+    return isinstance(problem.scale_value, (fmpq, Surd)) and \
+        isinstance(problem.temperature, (fmpq, Surd))
 
 
 def build_steps(problem: Problem) -> Iterator[Step]:

@@ -19,7 +19,7 @@ w_i = base^(-2i/width) and e_p = (sin p w_0, cos p w_0, sin p w_1, ...):
 
 from __future__ import annotations
 
-__all__ = ["PositionValues", "applies", "check"]
+__all__ = ["PositionValues", "INPUTS"]
 
 from functools import cached_property
 from typing import Any, Callable
@@ -27,54 +27,12 @@ from typing import Any, Callable
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from symattn.derivation.attention import rational_matrix, source_of
-from symattn.errors import InputError, Location, ShapeError
 from symattn.problem.problem import Problem
-from symattn.values.exact import Surd, working_precision
+from symattn.values.exact import working_precision
 from symattn.values.trig import Angle, RootBasis, TrigSum
 
 _GUARD = 24        # extra working bits for the ball matrices
-_INPUTS = ("X", "X_kv", "W_Q", "W_K", "W_V", "Q", "K", "V")
-
-
-def _where(problem: Problem) -> Location:
-    return Location(file=problem.source, key="options.positions")
-
-
-def check(problem: Problem) -> None:
-    """Refuse, with a clear message, what positions cannot be combined with."""
-    kind = problem.positions
-    if kind == "none":
-        return
-    inputs = problem.inputs
-    for name in ("scores", "scaled"):
-        if name in inputs:
-            raise InputError(f"positions = \"{kind}\" needs the token vectors (X with W_Q, "
-                             f"W_K, W_V, or Q and K), not {name}", _where(problem))
-    if problem.heads > 1 or "W_O" in inputs:
-        raise InputError(f"positions = \"{kind}\" is not supported with several heads or W_O "
-                         "yet; use one head", _where(problem))
-    if kind == "sinusoidal":
-        for name in ("Q", "K"):
-            if name in inputs:
-                raise InputError(f"positions = \"sinusoidal\" adds PE to X before the "
-                                 f"projections, but {name} is given directly; give X with "
-                                 f"W_{name}, or use positions = \"rope\"", _where(problem))
-    if kind == "rope":
-        width = problem.projected_shape("Q")[1]
-        if width % 2:
-            raise ShapeError(f"RoPE rotates pairs of columns, so d_k must be even, but Q has "
-                             f"{width} columns", _where(problem))
-
-
-def applies(problem: Problem) -> bool:
-    """Whether positions take this path: every input rational, the scale and
-    temperature rational or a square root (no symbols)."""
-    for name in _INPUTS:
-        for row in problem.inputs.get(name, ()):
-            if any(not isinstance(entry.value, fmpq) for entry in row):
-                return False
-    return isinstance(problem.scale_value, (fmpq, Surd)) and \
-        isinstance(problem.temperature, (fmpq, Surd))
+INPUTS = ("X", "X_kv", "W_Q", "W_K", "W_V", "Q", "K", "V")   # rational on this path
 
 
 class PositionValues:
@@ -84,7 +42,7 @@ class PositionValues:
         self.problem = problem
         self.sinusoidal = problem.positions == "sinusoidal"
         inputs = problem.inputs
-        self.rational = {name: rational_matrix(inputs[name]) for name in _INPUTS
+        self.rational = {name: rational_matrix(inputs[name]) for name in INPUTS
                          if name in inputs}
         self.kv = "X_kv" if "X_kv" in inputs else "X"
         widths = [self.width("X"), self.width(self.kv)] if self.sinusoidal \

@@ -48,7 +48,7 @@ import sympy
 
 from symattn.derivation.steps import Step, make_step
 from symattn.derivation.sympy_grid import SympyGrid
-from symattn.derivation.position_values import check
+from symattn.derivation.position_steps import check
 from symattn.errors import ShapeError
 from symattn.problem.problem import Problem
 

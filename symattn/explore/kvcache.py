@@ -140,9 +140,9 @@ def check_decodable(problem: Problem) -> None:
         raise InputError("kvcache decodes every token in turn: give one query per key "
                          "(no query_positions)", _where(problem, "options.query_positions"))
     if problem.positions != "none":
-        from symattn.derivation import position_values
+        from symattn.derivation import position_steps
 
-        position_values.check(problem)
+        position_steps.check(problem)
 
 
 def decode(problem: Problem) -> list[DecodingStep]:

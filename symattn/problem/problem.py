@@ -111,8 +111,10 @@ class Problem:
     @property
     def position_width(self) -> int:
         """The width positions act on: d_model of X (and X_kv) for sinusoidal, d_k for RoPE."""
-        if self.positions == Positions.ROPE:
-            return self.projected_shape("Q")[1]
+        if self.positions == Positions.ROPE:   # d_k (given scores have none: refused later)
+            inputs = self.inputs
+            return self.projected_shape("Q")[1] if "Q" in inputs or "W_Q" in inputs and \
+                "X" in inputs else 0
         return max((self.shape(name)[1] for name in ("X", "X_kv") if name in self.inputs),
                    default=0)
 
