@@ -313,3 +313,18 @@ def test_edge_cases_give_the_sympy_paths_digits(inputs, options):
         for i in a.rows():
             for j in a.columns():
                 assert fmt.format(a.exact(i, j)) == fmt.format(b.exact(i, j)), (name, i, j)
+
+
+def test_cli_positions_over_the_limit_is_one_line_and_max_size_moves_it(capsys, tmp_path):
+    from cli_support import assert_one_line_error, run
+
+    spec = tmp_path / "long.toml"
+    rows = ", ".join(["[1, 0]"] * 40)
+    spec.write_text(f'[inputs]\nQ = [{rows}]\nK = [{rows}]\n[options]\npositions = "rope"\n',
+                    encoding="utf-8")
+    status, out, err = run(capsys, "derive", str(spec), "--digits", "3")
+    assert status == 0, err
+    # --max-size 4096 is 1/1024 of the default: the position bounds shrink by 1/32 (32 tokens)
+    status, out, err = run(capsys, "derive", str(spec), "--max-size", "4096")
+    assert status == 2 and out == ""
+    assert_one_line_error(err, "positions over 40 tokens", "limit for positions is 32 tokens")

@@ -228,9 +228,9 @@ class ExpSumTrigGrid(Grid):
             return fmpq(len(columns))
 
         def evaluate(prec: int) -> arb:
+            balls = masked.scaled.row_balls(i, columns, prec + 8)
             with working_precision(prec + 8):
-                return sum((masked.scaled.ball_of(i, c, prec + 8).exp() for c in columns),
-                           arb(0))
+                return sum((ball.exp() for ball in balls), arb(0))
 
         return Irrational(lambda: " + ".join(exp_text(masked, i, c) for c in columns),
                           evaluate)
