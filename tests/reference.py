@@ -209,12 +209,14 @@ def mp_reference_from_spec(path):
         data = tomllib.load(stream, parse_float=str)
     unknown = set(data) - {"title", "description", "language", "tokens", "inputs", "options",
                            "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                           "compare"}    # compare blocks add no step
+                           "compare",    # compare blocks add no step
+                           "inputs_printed"}    # nor does how the inputs were printed
     if unknown:
         raise NotImplementedError(f"reference does not model {sorted(unknown)}")
     raw_inputs, options = dict(data["inputs"]), data.get("options", {})
     known = {"mask", "query_positions", "d_k", "scale", "temperature", "digits", "rounding",
-             "heads", "kv_heads", "positions", "position_base", "max_shift"}
+             "heads", "kv_heads", "positions", "position_base", "max_shift",
+             "precision"}    # a float format adds no exact step (derivation.precision)
     if set(options) - known:
         raise NotImplementedError(set(options) - known)
     if options.get("positions", "none") not in ("none", "sinusoidal"):

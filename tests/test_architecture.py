@@ -5,7 +5,7 @@ function, or as an ``importlib.import_module("...")`` string. The stage order
 is the one of docs/design.md::
 
     base (errors, defaults, progress, messages) <- values <- problem <- derivation
-      <- {verify, explore} <- sizes <- worksheets <- render <- api <- cli
+      <- {verify, explore} <- extract <- sizes <- worksheets <- render <- api <- cli
 
 ``verify`` and ``explore`` never import each other; ``symattn/__init__.py``
 and ``__main__`` alone may import anything.
@@ -18,7 +18,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "symattn"
 BASE = ("errors", "defaults", "progress", "messages", "_version")
-ORDER = [BASE, ("values",), ("problem",), ("derivation",), ("verify", "explore"), ("sizes",),
+ORDER = [BASE, ("values",), ("problem",), ("derivation",), ("verify", "explore"), ("extract",),
+         ("sizes",),
          ("worksheets",), ("render",), ("api",), ("cli",)]
 RANK = {name: rank for rank, names in enumerate(ORDER) for name in names}
 MAX_MODULE_LINES = 400

@@ -29,6 +29,7 @@ from symattn.derivation.pipeline import derive
 from symattn.values.number_format import NumberFormat
 from symattn.problem.problem import Problem
 from symattn.values.rounding import Rounding
+from suite_profile import examples
 
 DPS = 60
 BIG = 10 ** 12          # ENCLOSURE_MIN_ENTRIES for the ball-path reference
@@ -403,7 +404,7 @@ def test_enclosure_contains_true_values(case):
     assert (enclosure.mid[masked] == 0).all() and (enclosure.rad[masked] == 0).all()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_enclosure_contains_true_values_random(data):
     """Small random heads with random 0/1 masks (fully masked rows: zeros)."""
@@ -438,7 +439,7 @@ def test_enclosure_contains_true_values_random(data):
 
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_enclosure_with_long_decimals_contains_true_values(data):
     """Entries with up to 18 decimals: numerators past 2**52, so the scores and

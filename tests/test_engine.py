@@ -30,6 +30,7 @@ from symattn.cli.app import main
 from symattn.errors import InputError
 from symattn.values.exact import NAN, NEG_INF, Surd
 from symattn.problem.problem import Problem
+from suite_profile import examples
 
 # When a property fails, Hypothesis's pytest plugin imports libcst (to offer a patch),
 # which warns through mypy_extensions; under filterwarnings = error that would turn
@@ -168,7 +169,7 @@ def check_against_numpy(grid, expected):
             assert abs(float(text) - x) <= 1e-9 * abs(x) + 1e-12, (i, j, text, x)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(attention_cases())
 def test_random_attention_agrees_with_numpy(case):
     Q, K, V, options, allowed = case
@@ -234,7 +235,7 @@ def test_random_attention_agrees_with_numpy(case):
         assert [frac(output.exact(0, k)) for k in range(len(V[0]))] == V[0]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 5), st.integers(1, 5), st.lists(small, min_size=1, max_size=3))
 def test_equal_scores_give_exactly_one_over_count(n, m, key):
     # every key row the same: each query's scores are all equal
@@ -518,7 +519,7 @@ def _reference_text(value, number_format):
                              context=decimal.Context(prec=200)), "f")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(4, 6), st.integers(4, 6), st.integers(1, 3), st.data(),
        st.sampled_from(list(RULES)), st.sampled_from([{"digits": 12}, {"places": 8},
                                                       {"digits": 3}, {"places": 2}]))

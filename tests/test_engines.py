@@ -104,6 +104,7 @@ def test_missing_engine_on_the_command_line_exits_2(monkeypatch: pytest.MonkeyPa
 
 
 # ------------------------------------------------------------------ compiling
+@pytest.mark.slow
 @_needs("lualatex")
 def test_greek_and_chinese_token_names_copy_out_of_the_pdf(scripts: str) -> None:
     text = pdf_text(compile_pdf(scripts))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from symattn.values.entries import Entry, Symbolic, parse_entry, parse_number_literal
 from symattn.errors import InputError, Location
 from symattn.values.exact import NEG_INF, Surd
+from suite_profile import examples
 
 # When a property fails, Hypothesis's pytest plugin imports libcst (to offer a patch),
 # which warns through mypy_extensions; under filterwarnings = error that would turn
@@ -270,7 +271,7 @@ def decimal_strings(draw):
     return sign + body
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(decimal_strings())
 def test_random_decimal_strings_parse_exactly(text):
     entry = parse_entry(text)
@@ -279,7 +280,7 @@ def test_random_decimal_strings_parse_exactly(text):
     assert entry.places == -Decimal(text).as_tuple().exponent
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 10**9), st.integers(1, 10**6), st.integers(1, 9))
 def test_random_decimal_comma_strings(whole, fraction, pad):
     text = f"{whole},{str(fraction).zfill(pad)}"
@@ -288,7 +289,7 @@ def test_random_decimal_comma_strings(whole, fraction, pad):
     assert entry.places == len(str(fraction).zfill(pad))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1000, 10**15), st.integers(0, 999), st.sampled_from([",", " "]))
 def test_random_grouped_numbers(number, cents, separator):
     grouped = f"{number:,}".replace(",", separator)
@@ -298,7 +299,7 @@ def test_random_grouped_numbers(number, cents, separator):
     assert frac(entry.value) == Fraction(Decimal(plain))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(-10**6, 10**6), st.integers(1, 10**6))
 def test_random_fractions(p, q):
     assert frac(parse_entry(f"{p}/{q}").value) == Fraction(p, q)
@@ -308,7 +309,7 @@ _grammar_alphabet = st.sampled_from(list("0123456789.,eE+-*/^() ab_") +
                                     ["sqrt(", "inf", "\u2212", "\u221e", "**", "1e9999", "nan"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.text(max_size=40),
                  st.lists(_grammar_alphabet, max_size=25).map("".join)))
 def test_random_text_raises_only_input_error(text):

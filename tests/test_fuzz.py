@@ -20,6 +20,7 @@ import symattn
 from symattn.values.entries import parse_entry
 from symattn.errors import SymattnError
 from symattn.problem.limits import Limits
+from suite_profile import examples
 
 SMALL = Limits(max_entries=64, max_symbolic_entries=16)
 
@@ -36,7 +37,7 @@ TEXT = st.one_of(ADVERSARIAL, st.text(max_size=40),
                  st.text(alphabet=string.digits + ".,-+e/*()^ sqrtinf∞−_ab", max_size=25))
 
 
-@settings(max_examples=4000, deadline=None)
+@settings(max_examples=examples(4000), deadline=None)
 @given(TEXT)
 def test_entry_parser_returns_or_refuses(text: str) -> None:
     try:
@@ -46,7 +47,7 @@ def test_entry_parser_returns_or_refuses(text: str) -> None:
     assert entry.text == text
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(st.one_of(st.integers(), st.floats(), st.booleans(), st.none(), st.lists(st.integers(),
                                                                                   max_size=3)))
 def test_entry_parser_refuses_non_text(value: object) -> None:
@@ -163,13 +164,13 @@ def _run(mapping: dict) -> None:
         pass
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(2500), deadline=None, suppress_health_check=list(HealthCheck))
 @given(SPECS)
 def test_spec_loader_engine_and_checker_return_or_refuse(mapping: dict) -> None:
     _run(mapping)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=list(HealthCheck))
 @given(SPECS, st.sampled_from(["toml", "json"]))
 def test_spec_text_round_trip(mapping: dict, kind: str) -> None:
     from symattn.problem.spec import loads
@@ -190,7 +191,7 @@ def test_spec_text_round_trip(mapping: dict, kind: str) -> None:
         pass
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(st.text(max_size=200))
 def test_random_spec_text(text: str) -> None:
     from symattn.problem.spec import loads
@@ -202,7 +203,7 @@ def test_random_spec_text(text: str) -> None:
             pass
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=list(HealthCheck))
 @given(SPECS, st.integers(1, 30), st.booleans(), st.data())
 def test_every_output_format_returns_or_refuses(mapping: dict, digits: int, places: bool,
                                                 data: st.DataObject) -> None:

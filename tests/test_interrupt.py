@@ -48,6 +48,33 @@ def start(argv: list[str], cwd: Path, **streams: object) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "symattn", *argv], cwd=cwd, env=env(),
                             start_new_session=True, **streams)  # type: ignore[call-overload]
 
+def wait_until_working(process: subprocess.Popen, cpu_seconds: float = 1.5) -> None:
+    """Wait until the run (with its worker processes) has spent cpu_seconds of CPU
+    time, so that it is past Python's start-up and the imports, which a loaded machine
+    can stretch to seconds of wall time, and inside the work a Ctrl-C must stop."""
+    if not Path(f"/proc/{process.pid}/stat").exists():     # no /proc: wall time
+        time.sleep(2 * cpu_seconds)
+        return
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if _group_cpu_seconds(process.pid) >= cpu_seconds:
+            return
+        time.sleep(0.05)
+
+
+def _group_cpu_seconds(group: int) -> float:
+    """User and system CPU seconds of the live processes in a process group."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:              # the process ended while we looked
+            continue
+        if int(fields[2]) == group:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 
 def stop(process: subprocess.Popen) -> None:
     if process.poll() is None:
@@ -66,7 +93,7 @@ def test_ctrl_c_stops_cleanly_and_leaves_no_output(tmp_path: Path, existing: boo
                      "-o", out.name], tmp_path,
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(1.0)
+        wait_until_working(process)
         assert process.poll() is None, "the run finished before it could be interrupted"
         os.killpg(process.pid, signal.SIGINT)
         stdout, stderr = process.communicate(timeout=60)
@@ -94,7 +121,7 @@ def test_ctrl_c_during_check_with_jobs(tmp_path: Path) -> None:
     process = start(["check", *copies, "--jobs", "2", "-o", "report.txt"], tmp_path,
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(1.5)
+        wait_until_working(process)
         assert process.poll() is None, "the run finished before it could be interrupted"
         os.killpg(process.pid, signal.SIGINT)          # the workers get it too
         _, stderr = process.communicate(timeout=60)

@@ -34,8 +34,9 @@ def _spec(path: Path, n: int, d: int, projections: bool) -> Path:
 
 
 @needs_pdflatex
-@pytest.mark.parametrize("n, d, projections", [(120, 16, True), (1024, 16, False),
-                                               (200, 8, False), (5, 4, False)])
+@pytest.mark.parametrize("n, d, projections", [
+    (120, 16, True), pytest.param(1024, 16, False, marks=pytest.mark.slow),
+    (200, 8, False), (5, 4, False)])
 def test_large_derivations_have_no_overfull_lines(tmp_path, capsys, n, d, projections):
     spec = _spec(tmp_path / "large.toml", n, d, projections)
     tex = tmp_path / "large.tex"

@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 import symattn
 from symattn.derivation.layer import most_likely_tokens
 from symattn.values.decimals import UndecidedError
+from suite_profile import examples
 
 TWELVE = symattn.NumberFormat(digits=12)
 THIRTY = symattn.NumberFormat(digits=30)
@@ -342,6 +343,7 @@ def test_residual_and_layernorm(epsilon, ffn):
                            rtol=1e-10, atol=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon", [Fraction(0), Fraction(1, 100)])
 def test_full_layer_with_gelu_residual_and_layernorm(epsilon):
     case = replace(FULL2, epsilon=epsilon)
@@ -437,7 +439,7 @@ def test_readout_temperature(temperature):
 
 
 @pytest.mark.parametrize("case", [
-    replace(FULL2, temperature=Fraction(2, 3)),
+    pytest.param(replace(FULL2, temperature=Fraction(2, 3)), marks=pytest.mark.slow),
     replace(BASE, ffn={"W": W_FFN3}),
 ], ids=["gelu-residual-layernorm-T", "one-matrix"])
 def test_probabilities_sum_to_one(case):
@@ -658,7 +660,8 @@ def _degenerate(expected: dict, case: Case) -> bool:
     return _flat_rows(expected, case) or bool(np.any(np.diff(probs) < 1e-9 * probs[1:]))
 
 
-@settings(max_examples=15, deadline=None, derandomize=True,
+@pytest.mark.slow
+@settings(max_examples=examples(15), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_random_layers_match_float64(case):

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import symattn
 from symattn.values.number_format import NumberFormat
+from suite_profile import examples
 
 DIGITS = NumberFormat(digits=14)
 
@@ -57,7 +58,7 @@ def spec(**matrices) -> dict:  # type: ignore[no-untyped-def]
 small = st.integers(-9, 9).map(lambda n: n / 4)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.data())
 def test_multi_head_with_w_o_matches_numpy(data) -> None:  # type: ignore[no-untyped-def]
     heads = data.draw(st.sampled_from([1, 2, 4]))

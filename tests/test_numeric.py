@@ -16,6 +16,7 @@ from symattn.values.exact import NAN, NEG_INF, Irrational, Surd, working_precisi
 from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decimal,
                              significant_decimal)
 from symattn.values.rounding import Rounding
+from suite_profile import examples
 
 DECIMAL_RULE = {Rounding.HALF_UP: ROUND_HALF_UP, Rounding.HALF_EVEN: ROUND_HALF_EVEN,
                 Rounding.TRUNCATE: ROUND_DOWN}
@@ -91,7 +92,7 @@ def test_fixed_decimal_agrees_with_mpmath(index, places):
     assert text.lstrip("-") == expected.lstrip("-")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(-10**6, 10**6).filter(bool), st.integers(1, 10**4),
        st.integers(2, 50).filter(lambda r: all(r % (p * p) for p in range(2, 8))),
        st.integers(1, 40))
@@ -133,7 +134,7 @@ def test_significant_decimal_when_the_estimate_is_too_high(p, q, digits, expecte
 
 
 @example(24, 25, 2)   # always tried first, so the failure is deterministic
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(-10**12, 10**12).filter(bool), st.integers(1, 10**6), st.integers(1, 25))
 def test_significant_decimal_of_rationals_agrees_with_decimal(p, q, digits):
     exact = Context(prec=120).divide(Decimal(p), Decimal(q))

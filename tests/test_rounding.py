@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from symattn.errors import InputError
 from symattn.values.rounding import (Rounding, format_scaled, is_tie, parse_rounding, round_ball,
                               round_scaled)
+from suite_profile import examples
 
 # When a property fails, Hypothesis's pytest plugin imports libcst (to offer a patch),
 # which warns through mypy_extensions; under filterwarnings = error that would turn
@@ -44,7 +45,7 @@ def terminating(draw):
     return numerator, 10 ** digits
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(terminating(), st.integers(0, 6), st.sampled_from(list(Rounding)))
 def test_round_scaled_agrees_with_decimal_quantize(value, places, rule):
     p, q = value
@@ -52,7 +53,7 @@ def test_round_scaled_agrees_with_decimal_quantize(value, places, rule):
     assert round_scaled(fmpq(p, q), places, rule) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(-10**9, 10**9), st.integers(1, 10**6), st.integers(0, 8),
        st.sampled_from(list(Rounding)))
 def test_round_scaled_on_any_rational_agrees_with_decimal(p, q, places, rule):
@@ -63,7 +64,7 @@ def test_round_scaled_on_any_rational_agrees_with_decimal(p, q, places, rule):
 
 @pytest.mark.skipif(sys.version_info < (3, 12),
                     reason="Fraction supports the 'f' format from Python 3.12")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(terminating(), st.integers(0, 6))
 def test_half_even_agrees_with_fraction_format(value, places):
     p, q = value
@@ -74,7 +75,7 @@ def test_half_even_agrees_with_fraction_format(value, places):
     assert mine.lstrip("-") == text.lstrip("-")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(terminating(), st.integers(0, 6))
 def test_half_even_agrees_with_decimal_string(value, places):
     p, q = value
@@ -140,7 +141,7 @@ def test_format_scaled_decimal_comma():
     assert format_scaled(30900, 5, ",") == "0,30900"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(-10**12, 10**12), st.integers(1, 12))
 def test_format_scaled_matches_decimal(scaled, places):
     text = format_scaled(scaled, places)

@@ -3,7 +3,9 @@
 Exit status: 0 success; 1 ``check`` found a wrong printed number; 2 unusable
 input or environment (the message names file, key, row and column); 3 an
 internal error (a bug: one line, the traceback with SYMATTN_DEBUG=1); 130
-interrupted. Each command lives in its own module of ``symattn.cli``, whose
+interrupted (Ctrl-C); 143 terminated (SIGTERM, handled like Ctrl-C: temporary
+files and TeX runs are cleaned up). A closed stdout (``| head``) does not
+change the status. Each command lives in its own module of ``symattn.cli``, whose
 ``register(subparsers)`` adds its parser and returns its handler. Heavy
 modules are imported only inside the commands, so ``--help`` and
 ``--version`` start instantly.
@@ -20,7 +22,7 @@ from typing import Sequence
 
 from symattn._version import __version__
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
-                                 Handler, one_line)
+                                 EXIT_TERMINATED, Handler, one_line)
 from symattn.errors import SymattnError
 
 
@@ -44,12 +46,15 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.derive as derive
     import symattn.cli.examples as examples
     import symattn.cli.explore as explore
+    import symattn.cli.extract as extract
     import symattn.cli.kvcache as kvcache
     import symattn.cli.permute as permute
+    import symattn.cli.render as render
     import symattn.cli.sizes as sizes
     import symattn.cli.worksheet as worksheet
 
-    return [derive, check, examples, sizes, explore, permute, kvcache, worksheet]
+    return [derive, check, extract, examples, sizes, explore, permute, kvcache, worksheet,
+            render]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:
@@ -69,20 +74,73 @@ def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:
     return type(error)(error.message, Location(file=names[0]))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it unwinds as Ctrl-C does."""
+
+
+def _on_sigterm(number: int, frame: object) -> None:
+    import os
+    import signal
+
+    if os.getpid() != _MAIN_PID[0]:     # a forked worker (check --jobs): die as asked
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise Terminated()
+
+
+_MAIN_PID = [0]
+
+
+def _handle_sigterm() -> object:
+    """SIGTERM unwinds like Ctrl-C (cleanup), then exits with status 143; returns the
+    handler it replaced (None outside the main thread, where none is set)."""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    _MAIN_PID[0] = os.getpid()
+    return signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _restore_sigterm(previous: object) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]  # signal's own
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The spec files (and the document) a command reads."""
+    names: list[str] = []
+    for key in ("files", "file", "spec", "document"):
+        value = getattr(args, key, None)
+        names += [value] if isinstance(value, str) else list(value or [])
+    return names
+
+
 def _run(handler: Handler, args: argparse.Namespace) -> int:
     """The command's exit status; errors as one line on stderr, with their exit status."""
     from symattn import progress
+    from symattn.render import files
 
     try:
+        files.check_not_input(getattr(args, "output", None), _inputs(args))
         with progress.enabled():
             return handler(args)
     except SymattnError as error:
         print(f"symattn: error: {one_line(str(_located(error, args)))}", file=sys.stderr)
         return EXIT_INPUT
+    except Terminated:
+        print("symattn: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
+    except BrokenPipeError:     # a write not through files.write_stdout; its status is lost
+        files.stdout_closed()
         return EXIT_OK
     except Exception as error:  # a bug in symattn: one line, not a traceback
         import os
@@ -97,9 +155,20 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    previous = _handle_sigterm()
+    try:
+        return _main(argv)
+    finally:
+        _restore_sigterm(previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+    except Terminated:
+        print("symattn: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -22,14 +22,16 @@ from typing import TYPE_CHECKING, Union
 
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
-                                 add_language_options, add_limit_option, add_source,
+                                 add_language_options, add_limit_option,
+                                 add_precision_option, add_source,
                                  display_name, one_line, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
 
-# What checking one spec gives: its report, or the one-line error when it is unusable.
-Checked = Union["Report", str]
+# What checking one spec gives: its report (one per [[variants]] block), or the one-line
+# error when it is unusable.
+Checked = Union["Report", list["Report"], str]
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
@@ -39,6 +41,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                                    epilog=EPILOG)
     add_source(parser, many=True)
     add_limit_option(parser)
+    add_precision_option(parser)
     parser.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
@@ -49,30 +52,38 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    parser.add_argument("--spec", metavar="INPUTS.toml",
+                        help="FILEs are documents (text, Markdown, LaTeX, notebooks): extract "
+                             "their printed numbers with these inputs and check them, "
+                             "reporting each at its document line (docs/extract.md)")
     add_language_options(parser, locale=False)
     return {"check": run}
 
 
 def check_one(source: str, rounding: str | None, max_size: int | None = None,
-              working: bool = False) -> Checked:
+              working: bool = False, precision: str | None = None) -> Checked:
     """Report for one spec file, or the error message when it is unusable."""
     import dataclasses
 
     from symattn import sizes   # a [sizes] spec: docs/sizes.md
     from symattn.derivation import pipeline
     from symattn.errors import SymattnError
-    from symattn.problem import spec
     from symattn.problem.limits import DEFAULT, Limits
     from symattn.verify import checker
 
     try:
-        mapping = sizes.read_spec(source)
-        if mapping is not None and sizes.is_sizes_spec(mapping):
-            judged: Report = sizes.check_spec(mapping, source, rounding)
-            return dataclasses.replace(judged, source=display_name(source))
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
-        report = checker.check(pipeline.derive(spec.load(source, limits=limits)), rounding,
-                               working)
+        loaded = sizes.load_any(source, limits)       # the file is read once: pipes work
+        if isinstance(loaded, dict):
+            judged: Report = sizes.check_spec(loaded, source, rounding)
+            return dataclasses.replace(judged, source=display_name(source))
+        problem = loaded
+        if problem.variants:      # several settings, one report each (problem.variants)
+            from symattn.verify.variants import check_all
+
+            return [dataclasses.replace(report, source=display_name(source))
+                    for report in check_all(problem, rounding, working, precision)]
+        report = checker.check(pipeline.derive(problem), rounding, working, precision)
         return dataclasses.replace(report, source=display_name(source))
     except SymattnError as error:
         return f"symattn: error: {one_line(str(error))}"
@@ -93,8 +104,8 @@ def _check_in_parallel(sources: list[str], args: argparse.Namespace) -> list[Che
     # gets it and terminates them at once - what Pool.terminate is for.
     pool = multiprocessing.Pool(min(args.jobs, len(sources)), initializer=_quiet_worker)
     try:
-        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working)
-                                           for source in sources])
+        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working,
+                                            args.precision) for source in sources])
         pool.close()
     except BaseException:
         pool.terminate()
@@ -111,7 +122,8 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
     results = []
     with progress.task(len(sources), "checking"):
         for source in sources:
-            results.append(check_one(source, args.rounding, args.max_size, args.working))
+            results.append(check_one(source, args.rounding, args.max_size, args.working,
+                                     args.precision))
             progress.advance()
     return results
 
@@ -125,10 +137,15 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     if not sources:
         raise InputError("check needs at least one spec: FILE ... or --example NAME")
+    if getattr(args, "spec", None):   # check DOC --spec INPUTS.toml: symattn extract, then check
+        from symattn.cli.extract import run_check_documents
+
+        return run_check_documents(args, sources)
     if args.rounding is not None:
         parse_rounding(args.rounding)
     parallel = args.jobs > 1 and len(sources) > 1
-    results = (_check_in_parallel if parallel else _check_in_turn)(sources, args)
+    results = [one for result in (_check_in_parallel if parallel else _check_in_turn)(
+        sources, args) for one in (result if isinstance(result, list) else [result])]
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
         print(message, file=sys.stderr)

@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING
 
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
-                                 add_limit_option, add_number_options, add_source, language_of,
-                                 load_one, number_format_of, spec_sources, write_output)
+                                 add_limit_option, add_number_options, add_precision_option,
+                                 add_source, language_of, load_one, number_format_of,
+                                 spec_sources, write_output)
 
 if TYPE_CHECKING:
+    from symattn.problem.problem import Problem
     from symattn.derivation.steps import Derivation
     from symattn.values.number_format import NumberFormat
 
@@ -36,6 +38,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_source(parser)
     add_number_options(parser)
     add_limit_option(parser)
+    add_precision_option(parser)
     _add_output_options(parser)
     _add_document_options(parser)
     return {"derive": run}
@@ -54,6 +57,9 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    parser.add_argument("--variant", metavar="NAME",
+                        help="lay out the spec's [[variants]] block NAME: its options and "
+                             "its claims (docs/checking.md)")
     add_language_options(parser)
 
 
@@ -104,9 +110,23 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
 
+def _variant(problem: Problem, name: str) -> Problem:
+    """The spec's [[variants]] block called ``name`` (verify.variants)."""
+    from symattn.errors import InputError
+    from symattn.verify.variants import variant_problem
+
+    found = next((v for v in problem.variants if v.name == name.strip()), None)
+    if found is None:
+        names = ", ".join(repr(v.name) for v in problem.variants) or "none"
+        raise InputError(f"--variant {name!r}: no such [[variants]] block (this spec has "
+                         f"{names})")
+    return variant_problem(problem, found)
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``derive`` command; returns the exit status."""
     from symattn.derivation import pipeline
+    from symattn.errors import InputError
     from symattn.render import text as render_text
     from symattn.render import view
 
@@ -117,14 +137,24 @@ def run(args: argparse.Namespace) -> int:
     number_format = number_format_of(args, problem.digits, problem.rounding,
                                      "en" if args.format == "json" else language)
     _check_options(args)
+    if args.variant is not None:
+        problem = _variant(problem, args.variant)
     if args.max_shift is not None:
         import dataclasses
 
         shift = {"auto": None, "on": True, "off": False}[args.max_shift]
         problem = dataclasses.replace(problem, max_shift=shift)
     derivation = pipeline.derive(problem)
+    latex = args.pdf or args.format == "latex"
+    if args.precision not in (None, "exact") and latex:
+        raise InputError("--precision shows the steps in a floating-point format in text, "
+                         "markdown and json; use one of those formats")
+    # the spec's options.precision adds the section where there is one (not to LaTeX)
+    precision = args.precision or ("exact" if latex else problem.precision)
     if args.pdf or args.format in ("latex", "markdown"):
-        return _derive_document(args, derivation, number_format, sources[0], language)
+        status = _derive_document(args, derivation, number_format, sources[0], language,
+                                  _precision_section(precision, problem, language))
+        return status
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
     shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
@@ -132,8 +162,36 @@ def run(args: argparse.Namespace) -> int:
                             max_terms=args.max_terms or None)
     text = render_text.render_json(built) if args.format == "json" \
         else render_text.render_text(built, language)
+    if precision != "exact":
+        text = _with_precision(text, args.format, precision, problem, language)
     write_output(text, args.output)
     return EXIT_OK
+
+
+def _with_precision(text: str, format_name: str, precision: str, problem: Problem,
+                    language: str) -> str:
+    """The text or JSON output with the steps as ``precision`` computes them."""
+    import json
+
+    from symattn.derivation.precision import compute
+    from symattn.render.precision import precision_json, precision_text
+
+    framework = compute(problem, precision)
+    if format_name == "json":
+        document = json.loads(text)
+        document["precision"] = precision_json(framework)
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    return text + "\n" + precision_text(framework, language) + "\n"
+
+
+def _precision_section(precision: str, problem: Problem, language: str) -> str:
+    """Markdown: the steps as ``precision`` computes them ("" when exact)."""
+    if precision == "exact":
+        return ""
+    from symattn.derivation.precision import compute
+    from symattn.render.precision import precision_markdown
+
+    return "\n" + precision_markdown(compute(problem, precision), language)
 
 
 def _expand_rows(text: str | None) -> tuple[int, ...] | None:
@@ -174,7 +232,8 @@ def _figure(args: argparse.Namespace, derivation: Derivation,
 
 
 def _derive_document(args: argparse.Namespace, derivation: Derivation,
-                     number_format: NumberFormat, source: str, language: str) -> int:
+                     number_format: NumberFormat, source: str, language: str,
+                     extra: str = "") -> int:
     """``derive --format latex|markdown`` and ``--pdf``: the worked example."""
     from pathlib import Path
 
@@ -194,7 +253,7 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
     if args.format == "markdown":
         text = render_markdown(derivation, options, template_dir=args.template_dir,
                                handout=args.handout)
-        write_output(text + _figure(args, derivation, number_format), args.output)
+        write_output(text + _figure(args, derivation, number_format) + extra, args.output)
         return EXIT_OK
     if args.figure is not None:
         raise InputError("--figure draws the weights for --format markdown; the LaTeX "

@@ -6,13 +6,14 @@ Only argparse is imported at module level: every command's parser is built for
 
 from __future__ import annotations
 
-__all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EPILOG",
+__all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED",
+           "EXIT_TERMINATED", "EPILOG",
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
-           "limits_of", "write_output", "write_report", "add_language_options", "language_of"]
+           "limits_of", "write_output", "write_report", "add_language_options", "language_of",
+           "PRECISION_CHOICES", "add_precision_option"]
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ from symattn.defaults import DIGITS, MAX_DIGITS, MAX_ENTRIES, ROUNDING
 from symattn.values.rules import Rounding
 
 EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_TERMINATED = 143      # 128 + SIGTERM, as a shell reports a process SIGTERM ended
 _DEFAULT_ROUNDING = Rounding(ROUNDING)
 
 # What ``add_subparsers`` returns: each command module's ``register`` adds its parser to it.
@@ -41,7 +43,8 @@ examples:
   symattn check --example 001                   verdicts on a document's printed numbers
 
 exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input or environment
-(a bad spec or option, no TeX for --pdf), 3 internal error (a bug in symattn), 130 interrupted.
+(a bad spec or option, no TeX for --pdf), 3 internal error (a bug in symattn), 130 interrupted,
+143 terminated (SIGTERM).
 Spec format: docs/spec-format.md; every error message and its fix: docs/errors.md.
 """
 
@@ -165,11 +168,11 @@ def limits_of(args: argparse.Namespace) -> Limits:
 
 def write_output(text: str, output: str | None) -> None:
     """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically."""
-    if output is None or output == "-":
-        sys.stdout.write(text)
-        return
-    from symattn.render.files import write_atomically
+    from symattn.render.files import write_atomically, write_stdout
 
+    if output is None or output == "-":
+        write_stdout(text)
+        return
     write_atomically(output, text)
 
 
@@ -184,3 +187,14 @@ def write_report(args: argparse.Namespace, stem: str,
         shared.emit(args, layouts["latex"](), stem)
     else:
         write_output(layouts[args.format](), args.output)
+
+
+PRECISION_CHOICES = ("exact", "float64", "float32", "float16", "bfloat16")
+
+
+def add_precision_option(parser: argparse.ArgumentParser) -> None:
+    """``--precision``: the floating-point format a framework computed in (or exact)."""
+    parser.add_argument("--precision", choices=PRECISION_CHOICES, default=None,
+                        help="the format the numbers were computed in, as NumPy and PyTorch "
+                             "do on the CPU (default: the spec's options.precision, else "
+                             "exact); docs/checking.md, Framework precision")

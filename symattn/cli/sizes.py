@@ -127,12 +127,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     text = render_json(sizes) if args.format == "json" else \
         render_text(sizes, language, args.locale)
-    if args.output is None or args.output == "-":
-        import sys
+    from symattn.cli.options import write_output
 
-        sys.stdout.write(text)
-    else:
-        from symattn.render.files import write_atomically
-
-        write_atomically(args.output, text)
+    write_output(text, args.output)
     return 0

@@ -148,7 +148,6 @@ def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | No
     """(attention Problem, size spec mapping) of FILE or --example; either may be None."""
     from symattn import sizes
     from symattn.problem import examples
-    from symattn.problem import spec
     from symattn.errors import InputError
 
     if args.file and args.example:
@@ -156,10 +155,10 @@ def _spec(args: argparse.Namespace) -> tuple[Problem | None, dict[str, Any] | No
     path = str(examples.path(args.example)) if args.example else args.file
     if path is None:
         return None, None
-    mapping = sizes.read_spec(path)
-    if mapping is not None:
-        return None, mapping
-    return spec.load(path), None
+    loaded = sizes.load_any(path)       # read once: a spec on a pipe works
+    if isinstance(loaded, dict):
+        return None, loaded
+    return loaded, None
 
 
 def _exports(text: str | None) -> tuple[str, ...]:
@@ -210,21 +209,12 @@ def _make_folder(folder: Path) -> None:
         raise InputError(f"--output-dir {folder}: cannot create it: {error.strerror}") from None
 
 
-def _write_check_specs(folder: Path, stems: list[str], sheets: list[Worksheet]) -> int:
-    """Each key's answers as specs for ``symattn check``, in ``STEM-check/``; how many."""
+def _check_spec_files(sheet: Worksheet) -> list[tuple[str, str]]:
+    """A key's answers as specs for ``symattn check``: (file name, JSON) each."""
     import json
 
-    from symattn.render.files import write_atomically
-
-    checked = 0
-    for stem, sheet in zip(stems, sheets):
-        target = folder / f"{stem}-check"
-        target.mkdir(exist_ok=True)
-        for name, spec in sheet.answer_specs():
-            checked += 1
-            write_atomically(target / f"{name}.json",
-                             json.dumps(spec, ensure_ascii=False, indent=1) + "\n")
-    return checked
+    return [(f"{name}.json", json.dumps(spec, ensure_ascii=False, indent=1) + "\n")
+            for name, spec in sheet.answer_specs()]
 
 
 def _export_files(name: str, formats: tuple[str, ...], sheets: list[Worksheet]
@@ -240,7 +230,6 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from symattn.render.engines import name_engine
-    from symattn.render.files import write_atomically
     from symattn.render.worksheet import key_latex, sheet_latex
     from symattn.render.worksheet_short import short_key_latex
     from symattn.worksheets import sheet as worksheet
@@ -272,14 +261,9 @@ def run(args: argparse.Namespace) -> int:
     pdfs = _compile([tex for _, tex in documents], jobs, args.engine) if args.pdf else []
     exported = _export_files(args.name, exports, sheets)
     _make_folder(folder)
-    for stem, tex in documents:
-        write_atomically(folder / f"{stem}.tex", tex)
-    for (stem, _), pdf in zip(documents, pdfs):
-        write_atomically(folder / f"{stem}.pdf", pdf)
-    write_atomically(folder / f"{args.name}-answers.json", worksheet.answers_document(sheets))
-    checked = _write_check_specs(folder, stems, sheets) if args.check_specs else 0
-    for file_name, data in exported:
-        write_atomically(folder / file_name, data)
+    checked = _write_set(folder, documents, pdfs, exported + [
+        (f"{args.name}-answers.json", worksheet.answers_document(sheets))],
+        list(zip(stems, sheets)) if args.check_specs else [], args.name)
     made = f"{len(documents)} .tex" + (f", {len(pdfs)} .pdf" if pdfs else "") + \
         f", {args.name}-answers.json" + (f", {checked} check specs" if checked else "") + \
         "".join(f", {file_name}" for file_name, _ in exported)
@@ -289,14 +273,72 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _stale(folder: Path, name: str, documents: list[tuple[str, str]], pdfs: list[bytes],
+           others: list[tuple[str, str | bytes]], check_specs: list[tuple[str, Worksheet]]
+           ) -> list[Path]:
+    """Files of an earlier set of ``name`` that this set does not replace: NAME[-NN][-key
+    [-short]].tex/.pdf, NAME[-NN]-check/ and NAME's exports."""
+    import re
+
+    from symattn.render.exports import FORMATS
+
+    kept = {f"{stem}.tex" for stem, _ in documents} | \
+        {f"{stem}.pdf" for (stem, _), _ in zip(documents, pdfs)} | \
+        {file_name for file_name, _ in others} | {f"{stem}-check" for stem, _ in check_specs}
+    ends = "|".join(re.escape(suffix) for suffix, _ in FORMATS.values())
+    pattern = re.compile(rf"{re.escape(name)}(?:(?:-\d+)?(?:-key(?:-short)?)?\.(?:tex|pdf)"
+                         rf"|(?:-\d+)?-check|{ends})")
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.iterdir() if pattern.fullmatch(path.name)
+                  and path.name not in kept and not path.is_symlink()
+                  and (path.is_file() or path.name.endswith("-check") and path.is_dir()))
+
+
+def _write_set(folder: Path, documents: list[tuple[str, str]], pdfs: list[bytes],
+               others: list[tuple[str, str | bytes]],
+               check_specs: list[tuple[str, Worksheet]], name: str) -> int:
+    """Every file of the class set staged, then renamed into place in one pass (Ctrl-C
+    and SIGTERM wait for it), and the files of an earlier set of ``name`` that this one
+    does not replace taken away in the same pass: the folder holds the old set or the
+    new, never a mix. Returns the number of check specs."""
+    from symattn.render.files import OutputSet
+
+    checked = 0
+    with OutputSet() as files:
+        for stale in _stale(folder, name, documents, pdfs, others, check_specs):
+            files.remove(stale)
+        for stem, tex in documents:
+            files.add(folder / f"{stem}.tex", tex)
+        for (stem, _), pdf in zip(documents, pdfs):
+            files.add(folder / f"{stem}.pdf", pdf)
+        for file_name, data in others:
+            files.add(folder / file_name, data)
+        for stem, sheet in check_specs:
+            specs = _check_spec_files(sheet)
+            checked += len(specs)
+            files.add_folder(folder / f"{stem}-check", specs)
+        files.commit()
+    return checked
+
+
 def _compile(documents: list[str], jobs: int, engine: str | None = None) -> list[bytes]:
-    """PDFs of the documents, compiled in parallel, in order (byte-identical runs)."""
+    """PDFs of the documents, compiled in parallel, in order (byte-identical runs);
+    Ctrl-C or SIGTERM stops every TeX run at once."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from symattn.render.pdf import compile_pdf
+    from symattn.render import pdf
 
     def one(tex: str) -> bytes:
-        return compile_pdf(tex, reproducible=True, engine=engine)
+        return pdf.compile_pdf(tex, engine=engine)
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
         return list(pool.map(one, documents))
+    except BaseException:
+        pdf.stop_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        pdf.resume()
+        raise
+    finally:
+        pool.shutdown(wait=True)

@@ -7,6 +7,7 @@ and ``derivation.softmax_grids``; nothing here formats numbers.
 from __future__ import annotations
 
 __all__ = ['scaled_formula', 'is_unscaled', 'scale_factor', 'scale_divisor', 'source_of',
+           'SOURCE_SYMBOLS',
            'input_step', 'rational_matrix', 'attention_core', 'rational_steps']
 
 import dataclasses
@@ -20,6 +21,7 @@ from symattn.derivation.steps import Step, make_step
 from symattn.errors import InputError
 from symattn.problem.modes import Normalisation
 from symattn.problem.problem import EntryMatrix, Problem
+from symattn.problem.shapes import projection_source
 from symattn.values.exact import NEG_INF, RationalOrSurd, Surd, reciprocal
 
 
@@ -87,15 +89,20 @@ def scale_divisor(problem: Problem) -> RationalOrSurd:
 
 
 def source_of(name: str, inputs: Container[str]) -> str:
-    """The sequence a projection reads: keys and values may come from X_kv."""
-    return "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"
+    """The sequence a projection reads: keys and values may come from X_kv, each of
+    Q, K, V from its own X_q, X_k, X_v (``problem.shapes.projection_source``)."""
+    return projection_source(name, inputs)
+
+
+# How a projection's formula writes the sequence it reads.
+SOURCE_SYMBOLS = {"X": "X", "X_kv": "X_{kv}", "X_q": "X_Q", "X_k": "X_K", "X_v": "X_V"}
 
 
 def rational_steps(problem: Problem) -> Iterator[Step]:
     """Every step from the inputs to the output on the fast rational core."""
     inputs = problem.inputs
     matrices: dict[str, fmpq_mat] = {}
-    for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
+    for name in ("X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V"):
         if name in inputs:
             matrices[name] = rational_matrix(inputs[name])
             yield input_step(problem, name, grids.RationalGrid(matrices[name]))
@@ -108,7 +115,7 @@ def rational_steps(problem: Problem) -> Iterator[Step]:
             source = source_of(name, inputs)
             matrices[name] = matrices[source] * matrices[f"W_{name}"]
             yield make_step(name, grids.RationalGrid(matrices[name]),
-                            formula=f"{'X_{kv}' if source == 'X_kv' else 'X'} W_{name}",
+                            formula=f"{SOURCE_SYMBOLS[source]} W_{name}",
                             operands=(source, f"W_{name}"))
     yield from attention_core(problem, matrices, start)
 
@@ -125,9 +132,18 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         if start == "scores":
             yield make_step("scores", grids.RationalGrid(base), formula="S", operands=())
     allowed = problem.allowed()
-    factor = fmpq(1) if start == "scaled" else scale_factor(problem)
     holes = frozenset((i, j) for i, row in enumerate(inputs[start]) for j, entry in
                       enumerate(row) if entry.value is NEG_INF) if start else frozenset()
+    if problem.order and start != "scaled":     # the document's own order (derivation.order)
+        from symattn.derivation.order import ordered_steps
+
+        ordered = ordered_steps(problem, base, holes, (matrices["Q"], matrices["K"])
+                                if start is None else None, allowed)
+        yield from ordered.steps
+        yield from _softmax_steps(problem, matrices, ordered.final, ordered.last,
+                                  None if ordered.steps else "e^{S_{ij}}")
+        return
+    factor = fmpq(1) if start == "scaled" else scale_factor(problem)
     scaled = grids.ScaledGrid(base, factor, holes,
                               (matrices["Q"], matrices["K"]) if start is None else None)
     step = make_step("scaled", scaled, formula="\\tilde{S}" if start == "scaled"
@@ -144,11 +160,17 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
         yield make_step("masked", masked)
     else:
         masked = grids.MaskedGrid(scaled, allowed)
-    operand = "masked" if any_masked else "scaled"
+    yield from _softmax_steps(problem, matrices, masked, "masked" if any_masked else "scaled")
+
+
+def _softmax_steps(problem: Problem, matrices: dict[str, fmpq_mat], masked: grids.MaskedGrid,
+                   operand: str, exp_formula: str | None = None) -> Iterator[Step]:
+    """exp, exp_sum, weights (or the weights of normalisation "sum") and the output."""
     if problem.normalisation == Normalisation.SOFTMAX:
         exp = softmax_grids.ExpGrid(masked)
-        yield make_step("exp", exp, operands=(operand,))
-        yield make_step("exp_sum", softmax_grids.ExpSumGrid(exp))
+        yield make_step("exp", exp, operands=(operand,), formula=exp_formula)
+        yield make_step("exp_sum", softmax_grids.ExpSumGrid(exp),
+                        formula=f"\\sum_j {exp_formula}" if exp_formula else None)
         weights = softmax_grids.WeightsGrid(masked, Normalisation.SOFTMAX, problem.fully_masked)
         yield make_step("weights", weights)
     else:

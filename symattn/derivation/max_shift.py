@@ -106,7 +106,13 @@ def _too_large(step: Step) -> bool:
     return False
 
 
-def _source(names: set[str], prefix: str) -> str:
+def _source(steps: Sequence[Step], prefix: str) -> str:
+    """The step the exponentials read: masked, else scaled (or, with options.order, the
+    last of the document's operations)."""
+    exp = next((step for step in steps if step.name == prefix + "exp"), None)
+    if exp is not None and len(exp.operands) == 1:
+        return exp.operands[0]
+    names = {step.name for step in steps}
     return prefix + ("masked" if prefix + "masked" in names else "scaled")
 
 
@@ -116,7 +122,7 @@ def wanted(problem: Problem, steps: Sequence[Step], prefix: str) -> bool:
     if problem.max_shift is False or prefix + "exp_sum" not in by_name or \
             problem.normalisation != Normalisation.SOFTMAX:
         return False
-    source = by_name.get(_source(set(by_name), prefix))
+    source = by_name.get(_source(steps, prefix))
     if source is None:
         return False
     # A grid of the fast kinds whose entries are made only when read (positions)
@@ -139,8 +145,7 @@ def _info(name: str, prefix: str, source: str) -> StepInfo:
 
 def _family(problem: Problem, steps: list[Step], prefix: str) -> list[Step]:
     """The family's steps with the shift inserted after exp_sum."""
-    names = {step.name for step in steps}
-    source = _source(names, prefix)
+    source = _source(steps, prefix)
     shape = next(step.shape for step in steps if step.name == source)
     n, m = shape
     earlier = list(steps)

@@ -23,7 +23,8 @@ from typing import Generator, Iterator, Sequence
 from flint import arb, arb_mat, fmpq_mat
 
 from symattn.derivation import grids
-from symattn.derivation.attention import attention_core, input_step, rational_matrix, source_of
+from symattn.derivation.attention import (SOURCE_SYMBOLS, attention_core, input_step,
+                                          rational_matrix, source_of)
 from symattn.derivation.steps import Operand, Step
 from symattn.problem.problem import Problem
 from symattn.values import arith
@@ -115,7 +116,7 @@ def build_steps(problem: Problem) -> Iterator[Step]:
 
 def _input_steps(problem: Problem) -> Generator[Step, None, dict[str, fmpq_mat]]:
     matrices: dict[str, fmpq_mat] = {}
-    for name in ("X", "X_kv", "W_Q", "W_K", "W_V", "W_O"):
+    for name in ("X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V", "W_O"):
         if name in problem.inputs:
             matrices[name] = rational_matrix(problem.inputs[name])
             grid = grids.RationalGrid(matrices[name])
@@ -143,7 +144,7 @@ def _head_steps(problem: Problem, full: dict[str, fmpq_mat], h: int, heads: _Hea
             operands: tuple[str, ...] = (name,)
         else:
             source = source_of(name, problem.inputs)
-            formula = f"{'X_{kv}' if source == 'X_kv' else 'X'} W_{name}^{{({index})}}"
+            formula = f"{SOURCE_SYMBOLS[source]} W_{name}^{{({index})}}"
             operands = (source, f"W_{name}")
         shared = f" (shared by key/value group {g + 1})" if heads.group > 1 and name != "Q" else ""
         yield Step(prefix + name, name, formula, operands,

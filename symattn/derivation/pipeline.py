@@ -45,6 +45,10 @@ def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
 
     steps = layer.input_steps(problem)
     multi_head = problem.heads > 1 or "W_O" in problem.inputs
+    if problem.order and (multi_head or problem.is_symbolic or "scaled" in problem.inputs):
+        raise InputError("options.order needs one head, numeric inputs and the raw scores "
+                         "(not scaled scores given directly)",
+                         Location(file=problem.source, key="options.order"))
     fast_positions = False
     if problem.positions != "none":   # sines and cosines (derivation.positions)
         from symattn.derivation import position_steps   # without SymPy
@@ -67,11 +71,12 @@ def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
         steps += multihead.build_steps(problem)
     else:
         steps += rational_steps(problem)
-    from symattn.derivation import compare, diagnostics, max_shift, variance
+    from symattn.derivation import compare, cosine, diagnostics, max_shift, variance
 
     steps = max_shift.apply(problem, steps)
     for stage in layer.STAGES + diagnostics.STAGES:
         steps += stage(problem, steps)
     steps = variance.insert(problem, steps)
+    steps = cosine.insert(problem, steps)
     comparisons = compare.build(problem, _derive) if problem.compare else ()
     return Derivation(problem, tuple(steps), comparisons)

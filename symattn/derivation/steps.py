@@ -35,6 +35,9 @@ class StepInfo:
 STEP_INFO: dict[str, StepInfo] = {
     "X": StepInfo("X", "X", (), "input embeddings, one row per token"),
     "X_kv": StepInfo("X_{kv}", "X_{kv}", (), "the sequence keys and values come from"),
+    "X_q": StepInfo("X_Q", "X_Q", (), "the sequence the queries are projected from"),
+    "X_k": StepInfo("X_K", "X_K", (), "the sequence the keys are projected from"),
+    "X_v": StepInfo("X_V", "X_V", (), "the sequence the values are projected from"),
     "W_Q": StepInfo("W_Q", "W_Q", (), "query projection"),
     "W_K": StepInfo("W_K", "W_K", (), "key projection"),
     "W_V": StepInfo("W_V", "W_V", (), "value projection"),

@@ -24,7 +24,8 @@ from symattn.derivation.sympy_grid import SympyGrid, scale_factor_sympy, sympy_m
 from symattn.problem.problem import Problem
 
 # How the SymPy sources of the projections are written in formulas.
-_SOURCE_SYMBOLS = {"X_kv": "X_{kv}", "X_pos": "X_{pos}", "X_kv_pos": "X_{kv,pos}"}
+_SOURCE_SYMBOLS = {"X_kv": "X_{kv}", "X_pos": "X_{pos}", "X_kv_pos": "X_{kv,pos}",
+                   "X_q": "X_Q", "X_k": "X_K", "X_v": "X_V"}
 
 
 def build_steps(problem: Problem) -> tuple[Step, ...]:
@@ -59,7 +60,7 @@ class _SympySteps:
     def inputs_and_positions(self) -> None:
         """X, X_kv and the projection matrices; with sinusoidal positions, PE and X_pos."""
         problem, matrices = self.problem, self.matrices
-        for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
+        for name in ("X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V"):
             if name in problem.inputs:
                 matrices[name] = sympy_matrix(problem.inputs[name])
                 self.steps.append(input_step(problem, name, SympyGrid(matrices[name])))
@@ -71,9 +72,9 @@ class _SympySteps:
     def projections(self, start: str | None) -> None:
         """Q, K and V, given or projected (V only when the scores are given)."""
         inputs, matrices = self.problem.inputs, self.matrices
-        sources = {"X": "X", "X_kv": "X_kv"}
+        sources = {"X": "X", "X_kv": "X_kv", "X_q": "X_q", "X_k": "X_k", "X_v": "X_v"}
         if self.problem.positions == "sinusoidal":
-            sources = {"X": "X_pos", "X_kv": "X_kv_pos"}
+            sources = {**sources, "X": "X_pos", "X_kv": "X_kv_pos"}
         for name in ("Q", "K", "V"):
             if name in inputs:
                 matrices[name] = sympy_matrix(inputs[name])

@@ -33,6 +33,7 @@ from symattn.errors import InputError
 from symattn.explore.shared import (PICK_BITS, attention_only, largest_weight, mean_entropy, pick,
                                     shown)
 from symattn.problem.problem import EntryMatrix, MaskSpec, Problem
+from symattn.problem.shapes import projection_source
 from symattn.values import arith, probabilities
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF, Exact, rational_text, to_ball
@@ -159,8 +160,7 @@ def _projected(base: Problem, name: str) -> EntryMatrix | None:
     """K or V as a matrix of entries: given, or X @ W computed exactly (None if symbolic)."""
     if name in base.inputs:
         return base.inputs[name]
-    source = "X_kv" if "X_kv" in base.inputs else "X"
-    x, w = base.inputs[source], base.inputs[f"W_{name}"]
+    x, w = base.inputs[projection_source(name, base.inputs)], base.inputs[f"W_{name}"]
     if any(not isinstance(e.value, fmpq) for m in (x, w) for row in m for e in row):
         return None
     product = rational_matrix(x) * rational_matrix(w)

@@ -31,7 +31,8 @@ from symattn.values.rules import Rounding, parse_rounding
 
 OPTION_NAMES = ("d_k", "scale", "temperature", "mask", "normalisation", "normalization",
                 "fully_masked", "query_positions", "digits", "rounding", "heads", "kv_heads",
-                "positions", "position_base", "max_shift")
+                "positions", "position_base", "max_shift", "number_format", "order",
+                "precision")
 
 
 class OptionFields(TypedDict, total=False):
@@ -51,6 +52,9 @@ class OptionFields(TypedDict, total=False):
     digits: int
     rounding: Rounding
     max_shift: bool | None
+    number_format: str
+    order: tuple[str, ...]
+    precision: str
 
 
 def _read_d_k(raw: Any, where: Location) -> OptionFields:
@@ -129,6 +133,44 @@ def _read_max_shift(raw: Any, where: Location) -> OptionFields:
     raise InputError(f"max_shift must be \"auto\", true or false, got {describe(raw)}", where)
 
 
+def _read_number_format(raw: Any, where: Location) -> OptionFields:
+    """``number_format``: how the document writes 1234.5 ("1,234.5", "1 234,5", "1.234,5")."""
+    from symattn.values.number_reading import NUMBER_FORMATS
+
+    text = raw.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ") \
+        if isinstance(raw, str) else raw
+    if text not in NUMBER_FORMATS:
+        raise InputError("number_format must be one of " + ", ".join(
+            f'"{name}"' for name in NUMBER_FORMATS) + f", got {describe(raw)}", where)
+    return {"number_format": str(text)}
+
+
+def _read_order(raw: Any, where: Location) -> OptionFields:
+    """``order``: the operations on the raw scores in the document's order, a list (or
+    comma-separated text) of "scale", "temperature", "mask" (``derivation.order``)."""
+    items = [part.strip().lower() for part in raw.split(",")] if isinstance(raw, str) else raw
+    known = ("scale", "temperature", "mask")
+    if not isinstance(items, list) or not items or not all(
+            isinstance(item, str) and item.strip().lower() in known for item in items):
+        raise InputError("order must list \"scale\", \"temperature\" and \"mask\" in the "
+                         f"order the document applies them, got {describe(raw)}", where)
+    order = tuple(item.strip().lower() for item in items)
+    if len(set(order)) != len(order):
+        raise InputError(f"order names an operation twice: {describe(raw)}", where)
+    if "mask" not in order:
+        order += ("mask",)               # a mask left out is added last, as by default
+    return {"order": order}
+def _read_precision(raw: Any, where: Location) -> OptionFields:
+    """``precision``: exact (the default) or the floating-point format a framework used."""
+    from symattn.values.floats import PRECISIONS
+
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word not in PRECISIONS:
+        raise InputError(f"precision must be one of {', '.join(PRECISIONS)}, got "
+                         f"{describe(raw)}", where)
+    return {"precision": word}
+
+
 OptionReader = Callable[[Any, Location], OptionFields]
 
 # In the order they are read, which decides the error reported when several
@@ -140,7 +182,8 @@ _READERS: dict[tuple[str, ...], OptionReader] = {
     ("query_positions",): _read_query_positions, ("heads",): _read_heads,
     ("kv_heads",): _read_kv_heads, ("position_base",): _read_position_base,
     ("positions",): _read_positions, ("digits",): _read_digits, ("rounding",): _read_rounding,
-    ("max_shift",): _read_max_shift,
+    ("max_shift",): _read_max_shift, ("number_format",): _read_number_format,
+    ("order",): _read_order, ("precision",): _read_precision,
 }
 
 

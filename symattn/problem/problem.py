@@ -37,6 +37,7 @@ from symattn.problem.modes import FullyMasked, MaskSpec, Normalisation, Position
 from symattn.problem.options import OPTION_NAMES
 from symattn.problem.read import INPUT_NAMES, read_spec
 from symattn.problem.tables import EntryMatrix
+from symattn.problem.variants import Variant
 from symattn.values.entries import Symbolic
 from symattn.values.exact import NEG_INF, Exact, Surd, surd_sqrt
 from symattn.values.rules import Rounding
@@ -73,6 +74,12 @@ class Problem:
     diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian, variance
     max_shift: bool | None = None           # None: only where e^z would pass about 10^6
     compare: tuple[Comparison, ...] = ()    # side-by-side variants (derivation.compare)
+    number_format: str = ""                 # how printed claims group digits: "1,234.5", ...
+    order: tuple[str, ...] = ()             # the document's order on the scores (derivation.order)
+    variants: tuple[Variant, ...] = ()      # [[variants]]: other settings, own claims
+    variant: str = ""                       # the name of the variant this problem is, if one
+    precision: str = "exact"                # or the float format a framework computed in
+    rounded_inputs: tuple[str, ...] = ()    # inputs printed rounded (inputs_printed)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,

@@ -26,16 +26,19 @@ from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read
                                           read_readout, read_sequence, read_vocabulary)
 from symattn.problem.limits import DEFAULT, Limits, check_raw_matrix
 from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
+from symattn.problem.shapes import projection_source
+from symattn.problem.variants import Variant, read_variants
+from symattn.problem.printed_inputs import read_inputs_printed
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF
 
-INPUT_NAMES = ("sequence", "X", "X_kv", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "scores",
-               "scaled")
-DIAGNOSTICS = ("entropy", "jacobian", "variance")
+INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V", "W_O", "Q", "K",
+               "V", "scores", "scaled")
+DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                   "compare")
+                   "compare", "variants", "inputs_printed")
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -48,6 +51,7 @@ class LayerFields(TypedDict, total=False):
     readout: Readout
     diagnostics: tuple[str, ...]
     compare: tuple[Comparison, ...]
+    variants: tuple[Variant, ...]
 
 
 class _TextFields(TypedDict):
@@ -62,6 +66,7 @@ class ProblemFields(_TextFields, LayerFields, OptionFields):
     """Every ``Problem`` field a spec gives, by name (all but ``source``)."""
 
     inputs: dict[str, EntryMatrix]
+    rounded_inputs: tuple[str, ...]
 
 
 def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
@@ -85,7 +90,12 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
         check_raw_matrix(value, limits, where.at(key=f"inputs.{name}"))
     inputs = _read_inputs(raw_inputs, where.at(key="inputs"))
     texts = _read_texts(data, where)
-    return {"inputs": inputs, **texts, **layer, **read_options(options, where.at(key="options"))}
+    inner = data["inputs"].get("inputs_printed", "exact")
+    rounded = read_inputs_printed(data.get("inputs_printed", inner), tuple(inputs),
+                                  where.at(key="inputs_printed" if "inputs_printed" in data
+                                           else "inputs.inputs_printed"))
+    return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer,
+            **read_options(options, where.at(key="options"))}
 
 
 def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
@@ -100,6 +110,8 @@ def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
     if not isinstance(raw_inputs, Mapping) or not raw_inputs:
         raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
                          "scores / scaled", where.at(key="inputs"))
+    # inputs_printed may also stand inside [inputs] (written after the table's header)
+    raw_inputs = {key: value for key, value in raw_inputs.items() if key != "inputs_printed"}
     check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
     return raw_inputs
 
@@ -148,6 +160,8 @@ def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:
                                                                     here.at(key=name)))
     if "compare" in data:
         layer["compare"] = read_compare(data["compare"], where.at(key="compare"))
+    if "variants" in data:
+        layer["variants"] = read_variants(data["variants"], where.at(key="variants"))
     return layer
 
 
@@ -171,7 +185,7 @@ def _identity(name: str, raw: Mapping[str, Any], where: Location) -> EntryMatrix
     """``W = "identity"``: the identity of the width of X (of X_kv for W_K and W_V)."""
     if name not in _WEIGHTS:
         raise InputError("only W_Q, W_K, W_V and W_O may be \"identity\"", where.at(key=name))
-    source = "X_kv" if name in ("W_K", "W_V") and "X_kv" in raw else "X"
+    source = projection_source(name[-1], raw) if name != "W_O" else "X"
     if source not in raw:
         raise InputError(f"\"identity\" needs {source} to know its size", where.at(key=name))
     size = len(read_matrix(raw[source], where.at(key=source))[0])

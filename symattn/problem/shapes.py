@@ -15,10 +15,10 @@ heads, the queries (mask, positions, tokens), then the rest of the layer.
 
 from __future__ import annotations
 
-__all__ = ["Inputs", "matrix_shape", "projected_shape", "score_shape", "dims", "check_inputs",
-           "check_heads", "check_queries", "check_layer"]
+__all__ = ["Inputs", "matrix_shape", "projection_source", "projected_shape", "score_shape",
+           "dims", "check_inputs", "check_heads", "check_queries", "check_layer"]
 
-from typing import Mapping
+from typing import Container, Mapping
 
 from symattn.errors import InputError, Location, ShapeError
 from symattn.problem.layer_config import FeedForward, Readout, Vocabulary
@@ -34,11 +34,25 @@ def matrix_shape(inputs: Inputs, name: str) -> tuple[int, int]:
     return len(matrix), len(matrix[0])
 
 
+def projection_source(name: str, inputs: Container[str]) -> str:
+    """The input Q, K or V is projected from: its own X_q, X_k or X_v if given, else
+    X_kv for keys and values, else X.
+
+    >>> projection_source("K", {"X", "X_kv"}), projection_source("V", {"X", "X_v"})
+    ('X_kv', 'X_v')
+    """
+    own = f"X_{name.lower()}"
+    if own in inputs:
+        return own
+    return "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"
+
+
 def projected_shape(inputs: Inputs, name: str) -> tuple[int, int]:
-    """Shape of Q, K or V, given directly or as X @ W (X_kv @ W for K and V)."""
+    """Shape of Q, K or V, given directly or as X @ W (X_kv, X_q, X_k, X_v: see
+    ``projection_source``)."""
     if name in inputs:
         return matrix_shape(inputs, name)
-    source = "X_kv" if name in ("K", "V") and "X_kv" in inputs else "X"
+    source = projection_source(name, inputs)
     return matrix_shape(inputs, source)[0], matrix_shape(inputs, f"W_{name}")[1]
 
 
@@ -92,10 +106,14 @@ def _check_sources(inputs: Inputs, where: Location) -> None:
         if name in inputs and weight in inputs:
             raise InputError(f"give {name} directly or X with {weight}, not both",
                              where.at(key=f"inputs.{weight}"))
-        if name not in inputs and not ("X" in inputs and weight in inputs):
+        source = projection_source(name, inputs)
+        if source != "X" and source != "X_kv" and weight not in inputs:
+            raise InputError(f"{source} needs {weight} (or give {name} directly)",
+                             where.at(key=f"inputs.{source}"))
+        if name not in inputs and not (source in inputs and weight in inputs):
             if name == "V" and weight not in inputs:
                 continue  # no V: the derivation stops at the weights
-            missing = weight if "X" in inputs else f"{name} (or X with {weight})"
+            missing = weight if source in inputs else f"{name} (or X with {weight})"
             raise InputError(f"missing input {missing}", where.at(key="inputs"))
     if "X_kv" in inputs and "X" not in inputs:
         raise InputError("X_kv (keys and values) needs X (queries) too", where.at(key="inputs"))
@@ -103,11 +121,11 @@ def _check_sources(inputs: Inputs, where: Location) -> None:
 
 def _check_products(inputs: Inputs, heads: int, where: Location) -> None:
     """X @ W, Q @ K^T and weights @ V have matching inner dimensions."""
-    if "X" in inputs:
-        for weight in ("W_Q", "W_K", "W_V"):
-            source = "X_kv" if weight != "W_Q" and "X_kv" in inputs else "X"
+    for weight in ("W_Q", "W_K", "W_V"):
+        source = projection_source(weight[-1], inputs)
+        if source in inputs and weight in inputs:
             x_shape = matrix_shape(inputs, source)
-            if weight in inputs and matrix_shape(inputs, weight)[0] != x_shape[1]:
+            if matrix_shape(inputs, weight)[0] != x_shape[1]:
                 raise ShapeError(
                     f"{source} @ {weight} needs {weight} to have {x_shape[1]} rows "
                     f"({source} is {dims(x_shape)}), but {weight} is "

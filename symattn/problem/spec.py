@@ -11,7 +11,7 @@ rational 171/200. The mapping then goes to ``Problem.from_mapping``.
 
 from __future__ import annotations
 
-__all__ = ["PrintedNumber", "load", "loads", "read_mapping"]
+__all__ = ["PrintedNumber", "load", "loads", "read_mapping", "read_file"]
 
 import json
 import sys
@@ -107,6 +107,15 @@ def loads(text: str, source: str = "<spec>", kind: str | None = None,
 
 def load(path: str | Path, limits: Limits = DEFAULT) -> Problem:
     """A Problem from a spec file (``.toml`` or ``.json``)."""
+    return loads(read_file(path), str(path), limits=limits)
+
+
+def read_file(path: str | Path) -> str:
+    """The text of a spec file, read once: a pipe (``/dev/stdin``, ``<(...)``) works too.
+
+    A name without ``.toml`` or ``.json`` is read as JSON when the text starts with
+    ``{``, else as TOML.
+    """
     path = Path(path)
     source = str(path)
     try:
@@ -122,4 +131,4 @@ def load(path: str | Path, limits: Limits = DEFAULT) -> Problem:
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text (byte {error.start + 1} is 0x{raw[error.start]:02x}); "
                          "save the file as UTF-8", Location(file=source)) from None
-    return loads(text, source, limits=limits)
+    return text

@@ -36,7 +36,7 @@ CYRILLIC_LANGUAGES = ("ru", "uk")
 FONTS = {"wide": "DejaVu Serif", "cjk": "WenQuanYi Micro Hei", "sym": "Symbola"}
 FONT_PACKAGES = "fonts-dejavu-core fonts-wqy-microhei fonts-symbola"
 _UNSET = re.compile(r"\\symattn(?:char|cjk|sym)\{[0-9A-F]{4,6}\}")
-_MAGIC = re.compile(r"^%\s*!TEX\s+(?:TS-)?program\s*=\s*(\w+)\s*$", re.MULTILINE)
+_MAGIC = re.compile(r"^%[ \t]*!TEX[ \t]+(?:TS-)?program[ \t]*=[ \t]*(\w+)[ \t]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)

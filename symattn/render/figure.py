@@ -130,12 +130,22 @@ def save_weights_figure(derivation: Derivation, path: str | Path, language: str 
         raise InputError(f"the figure is written as {', '.join(FORMATS)}; give a file name "
                          "with one of these suffixes", Location(file=str(target)))
     figure = weights_figure(derivation, language, locale)
-    metadata = {"Software": None} if target.suffix.lower() == ".png" else \
-        {"Creator": None, "Date": None} if target.suffix.lower() == ".svg" else {}
+    suffix = target.suffix.lower()
+    # no dates or versions in the file: the same weights give the same bytes
+    metadata = {"Software": None} if suffix == ".png" else \
+        {"Creator": None, "Date": None} if suffix == ".svg" else \
+        {"Creator": None, "Producer": None, "CreationDate": None}
+    from io import BytesIO
+
+    from symattn.render.files import write_atomically
+
+    image = BytesIO()
     try:
-        figure.savefig(target, dpi=150, metadata=metadata)
-    except OSError as error:
-        raise FigureError(f"cannot write the figure: {error.strerror}",
-                          Location(file=str(target))) from None
+        figure.savefig(image, format=suffix[1:], dpi=150, metadata=metadata)
     finally:
         _pyplot().close(figure)
+    try:
+        write_atomically(target, image.getvalue())     # as -o: devices, links, modes
+    except InputError as error:
+        raise FigureError(f"cannot write the figure: {error.message}",
+                          Location(file=str(target))) from None

@@ -13,14 +13,17 @@ cannot set (``engines.choose``), else pdflatex.
 from __future__ import annotations
 
 __all__ = ["PdfError", "compile_pdf", "compile_with_log", "compiler", "INSTALL_HINT",
-           "ENGINE_HINTS"]
+           "ENGINE_HINTS", "stop_all", "resume",
+           "reproducible_source"]
 
+import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 from symattn.errors import PdfError
@@ -75,19 +78,79 @@ def _first_error(log: str) -> str:
     return message + (f" (line {where} of the LaTeX)" if where else "")
 
 
-def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
+def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
                 engine: str | None = None) -> bytes:
     """The PDF of a standalone LaTeX document (raises ``PdfError``).
 
-    ``reproducible``: the same LaTeX gives the same bytes (the PDF's dates are
-    fixed at the epoch, ``SOURCE_DATE_EPOCH=0``). ``engine``: pdflatex, lualatex
-    or xelatex; None or ``auto``: the document's ``% !TEX program`` line, else
-    the one its text needs.
+    The same LaTeX gives the same bytes, whatever the engine: the PDF's dates
+    are ``SOURCE_DATE_EPOCH`` (the environment's, else 0: 1 January 1970) and
+    its ID is made from the LaTeX (``reproducible`` is kept for callers that
+    pass it). ``engine``: pdflatex, lualatex or xelatex; None or ``auto``: the
+    document's ``% !TEX program`` line, else the one its text needs.
     """
     return compile_with_log(tex, timeout, reproducible, engine)[0]
 
 
-def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = False,
+def reproducible_source(tex: str, engine: str) -> str:
+    """``tex`` with the line that fixes LuaTeX's PDF ID (pdfTeX and xdvipdfmx derive
+    theirs from ``SOURCE_DATE_EPOCH``); the ID is a digest of the LaTeX.
+
+    >>> reproducible_source("x", "pdflatex")
+    'x'
+    >>> "{[<9DD4E461268C8034F5C8564E155C67A6> <9DD4" in reproducible_source("x", "lualatex")
+    True
+    """
+    if engine != "lualatex":
+        return tex
+    digest = hashlib.md5(tex.encode("utf-8"), usedforsecurity=False).hexdigest().upper()
+    return f"\\pdfvariable trailerid {{[<{digest}> <{digest}>]}}\n{tex}"
+
+
+_running: set[subprocess.Popen[bytes]] = set()
+_stopping = threading.Event()
+_lock = threading.Lock()
+
+
+def stop_all() -> None:
+    """Stop every TeX run in progress and refuse new ones (Ctrl-C, SIGTERM in a
+    parallel ``worksheet --pdf``): no latexmk or pdflatex outlives symattn."""
+    with _lock:
+        _stopping.set()
+        for process in _running:
+            _kill(process)
+
+
+def resume() -> None:
+    """Allow TeX runs again after ``stop_all`` (once the stopped runs have ended)."""
+    _stopping.clear()
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _start(command: list[str], work: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    with _lock:
+        if _stopping.is_set():
+            raise PdfError("stopped before the document was compiled")
+        process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        _running.add(process)
+    return process
+
+
+def _environment() -> dict[str, str]:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "0")
+    return dict(os.environ, openin_any="p", openout_any="p", shell_escape="f",
+                SOURCE_DATE_EPOCH=epoch if epoch.isascii() and epoch.isdigit() else "0",
+                FORCE_SOURCE_DATE="1")
+
+
+def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
                      engine: str | None = None) -> tuple[bytes, str]:
     """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings)."""
     asked = engine not in (None, engines.AUTO)
@@ -96,26 +159,24 @@ def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = Fa
     command = compiler(chosen)
     if command is None:
         raise _missing(chosen, asked)
-    env = dict(os.environ, openin_any="p", openout_any="p", shell_escape="f")
-    if reproducible:
-        env.update(SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
     with tempfile.TemporaryDirectory(prefix="symattn-pdf-") as folder:
         work = Path(folder)
-        (work / "doc.tex").write_text(tex, encoding="utf-8")
-        process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        (work / "doc.tex").write_text(reproducible_source(tex, chosen), encoding="utf-8")
+        process = _start(command, work, _environment())
         try:
             output, _ = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            _kill(process)
             process.communicate()
             raise PdfError(f"{Path(command[0]).name} did not finish within {timeout:g} s; "
                            "the document was not compiled") from None
-        except BaseException:     # Ctrl-C: TeX runs in its own session, so stop it too
-            os.killpg(process.pid, signal.SIGKILL)
+        except BaseException:     # Ctrl-C, SIGTERM: TeX runs in its own session, stop it too
+            _kill(process)
             process.wait()
             raise
+        finally:
+            with _lock:
+                _running.discard(process)
         pdf = work / "doc.pdf"
         if process.returncode != 0 or not pdf.is_file():
             log_file = work / "doc.log"

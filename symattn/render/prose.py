@@ -36,7 +36,7 @@ _SYMBOLS = (
     (r"\ln", "ln"), (r"\exp", "exp"), (r"\top", "ᵀ"), (r"\ldots", "…"), (r"\dots", "…"),
     (r"\cdots", "⋯"), (r"\quad", " "), (r"\,", " "), (r"\;", " "), (r"\ ", " "), (r"\!", ""),
     (r"\%", "%"), (r"\{", "{"), (r"\}", "}"), (r"\phi", "φ"), (r"\mid", "|"), (r"\|", "‖"),
-    (r"\Delta", "Δ"),
+    (r"\Delta", "Δ"), (r"\cos", "cos "), (r"\theta", "θ"),
     (r"\mathrm", ""), (r"\operatorname", ""), (r"\text", ""), (r"\left", ""), (r"\right", ""),
 )
 

@@ -29,6 +29,7 @@ __all__ = ["NoteWriter", "head_label"]
 import re
 from typing import Callable
 
+from symattn.derivation.cosine import COSINE_STEP_INFO
 from symattn.derivation.diagnostics import DIAGNOSTIC_STEP_INFO
 from symattn.derivation.layer import LAYER_STEP_INFO
 from symattn.derivation.names import split_name
@@ -43,7 +44,7 @@ _CLOSED_FORM = re.compile(r"(?:sqrt\(\d+\)|[0-9/+\-*(). ,^])+")
 _ROW = re.compile(r"\[(\d+)")      # the page's row in a position text: weights[3,1] -> 3
 # A number of a size: digits grouped by commas, and decimals ("67,108,864", "67.11").
 _SIZE_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+")
-ALL_STEP_INFO = {**STEP_INFO, **LAYER_STEP_INFO, **DIAGNOSTIC_STEP_INFO}
+ALL_STEP_INFO = {**STEP_INFO, **LAYER_STEP_INFO, **DIAGNOSTIC_STEP_INFO, **COSINE_STEP_INFO}
 _MODES: dict[str, Callable[[str], str]] = {"latex": str, "markdown": prose.markdown,
                                           "plain": prose.plain}
 # Steps named by a phrase of their own in [where] (the rest: "entry (i, j) of X").
@@ -137,6 +138,8 @@ class NoteWriter:
         column = str(target.column + 1)
         if target.part == "divisor":
             return c.text("where.divisor")
+        if target.step == "scale":
+            return c.text("docops.where_scale")
         symbol = self._symbol(target.step)
         if target.part == "sum":
             text = c.fill("where.weights_sum", row=row) if base == "weights" else \

@@ -139,7 +139,8 @@ def _claim_json(v: Verdict) -> dict[str, object]:
 
 def report_json(reports: Sequence[Report]) -> str:
     document = {"symattn": __version__, "reports": [{
-        "title": r.title, "source": r.source, "rounding": r.rounding.value,
+        "title": r.title, **({"variant": r.variant} if r.variant else {}),
+        "source": r.source, "rounding": r.rounding.value,
         "summary": r.counts, "claims": [_claim_json(v) for v in r.verdicts]}
         for r in reports]}
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"

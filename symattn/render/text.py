@@ -25,6 +25,17 @@ EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 _PLAIN_SYMBOLS = {"\\tilde{S}": "S~", "\\Sigma": "Sigma", "\\phi(H)": "phi(H)"}
 # The engine's formulas in plain text, whole formulas first, then piece by piece.
 _PLAIN_LATEX = (
+    ("\\frac{Z}{\\sqrt{d_k}\\, T}", "Z / (sqrt(d_k) T)"),
+    ("\\frac{Z}{\\sqrt{d_k}}", "Z / sqrt(d_k)"),
+    ("\\frac{\\hat{S}}{\\sqrt{d_k}}", "S^ / sqrt(d_k)"), ("\\frac{S}{T}", "S / T"),
+    ("\\frac{\\tilde{S}}{T}", "S~ / T"), ("\\frac{Z}{T}", "Z / T"),
+    ("e^{\\tilde{S}_{ij}}", "exp(S~_ij)"), ("e^{\\hat{S}_{ij}}", "exp(S^_ij)"),
+    ("e^{S_{ij}}", "exp(S_ij)"), ("\\hat{S}", "S^"), ("\\bar{S}", "S_M"),
+    ("\\frac{S_M}{\\sqrt{d_k}}", "S_M / sqrt(d_k)"),
+    ("\\sqrt{\\sum_t q_{it}^2}", "sqrt(sum_t q_it^2)"),
+    ("\\sqrt{\\sum_t k_{jt}^2}", "sqrt(sum_t k_jt^2)"),
+    ("\\frac{q_i \\cdot k_j}{\\|q_i\\|\\,\\|k_j\\|}", "q_i . k_j / (|q_i| |k_j|)"),
+    ("\\cos\\theta", "cos theta"), ("\\|q\\|", "|q|"), ("\\|k\\|", "|k|"),
     ("\\frac{Q K^{\\top}}{\\sqrt{d_k}}", "Q K^T / sqrt(d_k)"),
     ("\\frac{S}{\\sqrt{d_k}\\, T}", "S / (sqrt(d_k) T)"),
     ("\\frac{S}{\\sqrt{d_k}}", "S / sqrt(d_k)"), ("\\frac{1}{T} \\cdot ", "(1/T) "),
@@ -48,6 +59,7 @@ def _plain(latex: str) -> str:
     for old, new in _PLAIN_LATEX:
         text = text.replace(old, new)
     text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1 / \2", text)    # what is left
     text = re.sub(r"_\{([^}]*)\}", r"_\1", text)
     return text.replace("{", "").replace("}", "")
 

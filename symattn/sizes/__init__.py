@@ -34,7 +34,7 @@ from __future__ import annotations
 __all__ = ["DTYPE_BYTES", "ModelShape", "Tensor", "Quantity", "Sizes", "compute",
            "format_bytes", "format_bytes_decimal", "format_count", "format_ratio",
            "group_digits", "SizePrinted", "read_size_printed", "is_sizes_spec",
-           "shapes_of_spec", "check_spec", "read_spec", "QUANTITY_NAMES"]
+           "shapes_of_spec", "check_spec", "read_spec", "load_any", "QUANTITY_NAMES"]
 
 from symattn.sizes.check import check_spec
 from symattn.sizes.printed import SizePrinted, read_size_printed
@@ -43,4 +43,4 @@ from symattn.sizes.printing import (format_bytes, format_bytes_decimal, format_c
 from symattn.sizes.quantities import QUANTITY_NAMES, compute
 from symattn.sizes.records import Quantity, Sizes, Tensor
 from symattn.sizes.shape import DTYPE_BYTES, ModelShape
-from symattn.sizes.spec import is_sizes_spec, read_spec, shapes_of_spec
+from symattn.sizes.spec import is_sizes_spec, load_any, read_spec, shapes_of_spec

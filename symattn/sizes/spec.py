@@ -6,20 +6,24 @@ names the file and the key, and suggests the closest known name.
 
 from __future__ import annotations
 
-__all__ = ["is_sizes_spec", "read_spec", "shapes_of_spec", "SizeClaim", "read_claims",
+__all__ = ["is_sizes_spec", "read_spec", "load_any", "shapes_of_spec", "SizeClaim", "read_claims",
            "read_options"]
 
 import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from symattn.defaults import ROUNDING
 from symattn.errors import InputError, Location
+from symattn.problem.limits import DEFAULT, Limits
 from symattn.sizes.records import Sizes
 from symattn.sizes.shape import FIELDS, REQUIRED, ModelShape
 from symattn.values.rules import Rounding, parse_rounding
+
+if TYPE_CHECKING:
+    from symattn.problem.problem import Problem
 
 _TOP_LEVEL = ("title", "description", "language", "sizes", "claims", "options")
 _ATTENTION_KEYS = ("inputs", "layer", "heads")
@@ -55,6 +59,18 @@ def read_spec(source: str) -> dict[str, Any] | None:
         return None
     mapping = attention_spec.read_mapping(text, source)
     return mapping if is_sizes_spec(mapping) else None
+
+
+def load_any(source: str, limits: Limits = DEFAULT) -> dict[str, Any] | Problem:
+    """A spec file read once: the mapping of a size spec, else the attention ``Problem``
+    (so a spec on a pipe, ``/dev/stdin`` or ``<(...)``, works)."""
+    from symattn.problem import spec as attention_spec
+    from symattn.problem.problem import Problem
+
+    mapping = attention_spec.read_mapping(attention_spec.read_file(source), source)
+    if is_sizes_spec(mapping):
+        return mapping
+    return Problem.from_mapping(mapping, source=source, limits=limits)
 
 
 def _hint(word: str, known: Iterable[str]) -> str:

@@ -31,10 +31,12 @@ from symattn.defaults import DIGITS
 from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location
 from symattn.values import arith
-from symattn.values.decimals import UndecidedError, decide_scaled, fixed_decimal
-from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text
+from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decimal,
+                                     significant_decimal, to_scientific)
+from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
-from symattn.verify.claims import Claim, read_claims
+from symattn.verify import framework, input_rounding
+from symattn.verify.claims import Claim, Printed, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
 from symattn.verify.recompute import DocumentPath
@@ -47,7 +49,7 @@ _NO_DECIMAL = Reason.of("no_decimal")
 
 
 def check(derivation: Derivation, rounding: Rounding | str | None = None,
-          working: bool = False) -> Report:
+          working: bool = False, precision: str | None = None) -> Report:
     """Judge every claim of the derivation's problem.
 
     With ``working``, the numbers printed under one label are one piece of
@@ -55,21 +57,30 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     from numbers printed under its label must follow from them, rounded as
     printed, or it is wrong even when it rounds the exact value (0.38 * 2
     printed as 0.75).
+
+    ``precision`` (else the spec's ``options.precision``) is the floating-point format
+    the document's numbers came from: a wrong number that is what the format computes
+    is ok with the flag ``framework_precision`` (``verify.framework``). Inputs printed
+    rounded (``inputs_printed``) are followed by ``verify.input_rounding``.
     """
     problem = derivation.problem
     rule = rounding if isinstance(rounding, Rounding) else (
         parse_rounding(rounding) if rounding else problem.rounding)
     shapes = {step.name: step.shape for step in derivation.steps}
-    claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
+    claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source,
+                         problem.number_format)
     for claim in claims:
         if claim.target.part == "divisor" and not has_divisor(derivation):
             raise InputError("there is no divisor here: the scaled scores are given directly "
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
     judge = _Judge(derivation, rule, claims, working)
-    verdicts = flag_carried_wrong(flag_inconsistent([judge.judge(claim) for claim in claims],
-                                                    rule))
-    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language)
+    judged = framework.reconsider(problem, [judge.judge(claim) for claim in claims], rule,
+                                  precision or problem.precision)
+    judged = input_rounding.reconsider(problem, judged, rule)
+    verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
+    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
+                  problem.variant)
 
 
 @dataclass(frozen=True)
@@ -102,9 +113,13 @@ class _Reading:
     value: Exact           # the exact value times the scale
     printed_scaled: int    # the printed digits as an integer (0.394 at 3 places: 394)
     rounded: int           # the exact value rounded to the places, as an integer
+    scientific: bool = False   # printed in e-notation: shown so (7.95e-232, not 0.000...)
 
     def shown(self, scaled: int) -> str:
-        return format_scaled(scaled, self.places) + self.unit
+        text = format_scaled(scaled, self.places)
+        if self.scientific and scaled:
+            text = _short_exponent(to_scientific(text, len(str(abs(scaled)))))
+        return text + self.unit
 
 
 @dataclass(frozen=True)
@@ -163,10 +178,11 @@ class _Judge:
         except ValueError:   # built from symbolic entries: no decimal exists
             return heading.verdict("undecided", _NO_DECIMAL)
         reading = _Reading(printed.places, scale, "%" if printed.percent else "", value,
-                           int(printed.value * fmpq(10) ** printed.places), rounded)
+                           int(printed.value * fmpq(10) ** printed.places), rounded,
+                           printed.scientific)
         heading = dataclasses.replace(
             heading, exact_rounded=reading.shown(rounded),
-            exact_decimal=_shown_decimal(value, printed.places) + reading.unit,
+            exact_decimal=_shown_decimal(value, printed.places, printed) + reading.unit,
             flags=heading.flags + tuple(self._tie_flags(value, printed.places)))
         ok = self._ok(heading, reading)
         followed = self._follow(heading.claim, reading) if ok is None or self.working else None
@@ -185,14 +201,18 @@ class _Judge:
             reasons = [Reason.of("ok", exact=heading.exact_decimal, rule=self.rule.value,
                                  rounded=heading.exact_rounded)]
             if "tie" in heading.flags:
-                other = Rounding.HALF_EVEN if self.rule is Rounding.HALF_UP else Rounding.HALF_UP
-                reasons.append(Reason.of("tie", other_rule=other.value, other=reading.shown(
-                    self.decide(reading.value, reading.places, other))))
+                reasons.append(self._tie_reason(reading))
             return heading.verdict("ok", *reasons)
         if heading.claim.printed.continues and self.decide(
                 reading.value, reading.places, Rounding.TRUNCATE) == reading.printed_scaled:
             return heading.verdict("ok", Reason.of("begins", exact=heading.exact_decimal))
         return None
+
+    def _tie_reason(self, reading: _Reading) -> Reason:
+        """Exactly halfway: the rule decides; the reason names what the other rule gives."""
+        other = Rounding.HALF_EVEN if self.rule is Rounding.HALF_UP else Rounding.HALF_UP
+        return Reason.of("tie", other_rule=other.value, other=reading.shown(
+            self.decide(reading.value, reading.places, other)))
 
     def _follow(self, claim: Claim, reading: _Reading) -> _Followed | None:
         """The claim from the document's own numbers; None if it printed none on the way."""
@@ -232,7 +252,8 @@ class _Judge:
                                 and self._is_rounded(c)), key=lambda c: c.order))
         names = tuple(Named(c.target, self.position(c), c.printed.text) for c in carried)
         recomputed = reading.shown(followed.scaled)
-        shown = _shown_decimal(arith.multiply(followed.value, reading.scale), reading.places)
+        shown = _shown_decimal(arith.multiply(followed.value, reading.scale), reading.places,
+                               heading.claim.printed)
         reasons = [Reason.of("propagated", names, exact=heading.exact_decimal,
                              rounded=heading.exact_rounded, shown=shown + reading.unit,
                              recomputed=recomputed)]
@@ -255,6 +276,8 @@ class _Judge:
         reasons = [Reason.of("wrong", rounded=heading.exact_rounded, exact=heading.exact_decimal)]
         if recomputed is not None and recomputed != heading.exact_rounded:
             reasons.append(Reason.of("from_document", recomputed=recomputed))
+        if "tie" in heading.flags:    # exactly halfway: say what the other rule gives
+            reasons.append(self._tie_reason(reading))
         reasons += matches
         if abs(reading.rounded - reading.printed_scaled) == 1:
             reasons.append(Reason.of("off_by_one"))
@@ -316,12 +339,38 @@ def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
                                               exact=shown, printed=exact_text(printed)))
 
 
-def _shown_decimal(value: Exact, places: int) -> str:
-    """The value with a few more places than printed; exact digits when it terminates.
+def _scientific_decimal(value: Exact, digits: int) -> str:
+    """The value in e-notation: all its digits when it ends within ``digits`` significant
+    digits, else the first ``digits`` followed by "..."."""
+    if isinstance(value, fmpq) and value != 0:
+        places = terminating_places(value)
+        if places is not None:
+            text = fixed_decimal(value, places)
+            significant = len(text.lstrip("-").replace(".", "").lstrip("0"))
+            if significant <= digits:
+                return _short_exponent(to_scientific(text, max(significant, 1)))
+    return _short_exponent(to_scientific(significant_decimal(value, digits, Rounding.TRUNCATE),
+                                         digits)) + "..."
+
+
+def _short_exponent(text: str) -> str:
+    """The exponent as documents write it: ``2.06e-9``, ``1.0e5`` (not e-09, e+05)."""
+    mantissa, _, exponent = text.partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else text
+
+
+def _shown_decimal(value: Exact, places: int, printed: Printed | None = None) -> str:
+    """The value with a few more places than printed; exact digits when it terminates;
+    in e-notation when the document printed the number so.
 
     >>> _shown_decimal(fmpq(26, 25), 2), _shown_decimal(fmpq(1, 3), 2)
     ('1.04', '0.333333...')
+    >>> from symattn.verify.printed import read_printed
+    >>> _shown_decimal(fmpq(1, 3) / 10 ** 40, 42, read_printed("3.3e-41"))
+    '3.33333e-41...'
     """
+    if printed is not None and printed.scientific:
+        return _scientific_decimal(value, printed.digits + _SHOWN_EXTRA_PLACES)
     extra = max(places, 0) + _SHOWN_EXTRA_PLACES
     if isinstance(value, fmpq):
         for shown in range(max(places, 0), extra + 1):

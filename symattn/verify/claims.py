@@ -6,6 +6,7 @@ printed row sum, or the divisor) plus the ``Printed`` number with its
 precision as printed. The key syntax is documented in docs/spec-format.md::
 
     STEP | STEP[i] | STEP[:,j] | STEP[i,j] | STEP[i,j].terms | STEP[i].sum | divisor
+    scores[i,j].factors  (the printed cosine, |q_i| and |k_j| of a score)
     ... optionally followed by "@ label" for a repeated printing.
 
 >>> read_printed("83.83%").places, read_printed("83.83%").percent
@@ -20,16 +21,13 @@ __all__ = ["Printed", "Target", "Claim", "read_printed", "read_claims", "QUERY_R
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
-
-from flint import fmpq
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symattn.derivation.names import base_name
 from symattn.derivation.terms import PRINTABLE_TERMS, term_count
 from symattn.errors import InputError, Location, counted
-from symattn.values import arith
-from symattn.values.entries import parse_entry
-from symattn.values.exact import NEG_INF, Exact, Surd
+from symattn.values.number_reading import uses_points
+from symattn.verify.printed import Printed, read_printed
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
@@ -37,41 +35,13 @@ QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "
                              "ffn_activated", "ffn", "residual_2", "norm_2", "concat",
                              "entropy", "entropy_max", "jacobian_norm",
                              "jacobian_norm_unscaled", "row_max", "shifted", "exp_shifted",
-                             "exp_shifted_sum"})
+                             "exp_shifted_sum", "q_norm", "cosine", "tempered"})
 # Steps that are one column (a value per query row): reported with one index.
 COLUMN_STEPS = frozenset({"exp_sum", "entropy", "entropy_max", "jacobian_norm",
-                          "jacobian_norm_unscaled", "row_max", "exp_shifted_sum"})
+                          "jacobian_norm_unscaled", "row_max", "exp_shifted_sum", "q_norm",
+                          "k_norm"})
 _KEY = re.compile(r"^\s*(?P<step>(?:head\d+\.)?[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
-                  r"(?:\.\s*(?P<part>terms|sum))?\s*(?:@\s*(?P<label>.*?))?\s*$")
-_SKIP = ("?", "")
-
-
-@dataclass(frozen=True)
-class Printed:
-    """A printed number: its value, its decimal places, and how it was marked.
-
-    ``continues`` marks digits followed by an ellipsis (0.666...): the digits
-    shown are the leading digits of the value, so cutting them off is right.
-    ``exact`` marks a printed closed form (1/3, sqrt(2)/2), compared exactly.
-    """
-
-    text: str
-    value: Any            # fmpq, NEG_INF, or a Surd for a printed root
-    places: int
-    percent: bool = False
-    approximate: bool = False
-    continues: bool = False
-    exact: bool = False
-
-    @property
-    def number(self) -> Exact:
-        """The value as a number: a percentage divided by 100.
-
-        >>> read_printed("39.5%").number
-        79/200
-        """
-        # arith.divide, not /: a printed closed form (a Surd) can carry a percent sign too
-        return arith.divide(self.value, fmpq(100)) if self.percent else self.value
+                  r"(?:\.\s*(?P<part>terms|sum|factors))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 
 
 @dataclass(frozen=True)
@@ -88,6 +58,8 @@ class Target:
         """1-based position text for reports, e.g. ``weights[3,1]``."""
         if self.part == "divisor":
             return "divisor"
+        if self.step == "scale":       # a single number (derivation.cosine)
+            return "scale"
         base = f"{self.step}[{row_label},{self.column + 1}]"
         if base_name(self.step) in COLUMN_STEPS:   # a column vector: one index
             base = f"{self.step}[{row_label}]"
@@ -116,47 +88,6 @@ class Claim:
     @property
     def primary(self) -> bool:
         return not self.label
-
-
-_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_TIMES_TEN = re.compile(r"^(?P<mantissa>[+\-\u2212]?[0-9][0-9.,]*)\s*(?:[×x·*]|\\times|\\cdot)\s*"
-                        r"10\s*(?:\^|\*\*)?\s*\{?\s*(?P<exponent>[+\-\u2212]?[0-9]+)\s*\}?$")
-_ELLIPSIS = ("...", "\u2026")
-
-
-def read_printed(raw: Any, location: Location | None = None) -> Printed | None:
-    """Parse one printed number; None for a skipped entry ("?" or "").
-
-    >>> read_printed("1.5 × 10⁻³").value, read_printed("0.666...").continues
-    (3/2000, True)
-    """
-    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise InputError(f"a printed number must be a number or text, got {raw!r}", location)
-    text = str(raw).strip()
-    if text in _SKIP:
-        return None
-    body = text
-    approximate = False
-    if body[:1] in ("~", "\u2248"):
-        approximate, body = True, body[1:].strip()
-    percent = body.endswith("%")
-    if percent:
-        body = body[:-1].strip()
-    continues = body.endswith(_ELLIPSIS)
-    if continues:
-        body = body.rstrip(".\u2026").strip()
-    scientific = _TIMES_TEN.match(body.translate(_SUPERSCRIPTS))
-    if scientific:   # 1.5 × 10^-3, 1.5·10⁻³, 1.5 \times 10^{-3}
-        body = f"{scientific['mantissa']}e{scientific['exponent']}".replace("\u2212", "-")
-    entry = parse_entry(body, location)
-    if entry.value is NEG_INF:
-        return Printed(text, NEG_INF, 0, percent, approximate)
-    if entry.places is None and isinstance(entry.value, (fmpq, Surd)) and not continues:
-        return Printed(text, entry.value, 0, percent, approximate, exact=True)
-    if entry.places is None or not isinstance(entry.value, fmpq):
-        raise InputError(f"{text!r} is not a printed number (write it as printed: 0.394, "
-                         "83.83%, 0.666..., 1/3, sqrt(2)/2)", location)
-    return Printed(text, entry.value, entry.places, percent, approximate, continues)
 
 
 def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,
@@ -229,10 +160,17 @@ class _ClaimKey:
 
 
 class _Claims:
-    """The claims read so far, each numbered by its place in the spec."""
+    """The claims read so far, each numbered by its place in the spec; ``number_format``
+    and ``points`` say how printed numbers are read (``values.number_reading``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, number_format: str = "", points: bool = False) -> None:
         self.claims: list[Claim] = []
+        self.number_format = number_format
+        self.points = points
+
+    def printed(self, raw: Any, location: Location) -> Printed | None:
+        """One printed number, read under the document's number format."""
+        return read_printed(raw, location, self.number_format, self.points)
 
     def add(self, key: _ClaimKey, target: Target, printed: Printed | None) -> None:
         if printed is not None:   # a skipped entry ("?") is no claim
@@ -244,28 +182,41 @@ class _Claims:
         if not 1 <= column_number <= key.columns:
             raise InputError(f"column {column_number} is outside {key.step}, which has "
                              f"{counted(key.columns, 'column')}", location)
-        printed = read_printed(raw, location)
+        printed = self.printed(raw, location)
         if printed is not None:
             row = key.row(row_number, location)
             self.add(key, Target(key.step, row, column_number - 1), printed)
 
 
 def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]],
-                query_positions: tuple[int, ...] | None, source: str | None = None
-                ) -> list[Claim]:
+                query_positions: tuple[int, ...] | None, source: str | None = None,
+                number_format: str = "") -> list[Claim]:
     """All claims of a spec, validated against the derivation's step shapes.
+
+    ``number_format`` is options.number_format; without it, a printed "22,026" is
+    refused when other claims are printed with decimal points (``values.number_reading``).
 
     >>> [c.target.describe(c.target.row + 1) for c in read_claims(
     ...     {"weights[2]": ["0.4", "?"], "divisor": "1.41"}, {"weights": (2, 2)}, None)]
     ['weights[2,1]', 'divisor']
     """
     where = Location(file=source, key="claims")
-    read = _Claims()
+    points = not number_format and uses_points(_leaves(claims.values()))
+    read = _Claims(number_format, points)
     for key, raw in claims.items():
         here = where.at(key=f'"{key}"' if not key.isidentifier() else key)
         claim_key = _read_key(str(key), here, shapes, query_positions)
         _reader(claim_key)(claim_key, raw, read)
     return read.claims
+
+
+def _leaves(values: Iterable[Any]) -> Iterator[Any]:
+    """Every printed value of the claims, lists opened."""
+    for value in values:
+        if isinstance(value, list):
+            yield from _leaves(value)
+        else:
+            yield value
 
 
 def _read_key(key: str, here: Location, shapes: Mapping[str, tuple[int, int]],
@@ -274,7 +225,8 @@ def _read_key(key: str, here: Location, shapes: Mapping[str, tuple[int, int]],
     match = _KEY.match(key)
     if not match:
         raise InputError("cannot read this claim key; write STEP, STEP[i], STEP[:,j], "
-                         "STEP[i,j], STEP[i,j].terms, STEP[i].sum or divisor", here)
+                         "STEP[i,j], STEP[i,j].terms, STEP[i].sum, scores[i,j].factors "
+                         "or divisor", here)
     step, label = match["step"], (match["label"] or "").strip()
     if step == "divisor":
         return _ClaimKey(key, label, step, None, None, here, (1, 1), None, shapes)
@@ -301,7 +253,7 @@ def _reader(key: _ClaimKey) -> _Reader:
 
 def _read_divisor(key: _ClaimKey, raw: Any, read: _Claims) -> None:
     """divisor = the printed sqrt(d_k) (any position or part after it is ignored)."""
-    read.add(key, Target("divisor", part="divisor"), read_printed(raw, key.here))
+    read.add(key, Target("divisor", part="divisor"), read.printed(raw, key.here))
 
 
 def _read_matrix(key: _ClaimKey, raw: Any, read: _Claims) -> None:
@@ -325,7 +277,7 @@ def _read_sum(key: _ClaimKey, raw: Any, read: _Claims) -> None:
     if len(parts) != 1 or not parts[0]:
         raise InputError("a row sum is written STEP[i].sum", key.here)
     number = _index(parts[0], key.here, "row")
-    printed = read_printed(raw, key.here)
+    printed = read.printed(raw, key.here)
     if printed is not None:
         read.add(key, Target(key.step, key.row(number, key.here), 0, "sum"), printed)
 
@@ -349,7 +301,7 @@ def _read_terms(key: _ClaimKey, raw: Any, read: _Claims) -> None:
         raise InputError(f"this derivation has no terms for {key.step}", key.here)
     for t, value in enumerate(key.as_list(raw, length, "the terms"), start=0):
         read.add(key, Target(key.step, row, column - 1, "term", t),
-                 read_printed(value, key.here.at(column=t + 1)))
+                 read.printed(value, key.here.at(column=t + 1)))
 
 
 def _read_position(key: _ClaimKey, raw: Any, read: _Claims) -> None:
@@ -383,9 +335,26 @@ def _read_column(key: _ClaimKey, column_text: str, raw: Any, read: _Claims) -> N
         read.entry(key, number, column, value, key.here.at(row=number))
 
 
+def _read_factors(key: _ClaimKey, raw: Any, read: _Claims) -> None:
+    """scores[i,j].factors = the printed cos(theta_ij), |q_i| and |k_j| whose product the
+    document wrote for the score: each is a claim on its own step (``derivation.cosine``)."""
+    parts = key.indices
+    if key.step != "scores" or len(parts) != 2:
+        raise InputError("factors are written scores[i,j].factors = [cosine, |q_i|, |k_j|]",
+                         key.here)
+    number, column = _index(parts[0], key.here, "row"), _index(parts[1], key.here, "column")
+    row = key.row(number, key.here)
+    if not 1 <= column <= key.columns:
+        raise InputError(f"column {column} is outside {key.step}", key.here)
+    targets = (Target("cosine", row, column - 1), Target("q_norm", row, 0),
+               Target("k_norm", column - 1, 0))
+    for t, (target, value) in enumerate(zip(targets, key.as_list(raw, 3, "the factors"))):
+        read.add(key, target, read.printed(value, key.here.at(column=t + 1)))
+
+
 _Reader = Callable[[_ClaimKey, Any, _Claims], None]
 
 # The readers of a key with a part after the position; any other is a position.
 _PART_READERS: dict[str, _Reader] = {
-    "sum": _read_sum, "terms": _read_terms,
+    "sum": _read_sum, "terms": _read_terms, "factors": _read_factors,
 }

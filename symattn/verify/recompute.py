@@ -26,6 +26,8 @@ __all__ = ["Traced", "DocumentPath"]
 from functools import reduce
 from typing import Callable, Iterable
 
+from flint import fmpq
+
 from symattn.derivation.attention import scale_factor
 from symattn.derivation.names import split_name
 from symattn.derivation.steps import Derivation, EntryRule
@@ -33,7 +35,7 @@ from symattn.derivation.grids import Grid
 from symattn.derivation.terms import (Term, claim_term, output_term, projection_term,
                                       row_sum_term, score_term, term_count)
 from symattn.values import arith
-from symattn.values.exact import NEG_INF, Exact
+from symattn.values.exact import NEG_INF, Exact, Surd
 from symattn.verify.claims import Claim, Target
 from symattn.verify.targets import exact_value, has_divisor
 
@@ -205,13 +207,30 @@ def _projection(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
 
 
 def _scores(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
-    """S = Q K^T (or Q_rot K_rot^T)."""
+    """S = Q K^T (or Q_rot K_rot^T); cos(theta) |q| |k| where the document printed those."""
     prefix, operands = split_name(step)[0], path.operands(step)
+    factors = _printed_factors(path, step, i, j)
+    if factors is not None:
+        return factors
     if not operands:
         return None
     left, right = (prefix + split_name(o)[1] for o in operands)
     inner = path.grid(left).shape[1]
     return path.traced_sum(score_term(left, right, i, j, t) for t in range(inner))
+
+
+def _printed_factors(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
+    """The score as the product of its printed cosine and lengths (``derivation.cosine``),
+    when the document printed all three; None otherwise."""
+    if step != "scores" or not path.has("cosine"):
+        return None
+    claims = [path.printed_claim(target) for target in (
+        Target("cosine", i, j), Target("q_norm", i, 0), Target("k_norm", j, 0))]
+    printed = [claim for claim in claims if claim is not None]
+    if len(printed) != 3 or any(claim.printed.value is NEG_INF for claim in printed):
+        return None
+    value = reduce(arith.multiply, (claim.printed.number for claim in printed))
+    return value, frozenset(printed)
 
 
 def _scaled(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
@@ -224,6 +243,12 @@ def _scaled(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
         return arith.divide(score, divisor.printed.value), used | {divisor}
     if not has_divisor(path.derivation):
         return None
+    scale = path.printed_claim(Target("scale", 0, 0)) if path.has("scale") else None
+    temperature = path.problem.temperature
+    if scale is not None and isinstance(temperature, (fmpq, Surd)):
+        # the document's printed multiplier, then the temperature
+        return arith.divide(arith.multiply(score, scale.printed.number), temperature), \
+            used | {scale}
     return arith.multiply(score, scale_factor(path.problem)), used
 
 
@@ -236,8 +261,10 @@ def _masked(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
 
 def _exp(path: DocumentPath, step: str, i: int, j: int) -> Traced | None:
     prefix = split_name(step)[0]
-    value, used = path.operand(prefix + ("masked" if path.has(prefix + "masked") else "scaled"),
-                               i, j)
+    operands = path.operands(step)
+    source = operands[0] if len(operands) == 1 and path.problem.order else \
+        prefix + ("masked" if path.has(prefix + "masked") else "scaled")
+    value, used = path.operand(source, i, j)
     return arith.exp(value), used
 
 

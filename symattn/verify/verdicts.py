@@ -18,7 +18,8 @@ from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
 
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
-FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong")
+FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong", "input_rounding",
+         "framework_precision")
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ class Report:
     rounding: Rounding
     verdicts: tuple[Verdict, ...]
     language: str = ""            # the spec's language (messages.LANGUAGES), "" if unset
+    variant: str = ""             # the [[variants]] block judged, "" for the spec itself
 
     @property
     def counts(self) -> dict[str, int]:

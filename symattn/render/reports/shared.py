@@ -167,14 +167,14 @@ def emit(args: argparse.Namespace, tex: str, default_stem: str) -> None:
     no ``-o``: ``DEFAULT_STEM.pdf`` in the current folder.
     """
     from symattn.render import engines
-    from symattn.render.files import write_atomically
+    from symattn.render.files import write_atomically, write_stdout
 
     output = getattr(args, "output", None)
     engine = getattr(args, "engine", None)
     tex = engines.name_engine(tex, engine)
     if not args.pdf:
         if output is None or output == "-":
-            sys.stdout.write(tex)
+            write_stdout(tex)
         else:
             write_atomically(output, tex)
         return
@@ -183,7 +183,7 @@ def emit(args: argparse.Namespace, tex: str, default_stem: str) -> None:
     pdf = compile_pdf(tex, engine=engine)
     output = output or f"{default_stem}.pdf"
     if output == "-":
-        sys.stdout.buffer.write(pdf)
+        write_stdout(pdf)
         return
     if output.lower().endswith(".tex"):
         write_atomically(output, tex)

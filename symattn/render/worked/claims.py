@@ -59,6 +59,10 @@ def rounded_latex(verdict: Verdict, separator: str) -> str:
     return latex.printed_math(text) or ""
 
 
+# Flags of an ok number whose reason the page should give (verify.input_rounding, .framework)
+_EXPLAINED = {"input_rounding", "framework_precision"}
+
+
 def _row(verdict: Verdict, notes: NoteWriter, labels: str = "") -> ClaimRow:
     """One printed number in words: where it stands, its verdict and the reason."""
     where = notes.where(verdict)
@@ -72,11 +76,12 @@ def _row(verdict: Verdict, notes: NoteWriter, labels: str = "") -> ClaimRow:
 
 def _notes(verdicts: list[Verdict], notes: NoteWriter, text: Callable[[str], str]
            ) -> tuple[ClaimRow, ...]:
-    """One note per printed number that is not ok: the printings of one number with
-    the same digits and verdict (the main one and its repetitions) share a note."""
+    """One note per printed number that is not ok, or ok only through rounded inputs or
+    a float format: the printings of one number with the same digits and verdict (the
+    main one and its repetitions) share a note."""
     groups: dict[tuple[object, ...], list[Verdict]] = {}
     for verdict in verdicts:
-        if verdict.verdict != "ok":
+        if verdict.verdict != "ok" or _EXPLAINED & set(verdict.flags):
             key = (verdict.claim.target, verdict.printed.strip(), verdict.verdict)
             groups.setdefault(key, []).append(verdict)
     rows = []

@@ -42,7 +42,7 @@ KINDS = ("scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights", "out
 
 
 # Catalog tables with headings of their own steps ([maxshift.heading], ...).
-_TABLES = ("maxshift", "variance", "ffn")
+_TABLES = ("maxshift", "variance", "ffn", "docops")
 
 
 def step_kind(step: StepLike) -> str:
@@ -50,6 +50,8 @@ def step_kind(step: StepLike) -> str:
     prefix, base = split_name(step.name)
     if base in ("mask", "variance"):
         return base
+    if getattr(step, "variant", "") == "reordered":   # options.order: laid out as written
+        return "generic"
     if not step.operands:
         return "input"
     if base in ("Q", "K", "V"):
@@ -82,11 +84,14 @@ def description(step: StepLike, catalog: Catalog) -> str:
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
     base = base_name(step.name)
+    if getattr(step, "variant", "") == "reordered" and f"docops.description.{base}_after" in \
+            catalog:                                  # options.order: from the step before
+        return str(catalog.text(f"docops.description.{base}_after"))
     if base == "output" and step_kind(step) == "generic" and "description.output_multi" in catalog:
         base = "output_multi"
     elif base == "scaled" and not step.operands and "description.scaled_given" in catalog:
         base = "scaled_given"
-    for table in ("description", "sheet_kinds"):
+    for table in ("description", "sheet_kinds", "docops.description"):
         translated = catalog.get(f"{table}.{base}")
         if isinstance(translated, str):
             return translated

@@ -56,7 +56,8 @@ _AFTER_MASK = ("mask", "masked", "exp", "exp_sum", "weights", "output")
 def step_operands(layout: Layout, kind: str, step: Step) -> dict[str, Matrix]:
     """The matrices substituted into the step's formula, by their template names."""
     if kind == "projection":      # the problem's own Q, K or V: X times its weights
-        return {"X": layout.operand("X"), "W": layout.operand(f"W_{step.name}")}
+        source = step.operands[0] if step.operands else "X"    # X, X_kv, X_q, X_k, X_v
+        return {"X": layout.operand(source), "W": layout.operand(f"W_{step.name}")}
     if kind == "exp":
         return {"Z": layout.exp_of(step.operands[0])}
     if kind in SHIFT_KINDS:

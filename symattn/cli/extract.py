@@ -1,0 +1,169 @@
+"""``symattn extract``: a document's printed numbers as a draft spec; ``check DOC --spec``.
+
+A command module of ``symattn.cli.app``: ``register(subparsers)`` adds the
+parser and returns the handler. ``extract DOC`` writes the draft spec (the
+main computation first; a row of scores put through softmax on the side is
+a draft of its own, written to ``DRAFT-2.toml`` ... with ``-o DRAFT.toml``)
+and says on stderr what it chose and how sure it is. ``check DOC --spec
+INPUTS.toml`` (``run_check_documents``) extracts with the spec's inputs and
+checks in one go, reporting every verdict at its document line.
+
+>>> import argparse
+>>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
+>>> sorted(register(commands))
+['extract']
+"""
+
+from __future__ import annotations
+
+__all__ = ["register", "run", "run_check_documents", "is_document", "draft_path"]
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
+                                 display_name, language_of, one_line, write_output)
+
+if TYPE_CHECKING:
+    from symattn.extract.checking import DocumentCheck
+    from symattn.extract.pipeline import Extraction
+
+_SPEC_SUFFIXES = (".toml", ".json")
+
+
+def register(subparsers: Subparsers) -> dict[str, Handler]:
+    """Add ``extract``; return its handler."""
+    parser = subparsers.add_parser(
+        "extract", help="read a document's printed numbers into a draft spec",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="Read a document (UTF-8 text, Markdown, LaTeX or a Jupyter notebook: its "
+                    "Markdown cells and printed outputs; nothing is run) and write a draft spec: "
+                    "the inputs (from --spec, or proposed from the matrices the document names) "
+                    "and every printed number placed on the step it belongs to, with its line "
+                    "and how sure the placement is. Numbers not placed are listed at the end.")
+    parser.add_argument("document", metavar="DOC", help="the document to read")
+    parser.add_argument("--spec", metavar="INPUTS.toml",
+                        help="take the inputs and options from this spec (its claims are "
+                             "replaced)")
+    parser.add_argument("--output", "-o", metavar="DRAFT.toml",
+                        help="write the draft here (further drafts: DRAFT-2.toml, ...) "
+                             "instead of stdout")
+    return {"extract": run}
+
+
+def is_document(source: str) -> bool:
+    """A file ``check --spec`` reads as a document: anything but a .toml or .json spec."""
+    return Path(source).suffix.lower() not in _SPEC_SUFFIXES
+
+
+def draft_path(output: str, number: int) -> str:
+    """Where draft ``number`` (1-based) goes with ``-o output``: output, then output-2 ..."""
+    if number == 1:
+        return output
+    path = Path(output)
+    return str(path.with_name(f"{path.stem}-{number}{path.suffix}"))
+
+
+def _read_spec(path: str) -> str:
+    from symattn.errors import InputError, Location
+
+    try:
+        return Path(path).read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such file", Location(file=path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", Location(file=path)) from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", Location(file=path)) from None
+
+
+def _summary(extraction: Extraction) -> str:
+    lines = []
+    for number, draft in enumerate(extraction.drafts, start=1):
+        counts = {c: sum(len(p.numbers) for p in draft.placements if p.confidence == c)
+                  for c in ("certain", "likely", "guess")}
+        where = f" (lines {draft.lines[0]}-{draft.lines[1]})" if draft.lines else ""
+        lines.append(f"draft {number}{where}: {sum(counts.values())} numbers placed "
+                     f"({counts['certain']} certain, {counts['likely']} likely, "
+                     f"{counts['guess']} guess), {len(draft.unplaced)} not placed")
+        lines += [f"  inputs: {reason}" for reason in draft.reasons]
+    if extraction.skipped:
+        lines.append(f"{extraction.skipped} numbers past the first "
+                     "50,000 were not read")
+    return "\n".join(f"extract: {line}" for line in lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``extract`` command; returns the exit status."""
+    from symattn.errors import InputError, Location
+    from symattn.extract.document import read_document
+    from symattn.extract.pipeline import extract
+
+    document = read_document(args.document)
+    spec_text = _read_spec(args.spec) if args.spec else None
+    extraction = extract(document, spec_text, args.spec or "<spec>")
+    if not extraction.drafts:
+        raise InputError("found no inputs: no X with W_Q, W_K, W_V, no Q, K, V, no vectors "
+                         "q_i, k_j, v_j and no row of scores put through softmax; give the "
+                         "inputs with --spec INPUTS.toml", Location(file=args.document))
+    texts = [draft.text(document) for draft in extraction.drafts]
+    if args.output and args.output != "-":
+        for number, text in enumerate(texts, start=1):
+            write_output(text, draft_path(args.output, number))
+    else:
+        write_output("\n".join(text if n == 1 else f"# ----- draft {n} -----\n{text}"
+                               for n, text in enumerate(texts, start=1)), None)
+    print(_summary(extraction), file=sys.stderr)
+    return EXIT_OK
+
+
+def _json(checks: list[DocumentCheck]) -> str:
+    from symattn.render import report as render_report
+
+    document = json.loads(render_report.report_json([c.report for c in checks]))
+    for entry, check in zip(document["reports"], checks):
+        for claim, (line, column), cell in zip(entry["claims"], check.places,
+                                               check.cells or [None] * len(check.places)):
+            claim["line"], claim["column"] = line, column
+            if cell is not None:   # a notebook: the cell the number was printed in
+                claim["cell"] = cell
+        entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
+                               for line, column, printed in check.unplaced]
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
+    """``check DOC ... --spec INPUTS.toml``: each document extracted and checked."""
+    from symattn.errors import SymattnError
+    from symattn.extract.checking import check_document
+    from symattn.extract.document import read_document
+    from symattn.render import report as render_report
+
+    from symattn.errors import InputError, Location
+
+    for source in sources:
+        if not is_document(source):
+            raise InputError("with --spec, each FILE is a document; this is a spec (.toml or "
+                             ".json)", Location(file=display_name(source)))
+    spec_text = _read_spec(args.spec)
+    checks, failed = [], 0
+    for source in sources:
+        try:
+            checks.append(check_document(read_document(source), spec_text, args.spec,
+                                         args.rounding, args.working, args.language))
+        except SymattnError as error:
+            print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
+            failed += 1
+    if checks:
+        reports = [c.report for c in checks]
+        language = language_of(args, reports[0].language)
+        text = _json(checks) if args.format == "json" else \
+            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
+                args.format](reports, language)
+        write_output(text, args.output)
+    if failed:
+        return EXIT_INPUT
+    return EXIT_WRONG if any(c.report.has_wrong for c in checks) else EXIT_OK

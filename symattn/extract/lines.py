@@ -1,0 +1,243 @@
+"""The equation a single number stands in, read from its line.
+
+Each line is reduced to a skeleton where every single number is ``n`` and
+every printed vector or matrix is ``g``; patterns on the skeleton give the
+numbers their roles:
+
+    n×n + n×n + ... = n + n + ... = n    factors, terms and total of a written-out sum
+    e^n = n, exp(n) = n                  a scaled score and its exponential
+    n / n = n, n / n → n%                score / divisor = scaled; exp / sum = weight
+    √n = n, √n ≈ n                       the divisor
+    g · g = n                            the score of two placed vectors (q_i · k_j)
+
+Anything else is placed by value alone (a plain integer only right after
+``=``, ``→`` or ``≈``: "step 3" and "4 × 4" are not claims).
+"""
+
+from __future__ import annotations
+
+__all__ = ["place_line"]
+
+import dataclasses
+import re
+from typing import Sequence
+
+from symattn.derivation.names import split_name
+from symattn.derivation.terms import claim_term, term_count
+from symattn.extract.place import Placement, Placer
+from symattn.extract.scanner import Group, Number
+from symattn.verify.claims import Target
+
+N, G = "\ue000", "\ue001"
+_TIMES = r"\s*[×*·x]\s*"
+_SUM = re.compile(rf"(?:(?P<factors>(?:{N}{_TIMES}{N}\s*\+\s*)+{N}{_TIMES}{N})\s*=\s*)?"
+                  rf"(?P<terms>(?:{N}\s*\+\s*)+{N})\s*=\s*{N}")
+_EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
+_DIVISION = re.compile(rf"{N}\s*/\s*{N}(?:\s*(?:=|→|≈)\s*{N})?")
+_SQRT = re.compile(rf"√\s*{N}\s*[=≈]\s*{N}")
+_DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
+_AFTER_SIGN = re.compile(r"[=→≈:]\s*$")
+# A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512
+_SIZE = re.compile(r"(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL])\s*=\s*$")
+_WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G}))")
+_TERM_STEPS = frozenset({"scores", "output", "exp_sum"})
+
+
+def _skeleton(text: str, base: int, items: Sequence[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """The line with numbers and groups replaced; the skeleton index of each item."""
+    pieces, where, last = [], [], base
+    for start, end, mark in items:
+        pieces.append(text[last - base:start - base])
+        where.append(sum(len(p) for p in pieces))
+        pieces.append(mark)
+        last = end
+    pieces.append(text[last - base:])
+    return "".join(pieces), where
+
+
+class _Line:
+    """One line: its skeleton and which number stands where."""
+
+    def __init__(self, text: str, base: int, singles: list[Number],
+                 groups: list[tuple[Group, list[Placement]]]) -> None:
+        items = sorted([(n.start, n.end, N) for n in singles] +
+                       [(g.start, g.end, G) for g, _ in groups])
+        self.skeleton, positions = _skeleton(text, base, items)
+        self.at: dict[int, Number | tuple[Group, list[Placement]]] = {}
+        numbers = iter(singles)
+        group_list = iter(groups)
+        for (_, _, mark), position in zip(items, positions):
+            self.at[position] = next(numbers) if mark == N else next(group_list)
+        self.done: set[int] = set()
+
+    def numbers_in(self, start: int, end: int) -> list[Number]:
+        return [v for k, v in sorted(self.at.items())
+                if start <= k < end and isinstance(v, Number)]
+
+
+def place_line(placer: Placer, text: str, base: int, singles: list[Number],
+               groups: list[tuple[Group, list[Placement]]]) -> tuple[list[Placement],
+                                                                     list[Number]]:
+    """Placements of the single numbers of one line, and the numbers left unplaced."""
+    line = _Line(text, base, singles, groups)
+    placed: list[Placement] = []
+    for pattern, rule in ((_SUM, _sums), (_DOT, _dots), (_EXP, _exps), (_DIVISION, _divisions),
+                          (_SQRT, _roots), (_WEIGHT, _weights)):
+        for match in list(pattern.finditer(line.skeleton)):
+            numbers = line.numbers_in(match.start(), match.end())
+            if any(n.start in line.done for n in numbers):
+                continue
+            found = rule(placer, line, match, numbers)
+            placed.extend(found)
+            line.done.update(n.start for p in found for n in p.numbers)
+    left = []
+    for number in singles:
+        if number.start in line.done:
+            continue
+        before = text[max(0, number.start - base - 12):number.start - base]
+        if number.value is None or _SIZE.search(before) or number.places == 0 and \
+                not number.percent and not _AFTER_SIGN.search(before):
+            # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
+            left.append(number)
+            continue
+        placement = placer.place_single(number)
+        if placement is None:
+            left.append(number)
+        else:
+            placed.append(placement)
+    return sorted(placed, key=lambda p: p.numbers[0].start), left
+
+
+def _sum_targets(placer: Placer, total: Number, terms: list[Number]) -> list[Target]:
+    """Entries with as many terms as printed, best first (the total and the terms decide)."""
+    shapes = placer.candidates.shapes
+    scored: list[tuple[float, Target]] = []
+    for step in shapes:
+        if split_name(step)[1] not in _TERM_STEPS or term_count(step, shapes) != len(terms):
+            continue
+        rows, columns = shapes[step]
+        for i in range(rows):
+            for j in range(columns):
+                target = Target(step, i, j)
+                score = placer.score(total, target) * 2 + sum(
+                    placer.score(t, Target(step, i, j, "term", k)) for k, t in enumerate(terms))
+                if placer.last_row == (step, i):
+                    score += 0.3
+                scored.append((score, target))
+    scored.sort(key=lambda s: -s[0])
+    return [t for s, t in scored if s >= len(terms) * 0.5 + 1]
+
+
+def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+          ) -> list[Placement]:
+    total = numbers[-1]
+    terms = line.numbers_in(match.start("terms"), match.end("terms"))
+    factors = line.numbers_in(match.start("factors"), match.end("factors")) \
+        if match["factors"] else []
+    targets = _sum_targets(placer, total, terms)
+    if not targets:
+        return []
+    target = targets[0]
+    operands = placer.derivation_operands(target.step)
+    placements = []
+    for k in range(len(factors) // 2):
+        term = claim_term(target.step, target.row, target.column, k, operands)
+        for number, factor in zip(factors[2 * k:2 * k + 2], term):
+            found = placer.place_single(number, must=Target(factor.step, factor.row,
+                                                            factor.column),
+                                        why="a factor of the sum written out")
+            if found:
+                placements.append(found)
+    scores = [placer.score(t, Target(target.step, target.row, target.column, "term", k))
+              for k, t in enumerate(terms)]
+    confidence = "certain" if all(s == 1.0 for s in scores) else \
+        "likely" if sum(s >= 0.5 for s in scores) * 2 >= len(scores) else "guess"
+    key = placer.candidates.label(target) + ".terms"
+    placements.append(Placement(key, [t.printed for t in terms], tuple(terms),
+                                tuple(Target(target.step, target.row, target.column, "term", k)
+                                      for k in range(len(terms))), confidence,
+                                "the terms of the sum written out"))
+    found = placer.place_single(total, must=target, why="the total of the sum written out")
+    return placements + ([found] if found else [])
+
+
+def _dots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+          ) -> list[Placement]:
+    groups = [v for k, v in sorted(line.at.items())
+              if match.start() <= k < match.end() and not isinstance(v, Number)]
+    rows: dict[str, int] = {}
+    for _, placements in groups:
+        for placement in placements:
+            base = split_name(placement.targets[0].step)[1]
+            if len(set(t.row for t in placement.targets)) == 1:
+                rows.setdefault(base, placement.targets[0].row)
+    if "Q" not in rows or "K" not in rows or "scores" not in placer.candidates.shapes:
+        return []
+    found = placer.place_single(numbers[-1], must=Target("scores", rows["Q"], rows["K"]),
+                                why="the dot product of the query and key printed before it")
+    return [found] if found else []
+
+
+def _same_entry(target: Target, step: str) -> Target:
+    prefix = target.step[:len(target.step) - len(split_name(target.step)[1])]
+    return Target(prefix + step, target.row, target.column)
+
+
+def _exps(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+          ) -> list[Placement]:
+    argument, result = numbers[0], numbers[-1]
+    first = placer.place_single(argument, prefer=frozenset({"scaled"}),
+                                why="the exponent of an exponential")
+    if first is None or split_name(first.targets[0].step)[1] != "scaled":
+        first = placer.place_single(argument, prefer=frozenset({"masked"}),
+                                    why="the exponent of an exponential")
+    if first is None or split_name(first.targets[0].step)[1] not in ("scaled", "masked"):
+        return []
+    second = placer.place_single(result, must=_same_entry(first.targets[0], "exp"),
+                                 why=f"e to the power of {argument.printed}")
+    if argument.value is None:   # e^(-inf) = 0 holds for every masked entry: which one is a guess
+        first, second = (dataclasses.replace(p, confidence="guess") if p else None
+                         for p in (first, second))
+    return [p for p in (first, second) if p]
+
+
+def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+               ) -> list[Placement]:
+    if len(numbers) == 2:
+        top = placer.place_single(numbers[0], prefer=frozenset({"exp", "scores"}))
+        bottom = placer.place_single(numbers[1], prefer=frozenset({"exp_sum"}))
+        return [p for p in (top, bottom) if p]
+    result = placer.place_single(numbers[2], prefer=frozenset({"scaled", "weights"}))
+    if result is None:
+        return []
+    target, base = result.targets[0], split_name(result.targets[0].step)[1]
+    if base == "scaled":
+        pair = (_same_entry(target, "scores"), Target("divisor", part="divisor"))
+    elif base == "weights":
+        pair = (_same_entry(target, "exp"), Target(_same_entry(target, "exp_sum").step,
+                                                   target.row, 0))
+    else:
+        return [result]
+    if all(placer.score(n, t) < 0.5 for n, t in zip(numbers[:2], pair)):
+        return []      # neither side fits: the result's value was a coincidence
+    parts = [placer.place_single(n, must=t, why="a side of the division")
+             for n, t in zip(numbers[:2], pair)]
+    return [p for p in parts if p] + [result]
+
+
+def _roots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+           ) -> list[Placement]:
+    divisor = Target("divisor", part="divisor")
+    if divisor not in placer.candidates.by_target:
+        return []
+    found = placer.place_single(numbers[-1], must=divisor, why="the square root printed")
+    return [found] if found else []
+
+
+
+def _weights(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+             ) -> list[Placement]:
+    """A number times a value vector (``0.309 × v₁``): a weight."""
+    found = placer.place_single(numbers[0], prefer=frozenset({"weights"}),
+                                why="it multiplies a value vector")
+    return [found] if found else []

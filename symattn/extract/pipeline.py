@@ -1,0 +1,279 @@
+"""``extract``: from a document to draft specs - documents -> numbers -> placed claims.
+
+With a spec (``--spec``), its inputs and options are the computation and one
+draft is made: the spec's own text with a new ``[claims]`` table. Without
+one, the inputs are proposed from the named matrices of the document
+(``symattn.extract.inputs``), and every row of scores the document puts
+through softmax on the side (``[10, 2, 1] → softmax → [...]``) is a draft of
+its own, placed over the lines that follow it.
+
+>>> from symattn.extract.document import from_text
+>>> text = "q₁ = [1.0, 0.0]\\nk₁ = [1.0, 0.0]\\nv₁ = [0.5, 0.5]\\nq₁ · k₁ = 1.0\\n"
+>>> extraction = extract(from_text(text + "1.0 / 1.414 = 0.707\\nout₁ = [0.5, 0.5]"))
+>>> [(p.key, p.layout, p.confidence) for p in extraction.drafts[0].placements][-2:]
+[('scaled[1,1]', '0.707', 'certain'), ('output[1]', ['0.5', '0.5'], 'certain')]
+"""
+
+from __future__ import annotations
+
+__all__ = ["Draft", "Extraction", "extract", "SIDE_LINES"]
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from symattn import messages
+from symattn.derivation import pipeline as derivation_pipeline
+from symattn.derivation.names import split_name
+from symattn.errors import SymattnError
+from symattn.extract.candidates import Candidates
+from symattn.extract.document import Document
+from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
+from symattn.extract.inputs import Proposal, from_scores, propose
+from symattn.extract.lines import place_line
+from symattn.extract.place import Placement, Placer
+from symattn.extract.scanner import Group, Number, Scanned, scan
+from symattn.problem import spec as spec_reader
+from symattn.verify.claims import read_claims
+
+SIDE_LINES = 20            # a side calculation is placed over its line and the 20 after it
+_SOFTMAX_AFTER = re.compile(r"^[^\n\[]{0,40}softmax[^\n\[]{0,40}$", re.IGNORECASE)
+_SIDE_INTRO = re.compile(r"(?:softmax\s*\(\s*$|\b(?:для|for|pro|dla|для)\s+\w+\s*$)",
+                         re.IGNORECASE)
+
+
+@dataclass
+class Draft:
+    """One computation of the document: its spec text (without claims) and placements."""
+
+    head: str                          # the spec text before [claims]
+    placements: list[Placement]
+    unplaced: list[Number]
+    reasons: list[str]
+    language: str
+    lines: tuple[int, int] | None = None   # the document lines it was placed over
+
+    def text(self, document: Document) -> str:
+        """The whole draft spec as TOML."""
+        word = messages.load(self.language or "en").fill("extract.line", line="{line}")
+        claimed = label_claims(self.placements, word)
+        lines = {n: document.original_line(n) for n in
+                 {n.line for p in self.placements for n in p.numbers} |
+                 {n.line for n in self.unplaced}}
+        cells = {n: " (cell {}, line {})".format(*where) for n in lines
+                 if (where := document.cell_of(n)) is not None}
+        return self.head.rstrip("\n") + "\n\n" + claims_table(claimed, self.unplaced, lines,
+                                                              cells)
+
+    def claim_keys(self) -> list[str]:
+        word = messages.load(self.language or "en").fill("extract.line", line="{line}")
+        return [c.key for c in label_claims(self.placements, word)]
+
+
+@dataclass
+class Extraction:
+    """Every draft made from one document (the main computation first)."""
+
+    document: Document
+    drafts: list[Draft] = field(default_factory=list)
+    skipped: int = 0                   # numbers past the reading limit
+
+
+def guess_language(text: str) -> str:
+    """The document's language from its letters (en when nothing says otherwise)."""
+    sample = text[:200_000]
+    if re.search("[ієїґ]", sample, re.IGNORECASE):
+        return "uk"
+    if re.search("[а-яё]", sample, re.IGNORECASE):
+        return "ru"
+    if re.search("[ěřůčšž]", sample, re.IGNORECASE):
+        return "cs"
+    if re.search("[ąęłńśźż]", sample, re.IGNORECASE):
+        return "pl"
+    return "en"
+
+
+def _title(document: Document) -> str:
+    for line in document.raw.splitlines():
+        if line.strip("#*= \t"):
+            return line.strip("#*= \t")[:80]
+    return document.name
+
+
+def _head(title: str, language: str, proposal: Proposal) -> str:
+    out = [comment(f"# Draft spec from {title!r}: written by symattn extract; read it "
+                   "before use."),
+           *(comment(f"# {reason}") for reason in proposal.reasons),
+           f"title = {toml_value(title)}", f"language = {toml_value(language)}", "", "[inputs]"]
+    out += [f"{toml_key(k)} = {toml_value(v)}" for k, v in proposal.inputs.items()]
+    if proposal.options:
+        out += ["", "[options]"]
+        out += [f"{toml_key(k)} = {toml_value(v)}" for k, v in proposal.options.items()]
+    return "\n".join(out) + "\n"
+
+
+_CLAIMS_TABLE = re.compile(r"^\s*\[claims\]\s*(?:#.*)?$", re.MULTILINE)
+_NEXT_TABLE = re.compile(r"^\s*\[\[?[A-Za-z_]", re.MULTILINE)
+
+
+def spec_head(spec_text: str) -> str:
+    """A TOML spec's text without its ``[claims]`` table."""
+    match = _CLAIMS_TABLE.search(spec_text)
+    if not match:
+        return spec_text
+    after = _NEXT_TABLE.search(spec_text, match.end())
+    return spec_text[:match.start()] + (spec_text[after.start():] if after else "")
+
+
+def _place(document: Document, scanned: Scanned, placer: Placer,
+           lines: tuple[int, int] | None) -> tuple[list[Placement], list[Number]]:
+    """Place every group and single number (within ``lines``), line by line."""
+    newlines = [m.start() for m in re.finditer("\n", document.text)]
+    by_line: dict[int, tuple[list[Group], list[Number]]] = {}
+
+    def line_of(start: int) -> int:
+        return bisect.bisect_left(newlines, start)
+
+    for group in scanned.groups:
+        if lines is None or lines[0] <= group.line <= lines[1]:
+            by_line.setdefault(line_of(group.start), ([], []))[0].append(group)
+    for number in scanned.singles:
+        if lines is None or lines[0] <= number.line <= lines[1]:
+            by_line.setdefault(line_of(number.start), ([], []))[1].append(number)
+    placements: list[Placement] = []
+    unplaced: list[Number] = []
+    for index in sorted(by_line):
+        groups, singles = by_line[index]
+        placed_groups = []
+        for group in groups:
+            if group.shape == (1, 1):
+                singles.append(group.numbers[0])
+                continue
+            times = re.search(r"\d\s*[×·*]\s*$", document.text[max(0, group.start - 6):
+                                                               group.start])
+            # a weight times a printed vector: the vector is a row of V
+            placed_groups.append((group, times and placer.place_group(group, only="V") or
+                                  placer.place_group(group)))
+        placed_groups = _products(document.text, placer, placed_groups)
+        for group, found in placed_groups:
+            placements.extend(found)
+            if not found:
+                unplaced.extend(group.numbers)
+        singles.sort(key=lambda n: n.start)
+        start = newlines[index - 1] + 1 if index else 0
+        end = newlines[index] if index < len(newlines) else len(document.text)
+        found_singles, left = place_line(placer, document.text[start:end], start, singles,
+                                         placed_groups)
+        placements.extend(found_singles)
+        unplaced.extend(left)
+    placements.sort(key=lambda p: p.numbers[0].start)
+    return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+_FACTORS = {"scores": ("Q", "K"), "output": ("weights", "V"), "Q": ("X", "W_Q"),
+            "K": ("X", "W_K"), "V": ("X", "W_V")}
+
+
+def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placement]]]
+              ) -> list[tuple[Group, list[Placement]]]:
+    """``A B = C`` printed with both factors: A and B are the factors of C's step."""
+    result = list(placed)
+    for k in range(len(placed) - 1):
+        (a, _), (b, _) = placed[k:k + 2]
+        if a.shape[0] == b.shape[0] == 1 and re.fullmatch(r"\s*[·×*]\s*", text[a.end:b.start]) \
+                and re.match(r"\s*=\s*\d", text[b.end:b.end + 12]):   # q_i · k_j = 10
+            result[k] = (a, placer.place_group(a, only="Q") or result[k][1])
+            result[k + 1] = (b, placer.place_group(b, only="K") or result[k + 1][1])
+    for k in range(len(placed) - 2):
+        (a, _), (b, _), (c, found) = placed[k:k + 3]
+        if not found or not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
+                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+            continue
+        factors = _FACTORS.get(split_name(found[0].targets[0].step)[1])
+        if factors:
+            result[k] = (a, placer.place_group(a, only=factors[0]) or result[k][1])
+            result[k + 1] = (b, placer.place_group(b, only=factors[1]) or result[k + 1][1])
+    return result
+
+
+def _valid(placements: list[Placement], candidates: Candidates) -> list[Placement]:
+    """Only placements whose claim key the checker reads (a safety net)."""
+    try:
+        read_claims({f"{p.key} @ {k}": p.layout for k, p in enumerate(placements)},
+                    candidates.shapes, candidates.problem.query_positions)
+        return placements
+    except SymattnError:
+        pass
+    kept = []
+    for placement in placements:
+        try:
+            read_claims({placement.key: placement.layout}, candidates.shapes,
+                        candidates.problem.query_positions)
+        except SymattnError:
+            continue
+        kept.append(placement)
+    return kept
+
+
+def _draft(document: Document, scanned: Scanned, head: str, language: str,
+           reasons: list[str], lines: tuple[int, int] | None = None,
+           source: str | None = None) -> Draft:
+    problem = spec_reader.loads(head, source or document.name + " (draft)")
+    candidates = Candidates(derivation_pipeline.derive(problem))
+    placements, unplaced = _place(document, scanned, Placer(candidates), lines)
+    return Draft(head, _valid(placements, candidates), unplaced, reasons, language, lines)
+
+
+def _side_rows(document: Document, scanned: Scanned, used: list[Group]) -> list[Group]:
+    """Rows of scores put through softmax on the side: ``[10, 2, 1] → softmax → [...]``."""
+    found = []
+    for group in scanned.groups:
+        if group.shape[0] != 1 or group.shape[1] < 2 or group in used:
+            continue
+        after = document.text[group.end:document.text.find("[", group.end)]
+        before = document.text[max(0, group.start - 40):group.start]
+        line_before = before.split("\n")[-1]
+        if _SOFTMAX_AFTER.match(after) or _SIDE_INTRO.search(line_before):
+            found.append(group)
+    return found
+
+
+def extract(document: Document, spec_text: str | None = None,
+            spec_name: str = "<spec>") -> Extraction:
+    """Draft specs for a document: one from ``spec_text`` if given, else proposed."""
+    scanned = scan(document)
+    extraction = Extraction(document, skipped=scanned.skipped)
+    language = guess_language(document.raw)
+    if spec_text is not None:
+        mapping: Mapping[str, Any] = spec_reader.read_mapping(spec_text, spec_name)
+        spoken = mapping.get("language") if isinstance(mapping.get("language"), str) else None
+        head = spec_head(spec_text)
+        extraction.drafts.append(_draft(document, scanned, head, spoken or language,
+                                        [f"inputs from {spec_name}"], source=spec_name))
+        return extraction
+    printed_d_k = re.search(r"\bd_?k\s*=\s*([1-9][0-9]{0,5})(?![0-9]|[.,][0-9])", document.text)
+    proposal = propose(scanned, int(printed_d_k.group(1)) if printed_d_k else None)
+    sides: list[Draft] = []
+    for group in _side_rows(document, scanned, proposal.used):
+        side = from_scores(group)
+        title = "softmax [" + ", ".join(n.printed for n in group.numbers) + "]"
+        try:
+            sides.append(_draft(document, scanned, _head(title, language, side), language,
+                                side.reasons, (group.line, group.line + SIDE_LINES)))
+        except SymattnError:   # not a computation symattn can do (say, a huge exponent)
+            continue
+    if proposal.found:
+        taken = {n.start for draft in sides for p in draft.placements for n in p.numbers
+                 if p.confidence != "guess"}   # what a side calculation's numbers settle
+        rest = Scanned([g for g in scanned.groups if g.start not in taken and
+                        not any(n.start in taken for n in g.numbers)],
+                       [n for n in scanned.singles if n.start not in taken], scanned.skipped)
+        try:
+            extraction.drafts.append(_draft(document, rest, _head(_title(document), language,
+                                                                  proposal),
+                                            language, proposal.reasons))
+        except SymattnError:   # the named matrices do not fit together
+            pass
+    extraction.drafts.extend(sides)
+    return extraction

@@ -1,0 +1,297 @@
+"""Placing printed numbers on the quantities of a derivation.
+
+A printed vector or matrix is matched as a whole against every row, column
+and matrix of the derivation of the same length or shape: the candidate
+whose exact values round to most of the printed entries wins, a name written
+before it (``q₃ = [...]``, ``Q = ...``) and document order (the steps come in
+order) break ties. A single number is matched by value, with the equation it
+stands in (``symattn.extract.lines``) naming the steps it can be and the
+quantities it must be (the right side of ``e^0.445 =`` is an exponential,
+whatever its value).
+
+Every placement has a confidence: ``certain`` (every entry rounds to the
+quantity, and the name or uniqueness settles which quantity), ``likely``
+(most entries do, or the equation settles it), ``guess`` (the structure
+alone, or a value shared by several quantities). A number not placed is
+listed at the end of the draft with its line.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Placement", "Placer", "CONFIDENCES"]
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from symattn.derivation.names import split_name
+from symattn.extract.candidates import Candidate, Candidates, exact_tolerance
+from symattn.extract.scanner import Group, Number
+from symattn.verify.claims import Target
+from symattn.verify.targets import row_label
+
+CONFIDENCES = ("certain", "likely", "guess")
+_ROW_NAME = re.compile(r"^(?P<letter>[qkvxo]|out)_?(?P<index>\d+)$")
+_STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
+               "W_K": "W_K", "WK": "W_K", "W_V": "W_V", "WV": "W_V", "scores": "scores",
+               "weights": "weights", "output": "output"}
+# The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
+_SIDE_STEPS = frozenset({"row_max", "shifted", "exp_shifted", "exp_shifted_sum"})
+_ROW_STEPS = {"q": "Q", "k": "K", "v": "V", "x": "X", "o": "output", "out": "output"}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Printed numbers placed on a claim key, with how sure and why."""
+
+    key: str                       # the claim key without a label
+    layout: Any                    # a printed string, a list, or a list of rows
+    numbers: tuple[Number, ...]    # in the order the claim reads them
+    targets: tuple[Target, ...]    # one per number
+    confidence: str
+    why: str
+
+    @property
+    def line(self) -> int:
+        return self.numbers[0].line
+
+
+def entry_score(number: Number, value: float) -> float:
+    """1 when the exact value rounds to the printed number, 0.5 when close, else a little."""
+    magnitude = number.approximately
+    if magnitude == -math.inf or value == -math.inf:
+        return 1.0 if magnitude == value else 0.0
+    places = number.places + (2 if number.percent else 0)
+    distance = abs(value - magnitude)
+    if places == 0 and distance > 1e-9 * max(1.0, abs(value)):
+        return 0.5 if distance <= 0.5 else 0.1 * math.exp(-distance / max(abs(value), 1.0))
+    if distance <= exact_tolerance(places):
+        return 1.0
+    if distance <= 3 * exact_tolerance(places):
+        return 0.5
+    scale = max(abs(value), abs(magnitude), 1e-9)
+    return 0.1 * math.exp(-distance / scale)
+
+
+def _trivial(numbers: Sequence[Number]) -> bool:
+    return all(n.value is None or n.value in (0, 1) for n in numbers)
+
+
+@dataclass(frozen=True)
+class _Option:
+    kind: str          # matrix | columns | row | column
+    step: str
+    index: int
+    targets: tuple[Target, ...]
+    score: float       # mean entry score
+    exact: float       # fraction of entries that round exactly
+
+
+class Placer:
+    """Places groups and single numbers in document order, remembering where it is."""
+
+    def __init__(self, candidates: Candidates) -> None:
+        self.candidates = candidates
+        self.problem = candidates.problem
+        self.last_order = -1
+        self.last_row: tuple[str, int] | None = None
+        self.placements: list[Placement] = []
+
+    def derivation_operands(self, step: str) -> tuple[str, ...]:
+        """The operand steps of a step (what its written-out terms multiply)."""
+        return tuple(self.candidates.derivation[step].operands)
+
+    # ----- groups -----------------------------------------------------------------------
+
+    def _options(self, group: Group) -> list[_Option]:
+        rows, columns = group.shape
+        numbers = group.numbers
+        options = []
+        for step, (step_rows, step_columns) in self.candidates.shapes.items():
+            layouts: list[tuple[str, int, tuple[Target, ...]]] = []
+            if rows > 1 and (step_rows, step_columns) == (rows, columns):
+                layouts.append(("matrix", 0, tuple(Target(step, i, j) for i in range(rows)
+                                                   for j in range(columns))))
+            if rows > 1 and (step_rows, step_columns) == (columns, rows) and rows != columns:
+                layouts.append(("columns", 0, tuple(Target(step, j, i) for i in range(rows)
+                                                    for j in range(columns))))
+            if rows == 1 and step_columns == columns:
+                layouts.extend(("row", i, tuple(Target(step, i, j) for j in range(columns)))
+                               for i in range(step_rows))
+            if rows == 1 and step_rows == columns and columns > 1 and step_columns > 1:
+                layouts.extend(("column", j, tuple(Target(step, i, j) for i in range(columns)))
+                               for j in range(step_columns))
+            for kind, index, targets in layouts:
+                scores = [self.score(n, t) for n, t in zip(numbers, targets)]
+                options.append(_Option(kind, step, index, targets, sum(scores) / len(scores),
+                                       sum(s == 1.0 for s in scores) / len(scores)))
+        return options
+
+    def score(self, number: Number, target: Target) -> float:
+        """How well a printed number fits a quantity (``entry_score``; 0 if there is none)."""
+        if target.part == "entry":
+            value = self.candidates.grid[target.step][target.row][target.column]
+            return entry_score(number, value) if value is not None else 0.0
+        candidate = self.candidates.by_target.get(target)
+        return entry_score(number, candidate.value) if candidate else 0.0
+
+    def _named(self, group: Group, option: _Option) -> bool:
+        for name in group.names:
+            if _STEP_NAMES.get(name) == option.step and option.kind in ("matrix", "row"):
+                return option.kind == "matrix" or group.shape[0] == 1
+            match = _ROW_NAME.match(name)
+            if match and _ROW_STEPS[match["letter"]] == option.step and option.kind == "row":
+                label = row_label(self.problem, Target(option.step, option.index, 0))
+                return label == int(match["index"])
+        return False
+
+    def _names_absent(self, group: Group) -> bool:
+        """Named after a step this derivation does not have (x_1 when X is not an input)."""
+        for name in group.names:
+            match = _ROW_NAME.match(name)
+            step = _ROW_STEPS[match["letter"]] if match else _STEP_NAMES.get(name)
+            if step is not None and step not in self.candidates.shapes:
+                return True
+        return False
+
+    def _rank(self, group: Group, option: _Option) -> float:
+        order = self.candidates.order.get(option.step, 0)
+        forward = 0.05 if order >= self.last_order else 0.0
+        side = 0.1 if split_name(option.step)[1] in _SIDE_STEPS else 0.0
+        return option.score + (1.0 if self._named(group, option) else 0.0) + forward - \
+            0.002 * abs(order - self.last_order) - side
+
+    def place_group(self, group: Group, only: str | None = None) -> list[Placement]:
+        """The placements of one printed vector or matrix (several for ``Q = K = V = ...``);
+        ``only``: the step it must be (a factor of a product printed as ``A B = C``)."""
+        if self._names_absent(group) and only is None:
+            return []
+        options = [o for o in self._options(group) if o.exact >= 0.5 or o.score >= 0.6 or
+                   (self._named(group, o) and o.score >= 0.25)]
+        if only is not None:
+            options = [o for o in options if split_name(o.step)[1] == only]
+        options = [o for o in options if o.exact == 1.0 or self._named(group, o) or
+                   any(n.value is None or n.value not in (0, 1)
+                       for n, t in zip(group.numbers, o.targets)
+                       if self.score(n, t) == 1.0)]   # 0s and 1s alone settle nothing
+        if not options:
+            return []
+        ranked = sorted(options, key=lambda o: -self._rank(group, o))
+        named = [o for o in ranked if self._named(group, o) and o.exact == 1.0]
+        chosen = named if len(named) > 1 else ranked[:1]
+        placements: list[Placement] = []
+        for option in chosen:
+            rivals = [o for o in ranked if o is not option and o.exact >= option.exact and
+                      (split_name(o.step)[1] not in _SIDE_STEPS or
+                       split_name(option.step)[1] in _SIDE_STEPS) and
+                      [self.score(n, t) for n, t in zip(group.numbers, o.targets)] ==
+                      [self.score(n, t) for n, t in zip(group.numbers, option.targets)]]
+            confidence = self._group_confidence(group, option, rivals)
+            if option.kind == "columns":   # a transposed matrix (K^T): its rows are columns
+                placements.extend(self._columns(group, option, confidence))
+            else:
+                placements.append(self._group_placement(group, option, confidence))
+        return placements
+
+    def _columns(self, group: Group, option: _Option, confidence: str) -> list[Placement]:
+        columns = group.shape[1]
+        self.last_order = max(self.last_order, self.candidates.order.get(option.step, 0))
+        return [Placement(f"{option.step}[:,{i + 1}]", [n.printed for n in row], row,
+                          option.targets[i * columns:(i + 1) * columns], confidence,
+                          f"{option.exact:.0%} of the entries round the exact values "
+                          "(printed transposed)")
+                for i, row in enumerate(group.rows)]
+
+    def _group_confidence(self, group: Group, option: _Option, rivals: list[_Option]) -> str:
+        named = self._named(group, option)
+        if option.exact == 1.0 and (named or not rivals) and \
+                (named or not _trivial(group.numbers)):
+            return "certain"
+        if option.exact >= 0.5 and (named or not rivals):
+            return "likely"
+        return "guess"
+
+    def _group_placement(self, group: Group, option: _Option, confidence: str) -> Placement:
+        step, numbers = option.step, group.numbers
+        self.last_order = max(self.last_order, self.candidates.order.get(step, 0))
+        printed = [[n.printed for n in row] for row in group.rows]
+        why = f"{option.exact:.0%} of the entries round the exact values"
+        layout: list[list[str]] | list[str]
+        if option.kind == "matrix":
+            key, layout = step, printed
+        elif option.kind == "row":
+            key, layout = self.candidates.row_key(step, option.index), printed[0]
+            self.last_row = (step, option.index)
+        else:
+            key, layout = f"{step}[:,{option.index + 1}]", printed[0]
+        if self._named(group, option):
+            why += f", named {', '.join(group.names)}"
+        return Placement(key, layout, tuple(numbers), option.targets, confidence, why)
+
+    # ----- single numbers --------------------------------------------------------------
+
+    def place_single(self, number: Number, prefer: frozenset[str] = frozenset(),
+                     must: Target | None = None, why: str = "") -> Placement | None:
+        """One number: on ``must`` when the equation says so, else by value."""
+        if must is not None and must in self.candidates.by_target:
+            score = self.score(number, must)
+            confidence = "certain" if score == 1.0 else "likely" if score == 0.5 else "guess"
+            return self._single(number, must, confidence, why or "the equation it stands in")
+        matches = self._value_matches(number, prefer)
+        if not matches:
+            return None
+        best = max(matches, key=lambda c: self._single_rank(number, c, prefer))
+        exact = [c for c in matches if entry_score(number, c.value) == 1.0]
+        plain = number.value is not None and len(number.text.strip("-0.,%~ ")) >= 3
+        if best not in exact:
+            confidence = "likely" if self.last_row == (best.target.step, best.target.row) \
+                else "guess"
+        elif len(exact) == 1 and plain:
+            confidence = "certain"
+        else:
+            confidence = "likely" if len(exact) <= 2 or prefer else "guess"
+        return self._single(number, best.target, confidence,
+                            why or ("its value" if best in exact else "close to its value"))
+
+    def _value_matches(self, number: Number, prefer: frozenset[str]) -> list[Candidate]:
+        places = number.places + (2 if number.percent else 0)
+        found = [c for c in self.candidates.matching(number.magnitude, places, near=True)
+                 if c.target.part != "term" and entry_score(number, c.value) >= 0.5]
+        if number.percent:
+            found = [c for c in found if split_name(c.target.step)[1] in ("weights", "probs")
+                     and c.target.part == "entry"]
+        if prefer:
+            found = [c for c in found if split_name(c.target.step)[1] in prefer] or found
+        if not prefer or number.places == 0:
+            exact = [c for c in found if entry_score(number, c.value) == 1.0]
+            rows = {(c.target.step, c.target.row) for c in exact}
+            near = [c for c in found if c not in exact and number.places > 0]
+            found = exact + [c for c in near if self.last_row == (c.target.step, c.target.row)
+                             and self.last_row not in rows] if exact else near
+        return found
+
+    def _single_rank(self, number: Number, candidate: Candidate, prefer: frozenset[str]
+                     ) -> float:
+        target = candidate.target
+        rank = 0.25 if entry_score(number, candidate.value) == 1.0 else 0.0
+        if prefer and split_name(target.step)[1] in prefer:
+            rank += 1.0
+        if self.last_row and (target.step, target.row) == self.last_row:
+            rank += 0.3
+        if target.part == "entry":
+            rank += 0.1
+        if split_name(target.step)[1] in _SIDE_STEPS:
+            rank -= 0.1
+        if candidate.order >= self.last_order:
+            rank += 0.05
+        return rank - 0.002 * abs(candidate.order - self.last_order)
+
+    def _single(self, number: Number, target: Target, confidence: str, why: str) -> Placement:
+        if target.part != "divisor":
+            self.last_row = (target.step, target.row)
+            self.last_order = max(self.last_order, self.candidates.order.get(target.step, 0))
+        key = self.candidates.label(target)
+        if target.part == "term":
+            key = f"{key}.terms[{target.term + 1}]"
+        return Placement(key, number.printed, (number,), (target,), confidence, why)

@@ -1,0 +1,169 @@
+"""Author mode: a document template filled with proved numbers (``symattn render``).
+
+An author writes ``{{ weights[3,2] | places(3) }}`` (Markdown) or
+``\\VAR{weights[3,2] | places(3)}`` (LaTeX, with the LaTeX-safe delimiters of
+``templates/``) instead of typing a number; symattn prints the number, proved,
+rounded by the spec's rule, so ``symattn check`` confirms it. Every step of the
+derivation is a name (``weights``, ``scores``, ``output``, ...), indexed from 1 as
+in specs; the pieces ``matrix``, ``steps``, ``softmax_table`` and
+``verdict_free_derivation`` write whole blocks.
+
+The template is untrusted: it runs in Jinja's immutable sandbox, with no loader
+(no ``include``, ``import`` or ``extends``: it reads no file), no access to
+attributes starting with ``_``, and only the names listed here.
+
+>>> import symattn
+>>> d = symattn.derive(symattn.load_example("001-softmax-10-2-1"))
+>>> fill("w = {{ weights[1,1] | places(3) }}", d, "markdown")
+'w = 1,000'
+>>> fill(r"$w = \\VAR{weights[1,2] | digits(2)}$", d, "latex")
+'$w = 0{,}00034$'
+"""
+
+from __future__ import annotations
+
+__all__ = ["KINDS", "kind_of", "fill", "names"]
+
+import traceback
+from typing import TYPE_CHECKING, Any
+
+from symattn.derivation.steps import Derivation
+from symattn.errors import InputError, SymattnError, TemplateError
+from symattn.render.author.pieces import Number, Pieces
+from symattn.values.number_format import NumberFormat
+
+if TYPE_CHECKING:
+    import jinja2
+
+KINDS = ("latex", "markdown")
+_SUFFIXES = {".tex": "latex", ".ltx": "latex", ".md": "markdown", ".markdown": "markdown",
+             ".qmd": "markdown", ".rmd": "markdown"}
+_TEMPLATE = "<template>"
+
+
+def kind_of(name: str) -> str | None:
+    """``latex`` or ``markdown`` from a template's name (``.tex.j2``, ``.md.j2``, ...).
+
+    >>> kind_of("chapter.tex.j2"), kind_of("page.md.j2"), kind_of("notes.txt")
+    ('latex', 'markdown', None)
+    """
+    lower = name.lower()
+    for ending in (".j2", ".jinja", ".jinja2"):
+        lower = lower.removesuffix(ending)
+    return next((kind for suffix, kind in _SUFFIXES.items() if lower.endswith(suffix)), None)
+
+
+def names() -> tuple[str, ...]:
+    """The functions and filters a template may use besides the step names."""
+    return ("matrix", "steps", "softmax_table", "verdict_free_derivation", "value",
+            "places", "digits")
+
+
+def _places(number: object, places: object) -> str:
+    if not isinstance(number, Number):
+        raise InputError(f"places applies to a number of the derivation, got {number!r}")
+    return number.formatted(places=places)  # type: ignore[arg-type]  # checked there
+
+
+def _digits(number: object, digits: object) -> str:
+    if not isinstance(number, Number):
+        raise InputError(f"digits applies to a number of the derivation, got {number!r}")
+    return number.formatted(digits=digits)  # type: ignore[arg-type]  # checked there
+
+
+def _finalize(value: Any) -> str:
+    if isinstance(value, (str, Number)):
+        return str(value)
+    import jinja2
+
+    if isinstance(value, jinja2.Undefined):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(f"the document printed {type(value).__name__} {value!r}; print a number "
+                     "of the derivation or a piece")
+
+
+def _environment(kind: str) -> jinja2.Environment:
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    delimiters: dict[str, Any] = {} if kind == "markdown" else dict(
+        block_start_string=r"\BLOCK{", block_end_string="}",
+        variable_start_string=r"\VAR{", variable_end_string="}",
+        comment_start_string=r"\#{", comment_end_string="}",
+        line_statement_prefix=None, line_comment_prefix=None)
+    env = ImmutableSandboxedEnvironment(loader=None, autoescape=False,
+                                        undefined=jinja2.StrictUndefined, finalize=_finalize,
+                                        keep_trailing_newline=True, **delimiters)
+    env.filters = {"places": _places, "digits": _digits}
+    env.tests = {}
+    env.globals = {}
+    return env
+
+
+def _context(derivation: Derivation, kind: str, language: str) -> dict[str, Any]:
+    problem = derivation.problem
+    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding,
+                                 locale=language)
+    pieces = Pieces(derivation, number_format, kind, language)
+
+    def verdict_free_derivation() -> str:
+        return _derivation(derivation, kind, number_format, language)
+
+    context: dict[str, Any] = {step.name: pieces.values(step.name) for step in derivation}
+    context.update(
+        value=pieces.values,
+        matrix=pieces.matrix,
+        steps=lambda *steps, places=None, digits=None: pieces.steps(steps, places, digits),
+        softmax_table=pieces.softmax_table,
+        verdict_free_derivation=verdict_free_derivation)
+    return context
+
+
+def _derivation(derivation: Derivation, kind: str, number_format: NumberFormat,
+                language: str) -> str:
+    """The whole worked example, without verdicts (a LaTeX fragment, or Markdown)."""
+    from symattn.render import worked
+    from symattn.render.latex_document import render_latex
+    from symattn.render.markdown_document import render_markdown
+
+    options = worked.Options(number_format=number_format, language=language)
+    if kind == "latex":
+        return render_latex(derivation, options, fragment=True, language=language)
+    return render_markdown(derivation, options, language=language)
+
+
+def fill(text: str, derivation: Derivation, kind: str, language: str | None = None,
+         name: str = "the document") -> str:
+    """The template ``text`` (``kind``: latex or markdown) with the numbers and pieces of
+    ``derivation`` filled in, in ``language`` (default: the spec's, else English).
+
+    Raises ``TemplateError`` naming ``name`` and the line for any fault of the template.
+    """
+    import jinja2
+
+    if kind not in KINDS:
+        raise InputError(f"unknown document kind {kind!r}: latex or markdown")
+    language = language or derivation.problem.language or "en"
+    env = _environment(kind)
+    try:
+        template = env.from_string(text)
+        return template.render(_context(derivation, kind, language))
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateError(f"{name}, line {error.lineno}: {error.message}") from None
+    except (SymattnError, jinja2.TemplateError, TypeError, ValueError, KeyError,
+            IndexError, AttributeError, RecursionError, OverflowError) as error:
+        message = error.message if isinstance(error, SymattnError) else \
+            (str(error) or type(error).__name__)
+        if message.startswith("no loader"):
+            message = "a document template reads no file: include, import and extends " \
+                "are not available"
+        raise TemplateError(f"{name}{_line(error)}: {message}") from None
+
+
+def _line(error: BaseException) -> str:
+    """``, line N`` of the template where ``error`` arose, if the traceback shows it."""
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+             if frame.filename == _TEMPLATE and frame.lineno]
+    return f", line {lines[-1]}" if lines else ""

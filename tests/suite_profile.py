@@ -1,0 +1,24 @@
+"""The two test profiles: quick (the default, for the edit-test loop) and full.
+
+Both run every test. The quick profile tries fewer random cases in the property
+tests (hypothesis examples, random seeds); the full profile (``pytest --full``,
+the README's test command and ``.ci/run``) tries them all. ``conftest.py`` sets
+the profile before any test module is imported, so module-level settings see it.
+"""
+
+from __future__ import annotations
+
+import os
+
+PROFILE_VARIABLE = "SYMATTN_TEST_PROFILE"
+
+
+def full() -> bool:
+    """True under ``pytest --full`` (or SYMATTN_TEST_PROFILE=full)."""
+    return os.environ.get(PROFILE_VARIABLE, "quick") == "full"
+
+
+def examples(count: int, quick_share: int = 10) -> int:
+    """How many random cases a property test tries: ``count`` in the full profile,
+    a tenth of it (at least 10, at most ``count``) in the quick one."""
+    return count if full() else min(count, max(10, count // quick_share))
