@@ -93,8 +93,9 @@ def _with_positions(problem: Problem, positions: str | None, source: str) -> Pro
     problem = dataclasses.replace(problem, positions=Positions(positions))
     if problem.positions != Positions.NONE:
         from symattn.errors import Location
-        from symattn.problem.limits import DEFAULT, check_problem
+        from symattn.problem.limits import DEFAULT, check_positions, check_problem
 
         n, m = problem.score_shape()
-        check_problem(n, m, problem.heads, True, DEFAULT, Location(file=source))
+        check_problem(n, m, problem.heads, problem.needs_sympy, DEFAULT, Location(file=source))
+        check_positions(max(n, m), problem.position_width, DEFAULT, Location(file=source))
     return problem

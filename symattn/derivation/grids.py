@@ -16,12 +16,12 @@ round.
 
 from __future__ import annotations
 
-__all__ = ["Grid", "ValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid", "MaskedGrid",
-           "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
+__all__ = ["Grid", "ValueGrid", "LazyValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid",
+           "MaskedGrid", "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
 
 from abc import ABC, abstractmethod
 from functools import cached_property
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from flint import arb, fmpq, fmpq_mat, fmpz
 
@@ -134,6 +134,32 @@ class ValueGrid(Grid):
             return list(block)
         return [tuple(None if text.count("exp(") > max_terms else text for text in row)
                 for row in block]
+
+
+class LazyValueGrid(Grid):
+    """A grid whose entries are computed when first read, then kept.
+
+    For steps over a large matrix of which a page shows a few rows (the
+    max-shift of positions, ``derivation.max_shift``): making every entry
+    up front would cost more than the whole derivation.
+    """
+
+    def __init__(self, shape: tuple[int, int], compute: Callable[[int, int], Exact],
+                 terms: Callable[[int, int], int] | None = None) -> None:
+        self.shape = shape
+        self._compute = compute
+        self._terms = terms
+        self._values: dict[tuple[int, int], Exact] = {}
+
+    def terms(self, i: int, j: int) -> int:
+        return 1 if self._terms is None else self._terms(i, j)
+
+    def exact(self, i: int, j: int) -> Exact:
+        key = (i, j)
+        value = self._values.get(key)
+        if value is None:
+            value = self._values[key] = self._compute(i, j)
+        return value
 
 
 class RationalGrid(Grid):

@@ -139,11 +139,16 @@ def wanted(problem: Problem, steps: Sequence[Step], prefix: str) -> bool:
             problem.normalisation != Normalisation.SOFTMAX:
         return False
     source = by_name.get(_source(steps, prefix))
-    if source is None or (not isinstance(source.value, (MaskedGrid, ScaledGrid)) and any(
-            not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
-            for i in source.value.rows() for j in source.value.columns())):
-        return False           # the SymPy path: its values are expressions (the fast
-        # core's scaled and masked grids hold numbers by construction)
+    if source is None:
+        return False
+    # The fast core's scaled and masked grids hold numbers by construction, and a grid
+    # whose entries are made only when read (positions) says so (fast_kinds): no need
+    # to make every entry here.
+    fast = isinstance(source.value, (MaskedGrid, ScaledGrid)) or \
+        getattr(source.value, "fast_kinds", False)
+    if not fast and any(not isinstance(source.value.exact(i, j), _EXACT_KINDS + (NegInf,))
+                        for i in source.value.rows() for j in source.value.columns()):
+        return False           # the SymPy path: its values are expressions
     if problem.max_shift is True or prefix in _claimed_prefixes(problem.claims, _CLAIM_ON_SHIFT):
         return True
     return prefix not in _claimed_prefixes(problem.claims, _CLAIM_ON_EXP) and \
@@ -163,10 +168,15 @@ def _family(problem: Problem, steps: list[Step], prefix: str) -> list[Step]:
     n, m = shape
     earlier = list(steps)
     added: list[Step] = []
+    # Scores made only when read (positions) keep the shifted steps so too; each
+    # entry's closed form then has at most twice the terms of its row.
+    grid = next(step for step in steps if step.name == source).value
+    row_terms = getattr(grid, "row_terms", None) if getattr(grid, "fast_kinds", False) else None
+    lazy = (lambda i, _: 2 * row_terms(i)) if row_terms is not None else None
 
     def add(name: str, size: tuple[int, int], rule: EntryRule) -> None:
         added.append(formula_step(_info(name, prefix, source), prefix + name, size,
-                                  rule, earlier + added))
+                                  rule, earlier + added, lazy))
 
     def maximum(operand: Operand, i: int, _: int) -> Exact:
         return row_maximum([operand(source, i, c) for c in range(m)])

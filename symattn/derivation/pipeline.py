@@ -1,6 +1,7 @@
 """``derive(problem)``: the one function that calls every stage of the derivation.
 
-Rational inputs take the fast exact core (``derivation.attention``); inputs with
+Rational inputs take the fast exact core (``derivation.attention``), with
+positions the fast position path (``derivation.position_steps``); inputs with
 roots or identifiers take the SymPy path (``derivation.sympy_path``); then the
 rest of the layer and the diagnostics.
 
@@ -24,10 +25,14 @@ from symattn.errors import InputError, Location
 from symattn.problem.problem import Problem
 
 
-def derive(problem: Problem) -> Derivation:
-    """All steps of the attention computation for ``problem``, exactly."""
+def derive(problem: Problem, *, sympy_positions: bool = False) -> Derivation:
+    """All steps of the attention computation for ``problem``, exactly.
+
+    ``sympy_positions`` sends positions through SymPy even with rational
+    inputs (``explore.kvcache`` compares its SymPy rows with these).
+    """
     try:
-        return _derive(problem)
+        return _derive(problem, sympy_positions)
     except InputError as error:
         if error.location is not None:
             raise
@@ -35,7 +40,7 @@ def derive(problem: Problem) -> Derivation:
         raise type(error)(error.message, Location(file=problem.source)) from None
 
 
-def _derive(problem: Problem) -> Derivation:
+def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
     from symattn.derivation import layer
 
     steps = layer.input_steps(problem)
@@ -44,11 +49,17 @@ def _derive(problem: Problem) -> Derivation:
         raise InputError("options.order needs one head, numeric inputs and the raw scores "
                          "(not scaled scores given directly)",
                          Location(file=problem.source, key="options.order"))
-    if problem.positions != "none":   # sines and cosines: the SymPy path (derivation.positions)
-        from symattn.derivation import positions
+    fast_positions = False
+    if problem.positions != "none":   # sines and cosines (derivation.positions)
+        from symattn.derivation import position_steps   # without SymPy
 
-        positions.check(problem)
-    if problem.is_symbolic:   # roots, identifiers or positions
+        position_steps.check(problem)
+        fast_positions = not sympy_positions and position_steps.applies(problem)
+    if fast_positions:   # rational inputs: exact sines and cosines with certified balls
+        from symattn.derivation import position_steps
+
+        steps += position_steps.build_steps(problem)
+    elif problem.is_symbolic:   # roots, identifiers, or positions with them
         if multi_head:
             raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")
         from symattn.derivation import sympy_path

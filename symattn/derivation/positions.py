@@ -48,7 +48,8 @@ import sympy
 
 from symattn.derivation.steps import Step, make_step
 from symattn.derivation.sympy_grid import SympyGrid
-from symattn.errors import InputError, Location, ShapeError
+from symattn.derivation.position_steps import check
+from symattn.errors import ShapeError
 from symattn.problem.problem import Problem
 
 
@@ -120,36 +121,6 @@ def linearise(expr: sympy.Expr) -> sympy.Expr:
 
 
 # ------------------------------------------------------ steps of the derivation
-def _where(problem: Problem) -> Location:
-    return Location(file=problem.source, key="options.positions")
-
-
-def check(problem: Problem) -> None:
-    """Refuse, with a clear message, what positions cannot be combined with."""
-    kind = problem.positions
-    if kind == "none":
-        return
-    inputs = problem.inputs
-    for name in ("scores", "scaled"):
-        if name in inputs:
-            raise InputError(f"positions = \"{kind}\" needs the token vectors (X with W_Q, "
-                             f"W_K, W_V, or Q and K), not {name}", _where(problem))
-    if problem.heads > 1 or "W_O" in inputs:
-        raise InputError(f"positions = \"{kind}\" is not supported with several heads or W_O "
-                         "yet; use one head", _where(problem))
-    if kind == "sinusoidal":
-        for name in ("Q", "K"):
-            if name in inputs:
-                raise InputError(f"positions = \"sinusoidal\" adds PE to X before the "
-                                 f"projections, but {name} is given directly; give X with "
-                                 f"W_{name}, or use positions = \"rope\"", _where(problem))
-    if kind == "rope":
-        width = problem.projected_shape("Q")[1]
-        if width % 2:
-            raise ShapeError(f"RoPE rotates pairs of columns, so d_k must be even, but Q has "
-                             f"{width} columns", _where(problem))
-
-
 def encoding_steps(problem: Problem, matrices: dict[str, sympy.Matrix]) -> list[Step]:
     """Steps PE and X_pos (and PE_kv, X_kv_pos): adds the sums to ``matrices``."""
     base = problem.position_base

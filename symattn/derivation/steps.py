@@ -151,16 +151,23 @@ class Derivation:
 
 
 def formula_step(info: StepInfo, name: str, shape: tuple[int, int], entry: EntryRule,
-                 earlier: Sequence[Step]) -> Step:
-    """A step whose every entry follows from earlier steps by ``entry``."""
+                 earlier: Sequence[Step], lazy: Callable[[int, int], int] | None = None
+                 ) -> Step:
+    """A step whose every entry follows from earlier steps by ``entry``; with
+    ``lazy`` (a bound on the terms of entry (i, j)'s closed form), each entry
+    is computed when first read."""
     by_name = {step.name: step for step in earlier}
 
     def exact(step: str, i: int, j: int) -> Exact:
         return by_name[step].value.exact(i, j)
 
-    values = [[entry(exact, i, j) for j in range(shape[1])] for i in range(shape[0])]
-    return Step(name, info.symbol, info.formula, info.operands, info.description,
-                grids.ValueGrid(values), entry)
+    value: grids.Grid
+    if lazy is not None:
+        value = grids.LazyValueGrid(shape, lambda i, j: entry(exact, i, j), lazy)
+    else:
+        value = grids.ValueGrid([[entry(exact, i, j) for j in range(shape[1])]
+                                 for i in range(shape[0])])
+    return Step(name, info.symbol, info.formula, info.operands, info.description, value, entry)
 
 
 def make_step(name: str, value: grids.Grid, *, formula: str | None = None,

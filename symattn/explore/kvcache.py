@@ -140,9 +140,9 @@ def check_decodable(problem: Problem) -> None:
         raise InputError("kvcache decodes every token in turn: give one query per key "
                          "(no query_positions)", _where(problem, "options.query_positions"))
     if problem.positions != "none":
-        from symattn.derivation import positions
+        from symattn.derivation import position_steps
 
-        positions.check(problem)
+        position_steps.check(problem)
 
 
 def decode(problem: Problem) -> list[DecodingStep]:
@@ -151,7 +151,8 @@ def decode(problem: Problem) -> list[DecodingStep]:
 
     check_decodable(problem)
     base = attention_only(problem)
-    full = derive(base)
+    # Its rows with positions are SymPy's: so is the full derivation they are compared with.
+    full = derive(base, sympy_positions=base.positions != "none")
     rows: _Rows = _SympyRows(base) if base.is_symbolic else _RationalRows(base)
     n = base.score_shape()[0]
     allowed = base.allowed()

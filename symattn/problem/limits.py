@@ -7,7 +7,8 @@ A spec past a bound gets a clear error before any arithmetic starts.
 
 from __future__ import annotations
 
-__all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem"]
+__all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem", "check_positions",
+           "POSITION_TOKENS", "POSITION_WIDTH"]
 
 from dataclasses import dataclass
 from typing import Any
@@ -16,16 +17,31 @@ from symattn.defaults import MAX_ENTRIES
 from symattn.errors import InputError, Location
 
 
+# Positions (sinusoidal, RoPE) with rational inputs take the fast position path
+# (derivation.position_values): its cost grows with the tokens squared times
+# the width and with the width squared times the tokens. Within these bounds a
+# spec is derived and written in well under 60 s on a 2-core machine (measured
+# in benchmarks/positions.py: 1024 tokens x width 64 and 128, 128 x 256).
+POSITION_TOKENS = 1024   # queries and keys with options.positions
+POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.positions
+
+
 @dataclass(frozen=True)
 class Limits:
     max_entries: int = MAX_ENTRIES        # entries of any one matrix, input or scores
     max_symbolic_entries: int = 64 * 64   # scores on the SymPy path (roots, symbols)
+    max_position_tokens: int = POSITION_TOKENS
+    max_position_width: int = POSITION_WIDTH
 
     @classmethod
     def scaled(cls, max_entries: int) -> Limits:
-        """Limits with ``max_entries`` raised (or lowered); the SymPy bound in proportion."""
+        """Limits with ``max_entries`` raised (or lowered); the SymPy bound in proportion,
+        the position bounds by its square root (tokens and width both grow)."""
         ratio = max_entries / cls.max_entries
-        return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)))
+        root = ratio ** 0.5
+        return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)),
+                   max(1, int(cls.max_position_tokens * root)),
+                   max(2, int(cls.max_position_width * root)))
 
 
 DEFAULT = Limits()
@@ -58,3 +74,13 @@ def check_problem(n: int, m: int, heads: int, symbolic: bool, limits: Limits,
         raise InputError(f"inputs with roots or symbols take the SymPy path, which is slow: "
                          f"{heads} x {n}x{m} scores is beyond its limit of "
                          f"{limits.max_symbolic_entries:,} entries{_HINT}", location)
+
+
+def check_positions(tokens: int, width: int, limits: Limits, location: Location) -> None:
+    """Refuse positions (sinusoidal, RoPE) over more tokens or a wider vector than the limits."""
+    if tokens > limits.max_position_tokens:
+        raise InputError(f"positions over {tokens:,} tokens: the limit for positions is "
+                         f"{limits.max_position_tokens:,} tokens{_HINT}", location)
+    if width > limits.max_position_width:
+        raise InputError(f"positions over vectors of {width:,} columns: the limit for "
+                         f"positions is {limits.max_position_width:,} columns{_HINT}", location)

@@ -32,7 +32,7 @@ from symattn.problem import shapes
 from symattn.problem.comparisons import Comparison
 from symattn.problem.layer_config import FeedForward, Readout, Vocabulary
 from symattn.problem.limits import DEFAULT as DEFAULT_LIMITS
-from symattn.problem.limits import Limits, check_problem
+from symattn.problem.limits import Limits, check_positions, check_problem
 from symattn.problem.modes import FullyMasked, MaskSpec, Normalisation, Positions
 from symattn.problem.options import OPTION_NAMES
 from symattn.problem.read import INPUT_NAMES, read_spec
@@ -95,17 +95,35 @@ class Problem:
         shapes.check_queries(problem.mask, problem.query_positions, problem.tokens, (n, m), where)
         shapes.check_layer(inputs, problem.ffn, problem.readout, problem.vocabulary,
                            problem.query_positions, where)
-        check_problem(n, m, heads, problem.is_symbolic, limits, where.at(key="inputs"))
+        check_problem(n, m, heads, problem.needs_sympy, limits, where.at(key="inputs"))
+        if problem.positions != Positions.NONE:
+            check_positions(max(n, m), problem.position_width, limits,
+                            where.at(key="options.positions"))
         return problem
 
     @cached_property
     def is_symbolic(self) -> bool:
-        """True when some input is not rational: the derivation takes the SymPy path."""
-        if self.positions != Positions.NONE or isinstance(self.scale, Symbolic) or \
-                isinstance(self.temperature, Symbolic):
+        """True when some input is not rational, or with positions: not the rational core."""
+        return self.positions != Positions.NONE or self.needs_sympy
+
+    @cached_property
+    def needs_sympy(self) -> bool:
+        """True when an input, the scale or the temperature has a symbol or a root: the
+        SymPy path (positions alone take the fast position path)."""
+        if isinstance(self.scale, Symbolic) or isinstance(self.temperature, Symbolic):
             return True
         return any(isinstance(entry.value, (Symbolic, Surd)) for matrix in self.inputs.values()
                    for row in matrix for entry in row)
+
+    @property
+    def position_width(self) -> int:
+        """The width positions act on: d_model of X (and X_kv) for sinusoidal, d_k for RoPE."""
+        if self.positions == Positions.ROPE:   # d_k (given scores have none: refused later)
+            inputs = self.inputs
+            return self.projected_shape("Q")[1] if "Q" in inputs or "W_Q" in inputs and \
+                "X" in inputs else 0
+        return max((self.shape(name)[1] for name in ("X", "X_kv") if name in self.inputs),
+                   default=0)
 
     def shape(self, name: str) -> tuple[int, int]:
         """(rows, columns) of the input ``name``."""

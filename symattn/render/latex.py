@@ -39,6 +39,7 @@ from flint import fmpq
 
 from symattn.render import engines
 from symattn.values.exact import NAN, NEG_INF, Surd, terminating_places
+from symattn.values.trig import TrigValue
 from symattn.values.rounding import decimal_digits
 
 SHORT = 60                  # longest exact form (characters of LaTeX) shown
@@ -250,6 +251,10 @@ def exact_latex(value: Any, locale: str = "en", inline: bool = False) -> str | N
     expr = getattr(value, "expr", None)
     if expr is not None:
         return sympy_latex(expr, inline)
+    if isinstance(value, TrigValue):   # positions: sines and cosines, laid out from their form
+        from symattn.render.trig_latex import trig_latex
+
+        return trig_latex(value, inline)
     return None
 
 

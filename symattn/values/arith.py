@@ -40,7 +40,9 @@ def finite_ball(value: Exact, prec: int) -> arb:
     return ball
 
 
-def _wrap(text: str, parts: tuple[Exact, ...], combine: Callable[..., arb]) -> Irrational:
+def _wrap(text: Callable[[], str], parts: tuple[Exact, ...], combine: Callable[..., arb]
+          ) -> Irrational:
+    """An Irrational combining ``parts``; its text is written when first read."""
     def evaluate(prec: int) -> arb:
         balls = [finite_ball(p, prec + 10) for p in parts]
         with working_precision(prec + 10):
@@ -72,15 +74,36 @@ def add(left: Exact, right: Exact) -> Exact:
         return left + right
     if isinstance(left, Surd) and isinstance(right, Surd) and left.radicand == right.radicand:
         return (left.coefficient + right.coefficient) * Surd(fmpq(1), left.radicand)
-    return _wrap(f"{exact_text(left)} + {exact_text(right)}", (left, right), lambda a, b: a + b)
+    return _wrap(lambda: f"{exact_text(left)} + {exact_text(right)}", (left, right),
+                 lambda a, b: a + b)
 
 
 def total(values: Iterable[Exact]) -> Exact:
-    """The sum of the values, added left to right with ``add``."""
+    """The sum of the values, added left to right as ``add`` does; once an
+    irrational term is met, the rest are kept as one flat sum (one ball sum,
+    not a chain of nested ones)."""
     result: Exact = fmpq(0)
-    for value in values:
-        result = add(result, value)
-    return result
+    parts: list[Exact] = []
+    listed = list(values)
+    if any(value is NAN for value in listed):
+        return NAN
+    if any(value is NEG_INF for value in listed):
+        return NEG_INF
+    for value in listed:
+        if isinstance(value, fmpq) and value == 0:
+            continue
+        if parts:
+            parts.append(value)
+        elif isinstance(value, Irrational) or isinstance(result, Irrational):
+            parts = [result, value] if not (isinstance(result, fmpq) and result == 0) \
+                else [value]
+        else:
+            result = add(result, value)
+    if len(parts) <= 1:
+        return parts[0] if parts else result
+    terms = tuple(parts)
+    return _wrap(lambda: " + ".join(exact_text(part) for part in terms), terms,
+                 lambda *balls: sum(balls, arb(0)))
 
 
 def multiply(left: Exact, right: Exact) -> Exact:
@@ -95,7 +118,8 @@ def multiply(left: Exact, right: Exact) -> Exact:
         return right
     if isinstance(left, fmpq) and left == 0 or isinstance(right, fmpq) and right == 0:
         return fmpq(0)
-    return _wrap(f"{parenthesised(left)}*{parenthesised(right)}", (left, right), lambda a, b: a * b)
+    return _wrap(lambda: f"{parenthesised(left)}*{parenthesised(right)}", (left, right),
+                 lambda a, b: a * b)
 
 
 def divide(left: Exact, right: Exact) -> Exact:
@@ -108,7 +132,8 @@ def divide(left: Exact, right: Exact) -> Exact:
         return left
     if isinstance(left, (fmpq, Surd)) and isinstance(right, (fmpq, Surd)):
         return left * reciprocal(right)
-    return _wrap(f"{parenthesised(left)}/{parenthesised(right)}", (left, right), lambda a, b: a / b)
+    return _wrap(lambda: f"{parenthesised(left)}/{parenthesised(right)}", (left, right),
+                 lambda a, b: a / b)
 
 
 def exp(value: Exact) -> Exact:
@@ -119,11 +144,14 @@ def exp(value: Exact) -> Exact:
         return fmpq(0)
     if isinstance(value, fmpq) and value == 0:
         return fmpq(1)
-    return _wrap(f"exp({exact_text(value)})", (value,), lambda a: a.exp())
+    return _wrap(lambda: f"exp({exact_text(value)})", (value,), lambda a: a.exp())
 
 
 def subtract(left: Exact, right: Exact) -> Exact:
-    """``left - right``, as ``left + (-1) * right``."""
+    """``left - right``, as ``left + (-1) * right``; exactly 0 for a finite value
+    minus itself (the same object: a row maximum taken from its row)."""
+    if left is right and isinstance(left, (fmpq, Surd, Irrational)):
+        return fmpq(0)
     return add(left, multiply(right, fmpq(-1)))
 
 
@@ -148,7 +176,7 @@ def sqrt(value: Exact) -> Exact:
         return NAN
     if isinstance(value, fmpq):
         return surd_sqrt(value)
-    return _wrap(f"sqrt({exact_text(value)})", (value,), lambda a: a.sqrt())
+    return _wrap(lambda: f"sqrt({exact_text(value)})", (value,), lambda a: a.sqrt())
 
 
 def relu(value: Exact) -> Exact:
@@ -164,5 +192,6 @@ def gelu(value: Exact) -> Exact:
         return NAN
     if isinstance(value, fmpq) and value == 0:
         return fmpq(0)
-    return _wrap(f"{parenthesised(value)}*(1 + erf({parenthesised(value)}/sqrt(2)))/2", (value,),
+    return _wrap(lambda: f"{parenthesised(value)}*(1 + erf({parenthesised(value)}/sqrt(2)))/2",
+                 (value,),
                  lambda a: a * (1 + (a / arb(2).sqrt()).erf()) / 2)

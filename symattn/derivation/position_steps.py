@@ -1,0 +1,154 @@
+"""The steps of attention with positions on the fast path (``position_grids``).
+
+The same steps, names and formulas as the SymPy path (``sympy_path`` with
+``positions``): the inputs, PE and X_pos (sinusoidal) or Q_rot and K_rot (RoPE),
+scores, scaled, mask and masked, exp, exp_sum, weights and output.
+
+>>> from symattn.problem.problem import Problem
+>>> problem = Problem.from_mapping({"inputs": {"X": [[0, 0], [0, 0]], "W_Q": "identity",
+...     "W_K": "identity"}, "options": {"positions": "sinusoidal"}})
+>>> steps = {step.name: step for step in build_steps(problem)}
+>>> steps["PE"].value.text(1, 0), steps["scores"].value.exact(1, 1)   # sin^2 + cos^2
+('sin(1)', 1)
+"""
+
+from __future__ import annotations
+
+__all__ = ["build_steps", "check", "applies"]
+
+from typing import Iterator
+
+from flint import fmpq
+
+from symattn.derivation import grids
+from symattn.derivation.attention import input_step, scaled_formula, source_of
+from symattn.derivation.position_grids import (ExpSumTrigGrid, ExpTrigGrid, MaskedTrigGrid,
+                                               ScaledTrigGrid, TrigGrid, WeightsTrigGrid)
+from symattn.derivation.position_output import OutputTrigGrid
+from symattn.derivation.position_values import INPUTS, PositionValues
+from symattn.derivation.steps import Step, make_step
+from symattn.errors import InputError, Location, ShapeError
+from symattn.problem.problem import Problem
+from symattn.values.exact import Surd
+
+_SYMBOLS = {"X": "X", "X_kv": "X_{kv}", "X_pos": "X_{pos}", "X_kv_pos": "X_{kv,pos}"}
+
+
+def _where(problem: Problem) -> Location:
+    return Location(file=problem.source, key="options.positions")
+
+
+def check(problem: Problem) -> None:
+    """Refuse, with a clear message, what positions cannot be combined with."""
+    kind = problem.positions
+    if kind == "none":
+        return
+    inputs = problem.inputs
+    for name in ("scores", "scaled"):
+        if name in inputs:
+            raise InputError(f"positions = \"{kind}\" needs the token vectors (X with W_Q, "
+                             f"W_K, W_V, or Q and K), not {name}", _where(problem))
+    if problem.heads > 1 or "W_O" in inputs:
+        raise InputError(f"positions = \"{kind}\" is not supported with several heads or W_O "
+                         "yet; use one head", _where(problem))
+    if kind == "sinusoidal":
+        for name in ("Q", "K"):
+            if name in inputs:
+                raise InputError(f"positions = \"sinusoidal\" adds PE to X before the "
+                                 f"projections, but {name} is given directly; give X with "
+                                 f"W_{name}, or use positions = \"rope\"", _where(problem))
+    if kind == "rope":
+        width = problem.projected_shape("Q")[1]
+        if width % 2:
+            raise ShapeError(f"RoPE rotates pairs of columns, so d_k must be even, but Q has "
+                             f"{width} columns", _where(problem))
+
+
+def applies(problem: Problem) -> bool:
+    """Whether positions take this path: every input rational, the scale and
+    temperature rational or a square root (no symbols)."""
+    for name in INPUTS:
+        for row in problem.inputs.get(name, ()):
+            if any(not isinstance(entry.value, fmpq) for entry in row):
+                return False
+    return isinstance(problem.scale_value, (fmpq, Surd)) and \
+        isinstance(problem.temperature, (fmpq, Surd))
+
+
+def build_steps(problem: Problem) -> Iterator[Step]:
+    """Every step from the inputs to the output, positions included."""
+    values = PositionValues(problem)
+    inputs = problem.inputs
+    for name in ("X", "X_kv", "W_Q", "W_K", "W_V"):
+        if name in inputs:
+            yield input_step(problem, name, TrigGrid(values, name, problem.shape(name)))
+    if values.sinusoidal:
+        yield from _encodings(problem, values)
+    for name in ("Q", "K", "V"):
+        shape = problem.projected_shape(name) if name in inputs or f"W_{name}" in inputs \
+            else None
+        if shape is None:
+            continue
+        grid = TrigGrid(values, name, shape)
+        if name in inputs:
+            yield make_step(name, grid, formula=name, operands=())
+        else:
+            source = source_of(name, inputs)
+            source = f"{source}_pos" if values.sinusoidal else source
+            yield make_step(name, grid, formula=f"{_SYMBOLS[source]} W_{name}",
+                            operands=(source, f"W_{name}"))
+    yield from _attention(problem, values)
+
+
+def _encodings(problem: Problem, values: PositionValues) -> Iterator[Step]:
+    base = problem.position_base
+    for source, pe, total in (("X", "PE", "X_pos"), ("X_kv", "PE_kv", "X_kv_pos")):
+        if source not in problem.inputs:
+            continue
+        rows, width = problem.shape(source)
+        yield make_step(pe, TrigGrid(values, pe, (rows, width)), description=(
+            f"sinusoidal positions: PE[p, 2i] = sin(p / {base}^(2i/{width})), "
+            f"PE[p, 2i+1] = cos(p / {base}^(2i/{width})), p = 0..{rows - 1} (0-based)"))
+        yield make_step(total, TrigGrid(values, total, (rows, width)),
+                        description="each token's vector plus the encoding of its position")
+
+
+def _attention(problem: Problem, values: PositionValues) -> Iterator[Step]:
+    base = problem.position_base
+    shape = problem.score_shape()
+    if not values.sinusoidal:
+        for name, kind in (("Q", "query"), ("K", "key")):
+            rotated = problem.projected_shape(name)
+            yield make_step(f"{name}_rot", TrigGrid(values, f"{name}_rot", rotated),
+                            description=(
+                                f"RoPE: each {kind} row at position p (0-based) with every "
+                                f"column pair (2i, 2i+1) rotated by the angle p * "
+                                f"{base}^(-2i/{rotated[1]})"))
+    scores = TrigGrid(values, "scores", shape)
+    if values.sinusoidal:
+        yield make_step("scores", scores)
+    else:
+        yield make_step("scores", scores, formula="Q_{rot} K_{rot}^{\\top}",
+                        operands=("Q_rot", "K_rot"))
+    scaled = ScaledTrigGrid(scores)
+    yield make_step("scaled", scaled, formula=scaled_formula(problem))
+    allowed = problem.allowed()
+    masked = MaskedTrigGrid(scaled, allowed)
+    operand = "scaled"
+    if not all(all(row) for row in allowed):
+        yield make_step("mask", grids.MaskGrid(allowed))
+        yield make_step("masked", masked)
+        operand = "masked"
+    if problem.normalisation == "softmax":
+        exp = ExpTrigGrid(masked)
+        yield make_step("exp", exp, operands=(operand,))
+        yield make_step("exp_sum", ExpSumTrigGrid(exp))
+        weights = WeightsTrigGrid(masked, "softmax", problem.fully_masked)
+        yield make_step("weights", weights)
+    else:
+        weights = WeightsTrigGrid(masked, "sum", problem.fully_masked)
+        yield make_step("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
+                        operands=(operand,))
+    if "V" in problem.inputs or "W_V" in problem.inputs:
+        yield make_step("output", OutputTrigGrid(weights, TrigGrid(values, "V",
+                                                                   problem.projected_shape("V"))))
