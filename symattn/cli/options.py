@@ -24,6 +24,7 @@ from symattn.defaults import DIGITS, MAX_DIGITS, MAX_ENTRIES, ROUNDING
 from symattn.values.rules import Rounding
 
 EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+_MESSAGE_LIMIT = 1000   # characters of one error line (a list of known keys fits)
 _DEFAULT_ROUNDING = Rounding(ROUNDING)
 
 # What ``add_subparsers`` returns: each command module's ``register`` adds its parser to it.
@@ -95,8 +96,12 @@ def language_of(args: argparse.Namespace, spec_language: str = "") -> str:
 
 
 def one_line(message: str) -> str:
-    """Error messages stay on one line, whatever a key or value contained."""
-    return message.replace("\r", "\\r").replace("\n", "\\n")
+    """Error messages stay on one line, whatever a key or value contained: control
+    characters (a terminal's escape sequences, newlines) are shown as escapes, and a
+    message longer than a few lines is cut."""
+    from symattn.errors import cut, visible
+
+    return visible(cut(message, _MESSAGE_LIMIT))
 
 
 def spec_sources(args: argparse.Namespace) -> list[str]:

@@ -129,13 +129,14 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _whole(option: str, text: str, low: int, high: int) -> int:
-    from symattn.errors import InputError
+    from symattn.errors import InputError, cut
+    from symattn.values.whole import ascii_whole
 
-    cleaned = str(text).strip()
-    if not cleaned.isdigit() or not cleaned.isascii() or not low <= int(cleaned) <= high:
+    number = ascii_whole(str(text))
+    if number is None or not low <= number <= high:
         raise InputError(f"--{option} must be a whole number from {low} to {high}, "
-                         f"got {text!r}")
-    return int(cleaned)
+                         f"got {cut(str(text))!r}")
+    return number
 
 
 def _names(text: str | None) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ from flint import fmpq
 from symattn.errors import InputError, Location
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, Surd, make_surd, reciprocal,
                                   surd_sqrt)
+from symattn.values.whole import ascii_whole
 
 if TYPE_CHECKING:
     import sympy
@@ -259,9 +260,10 @@ class _Parser:
             if (sign := self.peek()) and sign[1] in "+-":
                 negative = self.take()[1] == "-"
             kind, digits = self.take()
-            if kind != "num" or not digits.isdigit() or int(digits) > 64:
+            exponent = ascii_whole(digits) if kind == "num" else None
+            if exponent is None or exponent > 64:
                 raise _SyntaxProblem("an exponent must be a whole number from -64 to 64")
-            return ("pow", base, -int(digits) if negative else int(digits))
+            return ("pow", base, -exponent if negative else exponent)
         return base
 
     def atom(self) -> _Tree:
