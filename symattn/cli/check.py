@@ -14,22 +14,24 @@ judged).
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "check_one"]
+__all__ = ["register", "run", "check_one", "jobs_used"]
 
 import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
 from symattn.defaults import ROUNDING
-from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
+from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler,
+                                 Subparsers,
                                  add_language_options, add_limit_option, add_source,
                                  display_name, one_line, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
+    from symattn.verify.verdicts import Failed
 
-# What checking one spec gives: its report, or the one-line error when it is unusable.
-Checked = Union["Report", str]
+# What checking one spec gives: its report, or what went wrong (the one-line error).
+Checked = Union["Report", "Failed"]
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
@@ -47,7 +49,8 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="numbers claimed under one label are one piece of working: each "
                              "must follow from the others (docs/checking.md)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="check N files in parallel processes (output stays in input order)")
+                        help="check N files in parallel processes, at most one per CPU core "
+                             "(output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     add_language_options(parser, locale=False)
     return {"check": run}
@@ -55,8 +58,10 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 def check_one(source: str, rounding: str | None, max_size: int | None = None,
               working: bool = False) -> Checked:
-    """Report for one spec file, or the error message when it is unusable."""
+    """Report for one spec file, or what went wrong with it (``Failed``): an unusable
+    spec (status 2), or an internal error (status 3) that stops only this file."""
     import dataclasses
+    import os
 
     from symattn import sizes   # a [sizes] spec: docs/sizes.md
     from symattn.derivation import pipeline
@@ -64,18 +69,38 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
     from symattn.problem import spec
     from symattn.problem.limits import DEFAULT, Limits
     from symattn.verify import checker
+    from symattn.verify.verdicts import Failed
 
+    name = display_name(source)
     try:
         mapping = sizes.read_spec(source)
         if mapping is not None and sizes.is_sizes_spec(mapping):
             judged: Report = sizes.check_spec(mapping, source, rounding)
-            return dataclasses.replace(judged, source=display_name(source))
+            return dataclasses.replace(judged, source=name)
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
         report = checker.check(pipeline.derive(spec.load(source, limits=limits)), rounding,
                                working)
-        return dataclasses.replace(report, source=display_name(source))
+        return dataclasses.replace(report, source=name)
     except SymattnError as error:
-        return f"symattn: error: {one_line(str(error))}"
+        message = str(error)
+        named = message if source in message or name in message else f"{name}: {message}"
+        return Failed(name, f"symattn: error: {one_line(named)}", EXIT_INPUT)
+    except (Exception, RecursionError) as error:   # a bug: this file fails, the others not
+        if os.environ.get("SYMATTN_DEBUG"):
+            raise
+        return Failed(name, f"symattn: internal error: {one_line(name)}: {type(error).__name__}: "
+                            f"{one_line(str(error))} (this is a bug in symattn; run again with "
+                            "SYMATTN_DEBUG=1 for the traceback and report it)", EXIT_INTERNAL)
+
+
+def _died(source: str) -> Failed:
+    """The report of a file whose worker process died (killed, or out of memory)."""
+    from symattn.verify.verdicts import Failed
+
+    name = display_name(source)
+    return Failed(name, f"symattn: error: {one_line(name)}: the process checking this file "
+                        "stopped (killed, or out of memory); check it alone to see why",
+                  EXIT_INPUT)
 
 
 def _quiet_worker() -> None:
@@ -85,22 +110,50 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _check_in_parallel(sources: list[str], args: argparse.Namespace) -> list[Checked]:
-    """``check_one`` of each source in ``--jobs`` processes, in the order of the sources."""
-    import multiprocessing
+def jobs_used(jobs: int, files: int) -> int:
+    """Processes for ``--jobs N`` over ``files`` files: at most one per CPU core."""
+    import os
 
-    # Workers ignore Ctrl-C (no tracebacks from idle workers); the parent
-    # gets it and terminates them at once - what Pool.terminate is for.
-    pool = multiprocessing.Pool(min(args.jobs, len(sources)), initializer=_quiet_worker)
+    return max(1, min(jobs, files, os.cpu_count() or 1))
+
+
+def _pooled(sources: list[str], args: argparse.Namespace, workers: int) -> list[Checked | None]:
+    """``check_one`` of each source in ``workers`` processes; None where a worker died."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = ProcessPoolExecutor(workers, initializer=_quiet_worker)
+    results: list[Checked | None] = []
     try:
-        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working)
-                                           for source in sources])
-        pool.close()
+        futures = [pool.submit(check_one, source, args.rounding, args.max_size, args.working)
+                   for source in sources]
+        for future in futures:
+            try:
+                results.append(future.result())
+            except BrokenProcessPool:
+                results.append(None)
     except BaseException:
-        pool.terminate()
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()   # Ctrl-C: stop the workers at once, not after their files
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    finally:
-        pool.join()
+    pool.shutdown(wait=True)
+    return results
+
+
+def _check_in_parallel(sources: list[str], args: argparse.Namespace) -> list[Checked]:
+    """``check_one`` of each source in ``--jobs`` processes, in the order of the sources.
+
+    A worker that dies takes down the pool and every file it held; those files are
+    checked again, each in a process of its own, so that only the file that kills its
+    process is reported as failed."""
+    first = _pooled(sources, args, jobs_used(args.jobs, len(sources)))
+    results: list[Checked] = []
+    for source, result in zip(sources, first):
+        if result is None:
+            again = _pooled([source], args, 1)[0] if first.count(None) > 1 else None
+            result = again if again is not None else _died(source)
+        results.append(result)
     return results
 
 
@@ -121,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from symattn.errors import InputError
     from symattn.render import report as render_report
     from symattn.values.rounding import parse_rounding
+    from symattn.verify.verdicts import Failed
 
     sources = spec_sources(args)
     if not sources:
@@ -129,14 +183,16 @@ def run(args: argparse.Namespace) -> int:
         parse_rounding(args.rounding)
     parallel = args.jobs > 1 and len(sources) > 1
     results = (_check_in_parallel if parallel else _check_in_turn)(sources, args)
-    reports = [r for r in results if not isinstance(r, str)]
-    for message in (r for r in results if isinstance(r, str)):
-        print(message, file=sys.stderr)
-    if reports:
-        text = render_report.report_json(reports) if args.format == "json" else \
-            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-                args.format](reports, args.language)
-        write_output(text, args.output)
-    if len(reports) < len(results):
-        return EXIT_INPUT
+    reports = [r for r in results if not isinstance(r, Failed)]
+    failed = [r for r in results if isinstance(r, Failed)]
+    for failure in failed:
+        print(failure.error, file=sys.stderr)
+    if args.format == "json" and results:
+        write_output(render_report.report_json(results), args.output)
+    elif reports:
+        write_output({"text": render_report.report_text,
+                      "markdown": render_report.report_markdown}[args.format](
+                          reports, args.language), args.output)
+    if failed:
+        return max(failure.status for failure in failed)
     return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK

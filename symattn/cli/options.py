@@ -47,12 +47,28 @@ Spec format: docs/spec-format.md; every error message and its fix: docs/errors.m
 """
 
 
+class _InOrder(argparse.Action):
+    """Keeps FILEs and --example NAMEs in the order given (``source_order``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                  values: object, option_string: str | None = None) -> None:
+        order = list(getattr(namespace, "source_order", None) or [])
+        if option_string is None:      # the FILE positional
+            setattr(namespace, self.dest, values)
+            given = values if isinstance(values, list) else [values] if values else []
+            order += [("file", str(value)) for value in given]
+        else:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
+            order.append(("example", str(values)))
+        namespace.source_order = order
+
+
 def add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
     """``FILE`` (``FILE ...`` when ``many``) and ``--example NAME`` (repeatable)."""
-    parser.add_argument("files", nargs="*" if many else "?", metavar="FILE",
+    parser.add_argument("files", nargs="*" if many else "?", metavar="FILE", action=_InOrder,
                         help="spec file(s), .toml or .json" if many
                         else "spec file, .toml or .json")
-    parser.add_argument("--example", "-e", action="append", default=[], metavar="NAME",
+    parser.add_argument("--example", "-e", action=_InOrder, default=[], metavar="NAME",
                         help="use a bundled example (see `symattn examples`)")
 
 
@@ -105,9 +121,13 @@ def one_line(message: str) -> str:
 
 
 def spec_sources(args: argparse.Namespace) -> list[str]:
-    """The spec files a command was given: its FILE(s), then each --example's file."""
+    """The spec files a command was given: its FILE(s) and each --example's file, in the
+    order of the command line."""
     from symattn.problem import examples
 
+    order = getattr(args, "source_order", None)
+    if order is not None:
+        return [value if kind == "file" else str(examples.path(value)) for kind, value in order]
     files = args.files if isinstance(args.files, list) else ([args.files] if args.files else [])
     return list(files) + [str(examples.path(name)) for name in args.example]
 
