@@ -164,7 +164,8 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
     if inf:
         if inf.group(1) == "-":
             return Entry(NEG_INF, None, original)
-        raise InputError(f"{cut(original)!r}: only minus infinity (a masked score) is allowed", location)
+        raise InputError(f"{cut(original)!r}: only minus infinity (a masked score) is allowed",
+                         location)
     plain = _normalise_lone_number(text) or text
     sign = ""
     if plain[:1] in "+-":
@@ -325,7 +326,7 @@ def _cost(tree: _Tree) -> int:
     if kind == "sqrt":
         return 2 * _cost(tree[1])
     if kind == "pow":
-        return _cost(tree[1]) * max(1, abs(tree[2]))
+        return _cost(tree[1]) * max(1, abs(int(tree[2])))
     return _cost(tree[1]) + _cost(tree[2]) + 1
 
 

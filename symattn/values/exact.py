@@ -101,13 +101,13 @@ def squarefree_split(n: int) -> tuple[int, int]:
         # Factoring a huge number could take minutes: take out small square
         # factors only. The radicand may then not be square-free, which costs
         # canonical forms (sqrt(8) stays apart from 2*sqrt(2)), never correctness.
-        g, rest = fmpz(1), fmpz(n)     # flint: Python's own division is quadratic
+        root, rest = fmpz(1), fmpz(n)     # flint: Python's own division is quadratic
         for p in _SMALL_PRIMES:
             rest, count = _remove(rest, p)
-            g *= fmpz(p) ** (count // 2)
+            root *= fmpz(p) ** (count // 2)
             rest *= p ** (count % 2)
-        root = rest.isqrt()
-        return (int(g * root), 1) if root * root == rest else (int(g), int(rest))
+        last = rest.isqrt()
+        return (int(root * last), 1) if last * last == rest else (int(root), int(rest))
     g, r = 1, 1
     for prime, e in fmpz(n).factor():
         p = int(prime)
