@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __all__ = ["SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
            "OutOfRangeError", "TemplateError", "PdfError", "FigureError", "Location", "counted",
-           "visible", "cut"]
+           "visible", "visible_lines", "cut"]
 
 import re
 from dataclasses import dataclass, replace
@@ -126,3 +126,9 @@ def cut(text: str, limit: int = 80) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def visible_lines(text: str) -> str:
+    """``visible`` line by line: the line breaks of a listing stay, every other control
+    character in it (a title's escape sequence) is shown as an escape."""
+    return "\n".join(visible(line) for line in text.split("\n"))

@@ -203,9 +203,11 @@ def write_report(args: argparse.Namespace, stem: str,
     """A report command's output: ``layouts[args.format]()`` written to stdout or ``-o``;
     LaTeX (``--format latex`` or ``--pdf``) written or compiled like ``derive``'s, the
     PDF named ``STEM.pdf`` unless ``-o`` names it."""
+    from symattn.errors import visible_lines
     from symattn.render.reports import shared
 
     if shared.wants_latex(args):
         shared.emit(args, layouts["latex"](), stem)
     else:
-        write_output(layouts[args.format](), args.output)
+        text = layouts[args.format]()
+        write_output(visible_lines(text) if args.format == "text" else text, args.output)
