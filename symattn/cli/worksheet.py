@@ -189,13 +189,15 @@ def _output_folder(args: argparse.Namespace, languages: tuple[str, ...]) -> Path
     """The folder ``--output-dir`` names, after ``--language`` and ``--name`` are checked."""
     from pathlib import Path
 
-    from symattn.errors import InputError
+    from symattn.errors import InputError, cut
 
     if args.language not in languages:
         raise InputError(f"--language must be one of {', '.join(languages)}, "
                          f"got {args.language!r}")
-    if not args.name or any(c in args.name for c in "/\\\0") or args.name.startswith("."):
-        raise InputError(f"--name must be a plain file name prefix, got {args.name!r}")
+    if not args.name or any(c in args.name for c in "/\\\0") or args.name.startswith(".") \
+            or any(not c.isprintable() for c in args.name):
+        raise InputError("--name must be a plain file name prefix (no folders, no control "
+                         f"characters or line breaks), got {cut(args.name)!r}")
     folder = Path(args.output_dir)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--output-dir {folder}: not a folder")

@@ -31,7 +31,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from symattn.errors import InputError
+from symattn.errors import InputError, cut
 from symattn.values.exact import NEG_INF, exact_text
 from symattn.worksheets.model import Exercise
 import symattn.worksheets.presets as presets
@@ -172,13 +172,16 @@ def parse_kinds(text: str | Sequence[str] | None) -> tuple[str, ...]:
     parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
     if parts == ["all"]:
         return tuple(KINDS)
+    if "all" in parts:
+        raise InputError(f"'all' stands alone (every kind once), got {cut(','.join(parts))!r}; "
+                         "write all, or a list of kinds")
     for part in parts:
         if part not in KINDS:
             import difflib
 
             close = difflib.get_close_matches(part, list(KINDS), n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
-            raise InputError(f"unknown exercise kind {part!r}{hint} (known: "
+            raise InputError(f"unknown exercise kind {cut(part)!r}{hint} (known: "
                              f"{', '.join(KINDS)}, or all)")
     if not parts:
         raise InputError("no exercise kinds given")
