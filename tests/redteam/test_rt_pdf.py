@@ -73,3 +73,29 @@ def test_a_line_longer_than_tex_reads(tmp_path: Path) -> None:
         compile_pdf(_document(line))
     assert "no error message" not in str(raised.value)
     assert compile_pdf(break_long_lines(_document(line))).startswith(b"%PDF")
+
+
+SYMBOLIC = {
+    "projections": '[inputs]\nX = [[1, 0], [0, 1]]\nW_Q = [["a", 0], [0, 1]]\n'
+                   'W_K = [[1, 0], [0, "b"]]\nW_V = [[1, 2], [3, 4]]\n',
+    "one query": '[inputs]\nQ = [["a"]]\nK = [["b"], ["c"]]\nV = [[1], [2]]\n',
+    "symbolic V": '[inputs]\nQ = [["a", "b"]]\nK = [["c", "d"]]\nV = [["v"]]\n',
+    "square": '[inputs]\nQ = [["a", "b"], ["c", "d"]]\nK = [["e", "f"], ["g", "h"]]\n'
+              'V = [["v", 2], [3, 4]]\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYMBOLIC))
+def test_no_empty_line_inside_an_alignment(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           name: str) -> None:
+    """An empty line inside align* is a paragraph break TeX refuses there."""
+    import re
+
+    spec = _spec(tmp_path, SYMBOLIC[name])
+    status, _, err = run(capsys, "derive", spec, "--format", "latex", "-o",
+                         str(tmp_path / "s.tex"))
+    assert status == 0, err
+    tex = (tmp_path / "s.tex").read_text(encoding="utf-8")
+    blocks = re.findall(r"\\begin\{(align\*?|aligned)\}(.*?)\\end\{\1\}", tex, re.S)
+    assert blocks
+    assert not [body for _, body in blocks if re.search(r"\n[ \t]*\n", body)]
