@@ -108,6 +108,7 @@ def _quiet_worker() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # blocked by _pooled
 
 
 def jobs_used(jobs: int, files: int) -> int:
@@ -119,20 +120,26 @@ def jobs_used(jobs: int, files: int) -> int:
 
 def _pooled(sources: list[str], args: argparse.Namespace, workers: int) -> list[Checked | None]:
     """``check_one`` of each source in ``workers`` processes; None where a worker died."""
+    import signal
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    # Ctrl-C waits while the workers are forked (they inherit the block, and ignore it
+    # before unblocking): a signal in the middle of a fork leaves neither half sane.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pool = ProcessPoolExecutor(workers, initializer=_quiet_worker)
     results: list[Checked | None] = []
     try:
         futures = [pool.submit(check_one, source, args.rounding, args.max_size, args.working)
                    for source in sources]
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         for future in futures:
             try:
                 results.append(future.result())
             except BrokenProcessPool:
                 results.append(None)
     except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()   # Ctrl-C: stop the workers at once, not after their files
         pool.shutdown(wait=True, cancel_futures=True)
