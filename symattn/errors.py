@@ -9,8 +9,10 @@ can print it on one line and exit with status 2.
 from __future__ import annotations
 
 __all__ = ["SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
-           "OutOfRangeError", "TemplateError", "PdfError", "FigureError", "Location", "counted"]
+           "OutOfRangeError", "TemplateError", "PdfError", "FigureError", "Location", "counted",
+           "visible", "visible_lines", "cut"]
 
+import re
 from dataclasses import dataclass, replace
 
 
@@ -36,7 +38,7 @@ class Location:
         if self.file:
             parts.append(self.file)
         if self.key:
-            parts.append(self.key)
+            parts.append(cut(self.key, 200))
         if self.row is not None:
             parts.append(f"row {self.row}")
         if self.column is not None:
@@ -92,3 +94,41 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
     ('1 row', '3 rows', '2 queries')
     """
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+# Characters a terminal acts on (C0 and C1 controls, DEL), bidirectional overrides that
+# reorder what is shown, and lone surrogates, which no output encoding can write.
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069"
+                        "\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character as a visible escape (``\\x1b``, ``\\n``).
+
+    >>> visible("a\\x1b[2Jb\\n")
+    'a\\\\x1b[2Jb\\\\n'
+    """
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
+                                    else f"\\u{ord(char):04x}")
+
+    return _INVISIBLE.sub(escape, text)
+
+
+def cut(text: str, limit: int = 80) -> str:
+    """``text`` shortened to about ``limit`` characters for a message, saying how long it was.
+
+    >>> cut("abc"), cut("x" * 200, 10)
+    ('abc', 'xxxxxxxxxx... (200 characters)')
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def visible_lines(text: str) -> str:
+    """``visible`` line by line: the line breaks of a listing stay, every other control
+    character in it (a title's escape sequence) is shown as an escape."""
+    return "\n".join(visible(line) for line in text.split("\n"))

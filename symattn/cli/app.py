@@ -147,7 +147,8 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
         if os.environ.get("SYMATTN_DEBUG"):
             raise
-        print(f"symattn: internal error: {type(error).__name__}: {error} (this is a bug in "
+        print(f"symattn: internal error: {type(error).__name__}: {one_line(str(error))} (this "
+              "is a bug in "
               "symattn; run again with SYMATTN_DEBUG=1 for the traceback and report it)",
               file=sys.stderr)
         return EXIT_INTERNAL

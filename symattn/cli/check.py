@@ -14,24 +14,26 @@ judged).
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "check_one"]
+__all__ = ["register", "run", "check_one", "jobs_used"]
 
 import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
 from symattn.defaults import ROUNDING
-from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
+from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler,
+                                 Subparsers,
                                  add_language_options, add_limit_option,
                                  add_precision_option, add_source,
                                  display_name, one_line, spec_sources, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
+    from symattn.verify.verdicts import Failed
 
-# What checking one spec gives: its report (one per [[variants]] block), or the one-line
-# error when it is unusable.
-Checked = Union["Report", list["Report"], str]
+# What checking one spec gives: its report (one per [[variants]] block), or what went
+# wrong (the one-line error).
+Checked = Union["Report", list["Report"], "Failed"]
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
@@ -50,7 +52,8 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="numbers claimed under one label are one piece of working: each "
                              "must follow from the others (docs/checking.md)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="check N files in parallel processes (output stays in input order)")
+                        help="check N files in parallel processes, at most one per CPU core "
+                             "(output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     parser.add_argument("--spec", metavar="INPUTS.toml",
                         help="FILEs are documents (text, Markdown, LaTeX, notebooks): extract "
@@ -62,31 +65,52 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 def check_one(source: str, rounding: str | None, max_size: int | None = None,
               working: bool = False, precision: str | None = None) -> Checked:
-    """Report for one spec file, or the error message when it is unusable."""
+    """Report for one spec file, or what went wrong with it (``Failed``): an unusable
+    spec (status 2), or an internal error (status 3) that stops only this file."""
     import dataclasses
+    import os
 
     from symattn import sizes   # a [sizes] spec: docs/sizes.md
     from symattn.derivation import pipeline
     from symattn.errors import SymattnError
     from symattn.problem.limits import DEFAULT, Limits
     from symattn.verify import checker
+    from symattn.verify.verdicts import Failed
 
+    name = display_name(source)
     try:
         limits = DEFAULT if max_size is None else Limits.scaled(max_size)
         loaded = sizes.load_any(source, limits)       # the file is read once: pipes work
         if isinstance(loaded, dict):
             judged: Report = sizes.check_spec(loaded, source, rounding)
-            return dataclasses.replace(judged, source=display_name(source))
-        problem = loaded
-        if problem.variants:      # several settings, one report each (problem.variants)
+            return dataclasses.replace(judged, source=name)
+        if loaded.variants:      # several settings, one report each (problem.variants)
             from symattn.verify.variants import check_all
 
-            return [dataclasses.replace(report, source=display_name(source))
-                    for report in check_all(problem, rounding, working, precision)]
-        report = checker.check(pipeline.derive(problem), rounding, working, precision)
-        return dataclasses.replace(report, source=display_name(source))
+            return [dataclasses.replace(report, source=name)
+                    for report in check_all(loaded, rounding, working, precision)]
+        report = checker.check(pipeline.derive(loaded), rounding, working, precision)
+        return dataclasses.replace(report, source=name)
     except SymattnError as error:
-        return f"symattn: error: {one_line(str(error))}"
+        message = str(error)
+        named = message if source in message or name in message else f"{name}: {message}"
+        return Failed(name, f"symattn: error: {one_line(named)}", EXIT_INPUT)
+    except (Exception, RecursionError) as error:   # a bug: this file fails, the others not
+        if os.environ.get("SYMATTN_DEBUG"):
+            raise
+        return Failed(name, f"symattn: internal error: {one_line(name)}: {type(error).__name__}: "
+                            f"{one_line(str(error))} (this is a bug in symattn; run again with "
+                            "SYMATTN_DEBUG=1 for the traceback and report it)", EXIT_INTERNAL)
+
+
+def _died(source: str) -> Failed:
+    """The report of a file whose worker process died (killed, or out of memory)."""
+    from symattn.verify.verdicts import Failed
+
+    name = display_name(source)
+    return Failed(name, f"symattn: error: {one_line(name)}: the process checking this file "
+                        "stopped (killed, or out of memory); check it alone to see why",
+                  EXIT_INPUT)
 
 
 def _quiet_worker() -> None:
@@ -94,24 +118,59 @@ def _quiet_worker() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # blocked by _pooled
+
+
+def jobs_used(jobs: int, files: int) -> int:
+    """Processes for ``--jobs N`` over ``files`` files: at most one per CPU core."""
+    import os
+
+    return max(1, min(jobs, files, os.cpu_count() or 1))
+
+
+def _pooled(sources: list[str], args: argparse.Namespace, workers: int) -> list[Checked | None]:
+    """``check_one`` of each source in ``workers`` processes; None where a worker died."""
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    # Ctrl-C waits while the workers are forked (they inherit the block, and ignore it
+    # before unblocking): a signal in the middle of a fork leaves neither half sane.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = ProcessPoolExecutor(workers, initializer=_quiet_worker)
+    results: list[Checked | None] = []
+    try:
+        futures = [pool.submit(check_one, source, args.rounding, args.max_size, args.working,
+                               args.precision) for source in sources]
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        for future in futures:
+            try:
+                results.append(future.result())
+            except BrokenProcessPool:
+                results.append(None)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()   # Ctrl-C: stop the workers at once, not after their files
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
 
 
 def _check_in_parallel(sources: list[str], args: argparse.Namespace) -> list[Checked]:
-    """``check_one`` of each source in ``--jobs`` processes, in the order of the sources."""
-    import multiprocessing
+    """``check_one`` of each source in ``--jobs`` processes, in the order of the sources.
 
-    # Workers ignore Ctrl-C (no tracebacks from idle workers); the parent
-    # gets it and terminates them at once - what Pool.terminate is for.
-    pool = multiprocessing.Pool(min(args.jobs, len(sources)), initializer=_quiet_worker)
-    try:
-        results = pool.starmap(check_one, [(source, args.rounding, args.max_size, args.working,
-                                            args.precision) for source in sources])
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+    A worker that dies takes down the pool and every file it held; those files are
+    checked again, each in a process of its own, so that only the file that kills its
+    process is reported as failed."""
+    first = _pooled(sources, args, jobs_used(args.jobs, len(sources)))
+    results: list[Checked] = []
+    for source, result in zip(sources, first):
+        if result is None:
+            again = _pooled([source], args, 1)[0] if first.count(None) > 1 else None
+            result = again if again is not None else _died(source)
+        results.append(result)
     return results
 
 
@@ -133,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
     from symattn.errors import InputError
     from symattn.render import report as render_report
     from symattn.values.rounding import parse_rounding
+    from symattn.verify.verdicts import Failed
 
     sources = spec_sources(args)
     if not sources:
@@ -146,14 +206,16 @@ def run(args: argparse.Namespace) -> int:
     parallel = args.jobs > 1 and len(sources) > 1
     results = [one for result in (_check_in_parallel if parallel else _check_in_turn)(
         sources, args) for one in (result if isinstance(result, list) else [result])]
-    reports = [r for r in results if not isinstance(r, str)]
-    for message in (r for r in results if isinstance(r, str)):
-        print(message, file=sys.stderr)
-    if reports:
-        text = render_report.report_json(reports) if args.format == "json" else \
-            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-                args.format](reports, args.language)
-        write_output(text, args.output)
-    if len(reports) < len(results):
-        return EXIT_INPUT
+    reports = [r for r in results if not isinstance(r, Failed)]
+    failed = [r for r in results if isinstance(r, Failed)]
+    for failure in failed:
+        print(failure.error, file=sys.stderr)
+    if args.format == "json" and results:
+        write_output(render_report.report_json(results), args.output)
+    elif reports:
+        write_output({"text": render_report.report_text,
+                      "markdown": render_report.report_markdown}[args.format](
+                          reports, args.language), args.output)
+    if failed:
+        return max(failure.status for failure in failed)
     return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK

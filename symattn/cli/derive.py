@@ -200,7 +200,8 @@ def _precision_section(precision: str, problem: Problem, language: str) -> str:
 
 def _expand_rows(text: str | None) -> tuple[int, ...] | None:
     """``--expand-rows 1,3`` as labels; ``all`` as every row (an empty tuple)."""
-    from symattn.errors import InputError
+    from symattn.errors import InputError, cut
+    from symattn.values.whole import ascii_whole
 
     if text is None:
         return None
@@ -208,10 +209,11 @@ def _expand_rows(text: str | None) -> tuple[int, ...] | None:
         return ()
     rows = []
     for part in text.split(","):
-        part = part.strip()
-        if not part.isdigit() or int(part) < 1:
-            raise InputError(f"--expand-rows: {part!r} is not a row number (1-based, e.g. 1,3)")
-        rows.append(int(part))
+        number = ascii_whole(part)
+        if number is None or number < 1:
+            raise InputError(f"--expand-rows: {cut(part.strip())!r} is not a row number "
+                             "(1-based, e.g. 1,3)")
+        rows.append(number)
     return tuple(rows)
 
 

@@ -26,6 +26,7 @@ from symattn.values.rules import Rounding
 
 EXIT_OK, EXIT_WRONG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_TERMINATED = 143      # 128 + SIGTERM, as a shell reports a process SIGTERM ended
+_MESSAGE_LIMIT = 1000   # characters of one error line (a list of known keys fits)
 _DEFAULT_ROUNDING = Rounding(ROUNDING)
 
 # What ``add_subparsers`` returns: each command module's ``register`` adds its parser to it.
@@ -49,12 +50,28 @@ Spec format: docs/spec-format.md; every error message and its fix: docs/errors.m
 """
 
 
+class _InOrder(argparse.Action):
+    """Keeps FILEs and --example NAMEs in the order given (``source_order``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                  values: object, option_string: str | None = None) -> None:
+        order = list(getattr(namespace, "source_order", None) or [])
+        if option_string is None:      # the FILE positional
+            setattr(namespace, self.dest, values)
+            given = values if isinstance(values, list) else [values] if values else []
+            order += [("file", str(value)) for value in given]
+        else:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
+            order.append(("example", str(values)))
+        namespace.source_order = order
+
+
 def add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
     """``FILE`` (``FILE ...`` when ``many``) and ``--example NAME`` (repeatable)."""
-    parser.add_argument("files", nargs="*" if many else "?", metavar="FILE",
+    parser.add_argument("files", nargs="*" if many else "?", metavar="FILE", action=_InOrder,
                         help="spec file(s), .toml or .json" if many
                         else "spec file, .toml or .json")
-    parser.add_argument("--example", "-e", action="append", default=[], metavar="NAME",
+    parser.add_argument("--example", "-e", action=_InOrder, default=[], metavar="NAME",
                         help="use a bundled example (see `symattn examples`)")
 
 
@@ -98,14 +115,22 @@ def language_of(args: argparse.Namespace, spec_language: str = "") -> str:
 
 
 def one_line(message: str) -> str:
-    """Error messages stay on one line, whatever a key or value contained."""
-    return message.replace("\r", "\\r").replace("\n", "\\n")
+    """Error messages stay on one line, whatever a key or value contained: control
+    characters (a terminal's escape sequences, newlines) are shown as escapes, and a
+    message longer than a few lines is cut."""
+    from symattn.errors import cut, visible
+
+    return visible(cut(message, _MESSAGE_LIMIT))
 
 
 def spec_sources(args: argparse.Namespace) -> list[str]:
-    """The spec files a command was given: its FILE(s), then each --example's file."""
+    """The spec files a command was given: its FILE(s) and each --example's file, in the
+    order of the command line."""
     from symattn.problem import examples
 
+    order = getattr(args, "source_order", None)
+    if order is not None:
+        return [value if kind == "file" else str(examples.path(value)) for kind, value in order]
     files = args.files if isinstance(args.files, list) else ([args.files] if args.files else [])
     return list(files) + [str(examples.path(name)) for name in args.example]
 
@@ -181,12 +206,14 @@ def write_report(args: argparse.Namespace, stem: str,
     """A report command's output: ``layouts[args.format]()`` written to stdout or ``-o``;
     LaTeX (``--format latex`` or ``--pdf``) written or compiled like ``derive``'s, the
     PDF named ``STEM.pdf`` unless ``-o`` names it."""
+    from symattn.errors import visible_lines
     from symattn.render.reports import shared
 
     if shared.wants_latex(args):
         shared.emit(args, layouts["latex"](), stem)
     else:
-        write_output(layouts[args.format](), args.output)
+        text = layouts[args.format]()
+        write_output(visible_lines(text) if args.format == "text" else text, args.output)
 
 
 PRECISION_CHOICES = ("exact", "float64", "float32", "float16", "bfloat16")

@@ -76,13 +76,14 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
 
 
 def _integer(option: str, text: str) -> int:
-    from symattn.errors import InputError
+    from symattn.errors import InputError, cut
+    from symattn.values.whole import ascii_whole
 
-    cleaned = text.strip().replace("_", "").replace(",", "")
-    if not cleaned.isdigit() or not cleaned.isascii():
+    number = ascii_whole(text.strip().replace("_", "").replace(",", ""))
+    if number is None:
         raise InputError(f"--{option.replace('_', '-')} must be a positive whole number, "
-                         f"got {text!r}")
-    return int(cleaned)
+                         f"got {cut(text)!r}")
+    return number
 
 
 def shape_from_args(args: argparse.Namespace) -> ModelShape:

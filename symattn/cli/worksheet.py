@@ -129,13 +129,14 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _whole(option: str, text: str, low: int, high: int) -> int:
-    from symattn.errors import InputError
+    from symattn.errors import InputError, cut
+    from symattn.values.whole import ascii_whole
 
-    cleaned = str(text).strip()
-    if not cleaned.isdigit() or not cleaned.isascii() or not low <= int(cleaned) <= high:
+    number = ascii_whole(str(text))
+    if number is None or not low <= number <= high:
         raise InputError(f"--{option} must be a whole number from {low} to {high}, "
-                         f"got {text!r}")
-    return int(cleaned)
+                         f"got {cut(str(text))!r}")
+    return number
 
 
 def _names(text: str | None) -> tuple[str, ...]:
@@ -187,13 +188,15 @@ def _output_folder(args: argparse.Namespace, languages: tuple[str, ...]) -> Path
     """The folder ``--output-dir`` names, after ``--language`` and ``--name`` are checked."""
     from pathlib import Path
 
-    from symattn.errors import InputError
+    from symattn.errors import InputError, cut
 
     if args.language not in languages:
         raise InputError(f"--language must be one of {', '.join(languages)}, "
                          f"got {args.language!r}")
-    if not args.name or any(c in args.name for c in "/\\\0") or args.name.startswith("."):
-        raise InputError(f"--name must be a plain file name prefix, got {args.name!r}")
+    if not args.name or any(c in args.name for c in "/\\\0") or args.name.startswith(".") \
+            or any(not c.isprintable() for c in args.name):
+        raise InputError("--name must be a plain file name prefix (no folders, no control "
+                         f"characters or line breaks), got {cut(args.name)!r}")
     folder = Path(args.output_dir)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--output-dir {folder}: not a folder")

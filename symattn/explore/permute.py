@@ -20,11 +20,12 @@ from flint import fmpq
 from symattn.derivation.grids import Grid
 from symattn.derivation.pipeline import derive
 from symattn.derivation.steps import Derivation
-from symattn.errors import InputError
+from symattn.errors import InputError, cut
 from symattn.explore.equality import proved_different, same_closed_form, same_exact
 from symattn.explore.shared import attention_only
 from symattn.problem.problem import Problem
 from symattn.values.exact import Exact
+from symattn.values.whole import ascii_whole
 
 
 # ------------------------------------------------------ permutation equivariance
@@ -90,12 +91,14 @@ def parse_order(text: str) -> tuple[int, ...]:
     >>> parse_order(" 3, 1,2 ")
     (3, 1, 2)
     """
-    parts = [part.strip() for part in text.split(",")]
-    for part in parts:
-        if not part.isdigit():
-            raise InputError(f"--order: {part!r} is not a token number; give the original "
-                             "tokens' 1-based numbers in their new order, e.g. 3,1,2")
-    return tuple(int(part) for part in parts)
+    numbers = []
+    for part in text.split(","):
+        number = ascii_whole(part)
+        if number is None:
+            raise InputError(f"--order: {cut(part.strip())!r} is not a token number; give the "
+                             "original tokens' 1-based numbers in their new order, e.g. 3,1,2")
+        numbers.append(number)
+    return tuple(numbers)
 
 
 def _validate_order(order: Sequence[int], n: int) -> tuple[int, ...]:

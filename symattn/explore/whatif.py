@@ -36,7 +36,7 @@ from symattn.problem.problem import EntryMatrix, MaskSpec, Problem
 from symattn.problem.shapes import projection_source
 from symattn.values import arith, probabilities
 from symattn.values.entries import Entry
-from symattn.values.exact import NEG_INF, Exact, rational_text, to_ball
+from symattn.values.exact import NAN, NEG_INF, Exact, rational_text, to_ball
 
 
 # A sentence as data: the message ``whatif.<key>`` of the catalogs and its arguments
@@ -77,8 +77,17 @@ class Variant:
         return self.weights is not None
 
 
+def _entropy(row: list[Exact]) -> Exact:
+    """The entropy of a row of weights; undefined (NAN) when a weight is negative, as
+    ``normalisation = "sum"`` allows: such a row is no probability distribution."""
+    try:
+        return probabilities.entropy_bits(row)
+    except ValueError:     # "the weight -1 is negative"
+        return NAN
+
+
 def _row_stats(weights: Grid, allowed: Sequence[Sequence[bool]]) -> dict[str, Any]:
-    entropies = [probabilities.entropy_bits(weights.exact(i, j) for j in weights.columns())
+    entropies = [_entropy([weights.exact(i, j) for j in weights.columns()])
                  for i in weights.rows()]
     return {"largest": largest_weight(weights, allowed),
             "mean_entropy": mean_entropy(entropies, allowed)}

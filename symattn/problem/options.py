@@ -216,7 +216,7 @@ def _positive_value(raw: Any, where: Location, what: str) -> Exact | Symbolic:
     value = entry.value
     if isinstance(value, fmpq) and value <= 0 or isinstance(value, Surd) and value.coefficient <= 0:
         raise InputError(f"{what} must be positive, got {entry.text!r}", where)
-    if isinstance(value, Symbolic) and not _has_identifier(value.tree) and _not_positive(value):
+    if isinstance(value, Symbolic) and _not_positive(value):
         raise InputError(f"{what} must be positive, got {entry.text!r}", where)
     if value is NEG_INF:
         raise InputError(f"{what} must be a positive number, got {entry.text!r}", where)
@@ -224,12 +224,19 @@ def _positive_value(raw: Any, where: Location, what: str) -> Exact | Symbolic:
 
 
 def _not_positive(value: Symbolic) -> bool:
-    """Whether an expression without names is a number at most 0 (decided on balls)."""
+    """Whether an expression is a number at most 0 (decided on balls); also one whose
+    names cancel (``a - a`` is 0) or that is no number at all (``1/(a - a)``)."""
+    import sympy
+
     from symattn.values.arith import sign
     from symattn.values.exact import Irrational
     from symattn.values.symbolic import to_ball
 
     expression = value.to_sympy()
+    if expression.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or expression == 0:
+        return True
+    if _has_identifier(value.tree) and expression.free_symbols:
+        return False
     return bool(expression.is_number) and sign(Irrational(value.text, lambda bits: to_ball(
         expression, bits))) <= 0
 

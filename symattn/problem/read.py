@@ -94,8 +94,23 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
     rounded = read_inputs_printed(data.get("inputs_printed", inner), tuple(inputs),
                                   where.at(key="inputs_printed" if "inputs_printed" in data
                                            else "inputs.inputs_printed"))
-    return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer,
-            **read_options(options, where.at(key="options"))}
+    read = read_options(options, where.at(key="options"))
+    if "scaled" in raw_inputs:
+        _check_scaled_options(read, "compare" in data, where)
+    return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer, **read}
+
+
+def _check_scaled_options(read: OptionFields, comparing: bool, where: Location) -> None:
+    """Options that change nothing when the scaled scores are given are errors, not
+    silently ignored (a scale of 1, ``scale = "none"``, is what they already say)."""
+    unused = [key for key in ("scale", "temperature") if read.get(key, 1) != 1]
+    if "d_k" in read and not comparing:      # [compare] may use d_k
+        unused.append("d_k")
+    if unused:
+        key = unused[0]
+        raise InputError(f"{key} does not apply when inputs.scaled is given: those scores "
+                         "are already scaled (and divided by the temperature); remove it, or "
+                         "give inputs.scores instead", where.at(key=f"options.{key}"))
 
 
 def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:

@@ -14,11 +14,12 @@ from __future__ import annotations
 __all__ = ["PrintedNumber", "load", "loads", "read_mapping", "read_file"]
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, cut, visible
 from symattn.problem.limits import DEFAULT, Limits
 from symattn.problem.problem import Problem
 
@@ -46,16 +47,55 @@ def _json_constant(name: str) -> PrintedNumber:
 PairsHook = Callable[[list[tuple[str, Any]]], dict[str, Any]]
 
 
-def _no_duplicates(source: str) -> PairsHook:
-    """A JSON object hook that refuses a key given twice, naming it."""
+class _Object(dict[str, Any]):
+    """A JSON object; ``duplicate`` is a key it was given twice (the first such)."""
+
+    duplicate: str | None = None
+
+
+def _no_duplicates(seen: list[bool]) -> PairsHook:
+    """A JSON object hook that notes a key given twice (``_located_problem`` names its
+    place once the whole document is read: the hook sees an object before its parent)."""
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result: dict[str, Any] = {}
+        result = _Object()
         for key, value in pairs:
-            if key in result:
-                raise InputError(f"duplicate key `{key}`", Location(file=source, key=key))
+            if key in result and result.duplicate is None:
+                result.duplicate = key
+                seen[0] = True
             result[key] = value
         return result
     return hook
+
+
+# A JSON escape of half a UTF-16 pair: "\ud800" alone is a string no output can write.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _located_problem(value: Any, where: Location, depth: int = 0) -> InputError | None:
+    """The first duplicate key or lone surrogate in ``value``, located by its keys (and
+    row and column in a matrix)."""
+    if isinstance(value, dict):
+        duplicate = getattr(value, "duplicate", None)
+        if duplicate is not None:
+            return InputError(f"duplicate key `{cut(visible(duplicate))}`", where.at(key=duplicate))
+        for key, item in value.items():
+            if _SURROGATE.search(key):
+                return InputError("a key holds a lone UTF-16 surrogate (a \\ud800-\\udfff "
+                                  f"escape without its pair): `{visible(cut(key))}`", where)
+            found = _located_problem(item, where.at(key=key), depth)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value, start=1):
+            inner = where.at(row=index) if depth == 0 else where.at(column=index)
+            found = _located_problem(item, inner, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(value, str) and _SURROGATE.search(value):
+        return InputError("text with a lone UTF-16 surrogate (a \\ud800-\\udfff escape "
+                          f"without its pair): {visible(cut(value))!r}", where)
+    return None
 
 
 _LONG_NUMBER = ("a whole number has more than 4,300 digits, which Python does not read; "
@@ -70,20 +110,26 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
             "json" if text.lstrip().startswith("{") else "toml")
     where = Location(file=source)
     if kind == "json":
+        seen = [False]
         try:
             data = json.loads(text, parse_float=PrintedNumber, parse_constant=_json_constant,
-                              object_pairs_hook=_no_duplicates(source))
+                              object_pairs_hook=_no_duplicates(seen))
         except json.JSONDecodeError as error:
             raise InputError(f"not valid JSON: {error.msg} (line {error.lineno}, column "
                              f"{error.colno})", where) from None
         except RecursionError:
             raise InputError("JSON nested too deeply", where) from None
-        except InputError:              # a duplicate key, found by the hook
-            raise
         except ValueError:              # an integer of more than 4300 digits
             raise InputError(f"not valid JSON: {_LONG_NUMBER}", where) from None
         if not isinstance(data, dict):
             raise InputError("a JSON spec must be an object {...}", where)
+        if seen[0] or _SURROGATE_ESCAPE.search(text):
+            try:
+                problem = _located_problem(data, where)
+            except RecursionError:
+                raise InputError("JSON nested too deeply", where) from None
+            if problem is not None:
+                raise problem
         return data
     try:
         # typed here: on Python 3.10 mypy sees tomli, which may not be installed

@@ -13,24 +13,29 @@ import difflib
 from typing import Any, Mapping
 
 from symattn.values.entries import Entry, parse_entry
-from symattn.errors import InputError, Location, ShapeError, counted
+from symattn.errors import InputError, Location, ShapeError, counted, cut
 
 EntryMatrix = tuple[tuple[Entry, ...], ...]
+
+
+_LONG_KEY = 100   # characters: a longer key is echoed once, cut, and not matched
 
 
 def _unknown_key(key: str, known: tuple[str, ...], location: Location) -> InputError:
     # A key that differs only in case is surely the one meant (W_q -> W_Q).
     close = [k for k in known if k.lower() == key.lower()]
-    if not close:
+    if not close and len(key) <= _LONG_KEY:
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
     hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
-    return InputError(f"unknown key `{key}`{hint}", location)
+    return InputError(f"unknown key `{cut(key, _LONG_KEY)}`{hint}", location)
 
 
 def check_keys(mapping: Mapping[str, Any], known: tuple[str, ...], location: Location) -> None:
     for key in mapping:
         if key not in known:
-            raise _unknown_key(str(key), known, location.at(key=str(key)))
+            text = str(key)
+            raise _unknown_key(text, known, location.at(key=text) if len(text) <= _LONG_KEY
+                               else location)
 
 
 def read_matrix(raw: Any, location: Location) -> EntryMatrix:

@@ -369,6 +369,11 @@ def approx_width(latex: str) -> float:
 
 
 # --------------------------------------------------------------------- SymPy
+# Names SymPy prints as math: letters and digits, subscripts after single underscores
+# (w_11, q_1_2). Anything else ("_", "__", "a__b") is set as text, as are names whose
+# suffix SymPy turns into a macro of a package the documents do not load (xscr).
+_PLAIN_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
+_NEEDS_PACKAGES = ("\\mathscr", "\\bm{")
 @lru_cache(maxsize=1)
 def _printer_class() -> Any:
     """A SymPy LaTeX printer that keeps user identifiers safe (built on first use)."""
@@ -378,8 +383,10 @@ def _printer_class() -> Any:
         """Identifiers are \\w characters; non-ASCII ones print as escaped text."""
 
         def _print_Symbol(self, expr: Any, style: str = "plain") -> str:
-            if expr.name.isascii():
-                return str(super()._print_Symbol(expr, style))
+            if _PLAIN_SYMBOL.fullmatch(expr.name):
+                printed = str(super()._print_Symbol(expr, style))
+                if not any(macro in printed for macro in _NEEDS_PACKAGES):
+                    return printed
             return f"\\text{{{escape_text(expr.name)}}}"
 
     return SafePrinter

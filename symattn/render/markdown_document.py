@@ -35,7 +35,7 @@ def escape_markdown(text: str) -> str:
     """Text Markdown prints literally: no emphasis, links, HTML, math, tables or lists."""
     out = []
     for char in str(text):
-        if char in "\r\n\t" or ord(char) < 0x20 or ord(char) == 0x7F:
+        if char in "\r\n\t" or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F:
             out.append(" ")
         else:
             out.append(_ENTITIES.get(char, char))

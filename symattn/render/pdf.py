@@ -73,7 +73,11 @@ def _first_error(log: str) -> str:
         line = re.search(r"^(?:l\.|(?:\./)?doc\.tex:)(\d+)", log[match.end():], re.MULTILINE)
         errors.append((match.start(), match.group(1).strip(), line.group(1) if line else ""))
     if not errors:
-        return "no error message in the log"
+        if "Unable to read an entire line" in log:
+            return "a line of the LaTeX is longer than TeX can read (its buf_size)"
+        tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:] if line.strip())
+        return f"TeX stopped without an error message; its log ends: {tail[-300:]}" if tail \
+            else "TeX stopped without an error message and wrote no log"
     _, message, where = min(errors)
     return message + (f" (line {where} of the LaTeX)" if where else "")
 

@@ -11,7 +11,9 @@ JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
 "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
 "position", "label", "printed", "exact", "exact_decimal", "exact_rounded",
 "recomputed", "verdict", "flags", "reason", "carried_from", "carried_wrong"}]}]}``; the
-``reason`` there is in English.
+``reason`` there is in English. A spec that could not be checked is an entry
+``{"source", "error", "status"}`` in its place among the reports (``error`` is the
+line printed on stderr, ``status`` 2 for unusable input, 3 for a bug).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Sequence
 from symattn import messages
 from symattn._version import __version__
 from symattn.render.reasons import NoteWriter
-from symattn.verify.verdicts import Report, Verdict
+from symattn.errors import visible
+from symattn.render.markdown_document import escape_markdown
+from symattn.verify.verdicts import Failed, Report, Verdict
 
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
@@ -88,13 +92,14 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
     out = []
     for report in reports:
         notes = _writer(report, language, "plain")
-        heading = _heading(report)
+        heading = visible(_heading(report))
         out += [heading, "=" * len(heading), f"{_rounding(report, notes)} "
                 f"{_summary(report, notes)}", ""]
         rows = [_columns(notes)]
         for v in report.verdicts:
-            rows.append((_where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
-                         _verdict_text(v, notes), notes.reason(v)))
+            rows.append(tuple(visible(cell) for cell in (
+                _where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
+                _verdict_text(v, notes), notes.reason(v))))
         widths = [max(len(row[c]) for row in rows) for c in range(4)]
         for row in rows:
             out.append("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
@@ -104,7 +109,9 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    """User text (titles, labels, printed numbers) as Markdown shows it literally, as
+    ``derive --format markdown`` does: no HTML, code spans, table cells or blocks."""
+    return escape_markdown(text)
 
 
 def report_markdown(reports: Sequence[Report], language: str | None = None) -> str:
@@ -123,7 +130,7 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
             if flags:
                 verdict += f" ({flags})"
             printed, exact = _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes)
-            out.append(f"| `{_where(v)}` | {printed} | {exact} | {verdict} | "
+            out.append(f"| <code>{_md(_where(v))}</code> | {printed} | {exact} | {verdict} | "
                        f"{notes.reason(v)} |")
         out.append("")
     return "\n".join(out)
@@ -137,12 +144,18 @@ def _claim_json(v: Verdict) -> dict[str, object]:
             "carried_from": list(v.carried_from), "carried_wrong": list(v.carried_wrong)}
 
 
-def report_json(reports: Sequence[Report]) -> str:
-    document = {"symattn": __version__, "reports": [{
-        "title": r.title, **({"variant": r.variant} if r.variant else {}),
-        "source": r.source, "rounding": r.rounding.value,
-        "summary": r.counts, "claims": [_claim_json(v) for v in r.verdicts]}
-        for r in reports]}
+def _report_json(r: Report | Failed) -> dict[str, object]:
+    if isinstance(r, Failed):
+        return {"source": r.source, "error": r.error, "status": r.status}
+    return {"title": r.title, **({"variant": r.variant} if r.variant else {}),
+            "source": r.source, "rounding": r.rounding.value,
+            "summary": r.counts, "claims": [_claim_json(v) for v in r.verdicts]}
+
+
+def report_json(reports: Sequence[Report | Failed]) -> str:
+    """The reports as one JSON document; a spec that failed is an entry with its
+    ``error`` line and exit ``status`` instead of claims."""
+    document = {"symattn": __version__, "reports": [_report_json(r) for r in reports]}
     return compact_json(document)
 
 

@@ -18,7 +18,7 @@ Every template sees ``t``, the message catalog of the language being rendered
 
 from __future__ import annotations
 
-__all__ = ["TemplateError", "template_dirs", "environment", "render"]
+__all__ = ["break_long_lines", "TemplateError", "template_dirs", "environment", "render"]
 
 import traceback
 from contextvars import ContextVar
@@ -144,7 +144,8 @@ def render(name: str, user_dir: str | Path | None = None, messages: Any = None,
     env = _environment(tuple(str(f) for f in folders))
     token = _CATALOG.set(messages)
     try:
-        return str(env.get_template(name).render(**context))
+        rendered = str(env.get_template(name).render(**context))
+        return break_long_lines(rendered) if name.endswith(".tex.j2") else rendered
     except jinja2.TemplateSyntaxError as error:
         where = Path(error.filename).name if error.filename else (error.name or name)
         raise TemplateError(f"template {where}, line {error.lineno}: {error.message}") from None
@@ -158,3 +159,30 @@ def render(name: str, user_dir: str | Path | None = None, messages: Any = None,
         raise TemplateError(f"{where}: {message}") from None
     finally:
         _CATALOG.reset(token)
+
+
+# TeX reads a line into a buffer of 200,000 characters (buf_size); a 256 x 256 matrix
+# written on one line overflows it. Lines longer than this are broken at spaces.
+LONG_LINE = 2000
+
+
+def break_long_lines(tex: str, limit: int = LONG_LINE) -> str:
+    """``tex`` with every line over ``limit`` characters broken at spaces, which TeX
+    reads the same (a line end is a space; leading spaces are skipped). A line with
+    a ``%`` is left alone: a break would end its comment early.
+
+    >>> break_long_lines("a b c d", 4)
+    'a b\\nc d'
+    """
+    lines = []
+    for line in tex.split("\n"):
+        while len(line) > limit and "%" not in line:
+            cut = line.rfind(" ", 1, limit)
+            if cut <= 0:
+                cut = line.find(" ", limit)
+            if cut <= 0:
+                break
+            lines.append(line[:cut])
+            line = line[cut + 1:]
+        lines.append(line)
+    return "\n".join(lines)

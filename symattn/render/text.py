@@ -13,6 +13,7 @@ import json
 import re
 from typing import Iterable, Mapping, Sequence
 
+from symattn.errors import visible, visible_lines
 from symattn import messages
 from symattn._version import __version__
 from symattn.render import prose
@@ -125,7 +126,8 @@ def render_text(view: DerivationView, language: str = "en") -> str:
     symbols = {step.name: step.symbol for step in view.steps}
     out = []
     if view.title:
-        out += [view.title, "=" * len(view.title)]
+        title = visible(view.title)
+        out += [title, "=" * len(title)]
     if view.description:
         out.append(view.description)
     if out:
@@ -135,7 +137,7 @@ def render_text(view: DerivationView, language: str = "en") -> str:
         out.append("")
     if view.next_tokens:
         out += [catalog.fill("document.next_token", tokens=" = ".join(view.next_tokens)), ""]
-    return "\n".join(out)
+    return visible_lines("\n".join(out))
 
 
 def render_json(view: DerivationView) -> str:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, cut
+from symattn.values.whole import ascii_whole
 from symattn.sizes.printing import BYTE_UNITS
 from symattn.values.rules import Interval, Rounding, printed_interval
 
@@ -233,9 +234,9 @@ def read_shape_printed(raw: object, location: Location | None = None
                          f"got {raw!r}", location)
     sizes = []
     for part in parts:
-        digits = part.strip().replace(" ", "")
-        if not digits.isdigit():
-            raise InputError(f"{raw!r} is not a printed shape; write the sizes as numbers: "
-                             "'4096 x 4096' or '[1, 32, 1024, 1024]'", location)
-        sizes.append(int(digits))
+        size = ascii_whole(part.strip().replace(" ", ""))
+        if size is None:
+            raise InputError(f"{cut(str(raw))!r} is not a printed shape; write the sizes as "
+                             "numbers: '4096 x 4096' or '[1, 32, 1024, 1024]'", location)
+        sizes.append(size)
     return tuple(sizes)

@@ -26,7 +26,8 @@ Surd(coefficient=1/2, radicand=2)
 
 from __future__ import annotations
 
-__all__ = ["Entry", "Symbolic", "Value", "parse_entry", "parse_number_literal", "MAX_EXPONENT"]
+__all__ = ["Entry", "Symbolic", "Value", "parse_entry", "parse_number_literal", "MAX_EXPONENT",
+           "MAX_ENTRY_DIGITS"]
 
 import re
 from dataclasses import dataclass
@@ -34,9 +35,10 @@ from typing import TYPE_CHECKING, Any, Union
 
 from flint import fmpq
 
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, cut
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, Surd, make_surd, reciprocal,
                                   surd_sqrt)
+from symattn.values.whole import ascii_whole
 
 if TYPE_CHECKING:
     import sympy
@@ -48,6 +50,12 @@ _Tree = tuple[Any, ...]
 # Exponents beyond this would build integers with more digits than any
 # worked example needs, and could stall the machine; refuse them clearly.
 MAX_EXPONENT = 10_000
+# The cost model of an entry: no number met while reading it - a literal, a power, a
+# root, a product, with its numerator and denominator together - may have more digits
+# than this. Checked on the syntax tree before anything is computed, so that powers of
+# powers ("(1e10000^64)^64") are refused at once instead of filling the memory.
+MAX_ENTRY_DIGITS = 40_000
+_BITS_PER_DIGIT = 3.3219280948873626
 
 _UNICODE = str.maketrans({"\u2212": "-", "\u2013": "-", "\u00d7": "*", "\u22c5": "*",
                           "\u00b7": "*", "\u2217": "*", "\u2009": " ", "\u202f": " ",
@@ -156,7 +164,8 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
     if inf:
         if inf.group(1) == "-":
             return Entry(NEG_INF, None, original)
-        raise InputError(f"{original!r}: only minus infinity (a masked score) is allowed", location)
+        raise InputError(f"{cut(original)!r}: only minus infinity (a masked score) is allowed",
+                         location)
     plain = _normalise_lone_number(text) or text
     sign = ""
     if plain[:1] in "+-":
@@ -167,18 +176,23 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
         try:
             value, places = parse_number_literal(body)
         except ValueError as error:
-            raise InputError(f"{original!r}: {error}", location) from None
+            raise InputError(f"{cut(original)!r}: {error}", location) from None
         return Entry(-value if sign == "-" else value, places, original)
     try:
         tree = _Parser(text).parse()
     except _SyntaxProblem as problem:
-        raise InputError(f"cannot read {original!r}: {problem}", location) from None
+        raise InputError(f"cannot read {cut(original)!r}: {problem}", location) from None
+    digits = _cost(tree) / _BITS_PER_DIGIT
+    if digits > MAX_ENTRY_DIGITS:
+        raise InputError(f"{cut(original)!r}: a number in it would have about {digits:,.0f} "
+                         f"digits; the limit is {MAX_ENTRY_DIGITS:,} (use smaller powers)",
+                         location)
     try:
         folded = _fold(tree)
     except ZeroDivisionError:
-        raise InputError(f"{original!r} divides by zero", location) from None
+        raise InputError(f"{cut(original)!r} divides by zero", location) from None
     except ValueError as error:
-        raise InputError(f"{original!r}: {error}", location) from None
+        raise InputError(f"{cut(original)!r}: {error}", location) from None
     return Entry(folded if folded is not None else Symbolic(tree, original), None, original)
 
 
@@ -259,9 +273,10 @@ class _Parser:
             if (sign := self.peek()) and sign[1] in "+-":
                 negative = self.take()[1] == "-"
             kind, digits = self.take()
-            if kind != "num" or not digits.isdigit() or int(digits) > 64:
+            exponent = ascii_whole(digits) if kind == "num" else None
+            if exponent is None or exponent > 64:
                 raise _SyntaxProblem("an exponent must be a whole number from -64 to 64")
-            return ("pow", base, -int(digits) if negative else int(digits))
+            return ("pow", base, -exponent if negative else exponent)
         return base
 
     def atom(self) -> _Tree:
@@ -294,6 +309,25 @@ class _Parser:
         tree = self.expr()
         self.depth -= 1
         return tree
+
+
+def _cost(tree: _Tree) -> int:
+    """An upper bound on the bits of the largest number computing ``tree`` meets
+    (numerator and denominator together; a root counts twice, as sqrt(p/q) is kept
+    as sqrt(p q)/q)."""
+    kind = tree[0]
+    if kind == "num":
+        number: fmpq = tree[1]
+        return int(number.p.bit_length()) + int(number.q.bit_length())
+    if kind == "sym":
+        return 1
+    if kind == "neg":
+        return _cost(tree[1])
+    if kind == "sqrt":
+        return 2 * _cost(tree[1])
+    if kind == "pow":
+        return _cost(tree[1]) * max(1, abs(int(tree[2])))
+    return _cost(tree[1]) + _cost(tree[2]) + 1
 
 
 def _fold(tree: _Tree) -> RationalOrSurd | None:

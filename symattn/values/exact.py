@@ -71,11 +71,28 @@ class NotANumber:
 NAN = NotANumber()
 
 
+def _remove(n: fmpz, p: int) -> tuple[fmpz, int]:
+    """``n`` without its factors ``p``, and how many there were: O(log e) divisions by
+    p, p^2, p^4, ... (dividing by p once per factor is quadratic on megabit numbers)."""
+    if n % p:
+        return n, 0
+    powers = [fmpz(p)]
+    while 2 * int(powers[-1].bit_length()) <= int(n.bit_length()) + 1 and \
+            n % (powers[-1] ** 2) == 0:
+        powers.append(powers[-1] ** 2)
+    count = 0
+    for level in range(len(powers) - 1, -1, -1):
+        if n % powers[level] == 0:   # p^(2^(k+1)) does not divide n: at most once per level
+            n //= powers[level]
+            count += 1 << level
+    return n, count
+
+
 def squarefree_split(n: int) -> tuple[int, int]:
     """Write a positive integer as ``g**2 * r`` with ``r`` square-free; return (g, r).
 
-    >>> squarefree_split(72)
-    (6, 2)
+    >>> squarefree_split(72), squarefree_split(10 ** 60)
+    ((6, 2), (1000000000000000000000000000000, 1))
     """
     if n <= 0:
         raise ValueError("squarefree_split needs a positive integer")
@@ -83,13 +100,13 @@ def squarefree_split(n: int) -> tuple[int, int]:
         # Factoring a huge number could take minutes: take out small square
         # factors only. The radicand may then not be square-free, which costs
         # canonical forms (sqrt(8) stays apart from 2*sqrt(2)), never correctness.
-        g = 1
-        for p in range(2, 1000):
-            while n % (p * p) == 0:
-                n //= p * p
-                g *= p
-        root = isqrt(n)
-        return (g * root, 1) if root * root == n else (g, n)
+        root, rest = fmpz(1), fmpz(n)     # flint: Python's own division is quadratic
+        for p in _SMALL_PRIMES:
+            rest, count = _remove(rest, p)
+            root *= fmpz(p) ** (count // 2)
+            rest *= p ** (count % 2)
+        last = rest.isqrt()
+        return (int(root * last), 1) if last * last == rest else (int(root), int(rest))
     g, r = 1, 1
     for prime, e in fmpz(n).factor():
         p = int(prime)
@@ -97,6 +114,9 @@ def squarefree_split(n: int) -> tuple[int, int]:
         if e % 2:
             r *= p
     return g, r
+
+
+_SMALL_PRIMES = [p for p in range(2, 1000) if all(p % d for d in range(2, isqrt(p) + 1))]
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symattn.derivation.names import base_name
 from symattn.derivation.terms import PRINTABLE_TERMS, term_count
-from symattn.errors import InputError, Location, counted
+from symattn.errors import InputError, Location, counted, cut
 from symattn.values.number_reading import uses_points
+from symattn.values.whole import ascii_whole
 from symattn.verify.printed import Printed, read_printed
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
@@ -104,11 +105,11 @@ def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: 
 
 
 def _index(text: str, location: Location, what: str) -> int:
-    text = text.strip()
-    if not text.isdigit() or int(text) < 1:
-        raise InputError(f"{what} {text!r} must be a whole number from 1 (positions are "
-                         "1-based)", location)
-    return int(text)
+    number = ascii_whole(text)
+    if number is None or number < 1:
+        raise InputError(f"{what} {cut(text.strip())!r} must be a whole number from 1 "
+                         "(positions are 1-based)", location)
+    return number
 
 
 @dataclass(frozen=True)

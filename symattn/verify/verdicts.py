@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
-           "message_key"]
+           "message_key", "Failed"]
 
 import re
 from dataclasses import dataclass, field
@@ -141,3 +141,13 @@ class Report:
     @property
     def has_wrong(self) -> bool:
         return any(v.verdict == "wrong" for v in self.verdicts)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A spec that gave no report: its name, the one-line error and the exit status it
+    stands for (2 unusable input, 3 a bug in symattn)."""
+
+    source: str
+    error: str
+    status: int = 2

@@ -37,6 +37,7 @@ from flint import fmpq
 from symattn.values import arith
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
+from symattn.values.whole import ascii_whole
 from symattn.worksheets.kinds import (Builder, Setup, _clear, _rows, _value, derive_spec,
                                       number_blank)
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Msg, Note,
@@ -147,9 +148,10 @@ def _whole(value: Any) -> fmpq | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return fmpq(value)
     text = str(value).strip().replace("\u2212", "-")
-    if text.lstrip("-").isdigit() and text.isascii():
-        return fmpq(int(text))
-    return None
+    number = ascii_whole(text[1:] if text.startswith("-") else text, 60)
+    if number is None:
+        return None
+    return fmpq(-number if text.startswith("-") else number)
 
 
 def check_design(facts: Mapping[str, Any], answer: Sequence[Any]) -> DesignCheck:

@@ -28,10 +28,11 @@ __all__ = ["Worksheet", "build", "answers_document", "check_answers", "KINDS",
            "DEFAULT_KINDS", "LANGUAGES", "parse_kinds", "MAX_VARIANTS"]
 
 import json
+import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from symattn.errors import InputError
+from symattn.errors import InputError, Location, cut
 from symattn.values.exact import NEG_INF, exact_text
 from symattn.worksheets.model import Exercise
 import symattn.worksheets.presets as presets
@@ -172,13 +173,16 @@ def parse_kinds(text: str | Sequence[str] | None) -> tuple[str, ...]:
     parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
     if parts == ["all"]:
         return tuple(KINDS)
+    if "all" in parts:
+        raise InputError(f"'all' stands alone (every kind once), got {cut(','.join(parts))!r}; "
+                         "write all, or a list of kinds")
     for part in parts:
         if part not in KINDS:
             import difflib
 
             close = difflib.get_close_matches(part, list(KINDS), n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
-            raise InputError(f"unknown exercise kind {part!r}{hint} (known: "
+            raise InputError(f"unknown exercise kind {cut(part)!r}{hint} (known: "
                              f"{', '.join(KINDS)}, or all)")
     if not parts:
         raise InputError("no exercise kinds given")
@@ -230,12 +234,41 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     title = problem.title if problem is not None else ""
     sheets = []
     for variant in range(1, variants + 1):
-        exercises = tuple(presets.builder(kind, numbers)(
-            variant_random(seed, variant, slot, kind), setup)
-            for slot, kind in enumerate(plan.kinds, 1))
+        exercises = tuple(_exercise(kind, numbers, variant_random(seed, variant, slot, kind),
+                                    setup, problem)
+                          for slot, kind in enumerate(plan.kinds, 1))
         sheets.append(Worksheet(seed, variant, variants, language, places, exercises, title,
                                 preset or "", numbers))
     return sheets
+
+
+def _exercise(kind: str, numbers: str, rng: random.Random, setup: Setup,
+              problem: Any) -> Exercise:
+    """One exercise; from a spec's matrices, one line saying why this spec cannot make
+    it (one query, one key, a number with no finite decimal) rather than a crash."""
+    if problem is None:
+        return presets.builder(kind, numbers)(rng, setup)
+    try:
+        return presets.builder(kind, numbers)(rng, setup)
+    except InputError:
+        raise
+    except (LookupError, ArithmeticError, ValueError) as error:
+        raise InputError(f"this spec cannot make the exercise {kind}: {_why(problem, error)}; "
+                         "leave it out with -x (--exercises)",
+                         Location(file=getattr(problem, "source", None))) from None
+
+
+def _why(problem: Any, error: Exception) -> str:
+    """What about a spec stops an exercise, in words."""
+    queries, keys = problem.score_shape()
+    if queries == 1:
+        return "it has one query (token); the exercise needs at least two"
+    if keys == 1:
+        return "it has one key; the exercise needs at least two"
+    if "no finite decimal" in str(error):
+        return ("a number in it has no finite decimal expansion (such as 1/3), and the "
+                "exercise asks for the decimals")
+    return f"its matrices do not fit the exercise ({type(error).__name__}: {cut(str(error))})"
 
 
 def _shape(mapping: Any) -> dict[str, Any] | None:

@@ -86,12 +86,20 @@ def _notes(verdicts: list[Verdict], notes: NoteWriter, text: Callable[[str], str
             groups.setdefault(key, []).append(verdict)
     rows = []
     for group in groups.values():
-        times = text(group[0].label) if group[0].label else ""  # where it was printed
+        times = text(_shown(group[0].label)) if group[0].label else ""  # where it was printed
         if len(group) > 1:
             times = notes.convert(notes.catalog.fill("document.printed_times",
                                                      count=str(len(group))))
         rows.append(_row(group[0], notes, times))
     return tuple(rows)
+
+
+_LABEL_SHOWN = 40   # characters of a claim's label a page shows (math cannot break it)
+
+
+def _shown(label: str) -> str:
+    """A label as a page shows it: cut to a line's worth, with an ellipsis."""
+    return label if len(label) <= _LABEL_SHOWN else label[:_LABEL_SHOWN - 1].rstrip() + "\u2026"
 
 
 def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str], str],
@@ -118,9 +126,9 @@ def step_claims(report: Report, name: str, layout: Layout, text: Callable[[str],
             exact = "" if verdict.verdict == "ok" else rounded_latex(verdict, separator)
             cells[key] = ClaimCell(printed_latex(verdict, separator), verdict.verdict, exact)
         else:
-            label = text(verdict.label) if verdict.label else ""
+            label = text(_shown(verdict.label)) if verdict.label else ""
             others.append(_row(verdict, notes, label))
-    printed = tuple(PrintedGroup(text(label), _printed_matrix(layout, name, cells))
+    printed = tuple(PrintedGroup(text(_shown(label)), _printed_matrix(layout, name, cells))
                     for label, cells in groups.items() if cells)
     return StepClaims(printed, tuple(others), _notes(verdicts, notes, text))
 
