@@ -73,6 +73,8 @@ class Problem:
     diagnostics: tuple[str, ...] = ()       # extra steps: entropy, jacobian, variance
     max_shift: bool | None = None           # None: only where e^z would pass about 10^6
     compare: tuple[Comparison, ...] = ()    # side-by-side variants (derivation.compare)
+    # the 1-based line of each [claims] key in the spec file (``spec.claim_lines``)
+    claim_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,
@@ -119,6 +121,13 @@ class Problem:
                 check_keys({name: value}, (*INPUT_NAMES, *OPTION_NAMES, *TOP_LEVEL_NAMES),
                            Location(key="from_arrays"))
         return cls.from_mapping(data)
+
+    def __repr__(self) -> str:
+        title = f" {self.title!r}" if self.title else ""
+        source = f" from {self.source}" if self.source else ""
+        n, m = self.score_shape()
+        return (f"<Problem{title}{source}: {n} queries x {m} keys, inputs "
+                f"{', '.join(self.inputs)}, {len(self.claims)} claim tables>")
 
     @cached_property
     def is_symbolic(self) -> bool:

@@ -7,9 +7,9 @@ claim's key as the spec wrote it (``weights[3,1]``, ``@ label``), so that a
 reader finds the line of the spec it judges. A report on a size spec
 (``[sizes]``) writes its sizes with the language's digit groups and decimal mark.
 
-JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
-"summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
-"position", "label", "printed", "exact", "exact_decimal", "exact_rounded",
+JSON: ``{"symattn": version, "schema_version": "1", "reports": [{"title", "source",
+"rounding", "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
+"position", "row", "column", "line", "label", "printed", "exact", "exact_decimal", "exact_rounded",
 "recomputed", "verdict", "flags", "reason", "carried_from", "carried_wrong"}]}]}``; the
 ``reason`` there is in English.
 """
@@ -19,12 +19,12 @@ from __future__ import annotations
 __all__ = ["report_text", "report_markdown", "report_json"]
 
 import json
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from symattn import messages
-from symattn._version import __version__
+from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render.reasons import NoteWriter
-from symattn.verify.verdicts import Report, Verdict
+from symattn.verify.verdicts import Report, Verdict, verdict_record
 
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
@@ -129,17 +129,17 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     return "\n".join(out)
 
 
-def _claim_json(v: Verdict) -> dict[str, object]:
-    return {"step": v.step, "position": v.position, "label": v.label, "printed": v.printed,
-            "exact": v.exact, "exact_decimal": v.exact_decimal,
-            "exact_rounded": v.exact_rounded, "recomputed": v.recomputed,
-            "verdict": v.verdict, "flags": list(v.flags), "reason": v.reason,
-            "carried_from": list(v.carried_from), "carried_wrong": list(v.carried_wrong)}
+def _claim_json(v: Verdict, lines: Mapping[str, int]) -> dict[str, object]:
+    return {**verdict_record(v), "line": lines.get(v.claim.key)}
+
+
+def report_document(reports: Sequence[Report]) -> dict[str, object]:
+    """The JSON document of check reports as Python data (schemas/check.json)."""
+    return {"symattn": __version__, "schema_version": SCHEMA_VERSION, "reports": [{
+        "title": r.title, "source": r.source, "rounding": r.rounding.value,
+        "summary": r.counts, "claims": [_claim_json(v, r.lines) for v in r.verdicts]}
+        for r in reports]}
 
 
 def report_json(reports: Sequence[Report]) -> str:
-    document = {"symattn": __version__, "reports": [{
-        "title": r.title, "source": r.source, "rounding": r.rounding.value,
-        "summary": r.counts, "claims": [_claim_json(v) for v in r.verdicts]}
-        for r in reports]}
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    return json.dumps(report_document(reports), ensure_ascii=False, indent=1) + "\n"

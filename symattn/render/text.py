@@ -14,7 +14,7 @@ import re
 from typing import Mapping, Sequence
 
 from symattn import messages
-from symattn._version import __version__
+from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
 from symattn.render.view import DerivationView, StepView
 from symattn.render.worked.names import description, formula_words, heading, sentence
@@ -125,14 +125,21 @@ def render_text(view: DerivationView, language: str = "en") -> str:
     return "\n".join(out)
 
 
-def render_json(view: DerivationView) -> str:
+def derivation_document(view: DerivationView) -> dict[str, object]:
+    """The JSON document of a derivation as Python data (schemas/derive.json)."""
     fmt = view.number_format
-    document = {
+    return {
         "symattn": __version__,
+        "schema_version": SCHEMA_VERSION,
         "title": view.title,
-        "format": {"digits": fmt.digits, "places": fmt.places, "rounding": fmt.rounding.value},
+        "description": view.description,
+        "tokens": list(view.tokens),
+        "format": {"digits": None if fmt.places is not None else fmt.digits,
+                   "places": fmt.places, "rounding": fmt.rounding.value},
         "steps": [{
             "name": step.name,
+            "symbol": step.symbol,
+            "description": step.description,
             "shape": list(step.shape),
             "formula": step.formula,
             "operands": list(step.operands),
@@ -142,4 +149,7 @@ def render_json(view: DerivationView) -> str:
                if step.omitted else {}),
         } for step in view.steps],
     }
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def render_json(view: DerivationView) -> str:
+    return json.dumps(derivation_document(view), ensure_ascii=False, indent=1) + "\n"

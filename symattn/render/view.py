@@ -69,6 +69,7 @@ class DerivationView:
     number_format: NumberFormat
     steps: tuple[StepView, ...]
     next_tokens: tuple[str, ...] = ()   # the most likely next token(s), when the spec reads out
+    tokens: tuple[str, ...] = ()        # the spec's token names
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
@@ -112,7 +113,7 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
             raise
         raise type(error)(error.message, Location(file=problem.source)) from None
     return DerivationView(problem.title, problem.description, number_format, views,
-                          _next_tokens(derivation))
+                          _next_tokens(derivation), problem.tokens)
 
 
 def _next_tokens(derivation: Derivation) -> tuple[str, ...]:

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from flint import fmpq
 
 from symattn.defaults import DIGITS
+from symattn.derivation import pipeline
 from symattn.derivation.steps import Derivation
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, argument
+from symattn.problem.problem import Problem
 from symattn.values import arith
 from symattn.values.decimals import UndecidedError, decide_scaled, fixed_decimal
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text
@@ -46,9 +48,9 @@ _SHOWN_EXTRA_PLACES = 4
 _NO_DECIMAL = Reason.of("no_decimal")
 
 
-def check(derivation: Derivation, rounding: Rounding | str | None = None,
+def check(derivation: Derivation | Problem, rounding: Rounding | str | None = None,
           working: bool = False) -> Report:
-    """Judge every claim of the derivation's problem.
+    """Judge every claim of the derivation's problem (a ``Problem`` is derived first).
 
     With ``working``, the numbers printed under one label are one piece of
     working (a written-out line, a table): a number that can be followed
@@ -56,9 +58,21 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     printed, or it is wrong even when it rounds the exact value (0.38 * 2
     printed as 0.75).
     """
+    if isinstance(derivation, Problem):
+        derivation = pipeline.derive(derivation)
+    if not isinstance(derivation, Derivation):
+        raise argument("check", "derivation", "expected a Problem (symattn.load, "
+                       "symattn.load_example) or its Derivation (symattn.derive), got "
+                       f"{type(derivation).__name__}")
     problem = derivation.problem
-    rule = rounding if isinstance(rounding, Rounding) else (
-        parse_rounding(rounding) if rounding else problem.rounding)
+    if rounding is not None and not isinstance(rounding, str):
+        raise argument("check", "rounding", f"expected half-up, half-even or truncate, got "
+                       f"{rounding!r}")
+    try:
+        rule = rounding if isinstance(rounding, Rounding) else (
+            parse_rounding(rounding) if rounding else problem.rounding)
+    except InputError as error:
+        raise argument("check", "rounding", error.message) from None
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source)
     for claim in claims:
@@ -69,7 +83,8 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     judge = _Judge(derivation, rule, claims, working)
     verdicts = flag_carried_wrong(flag_inconsistent([judge.judge(claim) for claim in claims],
                                                     rule))
-    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language)
+    return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
+                  problem.claim_lines)
 
 
 @dataclass(frozen=True)
