@@ -101,7 +101,7 @@ class Grid(ABC):
         # (not an IndexError from inside, nor a wrapped-around negative index).
         super().__init_subclass__(**kwargs)
         if "exact" in cls.__dict__:
-            cls.exact = _checked(cls.__dict__["exact"])  # type: ignore[method-assign]
+            cls.exact = _checked(cls.__dict__["exact"])  # type: ignore[method-assign, assignment]
 
     # The data face (docs/python.md): 0-based like Python, ``at`` 1-based like specs.
     def __getitem__(self, index: tuple[int, int]) -> Exact:
@@ -147,7 +147,8 @@ class Grid(ABC):
 def _check_position(shape: tuple[int, int], i: object, j: object, base: int) -> None:
     for value, size, what in ((i, shape[0], "row"), (j, shape[1], "column")):
         try:
-            number = operator.index(value) if not isinstance(value, bool) else None
+            index: Any = value
+            number = None if isinstance(index, bool) else operator.index(index)
         except TypeError:
             number = None
         if number is None or not 0 <= number < size:

@@ -147,9 +147,9 @@ def claim_lines(text: str) -> dict[str, int]:
         if stripped.startswith("["):
             in_claims = stripped.split("#")[0].strip() == "[claims]"
             continue
-        match = _TOML_KEY.match(line) if in_claims else None
-        if match:
-            key = match.group(1)
+        found = _TOML_KEY.match(line) if in_claims else None
+        if found:
+            key = found.group(1)
             key = key[1:-1] if key[0] == "'" else json.loads(key) if key[0] == '"' else key
             lines.setdefault(key, number)
     return lines

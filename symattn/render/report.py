@@ -16,7 +16,7 @@ JSON: ``{"symattn": version, "schema_version": "1", "reports": [{"title", "sourc
 
 from __future__ import annotations
 
-__all__ = ["report_text", "report_markdown", "report_json"]
+__all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table"]
 
 import json
 from typing import Mapping, Sequence
@@ -81,6 +81,18 @@ def _verdict_text(verdict: Verdict, notes: NoteWriter) -> str:
 def _columns(notes: NoteWriter) -> tuple[str, ...]:
     return tuple(notes.convert(notes.catalog.text(f"report.{name}"))
                  for name in ("where", "printed", "exact", "verdict", "reason"))
+
+
+def report_table(report: Report, language: str | None = None
+                 ) -> tuple[str, str, tuple[str, ...], list[tuple[str, str, str, str, str, str]]]:
+    """One report as plain strings (heading, summary line, column headings, a row per
+    claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
+    (render.notebook's HTML)."""
+    notes = _writer(report, language, "plain")
+    rows = [(_where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
+             _verdict_text(v, notes), notes.reason(v), v.verdict) for v in report.verdicts]
+    return (_heading(report), f"{_rounding(report, notes)} {_summary(report, notes)}",
+            _columns(notes), rows)
 
 
 def report_text(reports: Sequence[Report], language: str | None = None) -> str:

@@ -15,20 +15,19 @@ The conversion rules (docs/python.md):
   from -64 to 64 and square roots (``sqrt(2)/2``) structurally; ``-oo`` as a mask.
   Anything else (``exp``, ``pi``, ``sin``) is refused with the reason.
 
-A SymPy value is converted by walking its expression tree into symattn's own
-entry grammar; no text is ever handed to ``sympify``.
+Each value is written in symattn's own entry grammar (a SymPy value by walking
+its expression tree) and then read by ``entries.parse_entry`` like any spec
+entry; no text is ever handed to ``sympify``.
 
 >>> from fractions import Fraction
->>> native_entry(0.1).value, native_entry(0.1).places, native_entry(Fraction(1, 3)).value
-(1/10, 1, 1/3)
 >>> from decimal import Decimal
->>> native_entry(Decimal("0.40")).places
-2
+>>> native_text(0.1), native_text(Fraction(1, 3)), native_text(Decimal("0.40"))
+('0.1', '1/3', '0.40')
 """
 
 from __future__ import annotations
 
-__all__ = ["native_entry", "native_text", "plain_lists"]
+__all__ = ["native_text", "plain_lists"]
 
 import math
 import re
@@ -57,13 +56,6 @@ def plain_lists(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain_lists(item) for item in value]
     return value
-
-
-def native_entry(value: Any, location: Location | None = None) -> Any:
-    """The ``Entry`` of a Python value (rules above), or ``InputError`` naming it."""
-    from symattn.values.entries import parse_entry
-
-    return parse_entry(native_text(value, location), location)
 
 
 def native_text(value: Any, location: Location | None = None) -> str:
@@ -143,7 +135,7 @@ def _sympy_text(expr: Any, location: Location | None, top: bool = False) -> str:
         if not _IDENT.fullmatch(expr.name) or expr.name.lower() in _RESERVED:
             raise InputError(f"the symbol name {expr.name!r} is not an identifier symattn "
                              "reads (letters, digits, _)", location)
-        return expr.name
+        return str(expr.name)
     if isinstance(expr, sympy.Add):
         text = " + ".join(_sympy_text(a, location) for a in expr.args)
         return text if top else f"({text})"

@@ -82,20 +82,21 @@ class NumberFormat:
         if self.places is None and self.digits is None:
             raise argument("NumberFormat", "digits", "give digits (significant) or places "
                            "(after the point)")
-        if self.places is not None and not _whole(self.places, 0):
-            raise argument("NumberFormat", "places", "places must be a whole number, 0 or "
-                           f"more, got {self.places!r}")
+        if self.places is not None and not _whole(self.places, -100):
+            raise argument("NumberFormat", "places", "places must be a whole number, -100 "
+                           f"(hundreds of tens) or more, got {self.places!r}")
         if self.places is None and not _whole(self.digits, 1):
             raise argument("NumberFormat", "digits", "digits must be a whole number, 1 or "
                            f"more, got {self.digits!r}")
-        if isinstance(self.rounding, str) and not isinstance(self.rounding, Rounding):
+        rounding: object = self.rounding       # a rule's name is read too: "half-even"
+        if isinstance(rounding, str) and not isinstance(rounding, Rounding):
             try:
-                object.__setattr__(self, "rounding", parse_rounding(self.rounding))
+                object.__setattr__(self, "rounding", parse_rounding(rounding))
             except InputError as error:
                 raise argument("NumberFormat", "rounding", error.message) from None
-        elif not isinstance(self.rounding, Rounding):
+        elif not isinstance(rounding, Rounding):
             raise argument("NumberFormat", "rounding", "rounding must be half-up, half-even "
-                           f"or truncate, got {self.rounding!r}")
+                           f"or truncate, got {rounding!r}")
 
     @property
     def separator(self) -> str:

@@ -173,7 +173,7 @@ class Report:
         """``to_records()`` as a pandas DataFrame, one row per claim (needs pandas:
         ``pip install 'symattn[frame]'``)."""
         try:
-            import pandas
+            import pandas  # type: ignore[import-untyped, unused-ignore]
         except ImportError:
             raise ArgumentError("Report.to_frame needs pandas: pip install 'symattn[frame]'",
                                 Location(key="Report.to_frame")) from None

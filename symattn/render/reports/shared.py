@@ -146,7 +146,7 @@ def render(command: str, doc: Mapping[str, object], fragment: bool,
     """
     from symattn.render import latex
     from symattn.render import templating
-    from symattn._version import SCHEMA_VERSION, __version__
+    from symattn._version import __version__
 
     from symattn.render import engines
 
@@ -223,4 +223,5 @@ def json_report(document: Mapping[str, object]) -> str:
 
     from symattn._version import SCHEMA_VERSION, __version__
 
-    return json.dumps({"symattn": __version__, "schema_version": SCHEMA_VERSION, **document}, ensure_ascii=False, indent=1) + "\n"
+    return json.dumps({"symattn": __version__, "schema_version": SCHEMA_VERSION, **document},
+                      ensure_ascii=False, indent=1) + "\n"
