@@ -46,10 +46,11 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.explore as explore
     import symattn.cli.kvcache as kvcache
     import symattn.cli.permute as permute
+    import symattn.cli.schema as schema
     import symattn.cli.sizes as sizes
     import symattn.cli.worksheet as worksheet
 
-    return [derive, check, examples, sizes, explore, permute, kvcache, worksheet]
+    return [derive, check, examples, sizes, explore, permute, kvcache, worksheet, schema]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:

@@ -20,10 +20,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
+from symattn.cli.gates import add_gate_options
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
                                  add_language_options, add_limit_option, add_source,
-                                 display_name, one_line, spec_sources, write_output)
+                                 display_name, one_line, spec_sources, whole, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
@@ -46,10 +47,11 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--working", action="store_true",
                         help="numbers claimed under one label are one piece of working: each "
                              "must follow from the others (docs/checking.md)")
-    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+    parser.add_argument("--jobs", "-j", type=whole(1), default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     add_language_options(parser, locale=False)
+    add_gate_options(parser)
     return {"check": run}
 
 
@@ -118,8 +120,8 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
 
 def run(args: argparse.Namespace) -> int:
     """The ``check`` command; returns the exit status."""
+    from symattn.cli import gates
     from symattn.errors import InputError
-    from symattn.render import report as render_report
     from symattn.values.rounding import parse_rounding
 
     sources = spec_sources(args)
@@ -127,16 +129,32 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("check needs at least one spec: FILE ... or --example NAME")
     if args.rounding is not None:
         parse_rounding(args.rounding)
+    failing = gates.fail_on(args.fail_on)
     parallel = args.jobs > 1 and len(sources) > 1
     results = (_check_in_parallel if parallel else _check_in_turn)(sources, args)
     reports = [r for r in results if not isinstance(r, str)]
     for message in (r for r in results if isinstance(r, str)):
         print(message, file=sys.stderr)
     if reports:
-        text = render_report.report_json(reports) if args.format == "json" else \
-            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-                args.format](reports, args.language)
-        write_output(text, args.output)
+        write_output(_rendered(reports, args), args.output)
     if len(reports) < len(results):
         return EXIT_INPUT
-    return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK
+    return EXIT_WRONG if any(gates.fails(r, failing) for r in reports) else EXIT_OK
+
+
+def _rendered(reports: list[Report], args: argparse.Namespace) -> str:
+    """The reports in ``--format``, whole or (``--summary``) their counts only."""
+    import json
+
+    from symattn.cli import gates
+    from symattn.render import report as render_report
+
+    if args.format == "json":
+        document = render_report.report_document(reports)
+        if args.summary:
+            document = gates.summary_document(document)
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    if args.summary:
+        return gates.summary_text(reports, args.language, markdown=args.format == "markdown")
+    return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
+        args.format](reports, args.language)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
                                  add_limit_option, add_number_options, add_source, language_of,
-                                 load_one, number_format_of, spec_sources, write_output)
+                                 load_one, number_format_of, spec_sources, whole, write_output)
 
 if TYPE_CHECKING:
     from symattn.derivation.steps import Derivation
@@ -46,10 +46,10 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
                         default="text", help="text (default), json, latex (a worked example: "
                         "formula, numbers substituted, result) or markdown ($...$ math)")
-    parser.add_argument("--max-rows", type=int, default=ROWS_SHOWN, metavar="N",
+    parser.add_argument("--max-rows", type=whole(0), default=ROWS_SHOWN, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
                              f"markdown (default {ROWS_SHOWN}; 0 shows all)")
-    parser.add_argument("--max-terms", type=int, default=MAX_TERMS, metavar="N",
+    parser.add_argument("--max-terms", type=whole(0), default=MAX_TERMS, metavar="N",
                         help="text and json: leave out closed forms of more than N "
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")

@@ -9,7 +9,8 @@ from __future__ import annotations
 __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EPILOG",
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
-           "limits_of", "write_output", "write_report", "add_language_options", "language_of"]
+           "limits_of", "write_output", "write_report", "add_language_options", "language_of",
+           "whole"]
 
 import argparse
 import sys
@@ -55,9 +56,33 @@ def add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
                         help="use a bundled example (see `symattn examples`)")
 
 
+def whole(least: int, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in ASCII digits from ``least`` to ``most``;
+    anything else is argparse's one-line error with status 2.
+
+    >>> whole(1)("4"), whole(-100)("-2")
+    (4, -2)
+    >>> whole(1)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number, 1 or more, got '0'
+    """
+    def read(text: str) -> int:
+        cleaned = text.strip()
+        body = cleaned[1:] if cleaned[:1] in "+-" else cleaned
+        bounds = f"from {least:,} to {most:,}" if most is not None else f"{least:,} or more"
+        if not (body.isascii() and body.isdigit()) or len(body) > 12 or \
+                not least <= int(cleaned) <= (most if most is not None else int(cleaned)):
+            raise argparse.ArgumentTypeError(f"must be a whole number, {bounds}, got "
+                                             f"{one_line(text[:40])!r}")
+        return int(cleaned)
+    read.__name__ = "whole number"
+    return read
+
+
 def add_limit_option(parser: argparse.ArgumentParser) -> None:
     """``--max-size N``: the largest matrix a spec may have (``limits_of`` reads it)."""
-    parser.add_argument("--max-size", type=int, metavar="N",
+    parser.add_argument("--max-size", type=whole(1), metavar="N",
                         help="largest number of entries in any matrix, scores included "
                              f"(default {MAX_ENTRIES:,} = 2048 x 2048)")
 
@@ -65,10 +90,11 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
 def add_number_options(parser: argparse.ArgumentParser) -> None:
     """``--digits`` or ``--places``, and ``--rounding`` (``number_format_of`` reads them)."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--digits", type=int, metavar="N",
+    group.add_argument("--digits", type=whole(1, MAX_DIGITS), metavar="N",
                        help="significant digits of every decimal (default: the spec's "
                             f"options.digits, else {DIGITS})")
-    group.add_argument("--places", type=int, metavar="N", help="fixed decimal places instead")
+    group.add_argument("--places", type=whole(-100, MAX_DIGITS), metavar="N",
+                       help="fixed decimal places instead")
     parser.add_argument("--rounding", default=None,
                         help="half-up, half-even or truncate (default: the spec's "
                              f"options.rounding, else {ROUNDING})")
