@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from flint import arb, fmpq, fmpq_mat
 
-from symattn.errors import FullyMaskedRowError, InputError, PositionError
+from symattn.errors import FullyMaskedRowError, InputError, Location, PositionError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, to_ball,
                                   working_precision)
 
@@ -107,13 +107,14 @@ class Grid(ABC):
     def __getitem__(self, index: tuple[int, int]) -> Exact:
         """``grid[i, j]``: the exact value of entry (i, j), 0-based."""
         if not (isinstance(index, tuple) and len(index) == 2):
-            raise PositionError(f"index a grid by (row, column), got {index!r}")
+            raise PositionError(f"index a grid by (row, column), got {index!r}",
+                                Location(key="grid[i, j]"))
         return self.exact(*index)
 
     def at(self, row: int, column: int = 1) -> Exact:
         """The exact value at ``row``, ``column``, 1-based as in specs, claims and pages."""
         _check_position(self.shape, row - 1 if isinstance(row, int) else row,
-                        column - 1 if isinstance(column, int) else column, 1)
+                        column - 1 if isinstance(column, int) else column, 1, "at")
         return self.exact(row - 1, column - 1)
 
     def tolist(self) -> list[list[Any]]:
@@ -144,7 +145,8 @@ class Grid(ABC):
         return f"<{type(self).__name__} {rows}x{columns}>"
 
 
-def _check_position(shape: tuple[int, int], i: object, j: object, base: int) -> None:
+def _check_position(shape: tuple[int, int], i: object, j: object, base: int,
+                    function: str = "exact") -> None:
     for value, size, what in ((i, shape[0], "row"), (j, shape[1], "column")):
         try:
             index: Any = value
@@ -154,7 +156,7 @@ def _check_position(shape: tuple[int, int], i: object, j: object, base: int) -> 
         if number is None or not 0 <= number < size:
             raise PositionError(f"{what} {value + base if isinstance(value, int) else value!r}"
                                 f" is outside the {shape[0]}x{shape[1]} grid ({what}s "
-                                f"{base} to {size - 1 + base})")
+                                f"{base} to {size - 1 + base})", Location(key=function))
 
 
 def _checked(exact: Callable[[Any, int, int], Exact]) -> Callable[[Any, int, int], Exact]:

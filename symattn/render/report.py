@@ -19,12 +19,12 @@ from __future__ import annotations
 __all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table"]
 
 import json
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render.reasons import NoteWriter
-from symattn.verify.verdicts import Report, Verdict, verdict_record
+from symattn.verify.verdicts import Report, Verdict
 
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
@@ -141,15 +141,11 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     return "\n".join(out)
 
 
-def _claim_json(v: Verdict, lines: Mapping[str, int]) -> dict[str, object]:
-    return {**verdict_record(v), "line": lines.get(v.claim.key)}
-
-
 def report_document(reports: Sequence[Report]) -> dict[str, object]:
     """The JSON document of check reports as Python data (schemas/check.json)."""
     return {"symattn": __version__, "schema_version": SCHEMA_VERSION, "reports": [{
         "title": r.title, "source": r.source, "rounding": r.rounding.value,
-        "summary": r.counts, "claims": [_claim_json(v, r.lines) for v in r.verdicts]}
+        "summary": r.counts, "claims": r.to_records()}
         for r in reports]}
 
 

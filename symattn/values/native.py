@@ -62,7 +62,7 @@ def native_text(value: Any, location: Location | None = None) -> str:
     """A Python value written in the entry grammar, ready for ``parse_entry``."""
     if isinstance(value, str):
         return value
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool):
         raise InputError(f"expected a number, got the boolean {value!r}", location)
     if _module(value) == "numpy":
         return _numpy_text(value, location)
@@ -108,6 +108,8 @@ def _float_text(value: float, location: Location | None) -> str:
 def _numpy_text(value: Any, location: Location | None) -> str:
     import numpy
 
+    if isinstance(value, numpy.bool_):
+        raise InputError(f"expected a number, got the boolean {value!r}", location)
     if isinstance(value, numpy.integer):
         return str(int(value))
     if isinstance(value, numpy.floating):

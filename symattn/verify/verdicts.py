@@ -167,7 +167,7 @@ class Report:
     def to_records(self) -> list[dict[str, object]]:
         """One plain dict per claim (the fields of the JSON report's claims; ``row`` and
         ``column`` 1-based, None where the claim has none)."""
-        return [verdict_record(v) for v in self.verdicts]
+        return [verdict_record(v, self.lines) for v in self.verdicts]
 
     def to_frame(self) -> Any:
         """``to_records()`` as a pandas DataFrame, one row per claim (needs pandas:
@@ -180,16 +180,17 @@ class Report:
         return pandas.DataFrame.from_records(self.to_records(), columns=list(RECORD_FIELDS))
 
 
-RECORD_FIELDS = ("step", "position", "row", "column", "label", "printed", "exact",
+RECORD_FIELDS = ("step", "position", "row", "column", "line", "label", "printed", "exact",
                  "exact_decimal", "exact_rounded", "recomputed", "verdict", "flags", "reason",
                  "carried_from", "carried_wrong")
 
 
-def verdict_record(v: Verdict) -> dict[str, object]:
-    """A verdict as plain data: the claim fields of the JSON report."""
+def verdict_record(v: Verdict, lines: Mapping[str, int]) -> dict[str, object]:
+    """A verdict as plain data: the claim fields of the JSON report (``lines``: the spec
+    line of each claim key, ``Report.lines``)."""
     row, column = v.row_column
     return {"step": v.step, "position": v.position, "row": row, "column": column,
-            "label": v.label, "printed": v.printed, "exact": v.exact,
+            "line": lines.get(v.claim.key), "label": v.label, "printed": v.printed, "exact": v.exact,
             "exact_decimal": v.exact_decimal, "exact_rounded": v.exact_rounded,
             "recomputed": v.recomputed, "verdict": v.verdict, "flags": list(v.flags),
             "reason": v.reason, "carried_from": list(v.carried_from),
