@@ -82,13 +82,16 @@ class NotebookDerivation(Derivation):
 
 @dataclass(frozen=True, repr=False)
 class NotebookReport(Report):
-    """A ``Report`` that notebooks display as a verdict table (HTML or Markdown)."""
+    """A ``Report`` that notebooks display as a verdict table (HTML or Markdown), in
+    ``display_language`` (None: the spec's ``language``, else English)."""
+
+    display_language: str | None = None
 
     def _repr_html_(self) -> str:
-        return notebook.report_html(self)
+        return notebook.report_html(self, self.display_language)
 
     def _repr_markdown_(self) -> str:
-        return notebook.report_markdown(self)
+        return notebook.report_markdown(self, self.display_language)
 
 
 def derive(problem: Problem, language: str | None = None) -> NotebookDerivation:
@@ -115,14 +118,19 @@ def derive(problem: Problem, language: str | None = None) -> NotebookDerivation:
 
 
 def check(derivation: Derivation | Problem, rounding: str | None = None,
-          working: bool = False) -> NotebookReport:
+          working: bool = False, language: str | None = None) -> NotebookReport:
     """The verdict on every printed number of the spec's ``[claims]`` (a ``Problem`` is
     derived first); ``rounding`` overrides the spec's rule; ``working``: numbers under one
-    label must follow from each other as printed (``check --working``)."""
+    label must follow from each other as printed (``check --working``); notebooks show
+    the report in ``language`` (default: the one ``derive`` was given, else the spec's)."""
     if not isinstance(working, bool):
         raise argument("check", "working", f"expected True or False, got {working!r}")
+    if language is not None:
+        _language(language, "check")
     report = checker.check(derivation, rounding, working)
-    return NotebookReport(**{f.name: getattr(report, f.name) for f in dataclasses.fields(report)})
+    fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
+    chosen = language or (_chosen(derivation) if isinstance(derivation, Derivation) else None)
+    return NotebookReport(**fields, display_language=chosen)
 
 
 def report_on_claims(derivation: Derivation) -> checker.Report | None:
