@@ -76,7 +76,7 @@ class NumberFormat:
     locale: str = "en"
 
     def __post_init__(self) -> None:
-        if self.locale not in DECIMAL_SEPARATORS:
+        if not isinstance(self.locale, str) or self.locale not in DECIMAL_SEPARATORS:
             raise argument("NumberFormat", "locale", f"unknown locale {self.locale!r}; "
                            f"known: {', '.join(DECIMAL_SEPARATORS)}")
         if self.places is None and self.digits is None:
