@@ -7,7 +7,6 @@ scores, SymPy and NumPy for the softmax, the spec text for the claim lines.
 from __future__ import annotations
 
 import json
-import math
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -224,7 +223,7 @@ def test_the_issues_argument_errors(cat: symattn.Derivation) -> None:
     _raises(lambda: symattn.check("000-cat-chases-mouse"))
     for kwargs in ({"digits": -1}, {"digits": 0}, {"digits": None}, {"rounding": "bogus"},
                    {"digits": None, "places": None}, {"places": 1.5}, {"locale": "xx"}):
-        _raises(lambda: symattn.NumberFormat(**kwargs))
+        _raises(lambda kwargs=kwargs: symattn.NumberFormat(**kwargs))
     _raises(lambda: symattn.loads("[inputs]\nQ = [[1]]", kind="yaml"))
     missing = _raises(lambda: cat["nosuch"], symattn.StepNotFoundError)
     assert isinstance(missing, KeyError) and "weights" in str(missing)

@@ -20,7 +20,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
-from symattn.cli.gates import add_gate_options
+from symattn.cli.gates import add_gate_options, fail_on, fails, summary_document, summary_text
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
                                  add_language_options, add_limit_option, add_source,
@@ -120,7 +120,6 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
 
 def run(args: argparse.Namespace) -> int:
     """The ``check`` command; returns the exit status."""
-    from symattn.cli import gates
     from symattn.errors import InputError
     from symattn.values.rounding import parse_rounding
 
@@ -129,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("check needs at least one spec: FILE ... or --example NAME")
     if args.rounding is not None:
         parse_rounding(args.rounding)
-    failing = gates.fail_on(args.fail_on)
+    failing = fail_on(args.fail_on)
     parallel = args.jobs > 1 and len(sources) > 1
     results = (_check_in_parallel if parallel else _check_in_turn)(sources, args)
     reports = [r for r in results if not isinstance(r, str)]
@@ -139,22 +138,21 @@ def run(args: argparse.Namespace) -> int:
         write_output(_rendered(reports, args), args.output)
     if len(reports) < len(results):
         return EXIT_INPUT
-    return EXIT_WRONG if any(gates.fails(r, failing) for r in reports) else EXIT_OK
+    return EXIT_WRONG if any(fails(r, failing) for r in reports) else EXIT_OK
 
 
 def _rendered(reports: list[Report], args: argparse.Namespace) -> str:
     """The reports in ``--format``, whole or (``--summary``) their counts only."""
     import json
 
-    from symattn.cli import gates
     from symattn.render import report as render_report
 
     if args.format == "json":
         document = render_report.report_document(reports)
         if args.summary:
-            document = gates.summary_document(document)
+            document = summary_document(document)
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     if args.summary:
-        return gates.summary_text(reports, args.language, markdown=args.format == "markdown")
+        return summary_text(reports, args.language, markdown=args.format == "markdown")
     return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
         args.format](reports, args.language)

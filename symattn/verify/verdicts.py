@@ -190,7 +190,8 @@ def verdict_record(v: Verdict, lines: Mapping[str, int]) -> dict[str, object]:
     line of each claim key, ``Report.lines``)."""
     row, column = v.row_column
     return {"step": v.step, "position": v.position, "row": row, "column": column,
-            "line": lines.get(v.claim.key), "label": v.label, "printed": v.printed, "exact": v.exact,
+            "line": lines.get(v.claim.key), "label": v.label, "printed": v.printed,
+            "exact": v.exact,
             "exact_decimal": v.exact_decimal, "exact_rounded": v.exact_rounded,
             "recomputed": v.recomputed, "verdict": v.verdict, "flags": list(v.flags),
             "reason": v.reason, "carried_from": list(v.carried_from),
