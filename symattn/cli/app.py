@@ -104,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except SymattnError as error:       # an option's value out of range (options.whole)
+        print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
+        return EXIT_INPUT
     if args.command is None:
         parser.print_help()
         return EXIT_INPUT

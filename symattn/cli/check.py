@@ -47,7 +47,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--working", action="store_true",
                         help="numbers claimed under one label are one piece of working: each "
                              "must follow from the others (docs/checking.md)")
-    parser.add_argument("--jobs", "-j", type=whole(1), default=1, metavar="N",
+    parser.add_argument("--jobs", "-j", action=whole(1), default=1, metavar="N",
                         help="check N files in parallel processes (output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     add_language_options(parser, locale=False)

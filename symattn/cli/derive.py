@@ -46,10 +46,10 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
                         default="text", help="text (default), json, latex (a worked example: "
                         "formula, numbers substituted, result) or markdown ($...$ math)")
-    parser.add_argument("--max-rows", type=whole(0), default=ROWS_SHOWN, metavar="N",
+    parser.add_argument("--max-rows", action=whole(0), default=ROWS_SHOWN, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
                              f"markdown (default {ROWS_SHOWN}; 0 shows all)")
-    parser.add_argument("--max-terms", type=whole(0), default=MAX_TERMS, metavar="N",
+    parser.add_argument("--max-terms", action=whole(0), default=MAX_TERMS, metavar="N",
                         help="text and json: leave out closed forms of more than N "
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")

@@ -75,7 +75,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE", help="spec file, .toml or .json")
     parser.add_argument("--example", "-e", metavar="NAME",
                         help="use a bundled example (see `symattn examples`)")
-    parser.add_argument("--digits", type=whole(1, 1000), default=4, metavar="N",
+    parser.add_argument("--digits", action=whole(1, 1000), default=4, metavar="N",
                         help="significant digits of every decimal (default 4)")
     from symattn.render.reports.shared import add_report_options
 

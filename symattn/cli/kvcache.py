@@ -45,7 +45,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_source(parser)
     add_limit_option(parser)
     add_number_options(parser)
-    parser.add_argument("--max-rows", type=whole(0), default=ROWS_SHOWN, metavar="N",
+    parser.add_argument("--max-rows", action=whole(0), default=ROWS_SHOWN, metavar="N",
                         help=f"show at most N cached rows per step (default {ROWS_SHOWN}; "
                              "0 shows all)")
     from symattn.render.reports.shared import add_report_options

@@ -10,7 +10,7 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
            "limits_of", "write_output", "write_report", "add_language_options", "language_of",
-           "whole"]
+           "whole", "read_whole"]
 
 import argparse
 import sys
@@ -56,33 +56,44 @@ def add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
                         help="use a bundled example (see `symattn examples`)")
 
 
-def whole(least: int, most: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in ASCII digits from ``least`` to ``most``;
-    anything else is argparse's one-line error with status 2.
+def whole(least: int, most: int | None = None) -> type[argparse.Action]:
+    """An argparse action: a whole number in ASCII digits from ``least`` to ``most``;
+    anything else is an ``InputError`` naming the option (one line, status 2).
 
-    >>> whole(1)("4"), whole(-100)("-2")
-    (4, -2)
-    >>> whole(1)("0")
+    >>> parser = argparse.ArgumentParser()
+    >>> _ = parser.add_argument("--jobs", action=whole(1), default=1)
+    >>> parser.parse_args(["--jobs", "4"]).jobs
+    4
+    >>> parser.parse_args(["--jobs", "0"])
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: must be a whole number, 1 or more, got '0'
+    symattn.errors.InputError: --jobs must be a whole number, 1 or more, got '0'
     """
-    def read(text: str) -> int:
-        cleaned = text.strip()
-        body = cleaned[1:] if cleaned[:1] in "+-" else cleaned
-        bounds = f"from {least:,} to {most:,}" if most is not None else f"{least:,} or more"
-        if not (body.isascii() and body.isdigit()) or len(body) > 12 or \
-                not least <= int(cleaned) <= (most if most is not None else int(cleaned)):
-            raise argparse.ArgumentTypeError(f"must be a whole number, {bounds}, got "
-                                             f"{one_line(text[:40])!r}")
-        return int(cleaned)
-    read.__name__ = "whole number"
-    return read
+    class Whole(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            setattr(namespace, self.dest, read_whole(str(values), option_string or self.dest,
+                                                     least, most))
+    return Whole
+
+
+def read_whole(text: str, option: str, least: int, most: int | None = None) -> int:
+    """``text`` as a whole number in ASCII digits from ``least`` to ``most``."""
+    from symattn.errors import InputError
+
+    cleaned = text.strip()
+    body = cleaned[1:] if cleaned[:1] in "+-" else cleaned
+    bounds = f"from {least:,} to {most:,}" if most is not None else f"{least:,} or more"
+    if not (body.isascii() and body.isdigit()) or len(body) > 12 or \
+            not least <= int(cleaned) <= (most if most is not None else int(cleaned)):
+        raise InputError(f"{option} must be a whole number, {bounds}, got "
+                         f"{one_line(text[:40])!r}")
+    return int(cleaned)
 
 
 def add_limit_option(parser: argparse.ArgumentParser) -> None:
     """``--max-size N``: the largest matrix a spec may have (``limits_of`` reads it)."""
-    parser.add_argument("--max-size", type=whole(1), metavar="N",
+    parser.add_argument("--max-size", action=whole(1), metavar="N",
                         help="largest number of entries in any matrix, scores included "
                              f"(default {MAX_ENTRIES:,} = 2048 x 2048)")
 
@@ -90,10 +101,10 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
 def add_number_options(parser: argparse.ArgumentParser) -> None:
     """``--digits`` or ``--places``, and ``--rounding`` (``number_format_of`` reads them)."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--digits", type=whole(1, MAX_DIGITS), metavar="N",
+    group.add_argument("--digits", action=whole(1, MAX_DIGITS), metavar="N",
                        help="significant digits of every decimal (default: the spec's "
                             f"options.digits, else {DIGITS})")
-    group.add_argument("--places", type=whole(-100, MAX_DIGITS), metavar="N",
+    group.add_argument("--places", action=whole(-100, MAX_DIGITS), metavar="N",
                        help="fixed decimal places instead")
     parser.add_argument("--rounding", default=None,
                         help="half-up, half-even or truncate (default: the spec's "
