@@ -67,7 +67,7 @@ def whole(least: int, most: int | None = None) -> type[argparse.Action]:
     >>> parser.parse_args(["--jobs", "0"])
     Traceback (most recent call last):
     ...
-    symattn.errors.InputError: --jobs must be a whole number, 1 or more, got '0'
+    symattn.errors.InputError: --jobs must be at least 1 (a whole number), got '0'
     """
     class Whole(argparse.Action):
         def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
@@ -83,10 +83,10 @@ def read_whole(text: str, option: str, least: int, most: int | None = None) -> i
 
     cleaned = text.strip()
     body = cleaned[1:] if cleaned[:1] in "+-" else cleaned
-    bounds = f"from {least:,} to {most:,}" if most is not None else f"{least:,} or more"
+    bounds = f"between {least} and {most}" if most is not None else f"at least {least}"
     if not (body.isascii() and body.isdigit()) or len(body) > 12 or \
             not least <= int(cleaned) <= (most if most is not None else int(cleaned)):
-        raise InputError(f"{option} must be a whole number, {bounds}, got "
+        raise InputError(f"{option} must be {bounds} (a whole number), got "
                          f"{one_line(text[:40])!r}")
     return int(cleaned)
 
