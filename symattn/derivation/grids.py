@@ -19,16 +19,14 @@ from __future__ import annotations
 __all__ = ["Grid", "ValueGrid", "LazyValueGrid", "RationalGrid", "ScaledGrid", "MaskGrid",
            "MaskedGrid", "FullyMaskedRowError", "fully_masked_row", "zero_row_sum", "flatten_balls"]
 
-import functools
-import operator
 from abc import ABC, abstractmethod
-from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from flint import arb, fmpq, fmpq_mat, fmpz
 
-from symattn.errors import FullyMaskedRowError, InputError, Location, PositionError
+from symattn.derivation.grid_data import GridData
+from symattn.errors import FullyMaskedRowError, InputError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
                                   to_ball, working_precision)
 
@@ -66,7 +64,7 @@ def flatten_balls(block: Sequence[Sequence[arb | None]]) -> list[arb] | None:
     return flat
 
 
-class Grid(ABC):
+class Grid(GridData, ABC):
     """An n x m grid of exact values; subclasses say how each entry is made."""
 
     shape: tuple[int, int]
@@ -112,87 +110,6 @@ class Grid(ABC):
 
     def columns(self) -> range:
         return range(self.shape[1])
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Every grid's ``exact`` refuses a row or column outside it with a PositionError,
-        # not an IndexError from inside. Indices are 0 to n - 1 (no negative ones).
-        super().__init_subclass__(**kwargs)
-        if "exact" in cls.__dict__:
-            cls.exact = _checked(cls.__dict__["exact"])  # type: ignore[method-assign, assignment]
-
-    # The data face (docs/python.md): 0-based like Python, ``at`` 1-based like specs.
-    def __getitem__(self, index: tuple[int, int]) -> Exact:
-        """``grid[i, j]``: the exact value of entry (i, j), 0-based."""
-        if not (isinstance(index, tuple) and len(index) == 2):
-            raise PositionError(f"index a grid by (row, column), got {index!r}",
-                                Location(key="grid[i, j]"))
-        return self.exact(*index)
-
-    def at(self, row: int, column: int = 1) -> Exact:
-        """The exact value at ``row``, ``column``, 1-based as in specs, claims and pages."""
-        _check_position(self.shape, row - 1 if isinstance(row, int) else row,
-                        column - 1 if isinstance(column, int) else column, 1, "at")
-        return self.exact(row - 1, column - 1)
-
-    def tolist(self) -> list[list[Any]]:
-        """Exact values row by row: ``Fraction`` where rational, else a SymPy expression
-        (``-oo`` for a masked score)."""
-        return [[_python_value(self.exact(i, j)) for j in self.columns()] for i in self.rows()]
-
-    def to_sympy(self) -> Any:
-        """The grid as a ``sympy.Matrix`` of exact values."""
-        import sympy
-
-        from symattn.values.closed_forms import to_sympy
-
-        return sympy.Matrix([[to_sympy(self.exact(i, j)) for j in self.columns()]
-                             for i in self.rows()])
-
-    def to_numpy(self, dtype: Any = float) -> Any:
-        """The grid as a NumPy array of floats, each rounded from a certified ball to
-        the nearest double (-inf for a mask, nan where there is no number)."""
-        import numpy
-
-        block = self.balls(64, self.rows(), self.columns())
-        return numpy.array([[numpy.nan if ball is None else float(ball.mid())
-                             for ball in row] for row in block], dtype=dtype)
-
-    def __repr__(self) -> str:
-        rows, columns = self.shape
-        return f"<{type(self).__name__} {rows}x{columns}>"
-
-
-def _check_position(shape: tuple[int, int], i: object, j: object, base: int,
-                    function: str = "exact") -> None:
-    for value, size, what in ((i, shape[0], "row"), (j, shape[1], "column")):
-        try:
-            index: Any = value
-            number = None if isinstance(index, bool) else operator.index(index)
-        except TypeError:
-            number = None
-        if number is None or not 0 <= number < size:
-            raise PositionError(f"{what} {value + base if isinstance(value, int) else value!r}"
-                                f" is outside the {shape[0]}x{shape[1]} grid ({what}s "
-                                f"{base} to {size - 1 + base})", Location(key=function))
-
-
-def _checked(exact: Callable[[Any, int, int], Exact]) -> Callable[[Any, int, int], Exact]:
-    @functools.wraps(exact)
-    def checked(self: Grid, i: int, j: int = 0) -> Exact:
-        try:            # free unless it raises: grids are read millions of times
-            return exact(self, i, j)
-        except (IndexError, TypeError):
-            _check_position(self.shape, i, j, 0)
-            raise           # the indices were fine: a real error inside
-    return checked
-
-
-def _python_value(value: Exact) -> Any:
-    if isinstance(value, fmpq):
-        return Fraction(int(value.p), int(value.q))
-    from symattn.values.closed_forms import to_sympy
-
-    return to_sympy(value)
 
 
 class ValueGrid(Grid):

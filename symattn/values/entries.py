@@ -183,6 +183,12 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
         except ValueError as error:
             raise InputError(f"{cut(original)!r}: {error}", location) from None
         return Entry(-value if sign == "-" else value, places, original)
+    return _parse_expression(text, original, location)
+
+
+def _parse_expression(text: str, original: str, location: Location | None) -> Entry:
+    """An entry that is an expression (``sqrt(2)/2``, ``a*b``): parsed, its cost bounded
+    before anything is computed, then folded to a number where it has no symbol."""
     try:
         tree = _Parser(text).parse()
     except _SyntaxProblem as problem:
