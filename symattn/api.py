@@ -118,16 +118,25 @@ def derive(problem: Problem, language: str | None = None) -> NotebookDerivation:
 
 
 def check(derivation: Derivation | Problem, rounding: str | None = None,
-          working: bool = False, language: str | None = None) -> NotebookReport:
+          working: bool = False, language: str | None = None,
+          precision: str | None = None) -> NotebookReport:
     """The verdict on every printed number of the spec's ``[claims]`` (a ``Problem`` is
     derived first); ``rounding`` overrides the spec's rule; ``working``: numbers under one
     label must follow from each other as printed (``check --working``); notebooks show
-    the report in ``language`` (default: the one ``derive`` was given, else the spec's)."""
+    the report in ``language`` (default: the one ``derive`` was given, else the spec's);
+    ``precision``: the float format the document's framework computed in (``check
+    --precision``; default the spec's ``options.precision``, else exact)."""
     if not isinstance(working, bool):
         raise argument("check", "working", f"expected True or False, got {working!r}")
     if language is not None:
         _language(language, "check")
-    report = checker.check(derivation, rounding, working)
+    if precision is not None:
+        from symattn.values.floats import PRECISIONS
+
+        if precision not in PRECISIONS:
+            raise argument("check", "precision", f"expected one of {', '.join(PRECISIONS)}, "
+                           f"got {precision!r}")
+    report = checker.check(derivation, rounding, working, precision)
     fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)}
     chosen = language or (_chosen(derivation) if isinstance(derivation, Derivation) else None)
     return NotebookReport(**fields, display_language=chosen)
