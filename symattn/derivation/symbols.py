@@ -24,14 +24,13 @@ Each answer is a step of the derivation:
 
 from __future__ import annotations
 
-__all__ = ["insert", "symbol_latex", "KINDS"]
+__all__ = ["insert"]
 
-import re
 from typing import Sequence
 
 import sympy
 
-from symattn.derivation.names import base_name
+from symattn.derivation.names import base_name, symbol_latex
 from symattn.derivation.steps import Step
 from symattn.derivation.sympy_grid import SympyGrid
 from symattn.errors import InputError, Location
@@ -39,20 +38,6 @@ from symattn.problem.problem import Problem
 from symattn.problem.symbols import Limit
 from symattn.values.exact import Exact
 from symattn.values.symbolic import value_to_sympy
-
-# The kinds of steps this module adds, by the start of their names.
-KINDS = ("weights_to_zero_", "weights_to_infinity_", "weights_derivative_", "weights_subs")
-
-
-def symbol_latex(name: str) -> str:
-    """An identifier of the entry grammar in LaTeX: ``w_11`` is ``w_{11}``.
-
-    >>> symbol_latex("w_11"), symbol_latex("T")
-    ('w_{11}', 'T')
-    """
-    head, _, rest = name.partition("_")
-    return f"{head}_{{{re.sub(r'_', ',', rest)}}}" if rest else head
-
 
 def insert(problem: Problem, steps: Sequence[Step]) -> list[Step]:
     """``steps`` with the answers to ``problem.symbols`` right after the weights."""
