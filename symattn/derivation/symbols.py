@@ -29,6 +29,7 @@ __all__ = ["insert"]
 from typing import Sequence
 
 import sympy
+from flint import fmpq
 
 from symattn.derivation.names import base_name, symbol_latex
 from symattn.derivation.steps import Step
@@ -103,7 +104,11 @@ def _substituted(weights: sympy.Matrix, subs: tuple[tuple[str, Exact], ...],
     if any(value.has(sympy.zoo, sympy.nan, sympy.oo) for value in values):
         raise InputError("the weights have no value there (a division by zero)",
                          where.at(key="subs"))
-    at = ", ".join(f"{symbol_latex(name)} = {sympy.latex(value)}" for name, value
-                   in zip((name for name, _ in subs), (v for _, v in pairs)))
+    at = ", ".join(f"{symbol_latex(name)} = {_value_latex(value)}" for name, value in subs)
     return Step("weights_subs", f"A\\big|_{{{at}}}", f"A_{{ij}}\\big|_{{{at}}}", ("weights",),
                 "the attention weights at the given value", SympyGrid(values))
+
+
+def _value_latex(value: Exact) -> str:
+    """A substituted number as the page writes it: ``1/2``, ``\\sqrt{2}``."""
+    return str(value) if isinstance(value, fmpq) else sympy.latex(value_to_sympy(value))

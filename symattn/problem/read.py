@@ -29,7 +29,7 @@ from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
 from symattn.problem.shapes import projection_source
 from symattn.problem.variants import Variant, read_variants
 from symattn.problem.printed_inputs import read_inputs_printed
-from symattn.problem.symbols import SymbolQuestions, read_symbols, symbol_names
+from symattn.problem.symbols import SymbolQuestions, read_symbols, spec_symbols
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.exact import NEG_INF
@@ -100,8 +100,7 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
     if "scaled" in raw_inputs:
         _check_scaled_options(read, "compare" in data, where)
     if "symbols" in data:
-        known = symbol_names([entry.value for matrix in inputs.values() for row in matrix
-                              for entry in row] + [read.get("temperature"), read.get("scale")])
+        known = spec_symbols(inputs, read.get("temperature"), read.get("scale"))
         layer["symbols"] = read_symbols(data["symbols"], known, where)
     return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer, **read}
 

@@ -17,7 +17,7 @@ names must be symbols of the spec.
 from __future__ import annotations
 
 __all__ = ["Limit", "SymbolQuestions", "read_symbols", "parse_limit", "parse_subs",
-           "symbol_names"]
+           "parse_subs_text", "symbol_names", "spec_symbols", "with_options"]
 
 import re
 from dataclasses import dataclass
@@ -143,3 +143,23 @@ def read_symbols(table: object, known: tuple[str, ...], where: Location) -> Symb
     subs = tuple(parse_subs(str(name), value, known, where.at(key=f"symbols.subs.{name}"))
                  for name, value in raw_subs.items())
     return SymbolQuestions(limits, derivative.strip(), subs)
+
+
+def spec_symbols(inputs: Mapping[str, Any], temperature: object, scale: object
+                 ) -> tuple[str, ...]:
+    """The symbols of a spec: those of its input matrices, temperature and scale."""
+    return symbol_names([entry.value for matrix in inputs.values() for row in matrix
+                         for entry in row] + [temperature, scale])
+
+
+def with_options(asked: SymbolQuestions, known: tuple[str, ...], limits: Iterable[str] = (),
+                 derivative: str | None = None, subs: str | None = None) -> SymbolQuestions:
+    """The spec's questions with the command line's added: ``--limit`` (each one more
+    limit), ``--derivative`` and ``--subs`` (in place of the spec's)."""
+    where = Location()
+    added = tuple(parse_limit(text, known, where.at(key="--limit")) for text in limits)
+    return SymbolQuestions(
+        asked.limits + tuple(limit for limit in added if limit not in asked.limits),
+        _known(derivative.strip(), known, where.at(key="--derivative")) if derivative
+        else asked.derivative,
+        parse_subs_text(subs, known, where.at(key="--subs")) if subs else asked.subs)
