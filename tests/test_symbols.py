@@ -95,7 +95,8 @@ def test_derivative_matches_numeric_differentiation(example) -> None:  # type: i
             expr = _value(example, "weights_derivative_T", i, j)
             (symbol,) = expr.free_symbols
             ours = mpmath.mpf(str(sympy.N(expr.subs(symbol, at), 40)))
-            numeric = mpmath.diff(lambda t: _mp_weight(scores, i, j, t), mpmath.mpf(7) / 10)
+            numeric = mpmath.diff(lambda t, i=i, j=j: _mp_weight(scores, i, j, t),
+                                  mpmath.mpf(7) / 10)
             assert abs(ours - numeric) < mpmath.mpf(10) ** -25, (i, j, ours, numeric)
 
 
