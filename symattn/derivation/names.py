@@ -38,13 +38,13 @@ def symbol_latex(name: str) -> str:
 
 
 def symbol_question(name: str, symbol: str) -> tuple[str, dict[str, str]] | None:
-    """For a step answering ``[symbols]`` (``derivation.symbols``): its kind (to_zero,
+    r"""For a step answering ``[symbols]`` (``derivation.symbols``): its kind (to_zero,
     to_infinity, derivative, subs) and the LaTeX its words need; else None.
 
     >>> symbol_question("weights_to_zero_w_1", "")
     ('to_zero', {'symbol': 'w_{1}'})
-    >>> symbol_question("weights_subs", "A\\big|_{T = \\frac{1}{2}}")
-    ('subs', {'at': 'T = \\frac{1}{2}'})
+    >>> symbol_question("weights_subs", "A\\big|_{T = 1/2}")
+    ('subs', {'at': 'T = 1/2'})
     """
     if name == "weights_subs" and symbol.startswith("A\\big|_{"):
         return "subs", {"at": symbol[len("A\\big|_{"):-1]}
