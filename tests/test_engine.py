@@ -474,7 +474,14 @@ ATTENTION_EXAMPLES = [name for name in symattn.problem.examples.names()
                       and name not in OWN_WAY]
 
 
-@pytest.mark.parametrize("name", ATTENTION_EXAMPLES)
+# A symbol (temperature = "T") has no 40-digit reference; tests/test_symbols.py checks
+# that example's limits, derivative and substitution against mpmath instead.
+SYMBOLIC_EXAMPLES = ("003-entropy-temperature-symbolic",)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.skip(reason="symbolic T: see tests/test_symbols.py"))
+    if name in SYMBOLIC_EXAMPLES else name for name in ATTENTION_EXAMPLES])
 def test_seed_examples_at_40_digits_agree_with_mpmath(name, capsys):
     reference = mp_reference_from_spec(symattn.problem.examples.path(name))
     assert main(["derive", "--example", name, "--digits", "40", "--format", "json"]) == 0

@@ -41,7 +41,32 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_precision_option(parser)
     _add_output_options(parser)
     _add_document_options(parser)
+    _add_symbol_options(parser)
     return {"derive": run}
+
+
+def _add_symbol_options(parser: argparse.ArgumentParser) -> None:
+    """What to ask of the spec's symbols (``[symbols]``; docs/symbols.md)."""
+    group = parser.add_argument_group("symbols (a spec with a symbol such as T)")
+    group.add_argument("--limit", action="append", default=[], metavar="LIMIT",
+                       help='the weights in a limit: "T->0+" or "T->oo" (may be repeated)')
+    group.add_argument("--derivative", metavar="NAME",
+                       help="the derivative of every weight with respect to the symbol NAME")
+    group.add_argument("--subs", metavar="NAME=VALUE",
+                       help="the weights with a number put in for a symbol, e.g. T=0.5 "
+                            "(several: T=0.5;a=2), with proved decimals")
+
+
+def _with_symbol_options(args: argparse.Namespace, problem: Problem) -> Problem:
+    if not (args.limit or args.derivative or args.subs):
+        return problem
+    import dataclasses
+
+    from symattn.problem.symbols import spec_symbols, with_options
+
+    known = spec_symbols(problem.inputs, problem.temperature, problem.scale)
+    asked = with_options(problem.symbols, known, args.limit, args.derivative, args.subs)
+    return dataclasses.replace(problem, symbols=asked)
 
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -139,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args)
     if args.variant is not None:
         problem = _variant(problem, args.variant)
+    problem = _with_symbol_options(args, problem)
     if args.max_shift is not None:
         import dataclasses
 

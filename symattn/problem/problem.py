@@ -37,6 +37,7 @@ from symattn.problem.modes import FullyMasked, MaskSpec, Normalisation, Position
 from symattn.problem.options import OPTION_NAMES
 from symattn.problem.read import INPUT_NAMES, TOP_LEVEL_NAMES, read_spec
 from symattn.problem.tables import EntryMatrix, check_keys
+from symattn.problem.symbols import SymbolQuestions
 from symattn.problem.variants import Variant
 from symattn.values.entries import Symbolic
 from symattn.values.exact import NEG_INF, Exact, Surd, surd_sqrt
@@ -80,6 +81,7 @@ class Problem:
     variant: str = ""                       # the name of the variant this problem is, if one
     precision: str = "exact"                # or the float format a framework computed in
     rounded_inputs: tuple[str, ...] = ()    # inputs printed rounded (inputs_printed)
+    symbols: SymbolQuestions = SymbolQuestions()   # [symbols]: limits, derivative, subs
     # the 1-based line of each [claims] key in the spec file (``spec.claim_lines``)
     claim_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 

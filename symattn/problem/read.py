@@ -29,6 +29,7 @@ from symattn.problem.options import OPTION_NAMES, OptionFields, read_options
 from symattn.problem.shapes import projection_source
 from symattn.problem.variants import Variant, read_variants
 from symattn.problem.printed_inputs import read_inputs_printed
+from symattn.problem.symbols import SymbolQuestions, read_symbols, spec_symbols
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
 from symattn.values.native import plain_lists
@@ -39,7 +40,7 @@ INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V"
 DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                   "compare", "variants", "inputs_printed")
+                   "compare", "variants", "inputs_printed", "symbols")
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -53,6 +54,7 @@ class LayerFields(TypedDict, total=False):
     diagnostics: tuple[str, ...]
     compare: tuple[Comparison, ...]
     variants: tuple[Variant, ...]
+    symbols: SymbolQuestions
 
 
 class _TextFields(TypedDict):
@@ -99,6 +101,9 @@ def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
     read = read_options(options, where.at(key="options"))
     if "scaled" in raw_inputs:
         _check_scaled_options(read, "compare" in data, where)
+    if "symbols" in data:
+        known = spec_symbols(inputs, read.get("temperature"), read.get("scale"))
+        layer["symbols"] = read_symbols(data["symbols"], known, where)
     return {"inputs": inputs, "rounded_inputs": rounded, **texts, **layer, **read}
 
 

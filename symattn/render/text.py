@@ -52,7 +52,8 @@ _PLAIN_LATEX = (
     ("^{\\top}", "^T"), ("s \\cdot S", "s S"), ("\\tilde{S}", "S~"),
     ("\\,", " "), ("\\mid", "|"), ("\\cdots", "..."), ("\\cdot", "*"), ("\\phi", "phi"),
     ("\\Sigma", "Sigma"), ("\\sum_j ", "sum_j "), ("\\log_2", "log2"), ("\\max", "max"),
-    ("\\|", "||"))
+    ("\\|", "||"), ("\\lim_", "lim_"), ("\\to 0^{+}", "→ 0+"), ("\\to \\infty", "→ ∞"),
+    ("\\partial ", "∂"), ("\\big|_", " | "), ("\\big|", " | "))
 
 
 def _plain(latex: str) -> str:
@@ -63,6 +64,7 @@ def _plain(latex: str) -> str:
     text = re.sub(r"\\(?:text|mathrm|operatorname)\{([^}]*)\}", r"\1", text)
     text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1 / \2", text)    # what is left
     text = re.sub(r"_\{([^}]*)\}", r"_\1", text)
+    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1 / \2", text)    # once nested
     return text.replace("{", "").replace("}", "")
 
 

@@ -19,7 +19,7 @@ __all__ = ["KINDS", "step_kind", "heading", "description", "sentence", "formula_
 
 import re
 
-from symattn.derivation.names import base_name, split_name
+from symattn.derivation.names import base_name, split_name, symbol_question
 from typing import Mapping, Protocol
 
 from symattn.messages import Catalog
@@ -34,6 +34,8 @@ class StepLike(Protocol):
     def operands(self) -> tuple[str, ...]: ...
     @property
     def description(self) -> str: ...
+    @property
+    def symbol(self) -> str: ...
 
 
 # Steps with a template of their own (docs/templates.md); the rest are "generic".
@@ -83,6 +85,9 @@ def description(step: StepLike, catalog: Catalog) -> str:
     of worksheet problems that ``[description]`` lacks (the readout matrix ``U``)."""
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
+    asked = symbol_question(step.name, step.symbol)   # [symbols]: limits, derivative, subs
+    if asked is not None:
+        return catalog.fill(f"symbols.description.{asked[0]}", **asked[1])
     base = base_name(step.name)
     if getattr(step, "variant", "") == "reordered" and f"docops.description.{base}_after" in \
             catalog:                                  # options.order: from the step before
@@ -105,6 +110,9 @@ def heading(step: StepLike, catalog: Catalog) -> str:
     prefix, base = split_name(step.name)
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
+    asked = symbol_question(step.name, step.symbol)
+    if asked is not None:
+        return catalog.fill(f"symbols.heading.{asked[0]}", **asked[1])
     key = "mixed" if base == "output" and step.operands == ("concat", "W_O") else base
     extra = next((catalog.text(f"{table}.heading.{key}") for table in _TABLES
                   if f"{table}.heading.{key}" in catalog), None)

@@ -1,0 +1,114 @@
+"""What a reader asks of a symbol, answered by SymPy as steps after the weights.
+
+The spec's ``[symbols]`` table (``problem.symbols``) asks for limits of the
+attention weights (``T -> 0+``: the arg-max row, one-hot where the largest
+score is unique; ``T -> oo``: the uniform row), their derivative with respect
+to a symbol, and their values at a substituted number (certified decimals).
+Each answer is a step of the derivation:
+
+- ``weights_to_zero_T`` (``lim_{T -> 0+} A``), ``weights_to_infinity_T``;
+- ``weights_derivative_T`` (``dA/dT``);
+- ``weights_subs`` (``A`` at ``T = 1/2``, say).
+
+>>> from symattn.problem.problem import Problem
+>>> from symattn.derivation.pipeline import derive
+>>> problem = Problem.from_mapping({"inputs": {"scores": [[2, 1, 0]]},
+...     "options": {"scale": "none", "temperature": "T"},
+...     "symbols": {"limits": ["T -> 0+", "T -> oo"], "subs": {"T": "1"}}})
+>>> derivation = derive(problem)
+>>> [str(derivation["weights_to_zero_T"].value.exact(0, j)) for j in range(3)]
+['1', '0', '0']
+>>> [str(derivation["weights_to_infinity_T"].value.exact(0, j)) for j in range(3)]
+['1/3', '1/3', '1/3']
+"""
+
+from __future__ import annotations
+
+__all__ = ["insert"]
+
+from typing import Sequence
+
+import sympy
+from flint import fmpq
+
+from symattn.derivation.names import base_name, symbol_latex
+from symattn.derivation.steps import Step
+from symattn.derivation.sympy_grid import SympyGrid
+from symattn.errors import InputError, Location
+from symattn.problem.problem import Problem
+from symattn.problem.symbols import Limit
+from symattn.values.exact import Exact
+from symattn.values.symbolic import value_to_sympy
+
+def insert(problem: Problem, steps: Sequence[Step]) -> list[Step]:
+    """``steps`` with the answers to ``problem.symbols`` right after the weights."""
+    out = list(steps)
+    asked = problem.symbols
+    if not asked:
+        return out
+    where = Location(file=problem.source, key="symbols")
+    at = next((k for k, s in enumerate(out) if base_name(s.name) == "weights" and
+               s.name == "weights"), None)
+    if at is None:
+        raise InputError("[symbols] needs the attention weights of one head", where)
+    weights = sympy.Matrix(out[at].value.shape[0], out[at].value.shape[1],
+                           lambda i, j: value_to_sympy(out[at].value.exact(i, j)))
+    symbols = {s.name: s for s in weights.free_symbols if isinstance(s, sympy.Symbol)}
+    added = [_limit(weights, limit, symbols, where) for limit in asked.limits]
+    if asked.derivative:
+        added.append(_derivative(weights, asked.derivative, symbols))
+    if asked.subs:
+        added.append(_substituted(weights, asked.subs, symbols, where))
+    return out[:at + 1] + added + out[at + 1:]
+
+
+def _symbol(name: str, symbols: dict[str, sympy.Symbol]) -> sympy.Symbol:
+    # A symbol the weights do not depend on (it cancelled) is constant: any will do.
+    return symbols.get(name, sympy.Symbol(name, real=True))
+
+
+def _limit(weights: sympy.Matrix, limit: Limit, symbols: dict[str, sympy.Symbol],
+           where: Location) -> Step:
+    symbol = _symbol(limit.symbol, symbols)
+    point, side = (sympy.S.Zero, "+") if limit.to == "0+" else (sympy.oo, "-")
+
+    def entry(expr: sympy.Expr) -> sympy.Expr:
+        value = sympy.limit(expr, symbol, point, side)
+        if value.has(sympy.Limit, sympy.zoo, sympy.nan):
+            raise InputError(f"no limit of the weights as {limit.symbol} -> {limit.to} "
+                             f"could be found", where.at(key="limits"))
+        return value
+
+    name = "zero" if limit.to == "0+" else "infinity"
+    tex = symbol_latex(limit.symbol)
+    to = "0^{+}" if limit.to == "0+" else "\\infty"
+    return Step(f"weights_to_{name}_{limit.symbol}", f"A_{{{tex} \\to {to}}}",
+                f"\\lim_{{{tex} \\to {to}}} A_{{ij}}", ("weights",),
+                f"the attention weights as {limit.symbol} goes to {limit.to}",
+                SympyGrid(weights.applyfunc(entry)))
+
+
+def _derivative(weights: sympy.Matrix, name: str, symbols: dict[str, sympy.Symbol]) -> Step:
+    symbol = _symbol(name, symbols)
+    tex = symbol_latex(name)
+    derivative = weights.applyfunc(lambda expr: sympy.together(sympy.diff(expr, symbol)))
+    return Step(f"weights_derivative_{name}", f"\\frac{{\\partial A}}{{\\partial {tex}}}",
+                f"\\frac{{\\partial A_{{ij}}}}{{\\partial {tex}}}", ("weights",),
+                f"the derivative of each weight with respect to {name}", SympyGrid(derivative))
+
+
+def _substituted(weights: sympy.Matrix, subs: tuple[tuple[str, Exact], ...],
+                 symbols: dict[str, sympy.Symbol], where: Location) -> Step:
+    pairs = [(_symbol(name, symbols), value_to_sympy(value)) for name, value in subs]
+    values = weights.applyfunc(lambda expr: expr.subs(pairs))
+    if any(value.has(sympy.zoo, sympy.nan, sympy.oo) for value in values):
+        raise InputError("the weights have no value there (a division by zero)",
+                         where.at(key="subs"))
+    at = ", ".join(f"{symbol_latex(name)} = {_value_latex(value)}" for name, value in subs)
+    return Step("weights_subs", f"A\\big|_{{{at}}}", f"A_{{ij}}\\big|_{{{at}}}", ("weights",),
+                "the attention weights at the given value", SympyGrid(values))
+
+
+def _value_latex(value: Exact) -> str:
+    """A substituted number as the page writes it: ``1/2``, ``\\sqrt{2}``."""
+    return str(value) if isinstance(value, fmpq) else sympy.latex(value_to_sympy(value))
