@@ -36,6 +36,7 @@ from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decima
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
 from symattn.verify import framework, input_rounding
+from symattn.verify.batch import GridRoundings
 from symattn.verify.claims import Claim, Printed, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
@@ -141,9 +142,31 @@ class _Judge:
         self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
+        counts: dict[str, int] = {}
+        for claim in claims:
+            if claim.target.part == "entry":
+                counts[claim.target.step] = counts.get(claim.target.step, 0) + 1
+        self.batch = GridRoundings(derivation, counts)
 
-    def decide(self, value: Exact, places: int, rule: Rounding | None = None) -> int:
-        return decide_scaled(value, places, rule or self.rule)
+    def decide(self, value: Exact, places: int, rule: Rounding | None = None,
+               at: Claim | None = None) -> int:
+        """``value * 10**places`` rounded; for the value of the entry claimed ``at``
+        (times 100 for a percentage), from the grid's batch when it settles it."""
+        rule = rule or self.rule
+        if at is not None and at.target.part == "entry" and not isinstance(value, fmpq):
+            target = at.target
+            batched = self.batch.rounded(target.step, target.row, target.column,
+                                         places + (2 if at.printed.percent else 0), rule)
+            if batched is not None:
+                return batched
+        return decide_scaled(value, places, rule)
+
+    def _shown(self, value: Exact, places: int, claim: Claim) -> str:
+        """``_shown_decimal`` of the claimed entry's value, from the batch when it can."""
+        if isinstance(value, fmpq) or claim.printed.scientific:
+            return _shown_decimal(value, places, claim.printed)
+        extra = max(places, 0) + _SHOWN_EXTRA_PLACES
+        return format_scaled(self.decide(value, extra, Rounding.HALF_UP, claim), extra) + "..."
 
     def position(self, claim: Claim) -> str:
         return position(self.derivation.problem, claim.target)
@@ -172,7 +195,7 @@ class _Judge:
         scale = fmpq(100) if printed.percent else fmpq(1)
         value = arith.multiply(exact, scale)
         try:
-            rounded = self.decide(value, printed.places)
+            rounded = self.decide(value, printed.places, at=heading.claim)
         except UndecidedError as error:
             return heading.verdict("undecided", Reason.of("undecided", detail=str(error)))
         except ValueError:   # built from symbolic entries: no decimal exists
@@ -182,8 +205,8 @@ class _Judge:
                            printed.scientific)
         heading = dataclasses.replace(
             heading, exact_rounded=reading.shown(rounded),
-            exact_decimal=_shown_decimal(value, printed.places, printed) + reading.unit,
-            flags=heading.flags + tuple(self._tie_flags(value, printed.places)))
+            exact_decimal=self._shown(value, printed.places, heading.claim) + reading.unit,
+            flags=heading.flags + tuple(self._tie_flags(value, printed.places, heading.claim)))
         ok = self._ok(heading, reading)
         followed = self._follow(heading.claim, reading) if ok is None or self.working else None
         unfollowed = self._unfollowed(heading, reading, followed)
@@ -204,7 +227,8 @@ class _Judge:
                 reasons.append(self._tie_reason(reading))
             return heading.verdict("ok", *reasons)
         if heading.claim.printed.continues and self.decide(
-                reading.value, reading.places, Rounding.TRUNCATE) == reading.printed_scaled:
+                reading.value, reading.places, Rounding.TRUNCATE, heading.claim
+        ) == reading.printed_scaled:
             return heading.verdict("ok", Reason.of("begins", exact=heading.exact_decimal))
         return None
 
@@ -290,7 +314,7 @@ class _Judge:
         exact = exact_value(self.derivation, claim.target)
         return not (isinstance(exact, fmpq) and exact == claim.printed.number)
 
-    def _tie_flags(self, value: Exact, places: int) -> list[str]:
+    def _tie_flags(self, value: Exact, places: int, claim: Claim) -> list[str]:
         if self.rule is Rounding.TRUNCATE:
             return []
         if isinstance(value, fmpq):
@@ -302,7 +326,7 @@ class _Judge:
         # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
         # grid of thousandths of the last place (certified, like any rounding).
         try:
-            fine = self.decide(value, places + 3, Rounding.TRUNCATE)
+            fine = self.decide(value, places + 3, Rounding.TRUNCATE, claim)
         except UndecidedError:   # e.g. 1 - 10^-(10^9): not near a midpoint at these places
             return []
         remainder = abs(fine) % 1000
