@@ -23,6 +23,7 @@ from __future__ import annotations
 __all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 
 from flint import fmpq
@@ -142,16 +143,13 @@ class _Judge:
         self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
-        counts: dict[str, int] = {}
-        for claim in claims:
-            if claim.target.part == "entry":
-                counts[claim.target.step] = counts.get(claim.target.step, 0) + 1
-        self.batch = GridRoundings(derivation, counts)
+        self.batch = GridRoundings(derivation, Counter(
+            claim.target.step for claim in claims if claim.target.part == "entry"))
 
     def decide(self, value: Exact, places: int, rule: Rounding | None = None,
                at: Claim | None = None) -> int:
-        """``value * 10**places`` rounded; for the value of the entry claimed ``at``
-        (times 100 for a percentage), from the grid's batch when it settles it."""
+        """``value * 10**places`` rounded; from the grid's batch when ``value`` is the
+        entry claimed ``at`` (times 100 for a percentage) and the batch settles it."""
         rule = rule or self.rule
         if at is not None and at.target.part == "entry" and not isinstance(value, fmpq):
             target = at.target
@@ -226,9 +224,8 @@ class _Judge:
             if "tie" in heading.flags:
                 reasons.append(self._tie_reason(reading))
             return heading.verdict("ok", *reasons)
-        if heading.claim.printed.continues and self.decide(
-                reading.value, reading.places, Rounding.TRUNCATE, heading.claim
-        ) == reading.printed_scaled:
+        if heading.claim.printed.continues and reading.printed_scaled == self.decide(
+                reading.value, reading.places, Rounding.TRUNCATE, heading.claim):
             return heading.verdict("ok", Reason.of("begins", exact=heading.exact_decimal))
         return None
 
