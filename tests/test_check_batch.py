@@ -130,3 +130,31 @@ def test_few_claims_take_the_exact_path(spec) -> None:
     problem, _ = spec
     roundings = batch.GridRoundings(symattn.derive(problem), {"weights": 3})
     assert roundings.rounded("weights", 5, 2, 3, Rounding.HALF_UP) is None
+
+
+def _interval(text: str) -> tuple[Fraction, Fraction]:
+    """The values that print as ``text`` under half-up: [p - u/2, p + u/2)."""
+    unit = Fraction(1, 10 ** len(text.partition(".")[2]))
+    return Fraction(text) - unit / 2, Fraction(text) + unit / 2
+
+
+def test_many_printings_of_one_entry_are_compared_once_per_distinct_pair(monkeypatch) -> None:
+    from symattn.verify import consistency
+
+    rng = random.Random(7)
+    texts = [rng.choice(["0.5", "0.50", "0.49", "0.6", "0.500"]) for _ in range(1500)]
+    claims = {f"weights[2,1] @ p{k}": text for k, text in enumerate(texts)}
+    document = {"title": "t", "inputs": {"Q": [["1"], ["0"]], "K": [["1"], ["0"]],
+                                         "V": [["1"], ["2"]]}, "claims": claims}
+    calls = []
+    compatible = consistency.compatible
+    monkeypatch.setattr(consistency, "compatible",
+                        lambda *args: calls.append(1) or compatible(*args))
+    report = checker.check(symattn.derive(symattn.loads(json.dumps(document), kind="json")))
+    assert len(calls) <= 5 * 5
+    intervals = {text: _interval(text) for text in set(texts)}
+    for verdict, text in zip(report.verdicts, texts):
+        low, high = intervals[text]
+        clash = any(max(low, other[0]) >= min(high, other[1])
+                    for other in (intervals[t] for t in texts))
+        assert ("inconsistent" in verdict.flags) == clash, text
