@@ -29,6 +29,7 @@ POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.posit
 # This bound on temperatures x weights (64 temperatures at 128 x 128) keeps a sweep
 # under a minute even on a loaded machine; 400 temperatures at 128 x 128 took 259 s.
 SWEEP_ENTRIES = 1024 * 1024
+_SWEEP_FLOOR = 1024   # a few temperatures over a small spec stay allowed at any --max-size
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,14 @@ class Limits:
 
     @classmethod
     def scaled(cls, max_entries: int) -> Limits:
-        """Limits with ``max_entries`` raised (or lowered); the SymPy bound in proportion,
-        the position bounds by its square root (tokens and width both grow)."""
+        """Limits with ``max_entries`` raised (or lowered); the SymPy and sweep bounds in
+        proportion, the position bounds by its square root (tokens and width both grow)."""
         ratio = max_entries / cls.max_entries
         root = ratio ** 0.5
         return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)),
                    max(1, int(cls.max_position_tokens * root)),
                    max(2, int(cls.max_position_width * root)),
-                   max(1, int(cls.max_sweep_entries * ratio)))
+                   max(_SWEEP_FLOOR, int(cls.max_sweep_entries * ratio)))
 
 
 DEFAULT = Limits()
