@@ -97,6 +97,7 @@ def check_positions(tokens: int, width: int, limits: Limits, location: Location)
 def check_sweep(temperatures: int, weights: int, limits: Limits) -> None:
     """Refuse a sweep whose temperatures times weights (all heads) exceed the limits."""
     if temperatures * weights > limits.max_sweep_entries:
-        raise InputError(f"--temperatures: a sweep of {temperatures:,} temperatures over {weights:,} weights "
-                         f"is {temperatures * weights:,} weights to derive; the limit is "
+        raise InputError(f"--temperatures: a sweep of {temperatures:,} temperatures over "
+                         f"{weights:,} weights is {temperatures * weights:,} weights to "
+                         f"derive; the limit is "
                          f"{limits.max_sweep_entries:,}{_HINT}")
