@@ -24,14 +24,21 @@ from symattn._version import __version__
 # Public names and the module each lives in. They are imported on first use,
 # so `symattn --help` and `--version` start without loading the exact core.
 _EXPORTS = {
-    "derive": "symattn.api", "render_latex": "symattn.api", "render_markdown": "symattn.api",
+    "derive": "symattn.api", "check": "symattn.api", "render_latex": "symattn.api",
+    "render_markdown": "symattn.api", "render_text": "symattn.api", "report_json": "symattn.api",
+    "report_text": "symattn.api", "report_markdown": "symattn.api",
     "Derivation": "symattn.derivation.steps", "Step": "symattn.derivation.steps",
-    "check": "symattn.verify.checker", "Report": "symattn.verify.verdicts",
-    "Verdict": "symattn.verify.verdicts",
+    "Report": "symattn.verify.verdicts", "Verdict": "symattn.verify.verdicts",
     "load": "symattn.problem.spec", "loads": "symattn.problem.spec",
     "Problem": "symattn.problem.problem", "NumberFormat": "symattn.values.number_format",
-    "Rounding": "symattn.values.rounding", "SymattnError": "symattn.errors",
+    "Rounding": "symattn.values.rounding", "to_sympy": "symattn.values.closed_forms",
+    "Error": "symattn.errors", "SymattnError": "symattn.errors",
     "InputError": "symattn.errors", "ShapeError": "symattn.errors",
+    "ArgumentError": "symattn.errors", "StepNotFoundError": "symattn.errors",
+    "PositionError": "symattn.errors", "FullyMaskedRowError": "symattn.errors",
+    "UndecidedError": "symattn.errors", "OutOfRangeError": "symattn.errors",
+    "TemplateError": "symattn.errors", "PdfError": "symattn.errors",
+    "FigureError": "symattn.errors", "Location": "symattn.errors",
 }
 
 __all__ = ["__version__", "load_example", *_EXPORTS]
@@ -51,7 +58,12 @@ def __dir__() -> list[str]:
 
 def load_example(name: str) -> Any:
     """The Problem of a bundled example (see ``symattn examples``)."""
+    from symattn.errors import argument
     from symattn.problem import examples
     from symattn.problem import spec
+
+    if not isinstance(name, str):
+        raise argument("load_example", "name", f"expected an example's name (text), got "
+                       f"{type(name).__name__}")
 
     return spec.load(examples.path(name))

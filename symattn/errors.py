@@ -8,7 +8,8 @@ can print it on one line and exit with status 2.
 
 from __future__ import annotations
 
-__all__ = ["SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
+__all__ = ["Error", "ArgumentError", "StepNotFoundError", "PositionError",
+           "SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
            "OutOfRangeError", "TemplateError", "PdfError", "FigureError", "Location", "counted",
            "visible", "visible_lines", "cut"]
 
@@ -132,3 +133,30 @@ def visible_lines(text: str) -> str:
     """``visible`` line by line: the line breaks of a listing stay, every other control
     character in it (a title's escape sequence) is shown as an escape."""
     return "\n".join(visible(line) for line in text.split("\n"))
+
+
+# The Python API's argument errors (docs/errors.md, "Python API"). ``Error`` is the
+# one base to catch; each subclass is also the built-in exception Python code
+# would expect there, so ``except KeyError`` keeps working for ``derivation["x"]``.
+Error = SymattnError
+
+
+class ArgumentError(InputError):
+    """An argument of a public function of the wrong type or out of range; the
+    location's key names the function and parameter (``NumberFormat.digits``)."""
+
+
+class StepNotFoundError(InputError, KeyError):
+    """``derivation[name]`` for a step the derivation does not have."""
+
+    def __str__(self) -> str:       # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class PositionError(InputError, IndexError):
+    """A row or column outside a step's grid (0-based ``exact(i, j)``, 1-based ``at(r, c)``)."""
+
+
+def argument(function: str, parameter: str, message: str) -> ArgumentError:
+    """The ``ArgumentError`` of ``function``'s ``parameter``."""
+    return ArgumentError(message, Location(key=f"{function}.{parameter}"))

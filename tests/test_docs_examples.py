@@ -1,4 +1,5 @@
-"""Every Python example in the README and docs/ runs, and prints what its comments say.
+"""Every Python example in the README and docs/ runs, and prints what its comments say;
+every shell example that needs nothing of the reader's runs too (see ``_NOT_RUN``).
 
 A line ``expression   # 'text'`` (or ``# 33554432``, ``# Fraction(1, 4)``)
 states the expression's value: the test compares ``repr`` of the value with
@@ -65,3 +66,57 @@ def test_example_runs_and_shows_what_it_says(name: str, block: str) -> None:
         else:
             exec(compile(ast.Module([statement], []), name, "exec"), namespace)
     assert checked or not any(_stated(line) for line in lines)
+
+
+# ------------------------------------------------------------------ shell examples
+SHELL_BLOCK = re.compile(r"^```(?:sh|bash|shell)\n(.*?)^```", re.S | re.M)
+# Commands that need files of the reader (FILE, my.toml, book/*.toml), TeX (--pdf), or
+# that are a command's synopsis ([--digits N]) are shown, not run.
+_NOT_RUN = re.compile(r"--pdf|\bFILE\b|\bmy[-.\w]*\.toml|\bchapter|book/|specs/|mytemplates|"
+                      r"\[|\*|&&|\|")
+
+
+def _shell_commands() -> list[tuple[str, str]]:
+    found: dict[str, str] = {}           # each command once, named by its first document
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        for block in SHELL_BLOCK.findall(text):
+            for line in block.splitlines():
+                command = line.split("  #")[0].strip()
+                if command.startswith("symattn ") and not _NOT_RUN.search(command):
+                    found.setdefault(command, f"{document.relative_to(ROOT)}: {command}")
+    return [(name, command) for command, name in found.items()]
+
+
+SHELL_COMMANDS = _shell_commands()
+
+
+def test_the_docs_have_shell_examples_that_run() -> None:
+    assert len(SHELL_COMMANDS) >= 20
+
+
+@pytest.mark.parametrize("name, command", SHELL_COMMANDS, ids=[n for n, _ in SHELL_COMMANDS])
+def test_shell_example_runs(name: str, command: str, tmp_path: Path, capsys,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each `symattn ...` line of a ```sh block runs (in an empty folder, its output
+    files written there) with status 0, or 1 for `check` of a document with wrong numbers.
+    A class set of many variants is made with two (the options are the same; a sheet
+    costs seconds)."""
+    import shlex
+
+    from symattn.cli.app import main
+
+    argv = shlex.split(command)[1:]
+    if ">" in argv:                      # `... > out.tex`: the output goes to stdout here
+        argv = argv[:argv.index(">")]
+    if "--variants" in argv:
+        argv[argv.index("--variants") + 1] = "2"
+    monkeypatch.chdir(tmp_path)
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = exit_.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "internal error" not in err, (name, err)
+    assert status in ((0, 1) if argv[0] == "check" else (0,)), (name, status, err)
+    assert out or list(tmp_path.iterdir()), name

@@ -18,6 +18,7 @@ from symattn.extract.document import from_text, read_document
 from symattn.extract.pipeline import extract
 from symattn.extract.scanner import MAX_NUMBERS, scan
 from symattn.problem import spec
+from suite_profile import examples
 
 FRAGMENTS = [
     "q₁ = ", "k₂ = ", "v₃ = ", "X = ", "W_Q = ", "W_K = ", "W_V = ", "Q = ", "K = ", "V = ",
@@ -42,20 +43,20 @@ def _check_drafts(text: str) -> None:
         spec.loads(draft.text(document), "draft.toml")   # a draft is always a valid spec
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
 @given(_documents())
 def test_any_text_gives_valid_drafts_or_none(text: str) -> None:
     _check_drafts(text)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=40).map("".join))
 def test_a_document_with_inputs_and_hostile_text_gives_valid_drafts(noise: str) -> None:
     inputs = "q₁ = [1, 0]\nk₁ = [1, 0]\nk₂ = [0, 1]\nv₁ = [1, 2]\nv₂ = [3, 4]\n"
     _check_drafts(inputs + noise + "\nq₁ · k₁ = 1×1 + 0×0 = 1 + 0 = 1\n" + noise)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.recursive(st.one_of(st.text(max_size=20), st.integers(), st.floats(), st.none()),
                     lambda inner: st.lists(inner, max_size=4) |
                     st.dictionaries(st.sampled_from(["cells", "cell_type", "source", "outputs",

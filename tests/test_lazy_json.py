@@ -142,7 +142,8 @@ def test_json_is_written_one_matrix_row_a_line(capsys, tmp_path):
                for line in lines) == rows
     assert len(lines) < rows + 20 * len(steps)
     document = json.loads(out)
-    assert list(document) == ["symattn", "title", "format", "steps"]
+    assert list(document) == ["symattn", "schema_version", "title", "description", "tokens",
+                              "format", "steps"]
     assert document["format"] == {"digits": 6, "places": None, "rounding": "half-up"}
 
 

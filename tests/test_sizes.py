@@ -404,7 +404,7 @@ def test_sizes_json_is_stable(capsys):
                            "--batch", "1", "--dtype", "fp16", "--format", "json")
     assert status == 0, err
     document = json.loads(out)
-    assert set(document) == {"symattn", "shape", "tensors", "quantities",
+    assert set(document) == {"symattn", "schema_version", "shape", "tensors", "quantities",
                              "score_bytes_by_dtype"}
     assert document["shape"] == {"d_model": 4096, "heads": 32, "kv_heads": 8,
                                  "head_dim": 128, "seq_len": 4096, "batch": 1, "layers": 32,

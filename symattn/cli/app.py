@@ -50,11 +50,12 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.kvcache as kvcache
     import symattn.cli.permute as permute
     import symattn.cli.render as render
+    import symattn.cli.schema as schema
     import symattn.cli.sizes as sizes
     import symattn.cli.worksheet as worksheet
 
     return [derive, check, extract, examples, sizes, explore, permute, kvcache, worksheet,
-            render]
+            render, schema]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:
@@ -173,6 +174,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("symattn: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except SymattnError as error:       # an option's value out of range (options.whole)
+        print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
+        return EXIT_INPUT
     if args.command is None:
         parser.print_help()
         return EXIT_INPUT

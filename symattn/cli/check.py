@@ -20,12 +20,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
+from symattn.cli.gates import add_gate_options, fail_on, fails, summary_document, summary_text
 from symattn.defaults import ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler,
                                  Subparsers,
                                  add_language_options, add_limit_option,
                                  add_precision_option, add_source,
-                                 display_name, one_line, spec_sources, write_output)
+                                 display_name, one_line, spec_sources, whole, write_output)
 
 if TYPE_CHECKING:
     from symattn.verify.checker import Report
@@ -51,7 +52,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser.add_argument("--working", action="store_true",
                         help="numbers claimed under one label are one piece of working: each "
                              "must follow from the others (docs/checking.md)")
-    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+    parser.add_argument("--jobs", "-j", action=whole(1), default=1, metavar="N",
                         help="check N files in parallel processes, at most one per CPU core "
                              "(output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
@@ -60,6 +61,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                              "their printed numbers with these inputs and check them, "
                              "reporting each at its document line (docs/extract.md)")
     add_language_options(parser, locale=False)
+    add_gate_options(parser)
     return {"check": run}
 
 
@@ -190,7 +192,6 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
 def run(args: argparse.Namespace) -> int:
     """The ``check`` command; returns the exit status."""
     from symattn.errors import InputError
-    from symattn.render import report as render_report
     from symattn.values.rounding import parse_rounding
     from symattn.verify.verdicts import Failed
 
@@ -203,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         return run_check_documents(args, sources)
     if args.rounding is not None:
         parse_rounding(args.rounding)
+    failing = fail_on(args.fail_on)
     parallel = args.jobs > 1 and len(sources) > 1
     results = [one for result in (_check_in_parallel if parallel else _check_in_turn)(
         sources, args) for one in (result if isinstance(result, list) else [result])]
@@ -210,12 +212,26 @@ def run(args: argparse.Namespace) -> int:
     failed = [r for r in results if isinstance(r, Failed)]
     for failure in failed:
         print(failure.error, file=sys.stderr)
-    if args.format == "json" and results:
-        write_output(render_report.report_json(results), args.output)
-    elif reports:
-        write_output({"text": render_report.report_text,
-                      "markdown": render_report.report_markdown}[args.format](
-                          reports, args.language), args.output)
+    if reports or (args.format == "json" and results):
+        write_output(_rendered(results, args), args.output)
     if failed:
         return max(failure.status for failure in failed)
-    return EXIT_WRONG if any(r.has_wrong for r in reports) else EXIT_OK
+    return EXIT_WRONG if any(fails(r, failing) for r in reports) else EXIT_OK
+
+
+def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
+    """The reports in ``--format``, whole or (``--summary``) their counts only; in JSON
+    a spec that failed is an entry of its own."""
+    from symattn.render import report as render_report
+    from symattn.verify.verdicts import Failed
+
+    if args.format == "json":
+        document = render_report.report_document(results)
+        if args.summary:
+            document = summary_document(document)
+        return render_report.compact_json(document)
+    reports = [r for r in results if not isinstance(r, Failed)]
+    if args.summary:
+        return summary_text(reports, args.language, markdown=args.format == "markdown")
+    return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
+        args.format](reports, args.language)

@@ -22,7 +22,7 @@ from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
                                  add_limit_option, add_number_options, add_precision_option,
                                  add_source, language_of, load_one, number_format_of,
-                                 spec_sources, write_output)
+                                 spec_sources, whole, write_output)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -49,10 +49,10 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
                         default="text", help="text (default), json, latex (a worked example: "
                         "formula, numbers substituted, result) or markdown ($...$ math)")
-    parser.add_argument("--max-rows", type=int, default=ROWS_SHOWN, metavar="N",
+    parser.add_argument("--max-rows", action=whole(0), default=ROWS_SHOWN, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
                              f"markdown (default {ROWS_SHOWN}; 0 shows all)")
-    parser.add_argument("--max-terms", type=int, default=MAX_TERMS, metavar="N",
+    parser.add_argument("--max-terms", action=whole(0), default=MAX_TERMS, metavar="N",
                         help="text and json: leave out closed forms of more than N "
                              "exponentials (a softmax over N keys; JSON null); "
                              f"default {MAX_TERMS}, 0 writes them all")
@@ -161,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":   # step by step: one step's strings held at a time
         steps = view.iter_step_views(derivation, number_format, limit, shown,
                                      args.max_terms or None)
-        text = render_text.render_json_steps(problem.title, number_format, steps)
+        text = render_text.render_json_steps(problem.title, number_format, steps,
+                                             problem.description, problem.tokens)
     else:
         built = view.build_view(derivation, number_format, limit=limit, steps=shown,
                                 max_terms=args.max_terms or None)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options,
-                                 add_limit_option, language_of, limits_of, write_report)
+                                 add_limit_option, language_of, limits_of, whole, write_report)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -75,7 +75,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE", help="spec file, .toml or .json")
     parser.add_argument("--example", "-e", metavar="NAME",
                         help="use a bundled example (see `symattn examples`)")
-    parser.add_argument("--digits", type=int, default=4, metavar="N",
+    parser.add_argument("--digits", action=whole(1, 1000), default=4, metavar="N",
                         help="significant digits of every decimal (default 4)")
     from symattn.render.reports.shared import add_report_options
 

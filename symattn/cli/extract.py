@@ -68,16 +68,9 @@ def draft_path(output: str, number: int) -> str:
 
 
 def _read_spec(path: str) -> str:
-    from symattn.errors import InputError, Location
+    from symattn.problem.spec import read_file   # the one reader of spec files
 
-    try:
-        return Path(path).read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such file", Location(file=path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", Location(file=path)) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", Location(file=path)) from None
+    return read_file(path)
 
 
 def _summary(extraction: Extraction) -> str:

@@ -17,7 +17,7 @@ from symattn.defaults import ROWS_SHOWN
 from symattn.cli.options import (EXIT_INTERNAL, EXIT_OK, Handler, Subparsers,
                                  add_language_options, add_limit_option, add_number_options,
                                  add_source, language_of, load_one, number_format_of,
-                                 spec_sources, write_report)
+                                 spec_sources, whole, write_report)
 
 EPILOG = """\
 examples:
@@ -45,7 +45,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_source(parser)
     add_limit_option(parser)
     add_number_options(parser)
-    parser.add_argument("--max-rows", type=int, default=ROWS_SHOWN, metavar="N",
+    parser.add_argument("--max-rows", action=whole(0), default=ROWS_SHOWN, metavar="N",
                         help=f"show at most N cached rows per step (default {ROWS_SHOWN}; "
                              "0 shows all)")
     from symattn.render.reports.shared import add_report_options

@@ -11,7 +11,7 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
            "limits_of", "write_output", "write_report", "add_language_options", "language_of",
-           "PRECISION_CHOICES", "add_precision_option"]
+           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole"]
 
 import argparse
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
@@ -75,9 +75,44 @@ def add_source(parser: argparse.ArgumentParser, many: bool = False) -> None:
                         help="use a bundled example (see `symattn examples`)")
 
 
+def whole(least: int, most: int | None = None) -> type[argparse.Action]:
+    """An argparse action: a whole number in ASCII digits from ``least`` to ``most``;
+    anything else is an ``InputError`` naming the option (one line, status 2).
+
+    >>> parser = argparse.ArgumentParser()
+    >>> _ = parser.add_argument("--jobs", action=whole(1), default=1)
+    >>> parser.parse_args(["--jobs", "4"]).jobs
+    4
+    >>> parser.parse_args(["--jobs", "0"])
+    Traceback (most recent call last):
+    ...
+    symattn.errors.InputError: --jobs must be at least 1 (a whole number), got '0'
+    """
+    class Whole(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            setattr(namespace, self.dest, read_whole(str(values), option_string or self.dest,
+                                                     least, most))
+    return Whole
+
+
+def read_whole(text: str, option: str, least: int, most: int | None = None) -> int:
+    """``text`` as a whole number in ASCII digits from ``least`` to ``most``."""
+    from symattn.errors import InputError
+
+    cleaned = text.strip()
+    body = cleaned[1:] if cleaned[:1] in "+-" else cleaned
+    bounds = f"between {least} and {most}" if most is not None else f"at least {least}"
+    if not (body.isascii() and body.isdigit()) or len(body) > 12 or \
+            not least <= int(cleaned) <= (most if most is not None else int(cleaned)):
+        raise InputError(f"{option} must be {bounds} (a whole number), got "
+                         f"{one_line(text[:40])!r}")
+    return int(cleaned)
+
+
 def add_limit_option(parser: argparse.ArgumentParser) -> None:
     """``--max-size N``: the largest matrix a spec may have (``limits_of`` reads it)."""
-    parser.add_argument("--max-size", type=int, metavar="N",
+    parser.add_argument("--max-size", action=whole(1), metavar="N",
                         help="largest number of entries in any matrix, scores included "
                              f"(default {MAX_ENTRIES:,} = 2048 x 2048)")
 
@@ -85,10 +120,11 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
 def add_number_options(parser: argparse.ArgumentParser) -> None:
     """``--digits`` or ``--places``, and ``--rounding`` (``number_format_of`` reads them)."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--digits", type=int, metavar="N",
+    group.add_argument("--digits", action=whole(1, MAX_DIGITS), metavar="N",
                        help="significant digits of every decimal (default: the spec's "
                             f"options.digits, else {DIGITS})")
-    group.add_argument("--places", type=int, metavar="N", help="fixed decimal places instead")
+    group.add_argument("--places", action=whole(-100, MAX_DIGITS), metavar="N",
+                       help="fixed decimal places instead")
     parser.add_argument("--rounding", default=None,
                         help="half-up, half-even or truncate (default: the spec's "
                              f"options.rounding, else {ROUNDING})")

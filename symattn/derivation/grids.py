@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from flint import arb, fmpq, fmpq_mat, fmpz
 
+from symattn.derivation.grid_data import GridData
 from symattn.errors import FullyMaskedRowError, InputError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
                                   to_ball, working_precision)
@@ -63,7 +64,7 @@ def flatten_balls(block: Sequence[Sequence[arb | None]]) -> list[arb] | None:
     return flat
 
 
-class Grid(ABC):
+class Grid(GridData, ABC):
     """An n x m grid of exact values; subclasses say how each entry is made."""
 
     shape: tuple[int, int]

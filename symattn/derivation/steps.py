@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from symattn.derivation import grids
+from symattn.errors import Location, StepNotFoundError
 from symattn.problem.problem import Problem
 from symattn.values.exact import Exact
 
@@ -98,6 +99,15 @@ class Step:
     def shape(self) -> tuple[int, int]:
         return self.value.shape
 
+    def at(self, row: int, column: int = 1) -> Exact:
+        """The exact value at ``row``, ``column``, 1-based as in specs, claims and pages
+        (``step.value.exact(i, j)`` is the 0-based one)."""
+        return self.value.at(row, column)
+
+    def __repr__(self) -> str:
+        rows, columns = self.shape
+        return f"<Step {self.name} {rows}x{columns}: {self.description}>"
+
 
 @dataclass(frozen=True)
 class Side:
@@ -137,7 +147,12 @@ class Derivation:
         for step in self.steps:
             if step.name == name:
                 return step
-        raise KeyError(name)
+        raise StepNotFoundError(f"no step {name!r}; this derivation has "
+                                f"{', '.join(self.names)}", Location(key=str(name)))
+
+    def __repr__(self) -> str:
+        title = f" {self.problem.title!r}" if self.problem.title else ""
+        return f"<{type(self).__name__}{title}: {len(self.steps)} steps, {', '.join(self.names)}>"
 
     def __contains__(self, name: object) -> bool:
         return any(step.name == name for step in self.steps)

@@ -35,8 +35,8 @@ from symattn.problem.limits import DEFAULT as DEFAULT_LIMITS
 from symattn.problem.limits import Limits, check_positions, check_problem
 from symattn.problem.modes import FullyMasked, MaskSpec, Normalisation, Positions
 from symattn.problem.options import OPTION_NAMES
-from symattn.problem.read import INPUT_NAMES, read_spec
-from symattn.problem.tables import EntryMatrix
+from symattn.problem.read import INPUT_NAMES, TOP_LEVEL_NAMES, read_spec
+from symattn.problem.tables import EntryMatrix, check_keys
 from symattn.problem.variants import Variant
 from symattn.values.entries import Symbolic
 from symattn.values.exact import NEG_INF, Exact, Surd, surd_sqrt
@@ -80,6 +80,8 @@ class Problem:
     variant: str = ""                       # the name of the variant this problem is, if one
     precision: str = "exact"                # or the float format a framework computed in
     rounded_inputs: tuple[str, ...] = ()    # inputs printed rounded (inputs_printed)
+    # the 1-based line of each [claims] key in the spec file (``spec.claim_lines``)
+    claim_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], source: str | None = None,
@@ -100,6 +102,42 @@ class Problem:
             check_positions(max(n, m), problem.position_width, limits,
                             where.at(key="options.positions"))
         return problem
+
+    @classmethod
+    def from_arrays(cls, **arrays_and_options: Any) -> Problem:
+        """A Problem from Python values: inputs by name (``Q``, ``K``, ``V``, ``X``,
+        ``W_Q`` ..., ``scores``, ``scaled``) as NumPy arrays, SymPy matrices or nested
+        lists of ints, floats, Fractions, Decimals, SymPy numbers or text; spec keys
+        (``title``, ``tokens``, ``claims`` ...) and options (``mask="causal"``,
+        ``temperature`` ...) by name. Floats are read by their shortest repr (0.1 is
+        1/10; docs/python.md has the rules).
+
+        >>> import numpy as np
+        >>> p = Problem.from_arrays(Q=np.array([[0.5, 1.0], [0.1, 0]]), K=[[1, 0], [0, 1]],
+        ...                         V=[[1], [2]], mask="causal", tokens=["a", "b"])
+        >>> p.inputs["Q"][0][0].value, p.mask.kind.value
+        (1/2, 'causal')
+        """
+        data: dict[str, Any] = {"inputs": {}, "options": {}}
+        for name, value in arrays_and_options.items():
+            if name in INPUT_NAMES:
+                data["inputs"][name] = value
+            elif name in OPTION_NAMES:
+                data["options"][name] = value
+            elif name in TOP_LEVEL_NAMES and name not in ("inputs", "options"):
+                data[name] = list(value) if name == "tokens" and \
+                    isinstance(value, tuple) else value
+            else:
+                check_keys({name: value}, (*INPUT_NAMES, *OPTION_NAMES, *TOP_LEVEL_NAMES),
+                           Location(key="from_arrays"))
+        return cls.from_mapping(data)
+
+    def __repr__(self) -> str:
+        title = f" {self.title!r}" if self.title else ""
+        source = f" from {self.source}" if self.source else ""
+        n, m = self.score_shape()
+        return (f"<Problem{title}{source}: {n} queries x {m} keys, inputs "
+                f"{', '.join(self.inputs)}, {len(self.claims)} claim tables>")
 
     @cached_property
     def is_symbolic(self) -> bool:

@@ -31,6 +31,7 @@ from symattn.problem.variants import Variant, read_variants
 from symattn.problem.printed_inputs import read_inputs_printed
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
 from symattn.values.entries import Entry
+from symattn.values.native import plain_lists
 from symattn.values.exact import NEG_INF
 
 INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V", "W_O", "Q", "K",
@@ -72,7 +73,8 @@ class ProblemFields(_TextFields, LayerFields, OptionFields):
 def read_spec(data: Mapping[str, Any], where: Location, limits: Limits = DEFAULT
               ) -> ProblemFields:
     """The fields of a spec mapping (as read from TOML or JSON), matrices within ``limits``."""
-    raw_inputs = _raw_inputs(data, where)
+    # NumPy arrays and SymPy matrices as nested lists, so the limits see their size
+    raw_inputs = {name: plain_lists(value) for name, value in _raw_inputs(data, where).items()}
     layer = _read_layer(data, where)
     if "sequence" in raw_inputs:
         if "X" in raw_inputs:

@@ -11,15 +11,17 @@ rational 171/200. The mapping then goes to ``Problem.from_mapping``.
 
 from __future__ import annotations
 
-__all__ = ["PrintedNumber", "load", "loads", "read_mapping", "read_file"]
+__all__ = ["PrintedNumber", "load", "loads", "read_mapping", "read_file", "claim_lines"]
 
+import dataclasses
 import json
+import os
 import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from symattn.errors import InputError, Location, cut, visible
+from symattn.errors import InputError, Location, argument, cut, visible
 from symattn.problem.limits import DEFAULT, Limits
 from symattn.problem.problem import Problem
 
@@ -147,12 +149,61 @@ def read_mapping(text: str, source: str, kind: str | None = None) -> dict[str, A
 
 def loads(text: str, source: str = "<spec>", kind: str | None = None,
           limits: Limits = DEFAULT) -> Problem:
-    """A Problem from spec text."""
-    return Problem.from_mapping(read_mapping(text, source, kind), source=source, limits=limits)
+    """A Problem from spec text; ``kind``: "toml", "json" or None (from the name)."""
+    if not isinstance(text, str):
+        raise argument("loads", "text", f"expected the spec's text (str), got "
+                       f"{type(text).__name__}; use symattn.load(path) for a file")
+    if kind not in (None, "toml", "json"):
+        raise argument("loads", "kind", f"kind must be \"toml\", \"json\" or None (from the "
+                       f"file name), got {kind!r}")
+    problem = Problem.from_mapping(read_mapping(text, source, kind), source=source,
+                                   limits=limits)
+    if not problem.claims:
+        return problem
+    return dataclasses.replace(problem, claim_lines=claim_lines(text))
+
+
+_TOML_KEY = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_\-]+)\s*=""")
+_JSON_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def claim_lines(text: str) -> dict[str, int]:
+    """The 1-based line of each key of the ``[claims]`` table (TOML) or ``"claims"``
+    object (JSON), as reports name it.
+
+    >>> claim_lines('title = "t"\\n[claims]\\n"weights[2,1]" = "0.35"\\nscaled = [[1]]')
+    {'weights[2,1]': 3, 'scaled': 4}
+    """
+    lines: dict[str, int] = {}
+    in_claims = False
+    json_claims = text.lstrip().startswith("{")
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if json_claims:
+            if not in_claims:
+                in_claims = '"claims"' in stripped
+                continue
+            for match in _JSON_KEY.finditer(line):
+                try:
+                    lines.setdefault(json.loads(f'"{match.group(1)}"'), number)
+                except ValueError:
+                    continue
+            continue
+        if stripped.startswith("["):
+            in_claims = stripped.split("#")[0].strip() == "[claims]"
+            continue
+        found = _TOML_KEY.match(line) if in_claims else None
+        if found:
+            key = found.group(1)
+            key = key[1:-1] if key[0] == "'" else json.loads(key) if key[0] == '"' else key
+            lines.setdefault(key, number)
+    return lines
 
 
 def load(path: str | Path, limits: Limits = DEFAULT) -> Problem:
     """A Problem from a spec file (``.toml`` or ``.json``)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise argument("load", "path", f"expected a file path, got {type(path).__name__}")
     return loads(read_file(path), str(path), limits=limits)
 
 

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from symattn.values.entries import Entry, parse_entry
 from symattn.errors import InputError, Location, ShapeError, counted, cut
+from symattn.values.native import plain_lists
 
 EntryMatrix = tuple[tuple[Entry, ...], ...]
 
@@ -39,7 +40,9 @@ def check_keys(mapping: Mapping[str, Any], known: tuple[str, ...], location: Loc
 
 
 def read_matrix(raw: Any, location: Location) -> EntryMatrix:
-    """A list of rows (or one flat list, read as a single row) of entries."""
+    """A list of rows (or one flat list, read as a single row) of entries; a NumPy
+    array or SymPy matrix is read as its ``tolist()``."""
+    raw = plain_lists(raw)
     if isinstance(raw, str) or not isinstance(raw, (list, tuple)):
         raise InputError(f"expected a matrix (a list of rows), got {describe(raw)}", location)
     if not raw:

@@ -7,9 +7,9 @@ claim's key as the spec wrote it (``weights[3,1]``, ``@ label``), so that a
 reader finds the line of the spec it judges. A report on a size spec
 (``[sizes]``) writes its sizes with the language's digit groups and decimal mark.
 
-JSON: ``{"symattn": version, "reports": [{"title", "source", "rounding",
-"summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
-"position", "label", "printed", "exact", "exact_decimal", "exact_rounded",
+JSON: ``{"symattn": version, "schema_version": "1", "reports": [{"title", "source",
+"rounding", "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
+"position", "row", "column", "line", "label", "printed", "exact", "exact_decimal", "exact_rounded",
 "recomputed", "verdict", "flags", "reason", "carried_from", "carried_wrong"}]}]}``; the
 ``reason`` there is in English. A spec that could not be checked is an entry
 ``{"source", "error", "status"}`` in its place among the reports (``error`` is the
@@ -18,13 +18,13 @@ line printed on stderr, ``status`` 2 for unusable input, 3 for a bug).
 
 from __future__ import annotations
 
-__all__ = ["report_text", "report_markdown", "report_json"]
+__all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table"]
 
 import json
 from typing import Sequence
 
 from symattn import messages
-from symattn._version import __version__
+from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render.reasons import NoteWriter
 from symattn.errors import visible
 from symattn.render.markdown_document import escape_markdown
@@ -87,6 +87,18 @@ def _columns(notes: NoteWriter) -> tuple[str, ...]:
                  for name in ("where", "printed", "exact", "verdict", "reason"))
 
 
+def report_table(report: Report, language: str | None = None
+                 ) -> tuple[str, str, tuple[str, ...], list[tuple[str, str, str, str, str, str]]]:
+    """One report as plain strings (heading, summary line, column headings, a row per
+    claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
+    (render.notebook's HTML)."""
+    notes = _writer(report, language, "plain")
+    rows = [(_where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
+             _verdict_text(v, notes), notes.reason(v), v.verdict) for v in report.verdicts]
+    return (_heading(report), f"{_rounding(report, notes)} {_summary(report, notes)}",
+            _columns(notes), rows)
+
+
 def report_text(reports: Sequence[Report], language: str | None = None) -> str:
     """The reports as aligned text tables, in ``language`` (else each spec's own)."""
     out = []
@@ -136,27 +148,24 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     return "\n".join(out)
 
 
-def _claim_json(v: Verdict) -> dict[str, object]:
-    return {"step": v.step, "position": v.position, "label": v.label, "printed": v.printed,
-            "exact": v.exact, "exact_decimal": v.exact_decimal,
-            "exact_rounded": v.exact_rounded, "recomputed": v.recomputed,
-            "verdict": v.verdict, "flags": list(v.flags), "reason": v.reason,
-            "carried_from": list(v.carried_from), "carried_wrong": list(v.carried_wrong)}
+def report_document(reports: Sequence[Report | Failed]) -> dict[str, object]:
+    """The JSON document of check reports as Python data (schemas/check.json); a spec
+    that failed is an entry with its ``error`` line and exit ``status`` instead of claims."""
+    return {"symattn": __version__, "schema_version": SCHEMA_VERSION,
+            "reports": [_report_entry(r) for r in reports]}
 
 
-def _report_json(r: Report | Failed) -> dict[str, object]:
+def _report_entry(r: Report | Failed) -> dict[str, object]:
     if isinstance(r, Failed):
         return {"source": r.source, "error": r.error, "status": r.status}
     return {"title": r.title, **({"variant": r.variant} if r.variant else {}),
             "source": r.source, "rounding": r.rounding.value,
-            "summary": r.counts, "claims": [_claim_json(v) for v in r.verdicts]}
+            "summary": r.counts, "claims": r.to_records()}
 
 
 def report_json(reports: Sequence[Report | Failed]) -> str:
-    """The reports as one JSON document; a spec that failed is an entry with its
-    ``error`` line and exit ``status`` instead of claims."""
-    document = {"symattn": __version__, "reports": [_report_json(r) for r in reports]}
-    return compact_json(document)
+    """The reports as one JSON document (``report_document``), one claim a line."""
+    return compact_json(report_document(reports))
 
 
 def compact_json(document: object, depth: int = 4) -> str:

@@ -7,7 +7,7 @@ layout is the documented, stable ``{"steps": [{"name", "shape", "exact",
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_json_steps", "matrix_lines"]
+__all__ = ["render_text", "render_json", "render_json_steps", "derivation_document", "matrix_lines"]
 
 import json
 import re
@@ -15,7 +15,7 @@ from typing import Iterable, Mapping, Sequence
 
 from symattn.errors import visible, visible_lines
 from symattn import messages
-from symattn._version import __version__
+from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
 from symattn.render.view import DerivationView, StepView
 from symattn.values.number_format import NumberFormat
@@ -140,20 +140,45 @@ def render_text(view: DerivationView, language: str = "en") -> str:
     return visible_lines("\n".join(out))
 
 
+def derivation_document(view: DerivationView) -> dict[str, object]:
+    """The JSON document of a derivation as Python data (schemas/derive.json);
+    ``render_json`` writes the same values."""
+    return {**_head(view.title, view.number_format, view.description, view.tokens),
+            "steps": [_step_members(step) for step in view.steps]}
+
+
 def render_json(view: DerivationView) -> str:
     """The derivation as JSON: the documented ``{"steps": [...]}`` layout."""
-    return render_json_steps(view.title, view.number_format, view.steps)
+    return render_json_steps(view.title, view.number_format, view.steps, view.description,
+                             view.tokens)
 
 
-def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView]) -> str:
+def _head(title: str, fmt: NumberFormat, description: str,
+          tokens: Sequence[str]) -> dict[str, object]:
+    return {"symattn": __version__, "schema_version": SCHEMA_VERSION, "title": title,
+            "description": description, "tokens": list(tokens),
+            "format": {"digits": None if fmt.places is not None else fmt.digits,
+                       "places": fmt.places, "rounding": fmt.rounding.value}}
+
+
+def _step_members(step: StepView) -> dict[str, object]:
+    return {"name": step.name, "symbol": step.symbol, "description": step.description,
+            "shape": list(step.shape), "formula": step.formula,
+            "operands": list(step.operands),
+            "exact": [list(row) for row in step.exact],
+            "value": [list(row) for row in step.decimal],
+            **({"exact_omitted": step.omitted, "max_terms": step.max_terms}
+               if step.omitted else {})}
+
+
+def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
+                      description: str = "", tokens: Sequence[str] = ()) -> str:
     """JSON of steps made one at a time (``view.iter_step_views``): each step is
     written and released before the next is made, and each matrix row is one
     line (json's C encoder), so a large derivation is neither held twice nor
     slowed by the indenting encoder. The values are those of ``json.dumps``
-    of the whole document; only the white space differs."""
-    head = {"symattn": __version__, "title": title,
-            "format": {"digits": fmt.digits, "places": fmt.places,
-                       "rounding": fmt.rounding.value}}
+    of ``derivation_document``; only the white space differs."""
+    head = _head(title, fmt, description, tokens)
     chunks = [json.dumps(head, ensure_ascii=False, indent=1)[:-2], ',\n "steps": [']
     for number, step in enumerate(steps):
         chunks.append(",\n  {" if number else "\n  {")
@@ -165,14 +190,12 @@ def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView]) 
 
 def _step_json(step: StepView) -> str:
     """One step's members, each matrix row on a line of its own."""
-    def dumps(value: object) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
-    members = [f'"name": {dumps(step.name)}', f'"shape": {dumps(list(step.shape))}',
-               f'"formula": {dumps(step.formula)}', f'"operands": {dumps(list(step.operands))}',
-               '"exact": ' + _rows_json(step.exact), '"value": ' + _rows_json(step.decimal)]
-    if step.omitted:
-        members += [f'"exact_omitted": {step.omitted}', f'"max_terms": {dumps(step.max_terms)}']
+    members = []
+    for key, value in _step_members(step).items():
+        if key in ("exact", "value"):
+            members.append(f'"{key}": ' + _rows_json(value))      # type: ignore[arg-type]
+        else:
+            members.append(f'"{key}": ' + json.dumps(value, ensure_ascii=False))
     return ",".join("\n   " + member for member in members)
 
 

@@ -71,6 +71,7 @@ class DerivationView:
     number_format: NumberFormat
     steps: tuple[StepView, ...]
     next_tokens: tuple[str, ...] = ()   # the most likely next token(s), when the spec reads out
+    tokens: tuple[str, ...] = ()        # the spec's token names
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
@@ -106,7 +107,7 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     views = tuple(iter_step_views(derivation, number_format, limit, steps, max_terms))
     problem = derivation.problem
     return DerivationView(problem.title, problem.description, number_format, views,
-                          _next_tokens(derivation))
+                          _next_tokens(derivation), problem.tokens)
 
 
 def iter_step_views(derivation: Derivation, number_format: NumberFormat,

@@ -135,7 +135,8 @@ def _normalise_lone_number(text: str) -> str | None:
 
 
 def parse_entry(raw: object, location: Location | None = None) -> Entry:
-    """Parse a matrix entry given as text or as an int; raise InputError if bad.
+    """Parse a matrix entry given as text, an int or another Python number
+    (``native``: floats by their shortest repr); raise InputError if bad.
 
     >>> parse_entry("1e-3").value
     1/1000
@@ -148,9 +149,13 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
         return Entry(fmpq(int(whole + fraction), _POWERS_OF_TEN[len(fraction)])
                      if len(fraction) < len(_POWERS_OF_TEN) else parse_number_literal(
                          raw.lstrip("-"))[0] * (-1 if raw[0] == "-" else 1), len(fraction), raw)
+    if isinstance(raw, Entry):
+        return raw
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise InputError(f"expected a number or a string, got {type(raw).__name__} {raw!r}",
-                         location)
+        # floats, Fractions, Decimals, SymPy and NumPy numbers: written in the grammar
+        from symattn.values.native import native_text
+
+        raw = native_text(raw, location)
     if isinstance(raw, int):
         return Entry(fmpq(raw), 0, str(raw))
     original = raw
@@ -178,6 +183,12 @@ def parse_entry(raw: object, location: Location | None = None) -> Entry:
         except ValueError as error:
             raise InputError(f"{cut(original)!r}: {error}", location) from None
         return Entry(-value if sign == "-" else value, places, original)
+    return _parse_expression(text, original, location)
+
+
+def _parse_expression(text: str, original: str, location: Location | None) -> Entry:
+    """An entry that is an expression (``sqrt(2)/2``, ``a*b``): parsed, its cost bounded
+    before anything is computed, then folded to a number where it has no symbol."""
     try:
         tree = _Parser(text).parse()
     except _SyntaxProblem as problem:

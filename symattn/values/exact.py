@@ -206,6 +206,10 @@ class Irrational:
         """A certified ball at ``prec`` bits."""
         return self.evaluate(prec)
 
+    def __repr__(self) -> str:
+        text = self.text
+        return f"Irrational({text if len(text) <= 200 else text[:197] + '...'})"
+
 
 class ClosedForm(Protocol):
     """An exact value known by its closed form: the SymPy path's ``symbolic.SympyValue``.

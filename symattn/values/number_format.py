@@ -22,6 +22,7 @@ from flint import arb, fmpq
 
 from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
+from symattn.errors import InputError, argument
 from symattn.values.arith import NoFiniteValue
 from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
@@ -29,6 +30,11 @@ from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decim
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
 from symattn.values.rounding import Rounding, format_scaled, ratio_decimal
+from symattn.values.rules import parse_rounding
+
+def _whole(value: object, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
@@ -70,9 +76,27 @@ class NumberFormat:
     locale: str = "en"
 
     def __post_init__(self) -> None:
-        if self.locale not in DECIMAL_SEPARATORS:
-            raise ValueError(f"unknown locale {self.locale!r}; "
-                             f"known: {', '.join(DECIMAL_SEPARATORS)}")
+        if not isinstance(self.locale, str) or self.locale not in DECIMAL_SEPARATORS:
+            raise argument("NumberFormat", "locale", f"unknown locale {self.locale!r}; "
+                           f"known: {', '.join(DECIMAL_SEPARATORS)}")
+        if self.places is None and self.digits is None:
+            raise argument("NumberFormat", "digits", "give digits (significant) or places "
+                           "(after the point)")
+        if self.places is not None and not _whole(self.places, -100):
+            raise argument("NumberFormat", "places", "places must be a whole number, -100 "
+                           f"(hundreds of tens) or more, got {self.places!r}")
+        if self.places is None and not _whole(self.digits, 1):
+            raise argument("NumberFormat", "digits", "digits must be a whole number, 1 or "
+                           f"more, got {self.digits!r}")
+        rounding: object = self.rounding       # a rule's name is read too: "half-even"
+        if isinstance(rounding, str) and not isinstance(rounding, Rounding):
+            try:
+                object.__setattr__(self, "rounding", parse_rounding(rounding))
+            except InputError as error:
+                raise argument("NumberFormat", "rounding", error.message) from None
+        elif not isinstance(rounding, Rounding):
+            raise argument("NumberFormat", "rounding", "rounding must be half-up, half-even "
+                           f"or truncate, got {rounding!r}")
 
     @property
     def separator(self) -> str:

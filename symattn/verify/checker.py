@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from flint import fmpq
 
 from symattn.defaults import DIGITS
+from symattn.derivation import pipeline
 from symattn.derivation.steps import Derivation
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, argument
+from symattn.problem.problem import Problem
 from symattn.values import arith
 from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decimal,
                                      significant_decimal, to_scientific)
@@ -50,9 +52,9 @@ _SHOWN_EXTRA_PLACES = 4
 _NO_DECIMAL = Reason.of("no_decimal")
 
 
-def check(derivation: Derivation, rounding: Rounding | str | None = None,
+def check(derivation: Derivation | Problem, rounding: Rounding | str | None = None,
           working: bool = False, precision: str | None = None) -> Report:
-    """Judge every claim of the derivation's problem.
+    """Judge every claim of the derivation's problem (a ``Problem`` is derived first).
 
     With ``working``, the numbers printed under one label are one piece of
     working (a written-out line, a table): a number that can be followed
@@ -65,9 +67,21 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     is ok with the flag ``framework_precision`` (``verify.framework``). Inputs printed
     rounded (``inputs_printed``) are followed by ``verify.input_rounding``.
     """
+    if isinstance(derivation, Problem):
+        derivation = pipeline.derive(derivation)
+    if not isinstance(derivation, Derivation):
+        raise argument("check", "derivation", "expected a Problem (symattn.load, "
+                       "symattn.load_example) or its Derivation (symattn.derive), got "
+                       f"{type(derivation).__name__}")
     problem = derivation.problem
-    rule = rounding if isinstance(rounding, Rounding) else (
-        parse_rounding(rounding) if rounding else problem.rounding)
+    if rounding is not None and not isinstance(rounding, str):
+        raise argument("check", "rounding", f"expected half-up, half-even or truncate, got "
+                       f"{rounding!r}")
+    try:
+        rule = rounding if isinstance(rounding, Rounding) else (
+            parse_rounding(rounding) if rounding else problem.rounding)
+    except InputError as error:
+        raise argument("check", "rounding", error.message) from None
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source,
                          problem.number_format)
@@ -82,7 +96,7 @@ def check(derivation: Derivation, rounding: Rounding | str | None = None,
     judged = input_rounding.reconsider(problem, judged, rule)
     verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
     return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
-                  problem.variant)
+                  problem.variant, problem.claim_lines)
 
 
 @dataclass(frozen=True)

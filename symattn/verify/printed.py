@@ -21,6 +21,7 @@ from flint import fmpq
 from symattn.errors import InputError, Location
 from symattn.values import arith
 from symattn.values.entries import parse_entry
+from symattn.values.native import native_text
 from symattn.values.exact import NEG_INF, Exact, Surd
 from symattn.values.number_reading import normalise
 
@@ -85,9 +86,9 @@ def read_printed(raw: Any, location: Location | None = None, number_format: str 
     >>> read_printed("1.5 × 10⁻³").value, read_printed("0.666...").continues
     (3/2000, True)
     """
-    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+    if isinstance(raw, bool) or raw is None or isinstance(raw, (list, dict)):
         raise InputError(f"a printed number must be a number or text, got {raw!r}", location)
-    text = str(raw).strip()
+    text = native_text(raw, location).strip()
     if text in _SKIP:
         return None
     body = text

@@ -12,11 +12,14 @@ __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from symattn import messages
+from symattn.errors import ArgumentError, Location
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
 
+_POSITION = re.compile(r"[^\[]*\[(?P<row>[0-9]+)(?:,(?P<column>[0-9]+))?\]")
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
 FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong", "input_rounding",
          "framework_precision")
@@ -118,6 +121,20 @@ class Verdict:
         return self.claim.target.step
 
     @property
+    def row_column(self) -> tuple[int | None, int | None]:
+        """The 1-based row and column of ``position`` (``weights[3,1]`` -> (3, 1);
+        ``exp_sum[2]`` -> (2, None); the divisor -> (None, None))."""
+        match = _POSITION.match(self.position)
+        if match is None:
+            return None, None
+        column = match.group("column")
+        return int(match.group("row")), int(column) if column else None
+
+    def __repr__(self) -> str:
+        label = f" @{self.label}" if self.label else ""
+        return f"<Verdict {self.position}{label} printed {self.printed}: {self.verdict}>"
+
+    @property
     def label(self) -> str:
         return self.claim.label
 
@@ -132,6 +149,8 @@ class Report:
     verdicts: tuple[Verdict, ...]
     language: str = ""            # the spec's language (messages.LANGUAGES), "" if unset
     variant: str = ""             # the [[variants]] block judged, "" for the spec itself
+    # the 1-based spec line of each claim key (``Problem.claim_lines``); {} when unknown
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -144,6 +163,43 @@ class Report:
     def has_wrong(self) -> bool:
         return any(v.verdict == "wrong" for v in self.verdicts)
 
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{n} {name}" for name, n in self.counts.items())
+        title = f" {self.title!r}" if self.title else ""
+        return f"<{type(self).__name__}{title}: {len(self.verdicts)} claims, {counts}>"
+
+    def to_records(self) -> list[dict[str, object]]:
+        """One plain dict per claim (the fields of the JSON report's claims; ``row`` and
+        ``column`` 1-based, None where the claim has none)."""
+        return [verdict_record(v, self.lines) for v in self.verdicts]
+
+    def to_frame(self) -> Any:
+        """``to_records()`` as a pandas DataFrame, one row per claim (needs pandas:
+        ``pip install 'symattn[frame]'``)."""
+        try:
+            import pandas  # type: ignore[import-untyped, unused-ignore]
+        except ImportError:
+            raise ArgumentError("Report.to_frame needs pandas: pip install 'symattn[frame]'",
+                                Location(key="Report.to_frame")) from None
+        return pandas.DataFrame.from_records(self.to_records(), columns=list(RECORD_FIELDS))
+
+
+RECORD_FIELDS = ("step", "position", "row", "column", "line", "label", "printed", "exact",
+                 "exact_decimal", "exact_rounded", "recomputed", "verdict", "flags", "reason",
+                 "carried_from", "carried_wrong")
+
+
+def verdict_record(v: Verdict, lines: Mapping[str, int]) -> dict[str, object]:
+    """A verdict as plain data: the claim fields of the JSON report (``lines``: the spec
+    line of each claim key, ``Report.lines``)."""
+    row, column = v.row_column
+    return {"step": v.step, "position": v.position, "row": row, "column": column,
+            "line": lines.get(v.claim.key), "label": v.label, "printed": v.printed,
+            "exact": v.exact,
+            "exact_decimal": v.exact_decimal, "exact_rounded": v.exact_rounded,
+            "recomputed": v.recomputed, "verdict": v.verdict, "flags": list(v.flags),
+            "reason": v.reason, "carried_from": list(v.carried_from),
+            "carried_wrong": list(v.carried_wrong)}
 
 @dataclass(frozen=True)
 class Failed:

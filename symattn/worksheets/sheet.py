@@ -284,7 +284,7 @@ def _shape(mapping: Any) -> dict[str, Any] | None:
 
 def answers_document(sheets: Sequence[Worksheet]) -> str:
     """The answers of a class set as JSON (stable; docs/worksheets.md)."""
-    from symattn._version import __version__
+    from symattn._version import SCHEMA_VERSION, __version__
 
     first = sheets[0]
     variants = []
@@ -293,8 +293,8 @@ def answers_document(sheets: Sequence[Worksheet]) -> str:
         for answer in answers:
             del answer["variant"]
         variants.append({"variant": sheet.variant, "code": sheet.code, "answers": answers})
-    document = {"symattn": __version__, "seed": first.seed, "language": first.language,
-                "places": first.places, "preset": first.preset or None,
+    document = {"symattn": __version__, "schema_version": SCHEMA_VERSION, "seed": first.seed,
+                "language": first.language, "places": first.places, "preset": first.preset or None,
                 "numbers": first.numbers,
                 "exercises": [{"exercise": str(k), "kind": e.kind}
                               for k, e in enumerate(first.exercises, 1)],

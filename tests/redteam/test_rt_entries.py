@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from symattn.errors import InputError
 from symattn.values.entries import MAX_ENTRY_DIGITS, parse_entry
 from symattn.values.exact import Surd, squarefree_split
+from suite_profile import examples
 
 
 @pytest.mark.parametrize("text", ["(1e10000^64)^64", "((1e10000^64)^64)^64", "sqrt(1e10000^64)",
@@ -67,7 +68,7 @@ def _expression(depth: int) -> st.SearchStrategy[str]:
         st.builds(lambda a, op, b: f"{a} {op} {b}", inner, st.sampled_from("+-*/"), inner))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_expression(4))
 def test_random_entries_parse_in_under_a_second(text: str) -> None:
     start = time.perf_counter()

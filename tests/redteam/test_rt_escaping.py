@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli_support import assert_one_line_error, run
+from suite_profile import examples
 
 # Verified by hand: Q = K = I, d_k = 2, so row 1 of the weights is softmax(1/sqrt 2, 0):
 # e^0.7071 / (e^0.7071 + 1) = 0.66976...
@@ -97,7 +98,7 @@ HOSTILE = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_s
                      "1. a", "- a", "&lt;", "<!--", "\u202e", "\r\n|---|"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(title=HOSTILE, label=HOSTILE)
 def test_fuzz_markdown_and_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str],

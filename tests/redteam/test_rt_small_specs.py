@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli_support import assert_one_line_error, run
+from suite_profile import examples
 
 ENTRIES = st.sampled_from([0, 1, -1, 2, "1/3", "0.5", "-2/7", 3, "1/6"])
 
@@ -63,7 +64,7 @@ def test_known_crashes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         assert_one_line_error(err, str(path), "cannot make the exercise")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[
+@settings(max_examples=examples(36, quick_share=3), deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(spec=small_specs())
 def test_random_small_specs_never_give_an_internal_error(

@@ -221,6 +221,7 @@ def json_report(document: Mapping[str, object]) -> str:
     """A report as JSON: the symattn version first, then ``document``, one key a line."""
     import json
 
-    from symattn._version import __version__
+    from symattn._version import SCHEMA_VERSION, __version__
 
-    return json.dumps({"symattn": __version__, **document}, ensure_ascii=False, indent=1) + "\n"
+    return json.dumps({"symattn": __version__, "schema_version": SCHEMA_VERSION, **document},
+                      ensure_ascii=False, indent=1) + "\n"

@@ -34,7 +34,7 @@ __all__ = ["render_text", "render_json", "render_latex"]
 import json
 
 from symattn import messages
-from symattn._version import __version__
+from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
 from symattn.render.reports.shared import render
 from symattn.render.reports.sizes_view import SizesView
@@ -116,6 +116,7 @@ def render_json(sizes: Sizes) -> str:
     """The stable JSON document (see the module docstring and docs/sizes.md)."""
     document = {
         "symattn": __version__,
+        "schema_version": SCHEMA_VERSION,
         "shape": sizes.shape.as_dict(),
         "tensors": [{"name": t.name, "dims": list(t.dims), "shape": list(t.sizes),
                      "elements": t.elements, "description": t.description}
