@@ -18,11 +18,16 @@ from __future__ import annotations
 
 __all__ = ["GridRoundings"]
 
-from typing import TYPE_CHECKING, Callable
+from collections import Counter
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from symattn.values.decimals import _EPS, _POWERS, _SLACK
+from flint import fmpq
+
+from symattn.values.decimals import _EPS, _POWERS, _SLACK, decide_scaled
 from symattn.values.enclosures import Enclosure
+from symattn.values.exact import Exact
 from symattn.values.rounding import Rounding
+from symattn.verify.claims import Claim
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +56,31 @@ class GridRoundings:
         self._lookup: Callable[[str], Enclosure | None] = lambda step: _enclosure_of(
             derivation, step)
         self._claims = claims
+        self.rule = Rounding.HALF_UP
+
+    @classmethod
+    def for_claims(cls, derivation: Derivation, claims: Sequence[Claim],
+                   rule: Rounding = Rounding.HALF_UP) -> GridRoundings:
+        """The tables for these claims (their entries counted per step); ``rule`` is
+        ``decide``'s default."""
+        tables = cls(derivation, Counter(claim.target.step for claim in claims
+                                         if claim.target.part == "entry"))
+        tables.rule = rule
+        return tables
+
+    def decide(self, value: Exact, places: int, rule: Rounding | None = None,
+               at: Claim | None = None) -> int:
+        """``value * 10**places`` rounded under ``rule`` (else the default): from the grid's
+        table when ``value`` is the entry claimed ``at`` (times 100 for a percentage) and
+        the table settles it, else exactly (``decimals.decide_scaled``)."""
+        rule = rule or self.rule
+        if at is not None and at.target.part == "entry" and not isinstance(value, fmpq):
+            target = at.target
+            batched = self.rounded(target.step, target.row, target.column,
+                                   places + (2 if at.printed.percent else 0), rule)
+            if batched is not None:
+                return batched
+        return decide_scaled(value, places, rule)
 
     def rounded(self, step: str, row: int, column: int, places: int, rule: Rounding
                 ) -> int | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 __all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
 
 import dataclasses
-from collections import Counter
 from dataclasses import dataclass
 
 from flint import fmpq
@@ -34,8 +33,8 @@ from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location, argument
 from symattn.problem.problem import Problem
 from symattn.values import arith
-from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decimal,
-                                     significant_decimal, to_scientific)
+from symattn.values.decimals import (UndecidedError, fixed_decimal, significant_decimal,
+                                     to_scientific)
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
 from symattn.verify import framework, input_rounding
@@ -157,21 +156,8 @@ class _Judge:
         self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
-        self.batch = GridRoundings(derivation, Counter(
-            claim.target.step for claim in claims if claim.target.part == "entry"))
-
-    def decide(self, value: Exact, places: int, rule: Rounding | None = None,
-               at: Claim | None = None) -> int:
-        """``value * 10**places`` rounded; from the grid's batch when ``value`` is the
-        entry claimed ``at`` (times 100 for a percentage) and the batch settles it."""
-        rule = rule or self.rule
-        if at is not None and at.target.part == "entry" and not isinstance(value, fmpq):
-            target = at.target
-            batched = self.batch.rounded(target.step, target.row, target.column,
-                                         places + (2 if at.printed.percent else 0), rule)
-            if batched is not None:
-                return batched
-        return decide_scaled(value, places, rule)
+        # decide(value, places, rule=None, at=None): rounded, from a grid's batch when it can
+        self.decide = GridRoundings.for_claims(derivation, claims, rule).decide
 
     def _shown(self, value: Exact, places: int, claim: Claim) -> str:
         """``_shown_decimal`` of the claimed entry's value, from the batch when it can."""
