@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from symattn.errors import InputError, Location, cut
+from symattn.errors import InputError, Location, PositionError, StepNotFoundError, cut
 from symattn.values.exact import NEG_INF, exact_text
 from symattn.worksheets.model import Exercise
 import symattn.worksheets.presets as presets
@@ -250,12 +250,21 @@ def _exercise(kind: str, numbers: str, rng: random.Random, setup: Setup,
         return presets.builder(kind, numbers)(rng, setup)
     try:
         return presets.builder(kind, numbers)(rng, setup)
-    except InputError:
-        raise
+    except InputError as error:
+        # A step or entry the exercise looks up and this spec has not (one token: no
+        # masked scores) is the spec's limit; any other input error is the spec's own.
+        if not isinstance(error, (StepNotFoundError, PositionError)):
+            raise
+        raise _cannot(kind, problem, error) from None
     except (LookupError, ArithmeticError, ValueError) as error:
-        raise InputError(f"this spec cannot make the exercise {kind}: {_why(problem, error)}; "
-                         "leave it out with -x (--exercises)",
-                         Location(file=getattr(problem, "source", None))) from None
+        raise _cannot(kind, problem, error) from None
+
+
+def _cannot(kind: str, problem: Any, error: Exception) -> InputError:
+    """The one line that says why this spec cannot make exercise ``kind``."""
+    return InputError(f"this spec cannot make the exercise {kind}: {_why(problem, error)}; "
+                      "leave it out with -x (--exercises)",
+                      Location(file=getattr(problem, "source", None)))
 
 
 def _why(problem: Any, error: Exception) -> str:
