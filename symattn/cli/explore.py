@@ -136,7 +136,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     problem = _load(args)
     language = language_of(args, problem.language)
     fmt = _number_format(args, language)
-    sweeps = sweep.sweep(problem, temperatures)
+    sweeps = sweep.sweep(problem, temperatures, limits_of(args))
     write_report(args, _report_stem(args), {
         "text": lambda: layouts.render_sweep_text(problem, sweeps, fmt, language),
         "json": lambda: layouts.render_sweep_json(problem, sweeps, fmt),

@@ -20,6 +20,7 @@ from __future__ import annotations
 __all__ = ["parse_temperatures", "SweepRow", "Sweep", "sweep"]
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -29,6 +30,7 @@ from symattn.derivation.diagnostics import check_numeric_weights, weights_prefix
 from symattn.derivation.pipeline import derive
 from symattn.errors import InputError
 from symattn.explore.shared import attention_only, largest_weight, mean_entropy, shown
+from symattn.problem.limits import DEFAULT, Limits, check_sweep
 from symattn.problem.problem import Problem
 from symattn.values.entries import Entry, parse_entry
 from symattn.values.exact import Exact, Surd
@@ -100,26 +102,35 @@ def _sweep_base(problem: Problem) -> tuple[Problem, list[str]]:
     return base, notes
 
 
-def sweep(problem: Problem, temperatures: Sequence[Entry]) -> list[Sweep]:
-    """Entropies of the weights at each temperature, per head."""
+def sweep(problem: Problem, temperatures: Sequence[Entry],
+          limits: Limits = DEFAULT) -> list[Sweep]:
+    """Entropies of the weights at each temperature, per head. Each temperature's
+    derivation is dropped once its entropies are read (memory stays one derivation);
+    temperatures times weights beyond ``limits`` are refused after the first."""
     base, notes = _sweep_base(problem)
     allowed = base.allowed()
-    derivations = [derive(dataclasses.replace(base, temperature=t.value,
-                                              diagnostics=("entropy",)))
-                   for t in temperatures]
-    prefixes = weights_prefixes(derivations[0].steps)
-    for prefix in prefixes:
-        check_numeric_weights(derivations[0][prefix + "weights"].value, "sweep")
-    result = []
-    for prefix in prefixes:
-        maximum = derivations[0][prefix + "entropy_max"].value
-        rows = []
-        for t, derivation in zip(temperatures, derivations):
+    prefixes: list[str] = []
+    maxima: dict[str, tuple[Exact, ...]] = {}
+    rows: dict[str, list[SweepRow]] = {}
+    for t in temperatures:
+        derivation = derive(dataclasses.replace(base, temperature=t.value,
+                                                diagnostics=("entropy",)))
+        if not prefixes:
+            prefixes = weights_prefixes(derivation.steps)
+            for prefix in prefixes:
+                check_numeric_weights(derivation[prefix + "weights"].value, "sweep")
+            weights = sum(math.prod(derivation[prefix + "weights"].value.shape)
+                          for prefix in prefixes)
+            check_sweep(len(temperatures), weights, limits)
+            for prefix in prefixes:
+                maximum = derivation[prefix + "entropy_max"].value
+                maxima[prefix] = tuple(maximum.exact(i, 0) for i in maximum.rows())
+                rows[prefix] = []
+        for prefix in prefixes:
             entropy = derivation[prefix + "entropy"].value
             values = tuple(entropy.exact(i, 0) for i in entropy.rows())
-            rows.append(SweepRow(t, values, mean_entropy(values, allowed),
-                                 largest_weight(derivation[prefix + "weights"].value, allowed)))
-        result.append(Sweep(prefix.rstrip("."), tuple(maximum.exact(i, 0)
-                                                      for i in maximum.rows()),
-                            tuple(rows), tuple(notes)))
-    return result
+            rows[prefix].append(SweepRow(t, values, mean_entropy(values, allowed),
+                                         largest_weight(derivation[prefix + "weights"].value,
+                                                        allowed)))
+    return [Sweep(prefix.rstrip("."), maxima[prefix], tuple(rows[prefix]), tuple(notes))
+            for prefix in prefixes]

@@ -45,6 +45,12 @@ def placeholders(message: str) -> set[str]:
     return set(_PLACEHOLDER.findall(message))
 
 
+@lru_cache(maxsize=4096)
+def _wanted(message: str) -> frozenset[str]:
+    """``placeholders``, remembered: a report fills the same few messages thousands of times."""
+    return frozenset(_PLACEHOLDER.findall(message))
+
+
 class Catalog:
     """The messages of one language (or one section of them)."""
 
@@ -101,7 +107,7 @@ class Catalog:
     def fill(self, path: str, **values: str) -> str:
         """The message with each ``{{name}}`` replaced by ``values[name]`` (strings only)."""
         message = self.text(path)
-        wanted = placeholders(message)
+        wanted = _wanted(message)
         for name, value in values.items():
             if name not in wanted:
                 raise KeyError(f"message {path} has no placeholder {{{{{name}}}}}")

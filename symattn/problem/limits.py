@@ -8,7 +8,7 @@ A spec past a bound gets a clear error before any arithmetic starts.
 from __future__ import annotations
 
 __all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem", "check_positions",
-           "POSITION_TOKENS", "POSITION_WIDTH"]
+           "check_sweep", "POSITION_TOKENS", "POSITION_WIDTH", "SWEEP_ENTRIES"]
 
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +24,12 @@ from symattn.errors import InputError, Location
 # in benchmarks/positions.py: 1024 tokens x width 64 and 128, 128 x 256).
 POSITION_TOKENS = 1024   # queries and keys with options.positions
 POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.positions
+# ``sweep`` derives the spec once per temperature: about 40 microseconds of CPU per
+# weight and temperature on a 2-core machine (128 x 128 at 40 temperatures: 25 s).
+# This bound on temperatures x weights (64 temperatures at 128 x 128) keeps a sweep
+# under a minute even on a loaded machine; 400 temperatures at 128 x 128 took 259 s.
+SWEEP_ENTRIES = 1024 * 1024
+_SWEEP_FLOOR = 1024   # a few temperatures over a small spec stay allowed at any --max-size
 
 
 @dataclass(frozen=True)
@@ -32,16 +38,18 @@ class Limits:
     max_symbolic_entries: int = 64 * 64   # scores on the SymPy path (roots, symbols)
     max_position_tokens: int = POSITION_TOKENS
     max_position_width: int = POSITION_WIDTH
+    max_sweep_entries: int = SWEEP_ENTRIES   # temperatures x weights (all heads) in a sweep
 
     @classmethod
     def scaled(cls, max_entries: int) -> Limits:
-        """Limits with ``max_entries`` raised (or lowered); the SymPy bound in proportion,
-        the position bounds by its square root (tokens and width both grow)."""
+        """Limits with ``max_entries`` raised (or lowered); the SymPy and sweep bounds in
+        proportion, the position bounds by its square root (tokens and width both grow)."""
         ratio = max_entries / cls.max_entries
         root = ratio ** 0.5
         return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)),
                    max(1, int(cls.max_position_tokens * root)),
-                   max(2, int(cls.max_position_width * root)))
+                   max(2, int(cls.max_position_width * root)),
+                   max(_SWEEP_FLOOR, int(cls.max_sweep_entries * ratio)))
 
 
 DEFAULT = Limits()
@@ -84,3 +92,12 @@ def check_positions(tokens: int, width: int, limits: Limits, location: Location)
     if width > limits.max_position_width:
         raise InputError(f"positions over vectors of {width:,} columns: the limit for "
                          f"positions is {limits.max_position_width:,} columns{_HINT}", location)
+
+
+def check_sweep(temperatures: int, weights: int, limits: Limits) -> None:
+    """Refuse a sweep whose temperatures times weights (all heads) exceed the limits."""
+    if temperatures * weights > limits.max_sweep_entries:
+        raise InputError(f"--temperatures: a sweep of {temperatures:,} temperatures over "
+                         f"{weights:,} weights is {temperatures * weights:,} weights to "
+                         f"derive; the limit is "
+                         f"{limits.max_sweep_entries:,}{_HINT}")

@@ -78,6 +78,17 @@ class NoteWriter:
         self.escape = escape if mode != "plain" else str
         self.mode = mode
         self.convert: Callable[[str], str] = convert or _MODES[mode]
+        # A message converted once per key and placeholder names: the same for every verdict.
+        self._converted: dict[tuple[str, ...], str] = {}
+
+    def _message(self, key: str, *names: str) -> str:
+        """``convert(catalog.fill(key))`` with each placeholder kept as a token, cached."""
+        cache_key = (key, *names)
+        text = self._converted.get(cache_key)
+        if text is None:
+            protected = {name: f"\x00{k}\x01" for k, name in enumerate(names)}
+            text = self._converted[cache_key] = self.convert(self.catalog.fill(key, **protected))
+        return text
 
     # ------------------------------------------------------------------ numbers
     def number(self, text: str) -> str:
@@ -181,7 +192,7 @@ class NoteWriter:
         values: dict[str, str] = {}
         for name, value in reason.args:
             if name in RULE_ARGS:
-                values[name] = self.convert(c.text(f"rounding.{value}"))
+                values[name] = self._message(f"rounding.{value}")
             elif name.startswith("size_"):
                 values[name] = self.size(value)
             elif name.startswith("math_"):          # symbols the code wrote (sizes.symbols)
@@ -196,8 +207,7 @@ class NoteWriter:
                 values[name] = self.escape(value)
         if reason.entries:
             values["entries"] = ", ".join(self.named(named) for named in reason.entries)
-        protected = {name: f"\x00{k}\x01" for k, name in enumerate(values)}
-        text = self.convert(c.fill(message_key(reason), **protected))
+        text = self._message(message_key(reason), *values)
         for k, name in enumerate(values):
             text = text.replace(f"\x00{k}\x01", values[name])
         return text
@@ -211,7 +221,7 @@ class NoteWriter:
                          for flag in verdict.flags if flag not in said)
 
     def verdict_word(self, verdict: str) -> str:
-        return self.convert(self.catalog.text(f"verdict.{verdict}"))
+        return self._message(f"verdict.{verdict}")
 
 
 def _closed_form_math(text: str) -> str:

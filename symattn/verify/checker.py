@@ -33,11 +33,12 @@ from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location, argument
 from symattn.problem.problem import Problem
 from symattn.values import arith
-from symattn.values.decimals import (UndecidedError, decide_scaled, fixed_decimal,
-                                     significant_decimal, to_scientific)
+from symattn.values.decimals import (UndecidedError, fixed_decimal, significant_decimal,
+                                     to_scientific)
 from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
 from symattn.verify import framework, input_rounding
+from symattn.verify.batch import GridRoundings
 from symattn.verify.claims import Claim, Printed, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
@@ -158,9 +159,15 @@ class _Judge:
         self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
+        # decide(value, places, rule=None, at=None): rounded, from a grid's batch when it can
+        self.decide = GridRoundings.for_claims(derivation, claims, rule).decide
 
-    def decide(self, value: Exact, places: int, rule: Rounding | None = None) -> int:
-        return decide_scaled(value, places, rule or self.rule)
+    def _shown(self, value: Exact, places: int, claim: Claim) -> str:
+        """``_shown_decimal`` of the claimed entry's value, from the batch when it can."""
+        if isinstance(value, fmpq) or claim.printed.scientific:
+            return _shown_decimal(value, places, claim.printed)
+        extra = max(places, 0) + _SHOWN_EXTRA_PLACES
+        return format_scaled(self.decide(value, extra, Rounding.HALF_UP, claim), extra) + "..."
 
     def position(self, claim: Claim) -> str:
         return position(self.derivation.problem, claim.target)
@@ -189,7 +196,7 @@ class _Judge:
         scale = fmpq(100) if printed.percent else fmpq(1)
         value = arith.multiply(exact, scale)
         try:
-            rounded = self.decide(value, printed.places)
+            rounded = self.decide(value, printed.places, at=heading.claim)
         except UndecidedError as error:
             return heading.verdict("undecided", Reason.of("undecided", detail=str(error)))
         except ValueError:   # built from symbolic entries: no decimal exists
@@ -199,8 +206,8 @@ class _Judge:
                            printed.scientific)
         heading = dataclasses.replace(
             heading, exact_rounded=reading.shown(rounded),
-            exact_decimal=_shown_decimal(value, printed.places, printed) + reading.unit,
-            flags=heading.flags + tuple(self._tie_flags(value, printed.places)))
+            exact_decimal=self._shown(value, printed.places, heading.claim) + reading.unit,
+            flags=heading.flags + tuple(self._tie_flags(value, printed.places, heading.claim)))
         ok = self._ok(heading, reading)
         followed = self._follow(heading.claim, reading) if ok is None or self.working else None
         unfollowed = self._unfollowed(heading, reading, followed)
@@ -220,8 +227,8 @@ class _Judge:
             if "tie" in heading.flags:
                 reasons.append(self._tie_reason(reading))
             return heading.verdict("ok", *reasons)
-        if heading.claim.printed.continues and self.decide(
-                reading.value, reading.places, Rounding.TRUNCATE) == reading.printed_scaled:
+        if heading.claim.printed.continues and reading.printed_scaled == self.decide(
+                reading.value, reading.places, Rounding.TRUNCATE, heading.claim):
             return heading.verdict("ok", Reason.of("begins", exact=heading.exact_decimal))
         return None
 
@@ -307,7 +314,7 @@ class _Judge:
         exact = exact_value(self.derivation, claim.target)
         return not (isinstance(exact, fmpq) and exact == claim.printed.number)
 
-    def _tie_flags(self, value: Exact, places: int) -> list[str]:
+    def _tie_flags(self, value: Exact, places: int, claim: Claim) -> list[str]:
         if self.rule is Rounding.TRUNCATE:
             return []
         if isinstance(value, fmpq):
@@ -319,7 +326,7 @@ class _Judge:
         # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
         # grid of thousandths of the last place (certified, like any rounding).
         try:
-            fine = self.decide(value, places + 3, Rounding.TRUNCATE)
+            fine = self.decide(value, places + 3, Rounding.TRUNCATE, claim)
         except UndecidedError:   # e.g. 1 - 10^-(10^9): not near a midpoint at these places
             return []
         remainder = abs(fine) % 1000

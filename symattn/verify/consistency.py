@@ -33,12 +33,26 @@ def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
         groups.setdefault(verdict.claim.target, []).append(index)
     result = list(verdicts)
     for indices in groups.values():
+        clashing = _clashing_pairs([verdicts[k].claim.printed for k in indices], rule)
+        if not clashing:
+            continue
         for k in indices:
-            clashes = [m for m in indices if m != k and not compatible(
-                verdicts[k].claim.printed, verdicts[m].claim.printed, rule)]
+            printed = verdicts[k].claim.printed
+            clashes = [m for m in indices
+                       if m != k and (printed, verdicts[m].claim.printed) in clashing]
             if clashes:
                 result[k] = _flagged(verdicts[k], [verdicts[m] for m in clashes])
     return result
+
+
+def _clashing_pairs(printings: list[Printed], rule: Rounding) -> set[tuple[Printed, Printed]]:
+    """The pairs of the distinct printings that are not ``compatible``: each pair judged
+    once, however often the document printed the quantity (4,000 equal printings: one)."""
+    if len(printings) < 2:
+        return set()
+    distinct = list(dict.fromkeys(printings))
+    return {(first, second) for first in distinct for second in distinct
+            if not compatible(first, second, rule)}
 
 
 def flag_carried_wrong(verdicts: list[Verdict]) -> list[Verdict]:

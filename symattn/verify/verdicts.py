@@ -89,6 +89,8 @@ def reason_text(reasons: tuple[Reason, ...]) -> str:
 
 def _plain(text: str) -> str:
     """A [reason] message without its little LaTeX: the ASCII the reports have used."""
+    if "$" not in text and "~" not in text:
+        return text
     text = text.replace("$-\\infty$", "-inf").replace("$1/\\sqrt{d_k}$", "1/sqrt(d_k)")
     return re.sub(r"[$~]", lambda m: "" if m.group() == "$" else " ", text)
 

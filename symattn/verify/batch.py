@@ -1,0 +1,145 @@
+"""Roundings of many claims on one grid, decided for the whole grid at once.
+
+A check of every weight and output entry of a large head asks for three
+roundings per claim (at the printed places under the rule, at three more
+places truncated for the near-tie flag, at four more for the shown decimal).
+One ``arb`` ball per question costs microseconds; here the grid's certified
+double-precision enclosure (``values.enclosures``, the one derive's decimals
+use) answers each question for every entry in one numpy pass, with the test of
+``values.decimal_arrays``: the value lies within ``delta`` of the double
+``x``; when ``x * 10**places`` is farther from every rounding boundary (a
+midpoint for the half rules, an integer for truncation) than all the errors
+made, the value rounds as ``x`` does. An entry the enclosure cannot settle
+(an exact tie, a value hugging a boundary, a row without an enclosure) gives
+None, and the caller decides it exactly, one by one, as before.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GridRoundings"]
+
+from collections import Counter
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from flint import fmpq
+
+from symattn.values.decimals import _EPS, _POWERS, _SLACK, decide_scaled
+from symattn.values.enclosures import Enclosure
+from symattn.values.exact import Exact
+from symattn.values.rounding import Rounding
+from symattn.verify.claims import Claim
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from symattn.derivation.steps import Derivation
+
+# 10**k is an exact double up to k = 22; further places are left to the exact path.
+_MAX_PLACES = 22
+# Below this many claims on a grid, the per-claim balls are cheaper than numpy's import.
+_MIN_CLAIMS = 512
+
+_Table = tuple[list[list[int]], list[list[bool]]]
+
+
+class GridRoundings:
+    """Rounded entries of the derivation's grids, one table per (step, places, rule).
+
+    ``claims`` counts the claims on each step: a step with few claims is left
+    to the per-claim path.
+    """
+
+    def __init__(self, derivation: Derivation, claims: dict[str, int]) -> None:
+        self._enclosures: dict[str, Enclosure | None] = {}
+        self._tables: dict[tuple[str, int, bool], _Table | None] = {}
+        self._lookup: Callable[[str], Enclosure | None] = lambda step: _enclosure_of(
+            derivation, step)
+        self._claims = claims
+        self.rule = Rounding.HALF_UP
+
+    @classmethod
+    def for_claims(cls, derivation: Derivation, claims: Sequence[Claim],
+                   rule: Rounding = Rounding.HALF_UP) -> GridRoundings:
+        """The tables for these claims (their entries counted per step); ``rule`` is
+        ``decide``'s default."""
+        tables = cls(derivation, Counter(claim.target.step for claim in claims
+                                         if claim.target.part == "entry"))
+        tables.rule = rule
+        return tables
+
+    def decide(self, value: Exact, places: int, rule: Rounding | None = None,
+               at: Claim | None = None) -> int:
+        """``value * 10**places`` rounded under ``rule`` (else the default): from the grid's
+        table when ``value`` is the entry claimed ``at`` (times 100 for a percentage) and
+        the table settles it, else exactly (``decimals.decide_scaled``)."""
+        rule = rule or self.rule
+        if at is not None and at.target.part == "entry" and not isinstance(value, fmpq):
+            target = at.target
+            batched = self.rounded(target.step, target.row, target.column,
+                                   places + (2 if at.printed.percent else 0), rule)
+            if batched is not None:
+                return batched
+        return decide_scaled(value, places, rule)
+
+    def rounded(self, step: str, row: int, column: int, places: int, rule: Rounding
+                ) -> int | None:
+        """``value * 10**places`` rounded under ``rule`` for one entry, or None if the
+        enclosure does not settle it (or the grid has none)."""
+        if self._claims.get(step, 0) < _MIN_CLAIMS or not 0 <= places <= _MAX_PLACES:
+            return None
+        key = (step, places, rule is Rounding.TRUNCATE)
+        if key not in self._tables:
+            enclosure = self._enclosure(step)
+            self._tables[key] = None if enclosure is None else _table(enclosure, places,
+                                                                      key[2])
+        table = self._tables[key]
+        if table is None:
+            return None
+        values, decided = table
+        try:
+            return values[row][column] if decided[row][column] else None
+        except IndexError:
+            return None
+
+    def _enclosure(self, step: str) -> Enclosure | None:
+        if step not in self._enclosures:
+            self._enclosures[step] = self._lookup(step)
+        return self._enclosures[step]
+
+
+def _enclosure_of(derivation: Derivation, step: str) -> Enclosure | None:
+    if step not in derivation:
+        return None
+    enclosure = getattr(derivation[step].value, "enclosure", None)
+    return enclosure() if callable(enclosure) else None
+
+
+def _table(enclosure: Enclosure, places: int, truncate: bool) -> _Table:
+    """Every entry rounded at ``places`` (half rules: to nearest, which all half rules
+    agree on away from a midpoint; truncation: towards zero), and where that is proved."""
+    import numpy as np
+
+    x = enclosure.mid
+    magnitude = np.abs(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok: NDArray[np.bool_] = enclosure.known[:, None] & (magnitude > 1e-290) & \
+            (magnitude < 1e290) & np.isfinite(enclosure.rad)
+        if enclosure.neg_inf is not None:
+            ok &= ~enclosure.neg_inf
+        delta = enclosure.rad * (1 + _EPS) + magnitude * _EPS
+        power = _POWERS[places]
+        scaled = magnitude * power
+        ok &= scaled < 2.0 ** 52
+        floor = np.floor(scaled)
+        fraction = scaled - floor
+        if truncate:
+            distance = np.minimum(fraction, 1.0 - fraction)
+            result = floor
+        else:
+            distance = np.abs(fraction - 0.5)
+            result = np.floor(scaled + 0.5)
+        margin = distance - scaled * _SLACK - delta * power * (1 + _EPS)
+        ok &= margin > 0.0
+        signed = np.where(ok, np.where(x < 0, -result, result), 0.0).astype(np.int64)
+    return signed.tolist(), ok.tolist()

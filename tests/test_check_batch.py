@@ -1,0 +1,160 @@
+"""check on thousands of claims: the roundings decided a grid at a time
+(``verify.batch``) against the claim-by-claim path and against mpmath + fractions.
+
+The spec prints every weight at 3 places (some spoiled by one in the last
+digit: wrong), the output entries of some rows as a document computes them
+from its own printed weights (some of them therefore propagated), the others
+rounded from the exact value, some as percentages. The report must be byte for byte the one the
+claim-by-claim path writes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+import symattn
+from symattn.render.report import report_json, report_text
+from symattn.values.rounding import Rounding
+from symattn.verify import batch, checker
+
+N, D = 40, 16    # 1,600 weights and 640 outputs claimed: past the batch threshold
+
+
+def _inputs(rng: random.Random) -> dict[str, list[list[str]]]:
+    return {name: [[f"{rng.randint(-99, 99) / 100:.2f}" for _ in range(D)] for _ in range(N)]
+            for name in "QKV"}
+
+
+def _exact_weights(inputs: dict[str, list[list[str]]]) -> list[list[mpmath.mpf]]:
+    """Causal softmax of Q K^T / sqrt(16) at 60 digits, independently of symattn."""
+    mpmath.mp.dps = 60
+    q, k = ([[Fraction(x) for x in row] for row in inputs[n]] for n in "QK")
+    rows = []
+    for i in range(N):
+        scores = [sum(a * b for a, b in zip(q[i], k[j])) / 4 for j in range(i + 1)]
+        exps = [mpmath.exp(mpmath.mpf(s.numerator) / s.denominator) for s in scores]
+        total = mpmath.fsum(exps)
+        rows.append([e / total for e in exps] + [mpmath.mpf(0)] * (N - i - 1))
+    return rows
+
+
+def _round(value: mpmath.mpf, places: int, rounding: str = ROUND_HALF_UP) -> Decimal:
+    """Rounded with Python's decimal from the 60-digit value (far from any midpoint)."""
+    return Decimal(mpmath.nstr(value, 55, strip_zeros=False)).quantize(
+        Decimal(1).scaleb(-places), rounding=rounding)
+
+
+def _claims(rng: random.Random, inputs: dict[str, list[list[str]]]) -> dict[str, str]:
+    weights = _exact_weights(inputs)
+    printed = [[_round(w, 3) for w in row] for row in weights]
+    values = [[Decimal(x) for x in row] for row in inputs["V"]]
+    claims: dict[str, str] = {}
+    for i in range(N):
+        for j in range(N):
+            text = str(printed[i][j])
+            if rng.random() < 0.03:     # spoiled in the last digit: wrong
+                text = str(printed[i][j] + Decimal("0.001"))
+            claims[f"weights[{i + 1},{j + 1}]"] = text
+        own_row = rng.random() < 0.15    # a row the document computed from its weights
+        for k in range(D):
+            exact = mpmath.fsum(w * mpmath.mpf(str(row[k]))
+                                for w, row in zip(weights[i], values))
+            if own_row:
+                own = sum(printed[i][j] * values[j][k] for j in range(N))
+                text = str(own.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+            elif rng.random() < 0.2:
+                text = f"{_round(exact * 100, 1)}%"
+            else:
+                text = str(_round(exact, 4))
+            claims[f"output[{i + 1},{k + 1}]"] = text
+    return claims
+
+
+@pytest.fixture(scope="module")
+def spec() -> tuple[symattn.Problem, dict[str, list[list[str]]]]:
+    rng = random.Random(4817)
+    inputs = _inputs(rng)
+    document = {"title": "many claims", "inputs": inputs, "options": {"mask": "causal"},
+                "claims": _claims(rng, inputs)}
+    return symattn.loads(json.dumps(document), kind="json"), inputs
+
+
+def _reports(problem: symattn.Problem) -> tuple[str, str]:
+    report = checker.check(symattn.derive(problem))
+    return report_json([report]), report_text([report])
+
+
+def test_batch_report_is_the_claim_by_claim_report(spec, monkeypatch) -> None:
+    problem, _ = spec
+    fast = _reports(problem)
+    monkeypatch.setattr(batch.GridRoundings, "rounded", lambda *args: None)
+    slow = _reports(problem)
+    assert fast[0] == slow[0]
+    assert fast[1] == slow[1]
+    verdicts = {v["verdict"] for v in _verdicts(fast[0])}
+    assert {"ok", "wrong", "propagated"} <= verdicts, verdicts
+
+
+def _verdicts(text: str) -> list[dict[str, object]]:
+    return list(json.loads(text)["reports"][0]["claims"])
+
+
+def test_batch_is_used_and_agrees_with_mpmath(spec) -> None:
+    problem, inputs = spec
+    derivation = symattn.derive(problem)
+    roundings = batch.GridRoundings(derivation, {"weights": N * N})
+    weights = _exact_weights(inputs)
+    decided = 0
+    for places, rule, mode in ((3, Rounding.HALF_UP, ROUND_HALF_UP),
+                               (6, Rounding.TRUNCATE, ROUND_DOWN),
+                               (7, Rounding.HALF_EVEN, ROUND_HALF_UP)):
+        for i in range(1, N):
+            for j in range(i + 1):
+                got = roundings.rounded("weights", i, j, places, rule)
+                if got is None:
+                    continue
+                decided += 1
+                expected = _round(weights[i][j], places, mode).scaleb(places)
+                assert got == int(expected), (i, j, places, rule)
+    # nearly every entry is settled by the enclosure (the rest go the exact way)
+    assert decided > 0.99 * 3 * (N * (N + 1) // 2 - 1)
+
+
+def test_few_claims_take_the_exact_path(spec) -> None:
+    problem, _ = spec
+    roundings = batch.GridRoundings(symattn.derive(problem), {"weights": 3})
+    assert roundings.rounded("weights", 5, 2, 3, Rounding.HALF_UP) is None
+
+
+def _interval(text: str) -> tuple[Fraction, Fraction]:
+    """The values that print as ``text`` under half-up: [p - u/2, p + u/2)."""
+    unit = Fraction(1, 10 ** len(text.partition(".")[2]))
+    return Fraction(text) - unit / 2, Fraction(text) + unit / 2
+
+
+def test_many_printings_of_one_entry_are_compared_once_per_distinct_pair(monkeypatch) -> None:
+    from symattn.verify import consistency
+
+    rng = random.Random(7)
+    texts = [rng.choice(["0.5", "0.50", "0.49", "0.6", "0.500"]) for _ in range(1500)]
+    claims = {f"weights[2,1] @ p{k}": text for k, text in enumerate(texts)}
+    document = {"title": "t", "inputs": {"Q": [["1"], ["0"]], "K": [["1"], ["0"]],
+                                         "V": [["1"], ["2"]]}, "claims": claims}
+    calls = []
+    compatible = consistency.compatible
+    monkeypatch.setattr(consistency, "compatible",
+                        lambda *args: calls.append(1) or compatible(*args))
+    report = checker.check(symattn.derive(symattn.loads(json.dumps(document), kind="json")))
+    assert len(calls) <= 5 * 5
+    intervals = {text: _interval(text) for text in set(texts)}
+    for verdict, text in zip(report.verdicts, texts):
+        low, high = intervals[text]
+        clash = any(max(low, other[0]) >= min(high, other[1])
+                    for other in (intervals[t] for t in texts))
+        assert ("inconsistent" in verdict.flags) == clash, text
