@@ -83,11 +83,12 @@ def _first_error(log: str) -> str:
 
 
 # LaTeX's and its packages' requests for another pass (cross-references, outlines).
-_RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|\(rerunfilecheck\).*Rerun")
+_RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|\(rerunfilecheck\).*Rerun|"
+                    r"Table widths have changed")
 
 
 def compile_pdf(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
-                engine: str | None = None, direct: bool = False) -> bytes:
+                engine: str | None = None, direct: bool = True) -> bytes:
     """The PDF of a standalone LaTeX document (raises ``PdfError``).
 
     The same LaTeX gives the same bytes, whatever the engine: the PDF's dates
@@ -159,11 +160,13 @@ def _environment() -> dict[str, str]:
 
 
 def compile_with_log(tex: str, timeout: float = TIMEOUT, reproducible: bool = True,
-                     engine: str | None = None, direct: bool = False) -> tuple[bytes, str]:
+                     engine: str | None = None, direct: bool = True) -> tuple[bytes, str]:
     """``compile_pdf``, and TeX's log of the last run (overfull boxes, warnings).
 
-    ``direct``: run the engine itself, again only while its log asks for another
-    pass (a worksheet needs one pass where latexmk makes two), not latexmk.
+    ``direct`` (the default): run the engine itself, again only while its log asks
+    for another pass (most pages need one pass where latexmk makes two); without it,
+    latexmk decides the passes. Under heavy load latexmk sometimes reported a failure
+    after a complete run, with nothing in the log; the engine's own status does not.
     """
     asked = engine not in (None, engines.AUTO)
     chosen = engines.choose(engine, tex) if asked else \
