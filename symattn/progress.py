@@ -67,13 +67,18 @@ _enabled_stream: TextIO | None = None
 @contextmanager
 def enabled(stream: TextIO | None = None) -> Iterator[None]:
     """Let tasks draw a bar on ``stream`` (stderr) if it is a terminal."""
-    global _enabled_stream
+    global _enabled_stream, _active
     stream = stream or sys.stderr
     previous = _enabled_stream
     _enabled_stream = stream if stream.isatty() else None
     try:
         yield
     finally:
+        # A task cut short (Ctrl-C, an error) inside a generator that is not closed yet:
+        # its bar is erased here, before the message that follows is printed.
+        if _active is not None:
+            _active.clear()
+            _active = None
         _enabled_stream = previous
 
 

@@ -172,8 +172,14 @@ def test_progress_bar_on_a_terminal_and_not_on_a_pipe(tmp_path: Path) -> None:
         stop(process)
         os.close(master)
     assert process.returncode == 130
-    # The bar is erased (carriage return, spaces, carriage return) before the message.
-    assert rest.replace(b"\r\n", b"\n").rstrip().endswith(b"\r" + INTERRUPTED.strip().encode())
+    # The last bar drawn is erased (carriage return, spaces, carriage return) before the
+    # message, whether Ctrl-C came while it showed or after its task ended.
+    whole = (shown + rest).replace(b"\r\n", b"\n")
+    message = INTERRUPTED.strip().encode()
+    last_bar = whole.rfind(b"writing [")
+    erased = whole.find(b"\r" + b" " * 80 + b"\r", last_bar)
+    assert whole.rstrip().endswith(message)
+    assert last_bar < erased < whole.rindex(message), whole[last_bar:]
     assert b"Traceback" not in shown + rest
 
     # The same run with stderr on a pipe: after two seconds, not a character.

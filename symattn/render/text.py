@@ -14,7 +14,7 @@ import re
 from typing import Iterable, Mapping, Sequence
 
 from symattn.errors import visible, visible_lines
-from symattn import messages
+from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
 from symattn.render.view import DerivationView, StepView
@@ -204,5 +204,8 @@ def _step_json(step: StepView) -> str:
 def _rows_json(rows: Sequence[Sequence[str | None]]) -> str:
     if not rows:
         return "[]"
-    return "[\n    " + ",\n    ".join(json.dumps(row, ensure_ascii=False) for row in rows) + \
-        "\n   ]"
+    lines = []
+    for row in rows:      # a row of long closed forms takes time: the bar may show
+        lines.append(json.dumps(row, ensure_ascii=False))
+        progress.advance(0)
+    return "[\n    " + ",\n    ".join(lines) + "\n   ]"

@@ -90,6 +90,7 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
         decimal = number_format.format_block(grid, rows, columns)
     except UndecidedError as error:   # a number too large to write out: say which step
         raise type(error)(f"step {step.name}: {error.message}", error.location) from None
+    progress.advance(len(rows))       # the decimals: the other half of the bar's total
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                     grid.shape, rows, columns, tuple(exact), decimal, max_terms, step.variant)
 
