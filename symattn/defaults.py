@@ -28,6 +28,7 @@ ROWS_SHOWN = 8              # rows and columns of a matrix shown before the midd
 MAX_TERMS = 64              # closed forms of more exponentials are left out (--max-terms)
 POSITION_BASE = 10_000      # the 10000 in the sinusoid and RoPE frequencies
 MAX_ENTRIES = 2048 * 2048   # entries of any one matrix, scores included (--max-size)
+MAX_SPEC_BYTES = 256 * 2**20   # a spec file larger is refused (/dev/zero is endless)
 
 
 class TextEnum(str, Enum):

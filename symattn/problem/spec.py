@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from symattn.defaults import MAX_SPEC_BYTES
 from symattn.errors import InputError, Location, argument, cut, visible
 from symattn.problem.limits import DEFAULT, Limits
 from symattn.problem.problem import Problem
@@ -216,13 +217,17 @@ def read_file(path: str | Path) -> str:
     path = Path(path)
     source = str(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:       # at most the limit: a device may never end
+            raw = stream.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise InputError("no such file", Location(file=source)) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a spec file", Location(file=source)) from None
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", Location(file=source)) from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise InputError(f"larger than {MAX_SPEC_BYTES // 2**20} MiB: not a spec file",
+                         Location(file=source))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -135,3 +135,11 @@ def test_examples_and_files_in_the_order_given(tmp_path: Path,
                          "--format", "json")
     sources = [r["source"] for r in json.loads(out)["reports"]]
     assert sources == ["example 004-softmax-row", good[0]]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_an_endless_file_as_a_spec_is_one_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # /dev/zero never ends: it was read until memory ran out (MemoryError, status 3)
+    status, out, err = run(capsys, "derive", "/dev/zero")
+    assert (status, out) == (2, "")
+    assert err.startswith("symattn: error: /dev/zero") and "MiB" in err and err.count("\n") == 1
