@@ -71,14 +71,16 @@ def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
         steps += multihead.build_steps(problem)
     else:
         steps += rational_steps(problem)
-    from symattn.derivation import compare, cosine, diagnostics, max_shift, symbols, variance
+    from symattn.derivation import compare, cosine, diagnostics, max_shift, variance
 
     steps = max_shift.apply(problem, steps)
     for stage in layer.STAGES + diagnostics.STAGES:
         steps += stage(problem, steps)
     steps = variance.insert(problem, steps)
     steps = cosine.insert(problem, steps)
-    if problem.symbols:   # limits, derivative, substitution (SymPy)
+    if problem.symbols:   # limits, derivative, substitution: SymPy, imported only then
+        from symattn.derivation import symbols
+
         steps = symbols.insert(problem, steps)
     comparisons = compare.build(problem, _derive) if problem.compare else ()
     return Derivation(problem, tuple(steps), comparisons)

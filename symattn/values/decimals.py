@@ -354,11 +354,14 @@ def float_decimal_from_ball(ball: arb | None, places: int | None, digits: int | 
     return text if separator == "." else text.replace(".", separator)
 
 
-def to_scientific(text: str, digits: int) -> str:
-    """Rewrite a positional decimal with ``digits`` significant digits as ``d.ddde-12``.
+def to_scientific(text: str, digits: int | None = None) -> str:
+    """Rewrite a positional decimal with ``digits`` significant digits (None: all of
+    the text's) as ``d.ddde-12``.
 
     >>> to_scientific("0.0000000001230", 4), to_scientific("-123400000000000000000000", 4)
     ('1.230e-10', '-1.234e+23')
+    >>> to_scientific("0.0000000001230")
+    '1.230e-10'
     """
     sign = "-" if text.startswith("-") else ""
     body = text.lstrip("-")
@@ -369,6 +372,7 @@ def to_scientific(text: str, digits: int) -> str:
     if not significant:
         return text
     exponent = len(whole) - 1 - (len(all_digits) - len(significant))
+    digits = len(significant) if digits is None else digits
     mantissa = significant[:digits].ljust(digits, "0")
     tail = f"{separator}{mantissa[1:]}" if digits > 1 else ""
     return f"{sign}{mantissa[0]}{tail}e{exponent:+03d}"

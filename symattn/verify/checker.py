@@ -133,10 +133,7 @@ class _Reading:
     def shown(self, scaled: int) -> str:
         text = format_scaled(scaled, self.places)
         if self.scientific and scaled:
-            # the digits of ``scaled`` counted in its text: str() of an integer of
-            # thousands of digits (a claim of 1e-9999) is refused by Python
-            digits = len(text.lstrip("-").replace(".", "").replace(",", "").lstrip("0"))
-            text = _short_exponent(to_scientific(text, digits))
+            text = _short_exponent(to_scientific(text))   # every digit printed
         return text + self.unit
 
 

@@ -26,7 +26,7 @@ from symattn.problem import spec
 from symattn.render import author
 
 
-class SymattnPlugin(BasePlugin):  # type: ignore[type-arg, no-untyped-call, unused-ignore]
+class SymattnPlugin(BasePlugin):  # type: ignore[type-arg, no-untyped-call, misc, unused-ignore]
     """Fills the pages that name a spec in their front matter."""
 
     def __init__(self) -> None:

@@ -85,7 +85,8 @@ def description(step: StepLike, catalog: Catalog) -> str:
     of worksheet problems that ``[description]`` lacks (the readout matrix ``U``)."""
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.given" if not step.operands else "raw.unscaled"))
-    asked = symbol_question(step.name, step.symbol)   # [symbols]: limits, derivative, subs
+    # [symbols]: limits, derivative, substitution
+    asked = symbol_question(step.name, getattr(step, "symbol", ""))
     if asked is not None:
         return catalog.fill(f"symbols.description.{asked[0]}", **asked[1])
     base = base_name(step.name)
@@ -110,7 +111,7 @@ def heading(step: StepLike, catalog: Catalog) -> str:
     prefix, base = split_name(step.name)
     if getattr(step, "variant", "") == "raw":      # scores the spec says are used unscaled
         return str(catalog.text("raw.heading" if not step.operands else "raw.heading_unscaled"))
-    asked = symbol_question(step.name, step.symbol)
+    asked = symbol_question(step.name, getattr(step, "symbol", ""))
     if asked is not None:
         return catalog.fill(f"symbols.heading.{asked[0]}", **asked[1])
     key = "mixed" if base == "output" and step.operands == ("concat", "W_O") else base
