@@ -11,7 +11,8 @@ rational 171/200. The mapping then goes to ``Problem.from_mapping``.
 
 from __future__ import annotations
 
-__all__ = ["PrintedNumber", "load", "loads", "read_mapping", "read_file", "claim_lines"]
+__all__ = ["PrintedNumber", "load", "loads", "read_mapping", "read_file", "claim_lines",
+           "problem_of"]
 
 import dataclasses
 import json
@@ -157,8 +158,12 @@ def loads(text: str, source: str = "<spec>", kind: str | None = None,
     if kind not in (None, "toml", "json"):
         raise argument("loads", "kind", f"kind must be \"toml\", \"json\" or None (from the "
                        f"file name), got {kind!r}")
-    problem = Problem.from_mapping(read_mapping(text, source, kind), source=source,
-                                   limits=limits)
+    return problem_of(read_mapping(text, source, kind), text, source, limits)
+
+
+def problem_of(mapping: Any, text: str, source: str, limits: Limits = DEFAULT) -> Problem:
+    """The Problem of a spec's mapping, with the line of each claim in its ``text``."""
+    problem = Problem.from_mapping(mapping, source=source, limits=limits)
     if not problem.claims:
         return problem
     return dataclasses.replace(problem, claim_lines=claim_lines(text))

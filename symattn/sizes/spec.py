@@ -9,7 +9,6 @@ from __future__ import annotations
 __all__ = ["is_sizes_spec", "read_spec", "load_any", "shapes_of_spec", "SizeClaim", "read_claims",
            "read_options"]
 
-import dataclasses
 import difflib
 import re
 from dataclasses import dataclass
@@ -66,17 +65,12 @@ def load_any(source: str, limits: Limits = DEFAULT) -> dict[str, Any] | Problem:
     """A spec file read once: the mapping of a size spec, else the attention ``Problem``
     (so a spec on a pipe, ``/dev/stdin`` or ``<(...)``, works)."""
     from symattn.problem import spec as attention_spec
-    from symattn.problem.problem import Problem
 
     text = attention_spec.read_file(source)
     mapping = attention_spec.read_mapping(text, source)
     if is_sizes_spec(mapping):
         return mapping
-    problem = Problem.from_mapping(mapping, source=source, limits=limits)
-    if not problem.claims:
-        return problem
-    # each claim's spec line, for the reports (``spec.claim_lines``)
-    return dataclasses.replace(problem, claim_lines=attention_spec.claim_lines(text))
+    return attention_spec.problem_of(mapping, text, source, limits)
 
 
 def _hint(word: str, known: Iterable[str]) -> str:
