@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from symattn.cli.app import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def subprocess_env() -> dict[str, str]:
+    """The environment of a ``python -m symattn`` child: this checkout first on the
+    path, and no SYMATTN_DEBUG (its tracebacks are what the tests rule out)."""
+    variables = dict(os.environ)
+    variables.pop("SYMATTN_DEBUG", None)
+    variables["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT),
+                                                            variables.get("PYTHONPATH")]))
+    return variables
 
 
 def run(capsys, *argv):  # type: ignore[no-untyped-def]

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import subprocess_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and ptys")
 
@@ -35,12 +36,7 @@ def large_spec(folder: Path, n: int = 200) -> Path:
     return path
 
 
-def env() -> dict[str, str]:
-    variables = dict(os.environ)
-    variables.pop("SYMATTN_DEBUG", None)
-    variables["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT),
-                                                            variables.get("PYTHONPATH")]))
-    return variables
+env = subprocess_env
 
 
 def start(argv: list[str], cwd: Path, **streams: object) -> subprocess.Popen:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import subprocess_env
 
 from symattn.cli.app import main
 from symattn.render import files
@@ -27,11 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def env() -> dict[str, str]:
-    variables = dict(os.environ)
-    variables.pop("SYMATTN_DEBUG", None)
-    variables.pop("SOURCE_DATE_EPOCH", None)
-    variables["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT),
-                                                            variables.get("PYTHONPATH")]))
+    variables = subprocess_env()
+    variables.pop("SOURCE_DATE_EPOCH", None)    # the PDFs' dates: the default, 0
     return variables
 
 

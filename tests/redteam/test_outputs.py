@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import subprocess_env
 
 from symattn.cli.app import main
 
@@ -30,12 +31,7 @@ EXAMPLE = ["--example", "001-softmax-10-2-1"]
 WRONG_SPEC = '[inputs]\nscaled = [[1, 2]]\n[claims]\n"weights[1,1]" = "0.5"\n'
 
 
-def env() -> dict[str, str]:
-    variables = dict(os.environ)
-    variables.pop("SYMATTN_DEBUG", None)
-    variables["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT),
-                                                            variables.get("PYTHONPATH")]))
-    return variables
+env = subprocess_env
 
 
 def symattn(*argv: str, cwd: Path, stdout: object) -> subprocess.CompletedProcess[bytes]:
