@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Sequence
 
 from symattn._version import __version__
+from symattn.cli.interleaved import CommandParser
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
                                  EXIT_TERMINATED, Handler, one_line)
 from symattn.errors import SymattnError
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exact Transformer attention from matrices you write down: every step, "
                     "certified decimals, and checks of published hand calculations.")
     parser.add_argument("--version", action="version", version=f"symattn {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                     parser_class=CommandParser)
     for module in _command_modules():
         for name, handler in module.register(commands).items():
             commands.choices[name].set_defaults(handler=handler)

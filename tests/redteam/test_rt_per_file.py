@@ -137,6 +137,26 @@ def test_examples_and_files_in_the_order_given(tmp_path: Path,
     assert sources == ["example 004-softmax-row", good[0]]
 
 
+@pytest.mark.parametrize("example", [["--example", "004-softmax-row"],
+                                     ["--example=004-softmax-row"], ["-e004-softmax-row"]])
+def test_files_on_both_sides_of_an_example(tmp_path: Path, example: list[str],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # files split by an --example were refused: "unrecognized arguments: b.toml"
+    first, second = _files(tmp_path, 2)
+    status, out, err = run(capsys, "check", first, *example, "--format", "json", second,
+                           "--summary")
+    assert err == "" and status in (0, 1)      # 1: the example has wrong numbers
+    sources = [r["source"] for r in json.loads(out)["reports"]]
+    assert sources == [first, "example 004-softmax-row", second]
+
+
+def test_an_unknown_option_among_files_is_still_refused(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = _files(tmp_path, 2)
+    status, out, err = run(capsys, "check", first, "--no-such-option", second)
+    assert (status, out) == (2, "") and "--no-such-option" in err
+
+
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
 def test_an_endless_file_as_a_spec_is_one_error(capsys: pytest.CaptureFixture[str]) -> None:
     # /dev/zero never ends: it was read until memory ran out (MemoryError, status 3)
