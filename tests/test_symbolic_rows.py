@@ -198,3 +198,26 @@ def test_sixteen_tokens_with_a_symbol_derive_in_time(tmp_path: Path) -> None:
     text = symattn.render_text(derivation)
     assert time.process_time() - start < 30
     assert "T" in derivation["output"].value.text(15, 15) and text
+
+
+@pytest.mark.parametrize("a", [Fraction(1, 4), Fraction(-2)])
+def test_division_by_the_row_sum_with_a_symbol(a: Fraction) -> None:
+    """normalisation = "sum": weights z_j / sum_k z_k; at a number, exact fractions."""
+    scaled = [["a", 1, 2], [1, "a", "-a"], [3, -1, "2*a"]]
+    values = [[1, "-1/2"], [0, 2], ["a", 3]]
+    spec = {"inputs": {"scaled": scaled, "V": values}, "options": {"normalisation": "sum"}}
+    d = derive(Problem.from_mapping(spec))
+
+    def number(x: object) -> Fraction:
+        return a if x == "a" else -a if x == "-a" else 2 * a if x == "2*a" else Fraction(str(x))
+
+    for i, row in enumerate(scaled):
+        z = [number(x) for x in row]
+        weights = [x / sum(z) for x in z]
+        outputs = [sum(w * number(v[c]) for w, v in zip(weights, values)) for c in range(2)]
+        for step, expected in (("weights", weights), ("output", outputs)):
+            for j, want in enumerate(expected):
+                text = d[step].value.text(i, j)
+                got = closed_form_to_sympy(text).subs(sympy.Symbol("a", real=True),
+                                                      sympy.Rational(a.numerator, a.denominator))
+                assert got == sympy.Rational(want.numerator, want.denominator), (step, i, j, text)

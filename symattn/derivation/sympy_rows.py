@@ -36,7 +36,6 @@ __all__ = ["SoftmaxRow", "joined"]
 from typing import Sequence
 
 import sympy
-
 from flint import fmpq
 
 from symattn.values.exact import Exact, rational_text
@@ -98,8 +97,10 @@ class SoftmaxRow:
         for j in self.open:
             numerator = self.numerators[j]
             text = f"({self._texts[j]})" if numerator.is_Add else self._texts[j]
-            weights[j] = _written(sympy.Mul(numerator, reciprocal), f"{text}/({total})",
-                                  self._numeric)
+            weight = sympy.Mul(numerator, reciprocal)
+            # a plain sum that adds up to a number (1 + a - a): no quotient to write
+            weights[j] = _written(weight, _text(weight) if self.total_expr.is_Rational
+                                  else f"{text}/({total})", self._numeric)
         return weights
 
     def output(self, values: Sequence[sympy.Expr]) -> Exact:
@@ -118,19 +119,20 @@ class SoftmaxRow:
             return sympy.Mul(sympy.Add(*(values[j] * numbers[j] for j in kept)), reciprocal)
 
         numeric = self._numeric and not any(values[j].free_symbols for j in kept)
+        if self.total_expr.is_Rational:
+            return _written(build(), _text(build()), numeric)
         text = f"{numerator}/({self._total_text})"
         return WrittenValue(build, lambda: text, numeric)
 
     def _term_text(self, value: sympy.Expr, j: int) -> str:
-        """``v*E``: ``13/50*exp(x)``, ``exp(x)``, ``-exp(x)``; SymPy's text otherwise."""
+        """``v*E``: ``13/50*exp(x)``, ``exp(x)``, ``-exp(x)``; SymPy's text of the product
+        for a symbolic ``v`` or a numerator that is not an exponential."""
         factor, numerator = self._texts[j], self.numerators[j]
-        if not value.is_Rational or numerator.is_Add:
+        if not value.is_Rational or not isinstance(numerator, sympy.exp):
             return _text(value * numerator)
-        if factor == "1":
-            return _text(value)
         if value == 1:
             return factor
-        if value == -1 and not factor.startswith("-"):
+        if value == -1:
             return f"-{factor}"
         return f"{_text(value)}*{factor}"
 
