@@ -221,3 +221,25 @@ def test_division_by_the_row_sum_with_a_symbol(a: Fraction) -> None:
                 got = closed_form_to_sympy(text).subs(sympy.Symbol("a", real=True),
                                                       sympy.Rational(a.numerator, a.denominator))
                 assert got == sympy.Rational(want.numerator, want.denominator), (step, i, j, text)
+
+
+@pytest.mark.parametrize("to_zero", [True, False])
+def test_limits_of_softmax_rows_agree_with_sympy_limit(to_zero: bool) -> None:
+    """The weights' limits read from their form (symbols.softmax_limit) are SymPy's."""
+    from symattn.derivation.symbols import softmax_limit
+
+    spec = _spec(n=4)
+    spec["options"]["temperature"] = "T"
+    spec["inputs"]["K"][3] = list(spec["inputs"]["K"][2])     # a tie in row 4 as well
+    weights = derive(Problem.from_mapping(spec))["weights"].value
+    found = 0
+    for i in range(4):
+        for j in range(4):
+            expr = symattn.to_sympy(weights.exact(i, j))
+            (symbol,) = expr.free_symbols or {sympy.Symbol("T", real=True)}
+            ours = softmax_limit(expr, symbol, to_zero)
+            assert ours is not None
+            found += ours != 0
+            assert ours == sympy.limit(expr, symbol, 0 if to_zero else sympy.oo,
+                                       "+" if to_zero else "-"), (i, j)
+    assert found >= 4

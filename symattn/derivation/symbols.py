@@ -24,7 +24,7 @@ Each answer is a step of the derivation:
 
 from __future__ import annotations
 
-__all__ = ["insert"]
+__all__ = ["insert", "softmax_limit"]
 
 from typing import Sequence
 
@@ -73,7 +73,8 @@ def _limit(weights: sympy.Matrix, limit: Limit, symbols: dict[str, sympy.Symbol]
     point, side = (sympy.S.Zero, "+") if limit.to == "0+" else (sympy.oo, "-")
 
     def entry(expr: sympy.Expr) -> sympy.Expr:
-        value = sympy.limit(expr, symbol, point, side)
+        known = softmax_limit(expr, symbol, limit.to == "0+")
+        value = known if known is not None else sympy.limit(expr, symbol, point, side)
         if value.has(sympy.Limit, sympy.zoo, sympy.nan):
             raise InputError(f"no limit of the weights as {limit.symbol} -> {limit.to} "
                              f"could be found", where.at(key="limits"))
@@ -86,6 +87,54 @@ def _limit(weights: sympy.Matrix, limit: Limit, symbols: dict[str, sympy.Symbol]
                 f"\\lim_{{{tex} \\to {to}}} A_{{ij}}", ("weights",),
                 f"the attention weights as {limit.symbol} goes to {limit.to}",
                 SympyGrid(weights.applyfunc(entry)))
+
+
+def _terms(expr: sympy.Expr, symbol: sympy.Symbol) -> list[tuple[sympy.Expr, sympy.Expr]] | None:
+    """``c exp(r/symbol)`` (or a number ``c``, r = 0) as ``(c, r)`` with c > 0 and r numbers."""
+    found = []
+    for term in sympy.Add.make_args(expr):
+        c, rest = term.as_coeff_Mul()
+        if rest == 1:
+            r = sympy.S.Zero
+        elif isinstance(rest, sympy.exp):
+            r = sympy.expand(rest.args[0] * symbol)
+        else:
+            return None
+        if r.free_symbols or not c.is_positive:
+            return None
+        found.append((c, r))
+    return found
+
+
+def softmax_limit(expr: sympy.Expr, symbol: sympy.Symbol, to_zero: bool) -> sympy.Expr | None:
+    """The limit of a softmax weight ``c exp(r/T) / sum_k c_k exp(r_k/T)`` (r, r_k numbers)
+    as T -> 0+ (the keys of the largest r share the weight) or T -> oo (the exponentials
+    tend to 1); None for any other form (SymPy's ``limit`` then decides).
+
+    >>> T = sympy.Symbol("T", real=True)
+    >>> w = sympy.exp(2 / T) / (sympy.exp(2 / T) + 2 * sympy.exp(-1 / T) + 1)
+    >>> softmax_limit(w, T, True), softmax_limit(w, T, False)
+    (1, 1/4)
+    """
+    if not expr.has(symbol):
+        return expr
+    factors = sympy.Mul.make_args(expr)
+    sums = [f for f in factors if f.is_Pow and f.exp == -1 and f.base.is_Add]
+    if len(sums) != 1:
+        return None
+    numerator = _terms(sympy.Mul(*(f for f in factors if f is not sums[0])), symbol)
+    denominator = _terms(sums[0].base, symbol)
+    if numerator is None or denominator is None or len(numerator) != 1:
+        return None
+    (c, r), = numerator
+    if not to_zero:
+        return c / sympy.Add(*(c_k for c_k, _ in denominator))
+    differences = [r_k - r for _, r_k in denominator]
+    if any(d.is_zero is None or d.is_positive is None for d in differences):
+        return None      # a sign SymPy cannot decide
+    if any(d.is_positive for d in differences):
+        return sympy.S.Zero
+    return c / sympy.Add(*(c_k for (c_k, _), d in zip(denominator, differences) if d.is_zero))
 
 
 def _derivative(weights: sympy.Matrix, name: str, symbols: dict[str, sympy.Symbol]) -> Step:
