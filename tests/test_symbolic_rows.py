@@ -243,3 +243,21 @@ def test_limits_of_softmax_rows_agree_with_sympy_limit(to_zero: bool) -> None:
             assert ours == sympy.limit(expr, symbol, 0 if to_zero else sympy.oo,
                                        "+" if to_zero else "-"), (i, j)
     assert found >= 4
+
+
+def test_derivatives_of_softmax_rows_agree_with_sympy_diff() -> None:
+    """The weights' derivatives written from their form (symbols.softmax_derivative) are
+    SymPy's derivatives: equal at T = 7/10 and T = 3 to 30 digits."""
+    from symattn.derivation.symbols import softmax_derivative
+
+    spec = _spec(n=4)
+    spec["options"]["temperature"] = "T"
+    weights = derive(Problem.from_mapping(spec))["weights"].value
+    for i in range(4):
+        for j in range(i + 1):
+            expr = symattn.to_sympy(weights.exact(i, j))
+            (symbol,) = expr.free_symbols or {sympy.Symbol("T", real=True)}
+            ours, theirs = softmax_derivative(expr, symbol), sympy.diff(expr, symbol)
+            for t in (sympy.Rational(7, 10), sympy.Integer(3)):
+                assert abs(sympy.N((ours - theirs).subs(symbol, t), 40)) < 1e-30, (i, j)
+            assert i < 2 or ours != 0      # rows 1 and 2 have equal scores only
