@@ -15,8 +15,8 @@ row that passes ``--stop`` CPU seconds is stopped and shown as "> limit". The pr
 table is the one in docs/performance.md.
 
 Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
-(16 x 16 with a temperature T), ``derive --format json`` against the text
-report of the same derivation (128 x 64) and alone (1024 x 64, time and
+(16 x 16 with a temperature T; with a weight a in V), ``derive --format json``
+against the text report of the same derivation (128 x 64) and alone (1024 x 64, time and
 memory), ``check`` of 24,576 claims (every weight and output entry of
 128 x 64), a 30-variant Polish class set with PDFs (judged by wall time: ``--jobs 2``
 compiles on both cores), and with ``--full`` the worst specs within the default
@@ -104,6 +104,17 @@ def attention_spec(folder: Path, n: int, d: int, **options: object) -> Path:
     path = folder / f"attention-{n}x{d}-{len(options)}.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     return path
+
+
+def weight_symbol_spec(folder: Path, n: int, d: int, where: str = "V") -> Path:
+    """The attention spec with two entries of ``where`` (Q, K or V) the symbol a."""
+    path = attention_spec(folder, n, d)
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    spec["inputs"][where][n // 3][d // 4] = "a"
+    spec["inputs"][where][(2 * n) // 3][0] = "a"
+    out = folder / f"weight-{where}-{n}x{d}.json"
+    out.write_text(json.dumps(spec), encoding="utf-8")
+    return out
 
 
 def positions_spec(folder: Path, n: int, d: int) -> Path:
@@ -243,6 +254,8 @@ def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
                         ["derive", str(positions_spec(folder, n, d)), *size], folder, stop)[0]
     yield timed_row("one symbol (temperature T), 16 x 16", 5, ["derive", str(
         attention_spec(folder, 16, 16, temperature="T"))], folder, stop)[0]
+    yield timed_row("one symbol (weight a in V), 16 x 16", 5, ["derive", str(
+        weight_symbol_spec(folder, 16, 16))], folder, stop)[0]
     yield growth_row(folder, stop)
     if not args.skip_tex and shutil.which("latexmk"):
         # --jobs 2 compiles on both cores: the teacher waits the wall time, CPU is summed
