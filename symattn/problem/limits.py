@@ -8,7 +8,8 @@ A spec past a bound gets a clear error before any arithmetic starts.
 from __future__ import annotations
 
 __all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem", "check_positions",
-           "check_sweep", "POSITION_TOKENS", "POSITION_WIDTH", "SWEEP_ENTRIES"]
+           "check_sweep", "check_positions_written", "POSITION_TOKENS", "POSITION_WIDTH",
+           "POSITION_WRITTEN", "SWEEP_ENTRIES"]
 
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,10 @@ from symattn.errors import InputError, Location
 # in benchmarks/positions.py: 1024 tokens x width 64 and 128, 128 x 256).
 POSITION_TOKENS = 1024   # queries and keys with options.positions
 POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.positions
+# Writing every entry (JSON, --max-rows 0) makes each position-dependent score's closed
+# form, a sum of sines and cosines: about a millisecond a score, whatever the width
+# (256 tokens x width 4 in JSON took 65 s). Scores written whole stay within 128 x 128.
+POSITION_WRITTEN = 128 * 128
 # ``sweep`` derives the spec once per temperature: about 40 microseconds of CPU per
 # weight and temperature on a 2-core machine (128 x 128 at 40 temperatures: 25 s).
 # This bound on temperatures x weights (64 temperatures at 128 x 128) keeps a sweep
@@ -38,6 +43,7 @@ class Limits:
     max_symbolic_entries: int = 64 * 64   # scores on the SymPy path (roots, symbols)
     max_position_tokens: int = POSITION_TOKENS
     max_position_width: int = POSITION_WIDTH
+    max_position_written: int = POSITION_WRITTEN   # scores shown, with positions
     max_sweep_entries: int = SWEEP_ENTRIES   # temperatures x weights (all heads) in a sweep
 
     @classmethod
@@ -49,6 +55,7 @@ class Limits:
         return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)),
                    max(1, int(cls.max_position_tokens * root)),
                    max(2, int(cls.max_position_width * root)),
+                   max(1, int(cls.max_position_written * ratio)),
                    max(_SWEEP_FLOOR, int(cls.max_sweep_entries * ratio)))
 
 
@@ -92,6 +99,17 @@ def check_positions(tokens: int, width: int, limits: Limits, location: Location)
     if width > limits.max_position_width:
         raise InputError(f"positions over vectors of {width:,} columns: the limit for "
                          f"positions is {limits.max_position_width:,} columns{_HINT}", location)
+
+
+def check_positions_written(rows: int, columns: int, limits: Limits,
+                            location: Location) -> None:
+    """Refuse writing more position-dependent scores than the limit (every entry of a
+    large spec in JSON or with --max-rows 0; a report of a few rows is cheap)."""
+    if rows * columns > limits.max_position_written:
+        raise InputError(f"writing {rows:,} x {columns:,} position-dependent scores with "
+                         f"their closed forms: the limit is {limits.max_position_written:,} "
+                         f"scores written; show fewer rows (--max-rows N, text or LaTeX)"
+                         f"{_HINT}", location)
 
 
 def check_sweep(temperatures: int, weights: int, limits: Limits) -> None:

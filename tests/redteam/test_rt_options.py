@@ -8,6 +8,7 @@ internal ValueError; ``temperature`` and ``scale`` were silently ignored when
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,20 @@ def test_name_with_line_breaks(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert status == 2
     assert_one_line_error(err, "--name")
     assert not (tmp_path / "out").exists()
+
+
+def test_positions_written_whole_are_bounded(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # 256 tokens x width 4 with sinusoidal positions in JSON took 65 s (a millisecond a
+    # score's closed form); a few rows of the same spec take a second
+    rows = [[f"{(i * 7 + k) % 19 / 10}" for k in range(4)] for i in range(256)]
+    spec = tmp_path / "positions.json"
+    spec.write_text(json.dumps({"inputs": {"X": rows, "W_Q": "identity", "W_K": "identity",
+                                           "W_V": "identity"},
+                                "options": {"positions": "sinusoidal"}}), encoding="utf-8")
+    for extra in (["-f", "json"], ["--max-rows", "0"], ["--max-rows", "200"]):
+        status, out, err = run(capsys, "derive", str(spec), *extra)
+        assert (status, out) == (2, "")
+        assert_one_line_error(err, str(spec), "options.positions", "16,384", "--max-size")
+    status, out, err = run(capsys, "derive", str(spec), "--max-rows", "4")
+    assert (status, err) == (0, "") and "sin(" in out
