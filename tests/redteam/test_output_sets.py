@@ -96,6 +96,7 @@ def test_something_in_the_way_stops_before_anything_is_replaced(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".symattn-")]
 
 
+@pytest.mark.slow       # three 200-variant class sets and up to three stopped runs
 def test_sigterm_during_a_200_variant_set_leaves_old_or_new(tmp_path: Path) -> None:
     common = ["worksheet", "--variants", "200", "-x", "softmax_table", "--check-specs"]
     old, new, target = tmp_path / "old", tmp_path / "new", tmp_path / "target"
