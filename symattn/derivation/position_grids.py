@@ -28,6 +28,7 @@ from typing import Sequence
 
 from flint import arb, fmpq
 
+from symattn.defaults import MAX_TERMS
 from symattn.derivation import grids
 from symattn.derivation.attention import scale_factor
 from symattn.derivation.grids import Grid
@@ -38,7 +39,10 @@ from symattn.values.exact import (NAN, NEG_INF, Exact, Irrational, exact_text, t
 from symattn.values.trig import TrigSum, TrigValue
 
 ROUGH = 64       # bits of the balls that refute an equality before exact forms are built
-_EXACT_COUNT = 256   # closed forms with at most this many terms are counted exactly
+# Closed forms whose bound (terms before like ones are collected) is at most the default
+# --max-terms are counted exactly; a longer bound is taken as the count, so that the
+# default report never builds a score's sum only to leave it out (a millisecond a score).
+_EXACT_COUNT = MAX_TERMS
 
 
 class TrigGrid(Grid):
