@@ -15,15 +15,17 @@ row that passes ``--stop`` CPU seconds is stopped and shown as "> limit". The pr
 table is the one in docs/performance.md.
 
 Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
-(16 x 16 with a temperature T; with a weight a in V), ``derive --format json``
-against the text report of the same derivation (128 x 64) and alone (1024 x 64, time and
-memory), ``check`` of 24,576 claims (every weight and output entry of
-128 x 64), a 30-variant Polish class set with PDFs (judged by wall time: ``--jobs 2``
-compiles on both cores), and with ``--full`` the worst specs within the default
-limits (scaled 2048 x 2048 JSON, sinusoidal and RoPE positions at 1024 tokens x
-width 128, 64 x 64 surds, digits = 10,000 on 64 x 64, a sweep of 128 x 128 over
-64 temperatures, 4,000 printings of one entry), each under 60 s and 4 GB. The growth exponent is the slope
-of log(CPU time) against log(n) for JSON at n = 128, 256, 512, 1024 (d = 64).
+(16 x 16 with a temperature T; a weight a in V), ``derive --format json``
+against the text report of the same derivation (128 x 64) and alone
+(1024 x 64, time and memory), ``check`` of 24,576 claims (every weight and
+output entry of 128 x 64), a 30-variant Polish class set with PDFs (judged by
+wall time: ``--jobs 2`` compiles on both cores), and with ``--full`` the worst
+specs within the default limits (scaled 2048 x 2048 JSON; sinusoidal and RoPE
+positions at 1024 tokens x width 128, and written whole in JSON at 128 x 16;
+64 x 64 surds; digits = 10,000 on 64 x 64; a sweep of 128 x 128 over 64
+temperatures; 4,000 printings of one entry), each under 60 s and 4 GB. The
+growth exponent is the slope of log(CPU time) against log(n) for JSON at
+n = 128, 256, 512, 1024 (d = 64).
 """
 
 from __future__ import annotations
@@ -128,16 +130,18 @@ def positions_spec(folder: Path, n: int, d: int) -> Path:
     return path
 
 
-def position_limit_spec(folder: Path, kind: str) -> Path:
-    """Positions at the default limits: 1024 tokens, width 128, causal."""
+def position_limit_spec(folder: Path, kind: str, tokens: int | None = None,
+                        width: int | None = None) -> Path:
+    """Positions at the default limits (1024 tokens, width 128, causal) or smaller."""
     from symattn.problem.limits import POSITION_TOKENS, POSITION_WIDTH
 
-    rng = random.Random(POSITION_TOKENS)
-    spec = {"title": f"{kind} at the limits",
-            "inputs": {"X": matrix(rng, POSITION_TOKENS, POSITION_WIDTH), "W_Q": "identity",
+    tokens, width = tokens or POSITION_TOKENS, width or POSITION_WIDTH
+    rng = random.Random(tokens + width)
+    spec = {"title": f"{kind} {tokens} x {width}",
+            "inputs": {"X": matrix(rng, tokens, width), "W_Q": "identity",
                        "W_K": "identity", "W_V": "identity"},
             "options": {"mask": "causal", "positions": kind}}
-    path = folder / f"limit-{kind}.json"
+    path = folder / f"limit-{kind}-{tokens}x{width}.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     return path
 
@@ -281,11 +285,16 @@ def worst_rows(folder: Path, stop: float) -> list[Row]:
     surd_path.write_text(json.dumps(surds), encoding="utf-8")
     cases = [("scaled 2048 x 2048, --format json", ["derive", str(big), "-f", "json",
                                                      "-o", "s.json"]),
-             ("sinusoidal positions 1024 x 128 (the token and width limits), --format json",
-              ["derive", str(position_limit_spec(folder, "sinusoidal")), "-f", "json",
-               "-o", "p.json"]),
-             ("RoPE 1024 x 128 (the token and width limits), --format json",
-              ["derive", str(position_limit_spec(folder, "rope")), "-f", "json", "-o", "r.json"]),
+             ("sinusoidal positions 1024 x 128 (the token and width limits), text report",
+              ["derive", str(position_limit_spec(folder, "sinusoidal")), "-o", "p.txt"]),
+             ("RoPE 1024 x 128 (the token and width limits), text report",
+              ["derive", str(position_limit_spec(folder, "rope")), "-o", "r.txt"]),
+             ("sinusoidal 128 x 16 in JSON (the limit of scores written whole)",
+              ["derive", str(position_limit_spec(folder, "sinusoidal", 128, 16)), "-f", "json",
+               "-o", "pw.json"]),
+             ("RoPE 128 x 16 in JSON (the limit of scores written whole)",
+              ["derive", str(position_limit_spec(folder, "rope", 128, 16)), "-f", "json",
+               "-o", "rw.json"]),
              ("64 x 64 surds sqrt(k)/j (the SymPy path's limit), --format json",
               ["derive", str(surd_path), "-f", "json", "-o", "q.json"]),
              ("digits = 10,000 on 64 x 64, --format json", [
