@@ -7,17 +7,19 @@ layout is the documented, stable ``{"steps": [{"name", "shape", "exact",
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_json_steps", "derivation_document", "matrix_lines"]
+__all__ = ["render_text", "render_json", "render_json_steps", "iter_json_steps",
+           "derivation_document", "matrix_lines"]
 
 import json
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from symattn.errors import visible, visible_lines
 from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
-from symattn.render.view import DerivationView, StepView
+from symattn.render.view import Cells, DerivationView, StepView
+from symattn.values.text_arrays import TextArray
 from symattn.values.number_format import NumberFormat
 from symattn.render.worked.names import description, formula_words, heading, sentence
 from symattn.render.worked.steps import numbers_text
@@ -175,37 +177,55 @@ def _step_members(step: StepView) -> dict[str, object]:
 
 def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
                       description: str = "", tokens: Sequence[str] = ()) -> str:
-    """JSON of steps made one at a time (``view.iter_step_views``): each step is
-    written and released before the next is made, and each matrix row is one
-    line (json's C encoder), so a large derivation is neither held twice nor
-    slowed by the indenting encoder. The values are those of ``json.dumps``
+    """JSON of steps made one at a time (``view.iter_step_views``): the text of
+    ``iter_json_steps`` in one string. The values are those of ``json.dumps``
     of ``derivation_document``; only the white space differs."""
+    return "".join(iter_json_steps(title, fmt, steps, description, tokens))
+
+
+def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
+                    description: str = "", tokens: Sequence[str] = ()) -> Iterator[str]:
+    """``render_json_steps`` in pieces, a step at a time: each step is written and
+    released before the next is made (a writer may stream the pieces to a file),
+    and each matrix row is one line (json's C encoder, or a ``TextArray``'s rows
+    written at once), so a large derivation is neither held whole nor slowed by
+    the indenting encoder."""
     head = _head(title, fmt, description, tokens)
-    chunks = [json.dumps(head, ensure_ascii=False, indent=1)[:-2], ',\n "steps": [']
+    yield json.dumps(head, ensure_ascii=False, indent=1)[:-2] + ',\n "steps": ['
+    written = False
     for number, step in enumerate(steps):
-        chunks.append(",\n  {" if number else "\n  {")
-        chunks.append(_step_json(step))
-        chunks.append("\n  }")
-    chunks.append("\n ]\n}\n" if len(chunks) > 2 else "]\n}\n")
-    return "".join(chunks)
+        yield (",\n  {" if number else "\n  {") + _step_json(step) + "\n  }"
+        written = True
+    yield "\n ]\n}\n" if written else "]\n}\n"
 
 
 def _step_json(step: StepView) -> str:
     """One step's members, each matrix row on a line of its own."""
     members = []
-    for key, value in _step_members(step).items():
-        if key in ("exact", "value"):
-            members.append(f'"{key}": ' + _rows_json(value))      # type: ignore[arg-type]
+    cells = {"exact": step.exact, "value": step.decimal}
+    plain = StepView(step.name, step.symbol, step.formula, step.operands, step.description,
+                     step.shape, (), (), (), (), step.max_terms, step.variant)
+    omitted = step.omitted
+    for key, value in _step_members(plain).items():
+        if key in cells:
+            members.append(f'"{key}": ' + _rows_json(cells[key]))
         else:
             members.append(f'"{key}": ' + json.dumps(value, ensure_ascii=False))
+    if omitted:
+        members += [f'"exact_omitted": {omitted}',
+                    f'"max_terms": {json.dumps(step.max_terms)}']
     return ",".join("\n   " + member for member in members)
 
 
-def _rows_json(rows: Sequence[Sequence[str | None]]) -> str:
-    if not rows:
+def _rows_json(rows: Cells) -> str:
+    if not len(rows):
         return "[]"
-    lines = []
-    for row in rows:      # a row of long closed forms takes time: the bar may show
-        lines.append(json.dumps(row, ensure_ascii=False))
+    if isinstance(rows, TextArray):
+        lines = rows.json_rows()
         progress.advance(0)
+    else:
+        lines = []
+        for row in rows:      # a row of long closed forms takes time: the bar may show
+            lines.append(json.dumps(row, ensure_ascii=False))
+            progress.advance(0)
     return "[\n    " + ",\n    ".join(lines) + "\n   ]"

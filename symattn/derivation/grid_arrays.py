@@ -1,0 +1,116 @@
+"""Whole grids as numpy arrays: the closed forms of every entry at once, and a
+rational grid's integer numerators over one denominator.
+
+For writing a large derivation (JSON of 1,024 x 1,024 steps): the grids of
+the rational core - inputs, products, scaled and masked scores, the mask and
+the exponentials of rational scores - write their closed forms here a whole
+matrix at a time (``values.text_arrays``), with the same text entry by entry
+as ``Grid.texts``; every other grid goes through ``Grid.texts``.
+
+>>> from flint import fmpq, fmpq_mat
+>>> from symattn.derivation.grids import MaskedGrid, ScaledGrid
+>>> masked = MaskedGrid(ScaledGrid(fmpq_mat([[0, 3]]), fmpq(1, 2)), [[True, False]])
+>>> text_array(masked, None).rows(), rational_parts(masked)[1]
+([('0', '-oo')], 2)
+"""
+
+from __future__ import annotations
+
+__all__ = ["text_array", "rational_parts"]
+
+from typing import TYPE_CHECKING
+
+from flint import fmpq, fmpq_mat
+
+from symattn.derivation.grids import Grid, MaskGrid, MaskedGrid, RationalGrid, ScaledGrid
+from symattn.derivation.softmax_grids import ExpGrid
+from symattn.values.ratio_arrays import LIMIT, ratio_texts
+from symattn.values.text_arrays import TextArray, choose, from_rows, join
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Parts = tuple[NDArray[np.int64], int, NDArray[np.bool_] | None]
+
+_PARTS = "_symattn_int64_parts"     # where a grid keeps its parts once made
+
+
+def _int64(matrix: fmpq_mat) -> tuple[NDArray[np.int64], int] | None:
+    import numpy as np
+
+    numerators, denominator = matrix.numer_denom()
+    if int(denominator) >= LIMIT:
+        return None
+    try:
+        values = np.array([int(n) for n in numerators.entries()], dtype=np.int64)
+    except OverflowError:
+        return None
+    if values.size and int(np.abs(values).max()) >= LIMIT:
+        return None
+    return values.reshape(matrix.nrows(), matrix.ncols()), int(denominator)
+
+
+def _holes(grid: ScaledGrid) -> NDArray[np.bool_] | None:
+    import numpy as np
+
+    if not grid.holes:
+        return None
+    holes = np.zeros(grid.shape, dtype=bool)
+    for i, j in grid.holes:
+        holes[i, j] = True
+    return holes
+
+
+def _allowed(grid: MaskGrid | MaskedGrid) -> NDArray[np.bool_]:
+    import numpy as np
+
+    return np.array(grid.allowed, dtype=bool).reshape(grid.shape)
+
+
+def _make_parts(grid: Grid) -> Parts | None:
+    if isinstance(grid, RationalGrid):
+        found = _int64(grid.matrix)
+        return None if found is None else (found[0], found[1], None)
+    if isinstance(grid, ScaledGrid) and isinstance(grid.factor, fmpq):
+        found = _int64(grid.base * grid.factor)
+        return None if found is None else (found[0], found[1], _holes(grid))
+    if isinstance(grid, MaskedGrid):
+        scaled = rational_parts(grid.scaled)
+        if scaled is None:
+            return None
+        masked = ~_allowed(grid)
+        return scaled[0], scaled[1], masked if scaled[2] is None else masked | scaled[2]
+    return None
+
+
+def rational_parts(grid: Grid) -> Parts | None:
+    """``(N, D, minus_infinity)``: entry (i, j) is ``N[i, j] / D`` (int64, below 2**62)
+    except where ``minus_infinity`` (None: nowhere) says -oo; None for a grid that is
+    not rational or does not fit. Made once per grid."""
+    if _PARTS not in vars(grid):
+        setattr(grid, _PARTS, _make_parts(grid))
+    found: Parts | None = getattr(grid, _PARTS)
+    return found
+
+
+def text_array(grid: Grid, max_terms: int | None) -> TextArray:
+    """The closed forms of every entry of ``grid`` (None past ``max_terms``), as
+    ``grid.texts`` writes them."""
+    whole = range(grid.shape[0]), range(grid.shape[1])
+    parts = rational_parts(grid)
+    if parts is not None:
+        texts = ratio_texts(parts[0], parts[1])
+        return texts if parts[2] is None else choose(parts[2], b"-oo", texts)
+    if isinstance(grid, MaskGrid):
+        return choose(_allowed(grid), b"0", b"-oo")
+    if isinstance(grid, ExpGrid):
+        masked = rational_parts(grid.masked)
+        if masked is not None:
+            arguments = ratio_texts(masked[0], masked[1])
+            exps = choose(masked[0] == 0, b"1", join((b"exp(", arguments, b")")))
+            return exps if masked[2] is None else choose(masked[2], b"0", exps)
+    rows: list[tuple[str | None, ...]] = []
+    for start in range(0, grid.shape[0], 64):
+        rows += grid.texts(whole[0][start:start + 64], whole[1], max_terms)
+    return from_rows(rows, grid.shape[1])

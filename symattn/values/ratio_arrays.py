@@ -1,0 +1,114 @@
+"""Closed forms and decimals of a whole rational matrix at once, in exact integers.
+
+A rational matrix over one common denominator ``D`` is its integer numerators;
+when they and the powers of ten involved fit in 62 bits, numpy's integer
+arithmetic is exact, so every decision here is proved as ``rounding.ratio_decimal``
+makes it in Python integers - the same quotient, remainder and rule, a whole
+block at a time. Entries outside those bounds (and texts that would switch to
+scientific notation) are left to the caller, which writes them one by one.
+
+>>> import numpy as np
+>>> from symattn.values.rules import Rounding
+>>> numerators = np.array([[-3789, 0, 80000]])
+>>> ratio_texts(numerators, 80000).rows()
+[('-3789/80000', '0', '1')]
+>>> texts, open_ = ratio_decimals(numerators, 80000, None, 6, Rounding.HALF_UP)
+>>> texts.rows(), open_.any()
+([('-0.0473625', '0', '1.00000')], False)
+"""
+
+from __future__ import annotations
+
+__all__ = ["ratio_texts", "ratio_decimals", "LIMIT"]
+
+from typing import TYPE_CHECKING
+
+from symattn.values.rules import Rounding
+from symattn.values.text_arrays import TextArray, choose, fixed_texts, integer_texts, join
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+LIMIT = 2 ** 62        # every integer formed here stays below this: no overflow in int64
+
+
+def ratio_texts(numerators: NDArray[np.int64], denominator: int) -> TextArray:
+    """``rational_text`` of each ``numerator / denominator`` (denominator below 2**62)."""
+    import numpy as np
+
+    common = np.gcd(numerators, np.int64(denominator))
+    common[common == 0] = 1
+    tops = numerators // common
+    bottoms = np.int64(denominator) // common
+    fractions = join((integer_texts(tops), b"/", integer_texts(bottoms)))
+    return choose(bottoms == 1, integer_texts(tops), fractions)
+
+
+def _pow10(exponents: NDArray[np.int64]) -> NDArray[np.int64]:
+    import numpy as np
+
+    table = np.array([10 ** k for k in range(19)], dtype=np.int64)
+    return table[np.clip(exponents, 0, 18)]
+
+
+def _scaled(magnitudes: NDArray[np.int64], denominator: int, places: NDArray[np.int64]
+            ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64],
+                       NDArray[np.bool_]]:
+    """Quotient, remainder and divisor of ``magnitude * 10**places / denominator`` in
+    integers, and where that was possible without overflow."""
+    import numpy as np
+
+    up = places >= 0
+    power = _pow10(np.abs(places))
+    fits = np.abs(places) <= 18
+    fits &= np.where(up, magnitudes <= LIMIT // power, denominator <= LIMIT // power)
+    numerator = np.where(up & fits, magnitudes * np.where(fits, power, 1), magnitudes)
+    divisor = np.where(up | ~fits, np.int64(denominator), np.int64(denominator) * power)
+    quotient, remainder = np.divmod(numerator, divisor)
+    return quotient, remainder, divisor, fits
+
+
+def ratio_decimals(numerators: NDArray[np.int64], denominator: int, places: int | None,
+                   digits: int | None, rule: Rounding, separator: str = ".",
+                   scientific_beyond: int = 7) -> tuple[TextArray, NDArray[np.bool_]]:
+    """``ratio_decimal`` of each ``numerator / denominator`` (``NumberFormat``'s text:
+    fixed places or significant digits), and the entries left open (written by the
+    caller one by one: beyond 62 bits, more than 18 places, or scientific)."""
+    import numpy as np
+
+    magnitudes = np.abs(numerators)
+    zero = magnitudes == 0
+    if places is not None:
+        shown = np.full(numerators.shape, places, dtype=np.int64)
+        fits = np.full(numerators.shape, 0 <= places <= 18)
+    else:
+        assert digits is not None
+        with np.errstate(divide="ignore"):
+            estimate = np.floor(np.log10(np.where(zero, 1, magnitudes)) - np.log10(denominator))
+        shown = digits - 1 - estimate.astype(np.int64)
+        # the estimate can be one off: the quotient's digits say which way, exactly
+        quotient, _, _, fits = _scaled(magnitudes, denominator, shown)
+        shown = np.where(quotient < 10 ** (digits - 1), shown + 1,
+                         np.where(quotient >= 10 ** digits, shown - 1, shown))
+    quotient, remainder, divisor, more = _scaled(magnitudes, denominator, shown)
+    fits &= more & (shown >= 0) & (shown <= 18) & (divisor < LIMIT // 2)
+    twice = 2 * remainder
+    if rule is Rounding.HALF_UP:
+        quotient += twice >= divisor
+    elif rule is Rounding.HALF_EVEN:
+        quotient += (twice > divisor) | ((twice == divisor) & (quotient % 2 == 1))
+    if digits is not None and places is None:
+        carried = quotient >= 10 ** digits          # 9.9999996 -> 10.0000
+        quotient = np.where(carried, quotient // 10, quotient)
+        shown = np.where(carried, shown - 1, shown)
+        fits &= shown >= 0
+        quotient = np.where(zero, 0, quotient)
+        shown = np.where(zero, 0, shown)
+    quotient = np.where(fits, quotient, 0)
+    shown = np.where(fits, shown, 0)
+    texts = fixed_texts(quotient, (numerators < 0) & (quotient != 0), shown, separator)
+    open_ = ~fits.ravel() & ~zero.ravel() if places is None else ~fits.ravel()
+    if digits is not None and places is None:
+        open_ |= texts.lengths > digits + scientific_beyond     # scientific: one by one
+    return texts, open_.reshape(numerators.shape)

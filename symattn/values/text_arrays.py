@@ -1,0 +1,314 @@
+"""Many short texts at once, in numpy: a large matrix written without a Python
+string per entry.
+
+A ``TextArray`` holds the texts of an n x m block as byte segments of one
+buffer (UTF-8): entry k is ``data[starts[k]:starts[k] + lengths[k]]``, or
+``null`` (a closed form left out). Texts are made and joined a whole block at
+a time (``integer_texts``, ``fixed_texts``, ``join``, ``choose``) and written as
+JSON rows byte for byte as ``json.dumps`` writes a list of them
+(``json_rows``). Rows read as tuples of ``str`` like any other block.
+
+>>> import numpy as np
+>>> numbers = integer_texts(np.array([[12, -3], [0, 4500]]))
+>>> numbers.json_rows()
+['["12", "-3"]', '["0", "4500"]']
+>>> join((numbers, b"/", integer_texts(np.array([[7, 7], [7, 7]])))).rows()
+[('12/7', '-3/7'), ('0/7', '4500/7')]
+>>> fixed_texts(np.array([[5, 123]]), np.array([[True, False]]), np.array([[2, 1]])).rows()
+[('-0.05', '12.3')]
+"""
+
+from __future__ import annotations
+
+__all__ = ["TextArray", "integer_texts", "fixed_texts", "join", "choose", "constant",
+           "from_rows"]
+
+from typing import TYPE_CHECKING, Iterator, Sequence, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Ints = NDArray[np.int64]
+    Bools = NDArray[np.bool_]
+
+_SEGMENTS = 1 << 18     # segments gathered at once: bounds the index arrays' memory
+_UNSAFE = frozenset('"\\') | frozenset(chr(c) for c in range(32))   # JSON would escape these
+
+
+class TextArray:
+    """The texts of an n x m block as segments of one byte buffer (module docstring)."""
+
+    def __init__(self, shape: tuple[int, int], data: NDArray[np.uint8], starts: Ints,
+                 lengths: Ints, null: Bools | None = None, plain: bool = True) -> None:
+        self.shape = shape
+        self.data = data
+        self.starts = starts            # flat, row by row
+        self.lengths = lengths
+        self.null = null                # flat, or None: no entry is null
+        self.plain = plain              # False: some text needs JSON escapes
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[tuple[str | None, ...]]:
+        return iter(self.rows())
+
+    def __getitem__(self, index: int) -> tuple[str | None, ...]:
+        return self.rows(index, index + 1)[0]
+
+    @property
+    def nulls(self) -> int:
+        """How many entries are null."""
+        return 0 if self.null is None else int(self.null.sum())
+
+    def rows(self, first: int = 0, last: int | None = None) -> list[tuple[str | None, ...]]:
+        """Rows ``first`` to ``last`` (exclusive) as tuples of ``str`` (None for null)."""
+        n, m = self.shape
+        last = n if last is None else last
+        low, high = first * m, last * m
+        data = self.data.tobytes()
+        starts = self.starts[low:high].tolist()
+        ends = (self.starts[low:high] + self.lengths[low:high]).tolist()
+        null = [False] * (high - low) if self.null is None else self.null[low:high].tolist()
+        texts = [None if none else data[a:b].decode("utf-8")
+                 for a, b, none in zip(starts, ends, null)]
+        return [tuple(texts[r * m:(r + 1) * m]) for r in range(last - first)]
+
+    def json_rows(self) -> list[str]:
+        """Each row as ``json.dumps(row, ensure_ascii=False)`` writes it."""
+        import json
+
+        n, m = self.shape
+        if not self.plain:
+            return [json.dumps(list(row), ensure_ascii=False) for row in self.rows()]
+        if m == 0:
+            return ["[]"] * n
+        lines: list[str] = []
+        step = max(1, _SEGMENTS // m)
+        for first in range(0, n, step):     # a few rows at a time: bounded index arrays
+            lines += self._json_part(first, min(n, first + step))
+        return lines
+
+    def _json_part(self, first: int, last: int) -> list[str]:
+        """``json_rows`` of rows ``first`` to ``last``: the texts copied once, the quotes,
+        commas and nulls written around them."""
+        import numpy as np
+
+        m = self.shape[1]
+        part = slice(first * m, last * m)
+        count = (last - first) * m
+        null = np.zeros(count, dtype=bool) if self.null is None else self.null[part]
+        sizes = np.where(null, 0, self.lengths[part])
+        apart = np.ones(count, dtype=bool)
+        apart[m - 1::m] = False
+        widths = np.where(null, 4, sizes + 2) + 2 * apart
+        ends = np.cumsum(widths)
+        begins = ends - widths
+        out = np.empty(int(ends[-1]), dtype=np.uint8)
+        _copy(self.data, self.starts[part], sizes, out, begins + 1)
+        quoted = begins[~null]
+        out[quoted] = ord('"')
+        out[quoted + sizes[~null] + 1] = ord('"')
+        for offset, byte in enumerate(b"null"):
+            out[begins[null] + offset] = byte
+        out[ends[apart] - 2] = ord(",")
+        out[ends[apart] - 1] = ord(" ")
+        raw = out.tobytes()
+        rows = zip(begins[::m].tolist(), ends[m - 1::m].tolist())
+        return ["[" + raw[a:b].decode("utf-8") + "]" for a, b in rows]
+
+    def replaced(self, index: Sequence[int], texts: Sequence[str | None]) -> TextArray:
+        """A copy with the flat entries ``index`` set to ``texts`` (None: null)."""
+        import numpy as np
+
+        if not len(index):
+            return self
+        encoded = [(text or "").encode("utf-8") for text in texts]
+        added = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        sizes = np.array([len(part) for part in encoded], dtype=np.int64)
+        where = np.asarray(index, dtype=np.int64)
+        starts, lengths = self.starts.copy(), self.lengths.copy()
+        starts[where] = len(self.data) + np.cumsum(sizes) - sizes
+        lengths[where] = sizes
+        null = None if self.null is None else self.null.copy()
+        nones = np.array([text is None for text in texts], dtype=bool)
+        if nones.any():
+            null = np.zeros(len(starts), dtype=bool) if null is None else null
+        if null is not None:
+            null[where] = nones
+        plain = self.plain and not any(_UNSAFE.intersection(text) for text in texts if text)
+        return TextArray(self.shape, np.concatenate((self.data, added)), starts, lengths,
+                         null, plain)
+
+
+Piece = Union[TextArray, bytes]
+
+
+def constant(shape: tuple[int, int], text: str) -> TextArray:
+    """Every entry ``text``."""
+    import numpy as np
+
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    count = shape[0] * shape[1]
+    return TextArray(shape, data, np.zeros(count, dtype=np.int64),
+                     np.full(count, len(data), dtype=np.int64), None,
+                     not _UNSAFE.intersection(text))
+
+
+def from_rows(rows: Sequence[Sequence[str | None]], columns: int) -> TextArray:
+    """Python strings (None: null) as a ``TextArray``."""
+    import numpy as np
+
+    flat = [text for row in rows for text in row]
+    encoded = [(text or "").encode("utf-8") for text in flat]
+    sizes = np.array([len(part) for part in encoded], dtype=np.int64)
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    nones = np.array([text is None for text in flat], dtype=bool)
+    plain = not any(_UNSAFE.intersection(text) for text in flat if text)
+    return TextArray((len(rows), columns), data, np.cumsum(sizes) - sizes, sizes,
+                     nones if nones.any() else None, plain)
+
+
+def _copy(source: NDArray[np.uint8], starts: Ints, sizes: Ints, target: NDArray[np.uint8],
+          places: Ints) -> None:
+    """``target[places[k]:][:sizes[k]] = source[starts[k]:][:sizes[k]]`` for every k."""
+    import numpy as np
+
+    total = int(sizes.sum())
+    if total == 0:
+        return
+    before = np.cumsum(sizes) - sizes
+    index = np.arange(total, dtype=np.int64)
+    shift = np.repeat(starts - before, sizes)
+    into = index + np.repeat(places - before, sizes)
+    index += shift
+    target[into] = source[index]
+
+
+def _digits(values: Ints) -> Ints:
+    """How many decimal digits each non-negative integer has (0 has one)."""
+    import numpy as np
+
+    powers = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
+    return np.searchsorted(powers, values, side="right").astype(np.int64) + 1
+
+
+def fixed_texts(magnitudes: Ints, negative: Bools, places: Ints,
+                separator: str = ".") -> TextArray:
+    """``format_scaled``: ``-`` where ``negative``, then ``magnitude / 10**places`` with
+    ``places`` (>= 0, at most 18) digits after ``separator``, leading zero kept.
+    Magnitudes below 10**18.
+
+    Every text is laid out in one row of a character matrix with the separator
+    in one column for all: the whole part right-aligned before it, the places after.
+    """
+    import numpy as np
+
+    shape = magnitudes.shape
+    values = magnitudes.ravel().astype(np.int64)
+    count = len(values)
+    places_flat = places.ravel().astype(np.int64)
+    powers = np.array([10 ** k for k in range(19)], dtype=np.int64)
+    whole, fraction = np.divmod(values, powers[places_flat])
+    whole_digits = _digits(whole)
+    sign = negative.ravel().astype(np.int64)
+    point = (int(whole_digits.max()) if count else 1) + 1      # the separator's column
+    most = int(places_flat.max()) if count else 0
+    width = point + 1 + most
+    chars = np.empty((count, width), dtype=np.uint8)
+    rest = whole
+    for k in range(point - 1):
+        rest, digit = np.divmod(rest, 10)
+        chars[:, point - 1 - k] = digit
+    chars[:, point] = 0
+    for k in range(most):     # the k-th place after the separator
+        divisor = powers[np.maximum(places_flat - 1 - k, 0)]
+        chars[:, point + 1 + k] = (fraction // divisor) % 10
+    chars += ord("0")
+    chars[:, point] = separator.encode("ascii")[0]
+    rows = np.arange(count, dtype=np.int64)
+    starts = rows * width + point - whole_digits - sign
+    lengths = sign + whole_digits + np.where(places_flat > 0, places_flat + 1, 0)
+    flat = chars.ravel()
+    flat[starts[sign == 1]] = ord("-")
+    return TextArray((shape[0], shape[1]), flat, starts, lengths)
+
+
+def integer_texts(values: Ints) -> TextArray:
+    """``str`` of each integer (magnitudes below 10**18)."""
+    import numpy as np
+
+    return fixed_texts(np.abs(values), values < 0, np.zeros(values.shape, dtype=np.int64))
+
+
+def _buffers(pieces: Sequence[Piece], count: int
+             ) -> tuple[NDArray[np.uint8], list[tuple[Ints, Ints]]]:
+    """One buffer holding every piece's bytes, and each piece's (starts, lengths) in it."""
+    import numpy as np
+
+    parts, located, offset = [], [], 0
+    for piece in pieces:
+        if isinstance(piece, bytes):
+            parts.append(np.frombuffer(piece, dtype=np.uint8))
+            located.append((np.full(count, offset, dtype=np.int64),
+                            np.full(count, len(piece), dtype=np.int64)))
+            offset += len(piece)
+        else:
+            parts.append(piece.data)
+            located.append((piece.starts + offset, piece.lengths))
+            offset += len(piece.data)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8), located
+
+
+def _count(pieces: Sequence[Piece]) -> int:
+    return next(len(p.starts) for p in pieces if isinstance(p, TextArray))
+
+
+def _join_flat(pieces: Sequence[Piece]) -> tuple[NDArray[np.uint8], Ints, Ints]:
+    """The pieces' texts joined entry by entry: (data, starts, lengths), data in order."""
+    import numpy as np
+
+    count = _count(pieces)
+    sizes = [np.full(count, len(p), dtype=np.int64) if isinstance(p, bytes) else p.lengths
+             for p in pieces]
+    total = np.sum(sizes, axis=0) if sizes else np.zeros(count, dtype=np.int64)
+    begins = np.cumsum(total) - total
+    out = np.empty(int(total.sum()), dtype=np.uint8)
+    at = begins.copy()
+    for piece, size in zip(pieces, sizes):
+        if isinstance(piece, bytes):
+            for offset, byte in enumerate(piece):
+                out[at + offset] = byte
+        else:
+            _copy(piece.data, piece.starts, size, out, at)
+        at += size
+    return out, begins, total
+
+
+def join(pieces: Sequence[Piece], null: Bools | None = None) -> TextArray:
+    """Each entry the pieces' texts one after another (a ``bytes`` piece: the same
+    for every entry); ``null`` marks entries that are null."""
+    shape = next(p.shape for p in pieces if isinstance(p, TextArray))
+    data, starts, lengths = _join_flat(pieces)
+    plain = all(p.plain for p in pieces if isinstance(p, TextArray)) and \
+        not any(_UNSAFE.intersection(p.decode("utf-8")) for p in pieces if isinstance(p, bytes))
+    return TextArray(shape, data, starts, lengths, None if null is None else null.ravel(),
+                     plain)
+
+
+def choose(condition: Bools, when: Piece, otherwise: Piece) -> TextArray:
+    """``when``'s text where ``condition`` holds, else ``otherwise``'s (entry by entry)."""
+    import numpy as np
+
+    flat = condition.ravel()
+    buffer, ((s1, n1), (s2, n2)) = _buffers((when, otherwise), len(flat))
+    shape = condition.shape if condition.ndim == 2 else (1, len(flat))
+    plain = all(p.plain for p in (when, otherwise) if isinstance(p, TextArray))
+    nulls = [p.null if isinstance(p, TextArray) else None for p in (when, otherwise)]
+    null = None
+    if nulls[0] is not None or nulls[1] is not None:
+        null = np.where(flat, False if nulls[0] is None else nulls[0],
+                        False if nulls[1] is None else nulls[1])
+    return TextArray((int(shape[0]), int(shape[1])), buffer, np.where(flat, s1, s2),
+                     np.where(flat, n1, n2), null, plain)
