@@ -25,7 +25,7 @@ from flint import fmpq, fmpq_mat
 from symattn.derivation.grids import Grid, MaskGrid, MaskedGrid, RationalGrid, ScaledGrid
 from symattn.derivation.softmax_grids import ExpGrid
 from symattn.values.ratio_arrays import LIMIT, ratio_texts
-from symattn.values.text_arrays import TextArray, choose, from_rows, join
+from symattn.values.text_arrays import TextArray, choose, from_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +51,32 @@ def _int64(matrix: fmpq_mat) -> tuple[NDArray[np.int64], int] | None:
     return values.reshape(matrix.nrows(), matrix.ncols()), int(denominator)
 
 
+def _product(factors: tuple[fmpq_mat, fmpq_mat]) -> tuple[NDArray[np.int64], int] | None:
+    """The integer numerators of ``Q K^T`` from one product of doubles, when every
+    partial sum is an integer below 2**52 (exact in any order: ``enclosures``)."""
+    import numpy as np
+
+    found = _double_product(factors)
+    if found is None or found[1] is not None or found[2] >= LIMIT:
+        return None
+    return found[0].astype(np.int64), int(found[2])
+
+
+def _double_product(factors: tuple[fmpq_mat, fmpq_mat]
+                    ) -> tuple[NDArray[np.float64], None, int] | None:
+    from symattn.values import enclosures
+
+    query, key = (enclosures.integer_matrix(m) for m in factors)
+    if query is None or key is None or not (query.exact and key.exact):
+        return None
+    d = factors[0].ncols()
+    largest = [float(abs(m.numerators).max()) if m.numerators.size else 0.0
+               for m in (query, key)]
+    if d * largest[0] * largest[1] > 2.0 ** 52:
+        return None
+    return query.numerators @ key.numerators.T, None, query.denominator * key.denominator
+
+
 def _holes(grid: ScaledGrid) -> NDArray[np.bool_] | None:
     import numpy as np
 
@@ -68,13 +94,31 @@ def _allowed(grid: MaskGrid | MaskedGrid) -> NDArray[np.bool_]:
     return np.array(grid.allowed, dtype=bool).reshape(grid.shape)
 
 
+def _scaled_parts(grid: ScaledGrid) -> Parts | None:
+    """``factor * base`` as ``N a / (D b)`` for ``factor = a / b`` and ``base = N / D``."""
+    import numpy as np
+
+    factor = grid.factor
+    assert isinstance(factor, fmpq)
+    found = _product(grid.factors) if grid.factors is not None else None
+    if found is None:
+        found = _int64(grid.base * factor)
+        return None if found is None else (found[0], found[1], _holes(grid))
+    numerators, denominator = found
+    top, bottom = int(factor.p), int(factor.q)
+    largest = int(np.abs(numerators).max()) if numerators.size else 0
+    if largest * abs(top) >= LIMIT or denominator * bottom >= LIMIT:
+        return None
+    return numerators * top, denominator * bottom, _holes(grid)
+
+
 def _make_parts(grid: Grid) -> Parts | None:
     if isinstance(grid, RationalGrid):
-        found = _int64(grid.matrix)
+        found = _product(grid.factors) if grid.factors is not None else None
+        found = found or _int64(grid.matrix)
         return None if found is None else (found[0], found[1], None)
     if isinstance(grid, ScaledGrid) and isinstance(grid.factor, fmpq):
-        found = _int64(grid.base * grid.factor)
-        return None if found is None else (found[0], found[1], _holes(grid))
+        return _scaled_parts(grid)
     if isinstance(grid, MaskedGrid):
         scaled = rational_parts(grid.scaled)
         if scaled is None:
@@ -94,21 +138,34 @@ def rational_parts(grid: Grid) -> Parts | None:
     return found
 
 
+_last: list[tuple[object, TextArray]] = []   # the texts of the last numerators written
+
+
+def _ratio_texts(parts: Parts) -> TextArray:
+    """``ratio_texts`` of the parts, kept for the next grid with the same numerators
+    (the masked scores and the exponentials are written from the scaled scores')."""
+    if _last and _last[0][0] is parts[0]:
+        return _last[0][1]
+    texts = ratio_texts(parts[0], parts[1])
+    _last[:] = [(parts[0], texts)]
+    return texts
+
+
 def text_array(grid: Grid, max_terms: int | None) -> TextArray:
     """The closed forms of every entry of ``grid`` (None past ``max_terms``), as
     ``grid.texts`` writes them."""
     whole = range(grid.shape[0]), range(grid.shape[1])
     parts = rational_parts(grid)
     if parts is not None:
-        texts = ratio_texts(parts[0], parts[1])
+        texts = _ratio_texts(parts)
         return texts if parts[2] is None else choose(parts[2], b"-oo", texts)
     if isinstance(grid, MaskGrid):
         return choose(_allowed(grid), b"0", b"-oo")
     if isinstance(grid, ExpGrid):
         masked = rational_parts(grid.masked)
         if masked is not None:
-            arguments = ratio_texts(masked[0], masked[1])
-            exps = choose(masked[0] == 0, b"1", join((b"exp(", arguments, b")")))
+            arguments = ratio_texts(masked[0], masked[1], b"exp(", b")")
+            exps = choose(masked[0] == 0, b"1", arguments)
             return exps if masked[2] is None else choose(masked[2], b"0", exps)
     rows: list[tuple[str | None, ...]] = []
     for start in range(0, grid.shape[0], 64):

@@ -168,8 +168,10 @@ class RationalGrid(Grid):
 
     all_rational = True    # every entry a rational: decimals decided exactly at little cost
 
-    def __init__(self, matrix: fmpq_mat) -> None:
+    def __init__(self, matrix: fmpq_mat,
+                 factors: tuple[fmpq_mat, fmpq_mat] | None = None) -> None:
         self.matrix = matrix
+        self.factors = factors    # (Q, K) with matrix == Q K^T: numerators in one product
         self.shape = (matrix.nrows(), matrix.ncols())
 
     def exact(self, i: int, j: int) -> Exact:

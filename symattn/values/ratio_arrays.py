@@ -13,7 +13,7 @@ scientific notation) are left to the caller, which writes them one by one.
 >>> ratio_texts(numerators, 80000).rows()
 [('-3789/80000', '0', '1')]
 >>> texts, open_ = ratio_decimals(numerators, 80000, None, 6, Rounding.HALF_UP)
->>> texts.rows(), open_.any()
+>>> texts.rows(), bool(open_.any())
 ([('-0.0473625', '0', '1.00000')], False)
 """
 
@@ -24,7 +24,7 @@ __all__ = ["ratio_texts", "ratio_decimals", "LIMIT"]
 from typing import TYPE_CHECKING
 
 from symattn.values.rules import Rounding
-from symattn.values.text_arrays import TextArray, choose, fixed_texts, integer_texts, join
+from symattn.values.text_arrays import TextArray, fixed_texts, split_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,16 +33,25 @@ if TYPE_CHECKING:
 LIMIT = 2 ** 62        # every integer formed here stays below this: no overflow in int64
 
 
-def ratio_texts(numerators: NDArray[np.int64], denominator: int) -> TextArray:
-    """``rational_text`` of each ``numerator / denominator`` (denominator below 2**62)."""
+def ratio_texts(numerators: NDArray[np.int64], denominator: int, prefix: bytes = b"",
+                suffix: bytes = b"") -> TextArray:
+    """``rational_text`` of each ``numerator / denominator`` (denominator below 2**62),
+    each between ``prefix`` and ``suffix``."""
     import numpy as np
 
     common = np.gcd(numerators, np.int64(denominator))
     common[common == 0] = 1
     tops = numerators // common
     bottoms = np.int64(denominator) // common
-    fractions = join((integer_texts(tops), b"/", integer_texts(bottoms)))
-    return choose(bottoms == 1, integer_texts(tops), fractions)
+    places = np.where(bottoms == 1, 0, _digit_count(bottoms))
+    return split_texts(np.abs(tops), tops < 0, bottoms, places, "/", prefix, suffix)
+
+
+def _digit_count(values: NDArray[np.int64]) -> NDArray[np.int64]:
+    import numpy as np
+
+    powers = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
+    return np.searchsorted(powers, values, side="right").astype(np.int64) + 1
 
 
 def _pow10(exponents: NDArray[np.int64]) -> NDArray[np.int64]:

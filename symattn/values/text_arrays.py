@@ -20,7 +20,7 @@ JSON rows byte for byte as ``json.dumps`` writes a list of them
 
 from __future__ import annotations
 
-__all__ = ["TextArray", "integer_texts", "fixed_texts", "join", "choose", "constant",
+__all__ = ["TextArray", "integer_texts", "fixed_texts", "split_texts", "join", "choose", "constant",
            "from_rows"]
 
 from typing import TYPE_CHECKING, Iterator, Sequence, Union
@@ -170,69 +170,116 @@ def from_rows(rows: Sequence[Sequence[str | None]], columns: int) -> TextArray:
                      nones if nones.any() else None, plain)
 
 
+def _runs(starts: Ints, sizes: Ints, total: int) -> Ints:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, sizes)])`` without a
+    Python loop: ones, with each run's first step jumping to its start, summed up."""
+    import numpy as np
+
+    steps = np.ones(total, dtype=np.int64)
+    kept = sizes > 0
+    first = (np.cumsum(sizes) - sizes)[kept]
+    begins = starts[kept]
+    steps[first[1:]] = begins[1:] - (begins[:-1] + sizes[kept][:-1] - 1)
+    steps[0] = begins[0]
+    return np.cumsum(steps)
+
+
 def _copy(source: NDArray[np.uint8], starts: Ints, sizes: Ints, target: NDArray[np.uint8],
           places: Ints) -> None:
     """``target[places[k]:][:sizes[k]] = source[starts[k]:][:sizes[k]]`` for every k."""
-    import numpy as np
-
     total = int(sizes.sum())
     if total == 0:
         return
-    before = np.cumsum(sizes) - sizes
-    index = np.arange(total, dtype=np.int64)
-    shift = np.repeat(starts - before, sizes)
-    into = index + np.repeat(places - before, sizes)
-    index += shift
-    target[into] = source[index]
+    target[_runs(places, sizes, total)] = source[_runs(starts, sizes, total)]
 
 
 def _digits(values: Ints) -> Ints:
     """How many decimal digits each non-negative integer has (0 has one)."""
     import numpy as np
 
-    powers = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
-    return np.searchsorted(powers, values, side="right").astype(np.int64) + 1
+    count = np.ones(values.shape, dtype=np.int64)
+    largest = int(values.max()) if values.size else 0
+    power = 10
+    while power <= largest:
+        count += values >= power
+        power *= 10
+    return count
 
 
 def fixed_texts(magnitudes: Ints, negative: Bools, places: Ints,
                 separator: str = ".") -> TextArray:
     """``format_scaled``: ``-`` where ``negative``, then ``magnitude / 10**places`` with
     ``places`` (>= 0, at most 18) digits after ``separator``, leading zero kept.
-    Magnitudes below 10**18.
+    Magnitudes below 10**18."""
+    import numpy as np
+
+    places_flat = places.ravel().astype(np.int64)
+    values = magnitudes.ravel().astype(np.int64)
+    if values.size and int(places_flat.max()):
+        powers = np.array([10 ** k for k in range(19)], dtype=np.int64)
+        whole, fraction = np.divmod(values, powers[places_flat])
+    else:
+        whole, fraction = values, values
+    return split_texts(whole.reshape(magnitudes.shape), negative, fraction, places_flat,
+                       separator)
+
+
+def split_texts(whole: Ints, negative: Bools, after: Ints, places: Ints,
+                separator: str = ".", prefix: bytes = b"", suffix: bytes = b"") -> TextArray:
+    """``prefix``, ``-`` where ``negative``, the digits of ``whole``, then where ``places``
+    is above 0 ``separator`` and the last ``places`` digits of ``after`` (leading
+    zeros kept), then ``suffix``. Integers from 0 to below 10**18.
 
     Every text is laid out in one row of a character matrix with the separator
-    in one column for all: the whole part right-aligned before it, the places after.
+    in one column for all: the whole part right-aligned before it, the rest after.
     """
     import numpy as np
 
-    shape = magnitudes.shape
-    values = magnitudes.ravel().astype(np.int64)
+    shape = whole.shape
+    values = whole.ravel()
     count = len(values)
     places_flat = places.ravel().astype(np.int64)
-    powers = np.array([10 ** k for k in range(19)], dtype=np.int64)
-    whole, fraction = np.divmod(values, powers[places_flat])
-    whole_digits = _digits(whole)
-    sign = negative.ravel().astype(np.int64)
-    point = (int(whole_digits.max()) if count else 1) + 1      # the separator's column
     most = int(places_flat.max()) if count else 0
-    width = point + 1 + most
-    chars = np.empty((count, width), dtype=np.uint8)
-    rest = whole
-    for k in range(point - 1):
-        rest, digit = np.divmod(rest, 10)
-        chars[:, point - 1 - k] = digit
-    chars[:, point] = 0
-    for k in range(most):     # the k-th place after the separator
-        divisor = powers[np.maximum(places_flat - 1 - k, 0)]
-        chars[:, point + 1 + k] = (fraction // divisor) % 10
+    whole_digits = _digits(values)
+    sign = negative.ravel()
+    point = len(prefix) + (int(whole_digits.max()) if count else 1) + 1   # the separator
+    width = point + 1 + most + len(suffix)
+    chars = np.zeros((count, width), dtype=np.uint8)
+    _write_digits(chars, values, point - 1, point - 1 - len(prefix))
+    if most:
+        # place k after the separator is digit (places - 1 - k) of ``after``: shift
+        # each left to ``most`` places, then write the digits from the right
+        powers = np.array([10 ** k for k in range(19)], dtype=np.int64)
+        padded = after.ravel() % powers[places_flat] * powers[most - places_flat]
+        _write_digits(chars, padded, point + most, most)
     chars += ord("0")
     chars[:, point] = separator.encode("ascii")[0]
     rows = np.arange(count, dtype=np.int64)
-    starts = rows * width + point - whole_digits - sign
-    lengths = sign + whole_digits + np.where(places_flat > 0, places_flat + 1, 0)
+    starts = rows * width + point - whole_digits - sign - len(prefix)
+    lengths = len(prefix) + sign + whole_digits + np.where(places_flat > 0, places_flat + 1, 0)
     flat = chars.ravel()
-    flat[starts[sign == 1]] = ord("-")
-    return TextArray((shape[0], shape[1]), flat, starts, lengths)
+    flat[starts[sign] + len(prefix)] = ord("-")
+    for offset, byte in enumerate(prefix):
+        flat[starts + offset] = byte
+    ends = starts + lengths
+    for offset, byte in enumerate(suffix):
+        flat[ends + offset] = byte
+    return TextArray((shape[0], shape[1]), flat, starts, lengths + len(suffix))
+
+
+def _write_digits(chars: NDArray[np.uint8], values: Ints, last: int, count: int) -> None:
+    """The last ``count`` decimal digits of ``values`` into columns ``last - count + 1``
+    to ``last`` of ``chars`` (as numbers 0-9); 32-bit arithmetic where it fits (numpy
+    divides by a constant with a product and a shift)."""
+    import numpy as np
+
+    small = values.size and int(values.max()) < 2 ** 32
+    rest = values.astype(np.uint32) if small else values
+    ten = np.uint32(10) if small else np.int64(10)
+    for k in range(count):
+        quotient = rest // ten
+        chars[:, last - k] = rest - quotient * ten
+        rest = quotient
 
 
 def integer_texts(values: Ints) -> TextArray:
