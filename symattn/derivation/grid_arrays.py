@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from flint import fmpq, fmpq_mat
 
 from symattn.derivation.grids import Grid, MaskGrid, MaskedGrid, RationalGrid, ScaledGrid
-from symattn.derivation.softmax_grids import ExpGrid
+from symattn.derivation.softmax_grids import ExpGrid, OutputGrid, WeightsGrid
 from symattn.values.ratio_arrays import LIMIT, ratio_texts
 from symattn.values.text_arrays import TextArray, choose, from_rows
 
@@ -151,6 +151,26 @@ def _ratio_texts(parts: Parts) -> TextArray:
     return texts
 
 
+def _softmax_array(grid: Grid, max_terms: int | None) -> TextArray | None:
+    """The weights' or the output's texts, which to leave out decided at once."""
+    from symattn.derivation import softmax_arrays
+
+    weights = grid.weights if isinstance(grid, OutputGrid) else grid
+    if max_terms is None or not isinstance(weights, WeightsGrid) or \
+            weights.normalisation != "softmax" or weights.masked.scaled.holes:
+        return None
+    parts = rational_parts(weights.masked)
+    if parts is None:
+        return None
+    if isinstance(grid, WeightsGrid):
+        return softmax_arrays.weights_array(grid, parts, max_terms)
+    assert isinstance(grid, OutputGrid)
+    values = _int64(grid.values)
+    if values is None:
+        return None
+    return softmax_arrays.output_array(grid, parts, values[0], max_terms)
+
+
 def text_array(grid: Grid, max_terms: int | None) -> TextArray:
     """The closed forms of every entry of ``grid`` (None past ``max_terms``), as
     ``grid.texts`` writes them."""
@@ -167,6 +187,9 @@ def text_array(grid: Grid, max_terms: int | None) -> TextArray:
             arguments = ratio_texts(masked[0], masked[1], b"exp(", b")")
             exps = choose(masked[0] == 0, b"1", arguments)
             return exps if masked[2] is None else choose(masked[2], b"0", exps)
+    found = _softmax_array(grid, max_terms)
+    if found is not None:
+        return found
     rows: list[tuple[str | None, ...]] = []
     for start in range(0, grid.shape[0], 64):
         rows += grid.texts(whole[0][start:start + 64], whole[1], max_terms)
