@@ -119,6 +119,10 @@ def _make_parts(grid: Grid) -> Parts | None:
         return None if found is None else (found[0], found[1], None)
     if isinstance(grid, ScaledGrid) and isinstance(grid.factor, fmpq):
         return _scaled_parts(grid)
+    if isinstance(grid, MaskGrid):       # 0 or -oo
+        import numpy as np
+
+        return np.zeros(grid.shape, dtype=np.int64), 1, ~_allowed(grid)
     if isinstance(grid, MaskedGrid):
         scaled = rational_parts(grid.scaled)
         if scaled is None:
@@ -175,12 +179,12 @@ def text_array(grid: Grid, max_terms: int | None) -> TextArray:
     """The closed forms of every entry of ``grid`` (None past ``max_terms``), as
     ``grid.texts`` writes them."""
     whole = range(grid.shape[0]), range(grid.shape[1])
+    if isinstance(grid, MaskGrid):
+        return choose(_allowed(grid), b"0", b"-oo")
     parts = rational_parts(grid)
     if parts is not None:
         texts = _ratio_texts(parts)
         return texts if parts[2] is None else choose(parts[2], b"-oo", texts)
-    if isinstance(grid, MaskGrid):
-        return choose(_allowed(grid), b"0", b"-oo")
     if isinstance(grid, ExpGrid):
         masked = rational_parts(grid.masked)
         if masked is not None:

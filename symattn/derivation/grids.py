@@ -384,5 +384,14 @@ class MaskedGrid(Grid):
         """The keys row i may attend to (computed once per row; callers must not modify it)."""
         columns = self._open.get(i)
         if columns is None:
-            columns = self._open[i] = [j for j in range(self.shape[1]) if self.allowed[i][j]]
+            row = self.allowed[i]
+            columns = self._open[i] = [j for j in range(self.shape[1]) if row[j]] \
+                if self.shape[1] < 256 else _true_indices(row)
         return columns
+
+
+def _true_indices(row: Sequence[bool]) -> list[int]:
+    """Where a long row of booleans is True (numpy: a Python loop costs more)."""
+    import numpy as np
+
+    return np.flatnonzero(np.asarray(row, dtype=bool)).tolist()  # type: ignore[no-any-return]

@@ -54,6 +54,9 @@ ENCLOSURE_MIN_ENTRIES = 4096
 # share of the block (many digits, huge values) the ball batch is quicker.
 UNDECIDED_SHARE = 0.01
 
+# The decimals of the last two rational numerators written, with their format.
+_LAST: list[tuple[object, NumberFormat, tuple[TextArray, NDArray[np.bool_]]]] = []
+
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
 
@@ -165,13 +168,10 @@ class NumberFormat:
         """``format_block`` of the whole grid as a ``TextArray``: from a rational grid's
         integer ``parts`` exactly (``ratio_arrays``), else from its enclosure, a whole
         matrix at once; entries either leaves open are decided one by one."""
-        from symattn.values.ratio_arrays import ratio_decimals
-
         n, m = grid.shape
         rows, columns = range(n), range(m)
         if parts is not None:
-            texts, open_ = ratio_decimals(parts[0], parts[1], self.places, self.digits,
-                                          self.rounding, self.separator, SCIENTIFIC_BEYOND)
+            texts, open_ = self._ratio_decimals(parts)
             if parts[2] is not None:
                 texts, open_ = choose(parts[2], b"-inf", texts), open_ & ~parts[2]
         else:
@@ -183,6 +183,19 @@ class NumberFormat:
         exact = self._ratio_format(grid) if len(where) > 1000 else \
             (lambda i, j: self.format(grid.exact(i, j)))
         return texts.replaced(where, [exact(k // m, k % m) for k in where])
+
+    def _ratio_decimals(self, parts: Parts) -> tuple[TextArray, NDArray[np.bool_]]:
+        """``ratio_arrays.ratio_decimals`` of the parts, kept for the next grid with the
+        same numerators (the masked scores are the scaled ones with -oo)."""
+        from symattn.values.ratio_arrays import ratio_decimals
+
+        for numerators, number_format, found in _LAST:
+            if numerators is parts[0] and number_format == self:
+                return found
+        found = ratio_decimals(parts[0], parts[1], self.places, self.digits, self.rounding,
+                               self.separator, SCIENTIFIC_BEYOND)
+        _LAST[:] = [*_LAST[-1:], (parts[0], self, found)]     # the mask comes in between
+        return found
 
     def _enclosure_array(self, grid: Block) -> tuple[TextArray, NDArray[np.bool_]] | None:
         """``_format_enclosure``'s numpy batch as a ``TextArray``, or None (no enclosure,

@@ -24,7 +24,8 @@ __all__ = ["ratio_texts", "ratio_decimals", "LIMIT"]
 from typing import TYPE_CHECKING
 
 from symattn.values.rules import Rounding
-from symattn.values.text_arrays import TextArray, fixed_texts, split_texts
+from symattn.values.rounding import format_scaled
+from symattn.values.text_arrays import TextArray, constant, fixed_texts, split_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,26 +55,28 @@ def _digit_count(values: NDArray[np.int64]) -> NDArray[np.int64]:
     return np.searchsorted(powers, values, side="right").astype(np.int64) + 1
 
 
-def _pow10(exponents: NDArray[np.int64]) -> NDArray[np.int64]:
-    import numpy as np
-
-    table = np.array([10 ** k for k in range(19)], dtype=np.int64)
-    return table[np.clip(exponents, 0, 18)]
+_POWERS = [10 ** k for k in range(19)]
 
 
 def _scaled(magnitudes: NDArray[np.int64], denominator: int, places: NDArray[np.int64]
-            ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64],
+            ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64] | np.int64,
                        NDArray[np.bool_]]:
     """Quotient, remainder and divisor of ``magnitude * 10**places / denominator`` in
-    integers, and where that was possible without overflow."""
+    integers, and where that was possible without overflow (elsewhere: anything)."""
     import numpy as np
 
     up = places >= 0
-    power = _pow10(np.abs(places))
-    fits = np.abs(places) <= 18
-    fits &= np.where(up, magnitudes <= LIMIT // power, denominator <= LIMIT // power)
-    numerator = np.where(up & fits, magnitudes * np.where(fits, power, 1), magnitudes)
-    divisor = np.where(up | ~fits, np.int64(denominator), np.int64(denominator) * power)
+    index = np.minimum(np.abs(places), 18)
+    power = np.array(_POWERS, dtype=np.int64)[index]
+    bound = np.array([LIMIT // p for p in _POWERS], dtype=np.int64)[index]
+    fits = (np.abs(places) <= 18) & np.where(up, magnitudes <= bound, denominator <= bound)
+    with np.errstate(over="ignore"):
+        numerator = np.where(up, magnitudes * power, magnitudes)
+        common = np.int64(denominator)
+        if bool(up.all()):          # one divisor: numpy divides by a constant quickly
+            quotient = numerator // common
+            return quotient, numerator - quotient * common, common, fits
+        divisor = np.where(up, common, common * power)
     quotient, remainder = np.divmod(numerator, divisor)
     return quotient, remainder, divisor, fits
 
@@ -88,6 +91,9 @@ def ratio_decimals(numerators: NDArray[np.int64], denominator: int, places: int 
 
     magnitudes = np.abs(numerators)
     zero = magnitudes == 0
+    if bool(zero.all()):          # a mask: every entry 0
+        text = "0" if places is None else format_scaled(0, places, separator)
+        return constant(numerators.shape, text), np.zeros(numerators.shape, dtype=bool)
     if places is not None:
         shown = np.full(numerators.shape, places, dtype=np.int64)
         fits = np.full(numerators.shape, 0 <= places <= 18)
