@@ -149,7 +149,7 @@ def _ratio_texts(parts: Parts) -> TextArray:
     """``ratio_texts`` of the parts, kept for the next grid with the same numerators
     (the masked scores and the exponentials are written from the scaled scores')."""
     if _last and _last[0][0] is parts[0]:
-        return _last[0][1]
+        return _last.pop()[1]         # the masked scores are the last to ask
     texts = ratio_texts(parts[0], parts[1])
     _last[:] = [(parts[0], texts)]
     return texts

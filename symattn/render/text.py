@@ -194,38 +194,42 @@ def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     yield json.dumps(head, ensure_ascii=False, indent=1)[:-2] + ',\n "steps": ['
     written = False
     for number, step in enumerate(steps):
-        yield (",\n  {" if number else "\n  {") + _step_json(step) + "\n  }"
+        yield ",\n  {" if number else "\n  {"
+        yield from _step_json(step)
+        yield "\n  }"
         written = True
     yield "\n ]\n}\n" if written else "]\n}\n"
 
 
-def _step_json(step: StepView) -> str:
-    """One step's members, each matrix row on a line of its own."""
-    members = []
+def _step_json(step: StepView) -> Iterator[str]:
+    """One step's members, each matrix row on a line of its own, in pieces."""
     cells = {"exact": step.exact, "value": step.decimal}
     plain = StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                      step.shape, (), (), (), (), step.max_terms, step.variant)
     omitted = step.omitted
+    separator = ""
     for key, value in _step_members(plain).items():
         if key in cells:
-            members.append(f'"{key}": ' + _rows_json(cells[key]))
+            yield f'{separator}\n   "{key}": '
+            yield from _rows_json(cells[key])
         else:
-            members.append(f'"{key}": ' + json.dumps(value, ensure_ascii=False))
+            yield f'{separator}\n   "{key}": ' + json.dumps(value, ensure_ascii=False)
+        separator = ","
     if omitted:
-        members += [f'"exact_omitted": {omitted}',
-                    f'"max_terms": {json.dumps(step.max_terms)}']
-    return ",".join("\n   " + member for member in members)
+        yield f',\n   "exact_omitted": {omitted},\n   "max_terms": {json.dumps(step.max_terms)}'
 
 
-def _rows_json(rows: Cells) -> str:
+def _rows_json(rows: Cells) -> Iterator[str]:
     if not len(rows):
-        return "[]"
+        yield "[]"
+        return
     if isinstance(rows, TextArray):
-        lines = rows.json_rows()
-        progress.advance(0)
+        parts = rows.json_parts()
     else:
-        lines = []
-        for row in rows:      # a row of long closed forms takes time: the bar may show
-            lines.append(json.dumps(row, ensure_ascii=False))
-            progress.advance(0)
-    return "[\n    " + ",\n    ".join(lines) + "\n   ]"
+        parts = ([json.dumps(row, ensure_ascii=False)] for row in rows)
+    first = True
+    for lines in parts:       # a row of long closed forms takes time: the bar may show
+        yield ("[\n    " if first else ",\n    ") + ",\n    ".join(lines)
+        first = False
+        progress.advance(0)
+    yield "\n   ]"

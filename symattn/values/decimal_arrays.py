@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from symattn.values.decimals import _EPS, _POWERS, _SLACK
 from symattn.values.enclosures import Enclosure
 from symattn.values.rounding import format_scaled
-from symattn.values.text_arrays import TextArray, choose, fixed_texts
+from symattn.values.text_arrays import TextArray, by_rows, choose, fixed_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,6 +86,16 @@ def text_array_from_enclosure(enclosure: Enclosure, places: int | None, digits: 
     """``texts_from_enclosure`` as a ``TextArray``: the decided digits written from the
     rounded integers a whole block at once (what ``%.Nf`` of the double writes, since
     no point of the enclosure is near a rounding midpoint), scientific ones one by one."""
+    def make(rows: slice) -> tuple[TextArray, NDArray[np.bool_]]:
+        index = range(enclosure.mid.shape[0])[rows]
+        return _text_array(enclosure.block(index, range(enclosure.mid.shape[1])), places,
+                           digits, separator, scientific_beyond)
+
+    return by_rows(make, enclosure.mid.shape[0], enclosure.mid.shape[1])
+
+
+def _text_array(enclosure: Enclosure, places: int | None, digits: int | None,
+                separator: str, scientific_beyond: int) -> tuple[TextArray, NDArray[np.bool_]]:
     import numpy as np
 
     if places is not None:

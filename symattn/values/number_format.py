@@ -189,8 +189,9 @@ class NumberFormat:
         same numerators (the masked scores are the scaled ones with -oo)."""
         from symattn.values.ratio_arrays import ratio_decimals
 
-        for numerators, number_format, found in _LAST:
+        for index, (numerators, number_format, found) in enumerate(_LAST):
             if numerators is parts[0] and number_format == self:
+                del _LAST[index]      # the masked scores are the last to ask
                 return found
         found = ratio_decimals(parts[0], parts[1], self.places, self.digits, self.rounding,
                                self.separator, SCIENTIFIC_BEYOND)

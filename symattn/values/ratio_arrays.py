@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from symattn.values.rules import Rounding
 from symattn.values.rounding import format_scaled
-from symattn.values.text_arrays import TextArray, constant, fixed_texts, split_texts
+from symattn.values.text_arrays import (TextArray, by_rows, constant, fixed_texts,
+                                        split_texts)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +39,17 @@ def ratio_texts(numerators: NDArray[np.int64], denominator: int, prefix: bytes =
                 suffix: bytes = b"") -> TextArray:
     """``rational_text`` of each ``numerator / denominator`` (denominator below 2**62),
     each between ``prefix`` and ``suffix``."""
+    import numpy as np
+
+    def make(rows: slice) -> tuple[TextArray, NDArray[np.bool_]]:
+        part = numerators[rows]
+        return _ratio_texts(part, denominator, prefix, suffix), np.zeros(part.shape[0])
+
+    return by_rows(make, numerators.shape[0], numerators.shape[1])[0]
+
+
+def _ratio_texts(numerators: NDArray[np.int64], denominator: int, prefix: bytes,
+                 suffix: bytes) -> TextArray:
     import numpy as np
 
     common = np.gcd(numerators, np.int64(denominator))
@@ -87,6 +99,14 @@ def ratio_decimals(numerators: NDArray[np.int64], denominator: int, places: int 
     """``ratio_decimal`` of each ``numerator / denominator`` (``NumberFormat``'s text:
     fixed places or significant digits), and the entries left open (written by the
     caller one by one: beyond 62 bits, more than 18 places, or scientific)."""
+    return by_rows(lambda rows: _ratio_decimals(numerators[rows], denominator, places, digits,
+                                                rule, separator, scientific_beyond),
+                   numerators.shape[0], numerators.shape[1])
+
+
+def _ratio_decimals(numerators: NDArray[np.int64], denominator: int, places: int | None,
+                    digits: int | None, rule: Rounding, separator: str,
+                    scientific_beyond: int) -> tuple[TextArray, NDArray[np.bool_]]:
     import numpy as np
 
     magnitudes = np.abs(numerators)

@@ -20,10 +20,11 @@ JSON rows byte for byte as ``json.dumps`` writes a list of them
 
 from __future__ import annotations
 
-__all__ = ["TextArray", "integer_texts", "fixed_texts", "split_texts", "join", "choose", "constant",
+__all__ = ["TextArray", "integer_texts", "fixed_texts", "split_texts", "join", "stack",
+           "by_rows", "ROWS_AT_ONCE", "choose", "constant",
            "from_rows"]
 
-from typing import TYPE_CHECKING, Iterator, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,16 +80,23 @@ class TextArray:
         """Each row as ``json.dumps(row, ensure_ascii=False)`` writes it."""
         import json
 
+        return [line for part in self.json_parts() for line in part]
+
+    def json_parts(self) -> Iterator[list[str]]:
+        """``json_rows`` a few rows at a time (bounded index arrays and pieces)."""
+        import json
+
         n, m = self.shape
-        if not self.plain:
-            return [json.dumps(list(row), ensure_ascii=False) for row in self.rows()]
-        if m == 0:
-            return ["[]"] * n
-        lines: list[str] = []
-        step = max(1, _SEGMENTS // m)
-        for first in range(0, n, step):     # a few rows at a time: bounded index arrays
-            lines += self._json_part(first, min(n, first + step))
-        return lines
+        step = max(1, _SEGMENTS // max(m, 1))
+        for first in range(0, n, step):
+            last = min(n, first + step)
+            if not self.plain:
+                yield [json.dumps(list(row), ensure_ascii=False)
+                       for row in self.rows(first, last)]
+            elif m == 0:
+                yield ["[]"] * (last - first)
+            else:
+                yield self._json_part(first, last)
 
     def _json_part(self, first: int, last: int) -> list[str]:
         """``json_rows`` of rows ``first`` to ``last``: the texts copied once, the quotes,
@@ -143,6 +151,38 @@ class TextArray:
 
 
 Piece = Union[TextArray, bytes]
+# Entries made at once by ``by_rows``: bounds the temporary arrays of a large matrix.
+ROWS_AT_ONCE = 1 << 17
+
+
+def stack(arrays: Sequence[TextArray]) -> TextArray:
+    """The rows of ``arrays`` one after another (the same number of columns)."""
+    import numpy as np
+
+    if len(arrays) == 1:
+        return arrays[0]
+    offsets = np.cumsum([0] + [len(a.data) for a in arrays[:-1]])
+    nulls = [a.null if a.null is not None else np.zeros(len(a.starts), dtype=bool)
+             for a in arrays]
+    null = np.concatenate(nulls) if any(a.null is not None for a in arrays) else None
+    return TextArray((sum(a.shape[0] for a in arrays), arrays[0].shape[1]),
+                     np.concatenate([a.data for a in arrays]),
+                     np.concatenate([a.starts + o for a, o in zip(arrays, offsets.tolist())]),
+                     np.concatenate([a.lengths for a in arrays]), null,
+                     all(a.plain for a in arrays))
+
+
+def by_rows(make: Callable[[slice], tuple[TextArray, NDArray[np.bool_]]], rows: int,
+            columns: int) -> tuple[TextArray, NDArray[np.bool_]]:
+    """``make(rows)`` for a few rows at a time (``ROWS_AT_ONCE`` entries), stacked:
+    texts and a boolean matrix."""
+    import numpy as np
+
+    step = max(1, ROWS_AT_ONCE // max(columns, 1))
+    made = [make(slice(first, min(rows, first + step))) for first in range(0, rows, step)]
+    if not made:
+        return make(slice(0, 0))
+    return stack([texts for texts, _ in made]), np.concatenate([flags for _, flags in made])
 
 
 def constant(shape: tuple[int, int], text: str) -> TextArray:
