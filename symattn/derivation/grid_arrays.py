@@ -25,7 +25,7 @@ from flint import fmpq, fmpq_mat
 from symattn.derivation.grids import Grid, MaskGrid, MaskedGrid, RationalGrid, ScaledGrid
 from symattn.derivation.softmax_grids import ExpGrid, OutputGrid, WeightsGrid
 from symattn.values.ratio_arrays import LIMIT, ratio_texts
-from symattn.values.text_arrays import TextArray, choose, from_rows
+from symattn.values.text_arrays import TextArray, choose, constant, from_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -180,7 +180,7 @@ def text_array(grid: Grid, max_terms: int | None) -> TextArray:
     ``grid.texts`` writes them."""
     whole = range(grid.shape[0]), range(grid.shape[1])
     if isinstance(grid, MaskGrid):
-        return choose(_allowed(grid), b"0", b"-oo")
+        return choose(_allowed(grid), b"0", constant(grid.shape, "-oo"))
     parts = rational_parts(grid)
     if parts is not None:
         texts = _ratio_texts(parts)

@@ -41,13 +41,19 @@ class TextArray:
     """The texts of an n x m block as segments of one byte buffer (module docstring)."""
 
     def __init__(self, shape: tuple[int, int], data: NDArray[np.uint8], starts: Ints,
-                 lengths: Ints, null: Bools | None = None, plain: bool = True) -> None:
+                 lengths: Ints, null: Bools | None = None, plain: bool = True,
+                 width: int = 0) -> None:
         self.shape = shape
         self.data = data
         self.starts = starts            # flat, row by row
         self.lengths = lengths
         self.null = null                # flat, or None: no entry is null
         self.plain = plain              # False: some text needs JSON escapes
+        # above 0: ``data`` is a character matrix of this width, entry k in its row k
+        self.width = width
+
+    def _matrix(self) -> NDArray[np.uint8]:
+        return self.data.reshape(len(self.starts), self.width)
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -95,8 +101,39 @@ class TextArray:
                        for row in self.rows(first, last)]
             elif m == 0:
                 yield ["[]"] * (last - first)
+            elif self.width and self.null is None:
+                yield self._json_matrix(first, last)
             else:
                 yield self._json_part(first, last)
+
+    def _json_matrix(self, first: int, last: int) -> list[str]:
+        """``_json_part`` of a character matrix: each text with its quotes and comma
+        written around it in a wider matrix, then the used characters taken in order."""
+        import numpy as np
+
+        m, width = self.shape[1], self.width
+        part = slice(first * m, last * m)
+        count = (last - first) * m
+        rows = np.arange(count, dtype=np.int64)
+        column = self.starts[part] - (rows + first * m) * width
+        sizes = self.lengths[part]
+        apart = np.ones(count, dtype=bool)
+        apart[m - 1::m] = False
+        wide = np.empty((count, width + 4), dtype=np.uint8)
+        wide[:, 1:width + 1] = self._matrix()[part]
+        flat = wide.ravel()
+        begin = rows * (width + 4) + column
+        flat[begin] = ord('"')
+        flat[begin + sizes + 1] = ord('"')
+        flat[(begin + sizes + 2)[apart]] = ord(",")
+        flat[(begin + sizes + 3)[apart]] = ord(" ")
+        spans = sizes + 2 + 2 * apart
+        columns = np.arange(width + 4, dtype=np.int64)[None, :]
+        used = (columns >= column[:, None]) & (columns < (column + spans)[:, None])
+        raw = wide[used].tobytes()
+        ends = np.cumsum(spans)
+        bounds = zip((ends[::m] - spans[::m]).tolist(), ends[m - 1::m].tolist())
+        return ["[" + raw[a:b].decode("utf-8") + "]" for a, b in bounds]
 
     def _json_part(self, first: int, last: int) -> list[str]:
         """``json_rows`` of rows ``first`` to ``last``: the texts copied once, the quotes,
@@ -133,6 +170,9 @@ class TextArray:
         if not len(index):
             return self
         encoded = [(text or "").encode("utf-8") for text in texts]
+        if self.width and self.null is None and all(text is not None for text in texts) \
+                and max(len(part) for part in encoded) <= self.width:
+            return self._replaced_in_matrix(index, encoded)
         added = np.frombuffer(b"".join(encoded), dtype=np.uint8)
         sizes = np.array([len(part) for part in encoded], dtype=np.int64)
         where = np.asarray(index, dtype=np.int64)
@@ -150,6 +190,34 @@ class TextArray:
                          null, plain)
 
 
+    def _replaced_in_matrix(self, index: Sequence[int], encoded: list[bytes]) -> TextArray:
+        """``replaced`` with every new text fitting its row of the character matrix."""
+        import numpy as np
+
+        matrix = self._matrix().copy()
+        starts, lengths = self.starts.copy(), self.lengths.copy()
+        plain = self.plain
+        for k, part in zip(index, encoded):
+            matrix[k, :len(part)] = np.frombuffer(part, dtype=np.uint8)
+            starts[k], lengths[k] = k * self.width, len(part)
+            plain = plain and not _UNSAFE.intersection(part.decode("utf-8"))
+        return TextArray(self.shape, matrix.ravel(), starts, lengths, None, plain, self.width)
+
+    def widened(self, width: int) -> TextArray:
+        """A character matrix at least ``width`` wide (the texts where they were)."""
+        import numpy as np
+
+        if width <= self.width:
+            return self
+        count = len(self.starts)
+        matrix = np.zeros((count, width), dtype=np.uint8)
+        matrix[:, :self.width] = self._matrix()
+        rows = np.arange(count, dtype=np.int64)
+        starts = self.starts - rows * self.width + rows * width
+        return TextArray(self.shape, matrix.ravel(), starts, self.lengths, self.null,
+                         self.plain, width)
+
+
 Piece = Union[TextArray, bytes]
 # Entries made at once by ``by_rows``: bounds the temporary arrays of a large matrix.
 ROWS_AT_ONCE = 1 << 17
@@ -161,6 +229,15 @@ def stack(arrays: Sequence[TextArray]) -> TextArray:
 
     if len(arrays) == 1:
         return arrays[0]
+    if all(a.width and a.null is None for a in arrays):
+        width = max(a.width for a in arrays)
+        wide = [a.widened(width) for a in arrays]
+        return TextArray((sum(a.shape[0] for a in arrays), arrays[0].shape[1]),
+                         np.concatenate([a.data for a in wide]),
+                         np.concatenate([a.starts + o for a, o in zip(
+                             wide, np.cumsum([0] + [len(a.data) for a in wide[:-1]]).tolist())]),
+                         np.concatenate([a.lengths for a in wide]), None,
+                         all(a.plain for a in arrays), width)
     offsets = np.cumsum([0] + [len(a.data) for a in arrays[:-1]])
     nulls = [a.null if a.null is not None else np.zeros(len(a.starts), dtype=bool)
              for a in arrays]
@@ -191,9 +268,13 @@ def constant(shape: tuple[int, int], text: str) -> TextArray:
 
     data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     count = shape[0] * shape[1]
-    return TextArray(shape, data, np.zeros(count, dtype=np.int64),
+    if not data.size:
+        return TextArray(shape, data, np.zeros(count, dtype=np.int64),
+                         np.zeros(count, dtype=np.int64), None, True)
+    rows = np.arange(count, dtype=np.int64)
+    return TextArray(shape, np.tile(data, count), rows * len(data),
                      np.full(count, len(data), dtype=np.int64), None,
-                     not _UNSAFE.intersection(text))
+                     not _UNSAFE.intersection(text), len(data))
 
 
 def from_rows(rows: Sequence[Sequence[str | None]], columns: int) -> TextArray:
@@ -304,7 +385,7 @@ def split_texts(whole: Ints, negative: Bools, after: Ints, places: Ints,
     ends = starts + lengths
     for offset, byte in enumerate(suffix):
         flat[ends + offset] = byte
-    return TextArray((shape[0], shape[1]), flat, starts, lengths + len(suffix))
+    return TextArray((shape[0], shape[1]), flat, starts, lengths + len(suffix), width=width)
 
 
 def _write_digits(chars: NDArray[np.uint8], values: Ints, last: int, count: int) -> None:
@@ -389,6 +470,10 @@ def choose(condition: Bools, when: Piece, otherwise: Piece) -> TextArray:
     import numpy as np
 
     flat = condition.ravel()
+    for fixed, other, where in ((when, otherwise, flat), (otherwise, when, ~flat)):
+        if isinstance(fixed, bytes) and isinstance(other, TextArray) and other.width and \
+                other.null is None:
+            return _choose_in_matrix(where, fixed, other)
     buffer, ((s1, n1), (s2, n2)) = _buffers((when, otherwise), len(flat))
     shape = condition.shape if condition.ndim == 2 else (1, len(flat))
     plain = all(p.plain for p in (when, otherwise) if isinstance(p, TextArray))
@@ -399,3 +484,17 @@ def choose(condition: Bools, when: Piece, otherwise: Piece) -> TextArray:
                         False if nulls[1] is None else nulls[1])
     return TextArray((int(shape[0]), int(shape[1])), buffer, np.where(flat, s1, s2),
                      np.where(flat, n1, n2), null, plain)
+
+
+def _choose_in_matrix(where: Bools, text: bytes, array: TextArray) -> TextArray:
+    """``choose`` of a fixed text and a character matrix: the text written into the
+    chosen rows of a copy of the matrix."""
+    import numpy as np
+
+    wide = array.widened(len(text))
+    matrix = wide._matrix().copy()
+    matrix[where, :len(text)] = np.frombuffer(text, dtype=np.uint8)
+    rows = np.arange(len(where), dtype=np.int64)
+    return TextArray(array.shape, matrix.ravel(), np.where(where, rows * wide.width, wide.starts),
+                     np.where(where, len(text), wide.lengths), None,
+                     array.plain and not _UNSAFE.intersection(text.decode("utf-8")), wide.width)
