@@ -21,8 +21,6 @@ from symattn.render import prose
 from symattn.render.view import Cells, DerivationView, StepView
 from symattn.values.text_arrays import TextArray
 from symattn.values.number_format import NumberFormat
-from symattn.render.worked.names import description, formula_words, heading, sentence
-from symattn.render.worked.steps import numbers_text
 
 EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 
@@ -90,6 +88,8 @@ def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: S
 def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_label: str,
                symbols: Mapping[str, str]) -> list[str]:
     """One step: its heading in the reader's language, formula, description, matrices."""
+    from symattn.render.worked.names import description, formula_words, heading, sentence
+
     c = catalog.catalog
     symbol = _PLAIN_SYMBOLS.get(step.symbol, _plain(step.symbol))
     formula = re.sub(" +", " ", _plain(formula_words(step.formula, symbols, c)))
@@ -124,6 +124,9 @@ def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_
 
 def render_text(view: DerivationView, language: str = "en") -> str:
     """The derivation as a plain-text listing, every word in ``language``."""
+    # the worked-example modules are read only for text (JSON starts sooner without them)
+    from symattn.render.worked.steps import numbers_text
+
     catalog = prose.ProseCatalog(messages.load(language), prose.plain)
     numbers = prose.plain(numbers_text(view.number_format, catalog.catalog))
     label = catalog.fill("text.decimals", numbers=numbers)
