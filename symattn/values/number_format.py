@@ -252,7 +252,8 @@ class NumberFormat:
         if parts is None or not getattr(grid, "all_rational", False):
             return fallback
         numerators, denominator, width = parts()
-        places, digits, rule, separator = self.places, self.digits, self.rounding, self.separator
+        places, rule, separator = self.places, self.rounding, self.separator
+        digits = self.digits if places is None else None     # fixed places win
 
         def exact(i: int, j: int) -> str | None:
             value = grid.exact(i, j)
