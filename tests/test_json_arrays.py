@@ -27,7 +27,8 @@ from symattn.render import files, view
 from symattn.values.decimal_arrays import text_array_from_enclosure, texts_from_enclosure
 from symattn.values.enclosures import Enclosure
 from symattn.values.number_format import NumberFormat
-from symattn.values.text_arrays import choose, constant, fixed_texts, from_rows, stack
+from symattn.values.digit_texts import fixed_texts
+from symattn.values.text_arrays import choose, constant, from_rows, stack
 
 RULES = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN}
 

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from symattn.derivation.grid_arrays import Parts
+    # a rational grid's int64 numerators, denominator and -oo entries (grid_arrays)
+    Parts = tuple[NDArray[np.int64], int, NDArray[np.bool_] | None]
 
 
 def _open_rows(parts: Parts) -> tuple[NDArray[np.bool_], NDArray[np.int64], NDArray[np.bool_]]:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from symattn.values.decimals import _EPS, _POWERS, _SLACK
 from symattn.values.enclosures import Enclosure
 from symattn.values.rounding import format_scaled
-from symattn.values.text_arrays import TextArray, by_rows, choose, fixed_texts
+from symattn.values.digit_texts import fixed_texts
+from symattn.values.text_arrays import TextArray, by_rows, choose
 
 if TYPE_CHECKING:
     import numpy as np

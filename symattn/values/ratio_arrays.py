@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from symattn.values.rules import Rounding
 from symattn.values.rounding import format_scaled
-from symattn.values.text_arrays import (TextArray, by_rows, constant, fixed_texts,
-                                        split_texts)
+from symattn.values.digit_texts import fixed_texts, split_texts
+from symattn.values.text_arrays import TextArray, by_rows, constant
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,7 +43,8 @@ def ratio_texts(numerators: NDArray[np.int64], denominator: int, prefix: bytes =
 
     def make(rows: slice) -> tuple[TextArray, NDArray[np.bool_]]:
         part = numerators[rows]
-        return _ratio_texts(part, denominator, prefix, suffix), np.zeros(part.shape[0])
+        return (_ratio_texts(part, denominator, prefix, suffix),
+                np.zeros(part.shape[0], dtype=bool))
 
     return by_rows(make, numerators.shape[0], numerators.shape[1])[0]
 

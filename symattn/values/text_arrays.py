@@ -4,24 +4,19 @@ string per entry.
 A ``TextArray`` holds the texts of an n x m block as byte segments of one
 buffer (UTF-8): entry k is ``data[starts[k]:starts[k] + lengths[k]]``, or
 ``null`` (a closed form left out). Texts are made and joined a whole block at
-a time (``integer_texts``, ``fixed_texts``, ``join``, ``choose``) and written as
+a time (``digit_texts``, ``choose``, ``stack``) and written as
 JSON rows byte for byte as ``json.dumps`` writes a list of them
 (``json_rows``). Rows read as tuples of ``str`` like any other block.
 
 >>> import numpy as np
->>> numbers = integer_texts(np.array([[12, -3], [0, 4500]]))
->>> numbers.json_rows()
-['["12", "-3"]', '["0", "4500"]']
->>> join((numbers, b"/", integer_texts(np.array([[7, 7], [7, 7]])))).rows()
-[('12/7', '-3/7'), ('0/7', '4500/7')]
->>> fixed_texts(np.array([[5, 123]]), np.array([[True, False]]), np.array([[2, 1]])).rows()
-[('-0.05', '12.3')]
+>>> texts = choose(np.array([[True, False]]), b"-oo", from_rows([["1/2", "3"]], 2))
+>>> texts.rows(), texts.json_rows()
+([('-oo', '3')], ['["-oo", "3"]'])
 """
 
 from __future__ import annotations
 
-__all__ = ["TextArray", "integer_texts", "fixed_texts", "split_texts", "join", "stack",
-           "by_rows", "ROWS_AT_ONCE", "choose", "constant",
+__all__ = ["TextArray", "stack", "by_rows", "ROWS_AT_ONCE", "choose", "constant",
            "from_rows"]
 
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
@@ -84,8 +79,6 @@ class TextArray:
 
     def json_rows(self) -> list[str]:
         """Each row as ``json.dumps(row, ensure_ascii=False)`` writes it."""
-        import json
-
         return [line for part in self.json_parts() for line in part]
 
     def json_parts(self) -> Iterator[list[str]]:
@@ -314,102 +307,6 @@ def _copy(source: NDArray[np.uint8], starts: Ints, sizes: Ints, target: NDArray[
     target[_runs(places, sizes, total)] = source[_runs(starts, sizes, total)]
 
 
-def _digits(values: Ints) -> Ints:
-    """How many decimal digits each non-negative integer has (0 has one)."""
-    import numpy as np
-
-    count = np.ones(values.shape, dtype=np.int64)
-    largest = int(values.max()) if values.size else 0
-    power = 10
-    while power <= largest:
-        count += values >= power
-        power *= 10
-    return count
-
-
-def fixed_texts(magnitudes: Ints, negative: Bools, places: Ints,
-                separator: str = ".") -> TextArray:
-    """``format_scaled``: ``-`` where ``negative``, then ``magnitude / 10**places`` with
-    ``places`` (>= 0, at most 18) digits after ``separator``, leading zero kept.
-    Magnitudes below 10**18."""
-    import numpy as np
-
-    places_flat = places.ravel().astype(np.int64)
-    values = magnitudes.ravel().astype(np.int64)
-    if values.size and int(places_flat.max()):
-        powers = np.array([10 ** k for k in range(19)], dtype=np.int64)
-        whole, fraction = np.divmod(values, powers[places_flat])
-    else:
-        whole, fraction = values, values
-    return split_texts(whole.reshape(magnitudes.shape), negative, fraction, places_flat,
-                       separator)
-
-
-def split_texts(whole: Ints, negative: Bools, after: Ints, places: Ints,
-                separator: str = ".", prefix: bytes = b"", suffix: bytes = b"") -> TextArray:
-    """``prefix``, ``-`` where ``negative``, the digits of ``whole``, then where ``places``
-    is above 0 ``separator`` and the last ``places`` digits of ``after`` (leading
-    zeros kept), then ``suffix``. Integers from 0 to below 10**18.
-
-    Every text is laid out in one row of a character matrix with the separator
-    in one column for all: the whole part right-aligned before it, the rest after.
-    """
-    import numpy as np
-
-    shape = whole.shape
-    values = whole.ravel()
-    count = len(values)
-    places_flat = places.ravel().astype(np.int64)
-    most = int(places_flat.max()) if count else 0
-    whole_digits = _digits(values)
-    sign = negative.ravel()
-    point = len(prefix) + (int(whole_digits.max()) if count else 1) + 1   # the separator
-    width = point + 1 + most + len(suffix)
-    chars = np.zeros((count, width), dtype=np.uint8)
-    _write_digits(chars, values, point - 1, point - 1 - len(prefix))
-    if most:
-        # place k after the separator is digit (places - 1 - k) of ``after``: shift
-        # each left to ``most`` places, then write the digits from the right
-        powers = np.array([10 ** k for k in range(19)], dtype=np.int64)
-        padded = after.ravel() % powers[places_flat] * powers[most - places_flat]
-        _write_digits(chars, padded, point + most, most)
-    chars += ord("0")
-    chars[:, point] = separator.encode("ascii")[0]
-    rows = np.arange(count, dtype=np.int64)
-    starts = rows * width + point - whole_digits - sign - len(prefix)
-    lengths = len(prefix) + sign + whole_digits + np.where(places_flat > 0, places_flat + 1, 0)
-    flat = chars.ravel()
-    flat[starts[sign] + len(prefix)] = ord("-")
-    for offset, byte in enumerate(prefix):
-        flat[starts + offset] = byte
-    ends = starts + lengths
-    for offset, byte in enumerate(suffix):
-        flat[ends + offset] = byte
-    return TextArray((shape[0], shape[1]), flat, starts, lengths + len(suffix), width=width)
-
-
-def _write_digits(chars: NDArray[np.uint8], values: Ints, last: int, count: int) -> None:
-    """The last ``count`` decimal digits of ``values`` into columns ``last - count + 1``
-    to ``last`` of ``chars`` (as numbers 0-9); 32-bit arithmetic where it fits (numpy
-    divides by a constant with a product and a shift)."""
-    import numpy as np
-
-    small = values.size and int(values.max()) < 2 ** 32
-    rest = values.astype(np.uint32) if small else values
-    ten = np.uint32(10) if small else np.int64(10)
-    for k in range(count):
-        quotient = rest // ten
-        chars[:, last - k] = rest - quotient * ten
-        rest = quotient
-
-
-def integer_texts(values: Ints) -> TextArray:
-    """``str`` of each integer (magnitudes below 10**18)."""
-    import numpy as np
-
-    return fixed_texts(np.abs(values), values < 0, np.zeros(values.shape, dtype=np.int64))
-
-
 def _buffers(pieces: Sequence[Piece], count: int
              ) -> tuple[NDArray[np.uint8], list[tuple[Ints, Ints]]]:
     """One buffer holding every piece's bytes, and each piece's (starts, lengths) in it."""
@@ -427,42 +324,6 @@ def _buffers(pieces: Sequence[Piece], count: int
             located.append((piece.starts + offset, piece.lengths))
             offset += len(piece.data)
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8), located
-
-
-def _count(pieces: Sequence[Piece]) -> int:
-    return next(len(p.starts) for p in pieces if isinstance(p, TextArray))
-
-
-def _join_flat(pieces: Sequence[Piece]) -> tuple[NDArray[np.uint8], Ints, Ints]:
-    """The pieces' texts joined entry by entry: (data, starts, lengths), data in order."""
-    import numpy as np
-
-    count = _count(pieces)
-    sizes = [np.full(count, len(p), dtype=np.int64) if isinstance(p, bytes) else p.lengths
-             for p in pieces]
-    total = np.sum(sizes, axis=0) if sizes else np.zeros(count, dtype=np.int64)
-    begins = np.cumsum(total) - total
-    out = np.empty(int(total.sum()), dtype=np.uint8)
-    at = begins.copy()
-    for piece, size in zip(pieces, sizes):
-        if isinstance(piece, bytes):
-            for offset, byte in enumerate(piece):
-                out[at + offset] = byte
-        else:
-            _copy(piece.data, piece.starts, size, out, at)
-        at += size
-    return out, begins, total
-
-
-def join(pieces: Sequence[Piece], null: Bools | None = None) -> TextArray:
-    """Each entry the pieces' texts one after another (a ``bytes`` piece: the same
-    for every entry); ``null`` marks entries that are null."""
-    shape = next(p.shape for p in pieces if isinstance(p, TextArray))
-    data, starts, lengths = _join_flat(pieces)
-    plain = all(p.plain for p in pieces if isinstance(p, TextArray)) and \
-        not any(_UNSAFE.intersection(p.decode("utf-8")) for p in pieces if isinstance(p, bytes))
-    return TextArray(shape, data, starts, lengths, None if null is None else null.ravel(),
-                     plain)
 
 
 def choose(condition: Bools, when: Piece, otherwise: Piece) -> TextArray:
