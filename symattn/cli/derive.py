@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
     shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
-    text: str | Iterator[str]
+    text: str | Iterator[str | bytes]
     if args.format == "json":   # step by step, each large step a matrix at a time,
         steps = view.iter_step_views(derivation, number_format, limit, shown,   # streamed
                                      args.max_terms or None, arrays=True)
@@ -195,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
                                 max_terms=args.max_terms or None)
         text = render_text.render_text(built, language)
     if precision != "exact":
-        whole = text if isinstance(text, str) else "".join(text)
+        whole = text if isinstance(text, str) else \
+            "".join(p if isinstance(p, str) else p.decode("utf-8") for p in text)
         text = _with_precision(whole, args.format, precision, problem, language)
     write_output(text, args.output)
     return EXIT_OK

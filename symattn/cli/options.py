@@ -227,13 +227,14 @@ def limits_of(args: argparse.Namespace) -> Limits:
     return Limits.scaled(size)
 
 
-def write_output(text: str | Iterable[str], output: str | None) -> None:
+def write_output(text: str | Iterable[str | bytes], output: str | None) -> None:
     """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically;
     ``text`` in pieces goes to the file as it is made (``files.write_atomically``)."""
     from symattn.render.files import write_atomically, write_stdout
 
     if output is None or output == "-":
-        write_stdout(text if isinstance(text, str) else "".join(text))
+        write_stdout(text if isinstance(text, str) else
+                     "".join(p if isinstance(p, str) else p.decode("utf-8") for p in text))
         return
     write_atomically(output, text)
 

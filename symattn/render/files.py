@@ -130,10 +130,10 @@ def _stage(target: Path, data: bytes | Iterable[str | bytes]) -> Path:
     return temporary
 
 
-def write_atomically(path: str | Path, content: str | bytes | Iterable[str]) -> None:
+def write_atomically(path: str | Path, content: str | bytes | Iterable[str | bytes]) -> None:
     """Write ``content`` to ``path`` as the module docstring says (``InputError`` if refused).
 
-    ``content`` may come in pieces (an iterable of strings, e.g. a large JSON
+    ``content`` may come in pieces (strings or UTF-8 bytes, e.g. a large JSON
     document made a step at a time): they go into the temporary file as they
     are made, and only a complete file is renamed into place; an error while
     they are made leaves the old file as it was. A device or pipe gets the
@@ -144,7 +144,8 @@ def write_atomically(path: str | Path, content: str | bytes | Iterable[str]) -> 
     if kind.startswith("refused"):
         raise InputError(kind.removeprefix("refused: "), Location(file=str(target)))
     if kind == "through":
-        whole = content if isinstance(content, (str, bytes)) else "".join(content)
+        whole = content if isinstance(content, (str, bytes)) else \
+            b"".join(map(_bytes, content))
         _write_through(target, _bytes(whole))
         return
     with OutputSet() as files:
@@ -234,7 +235,7 @@ class OutputSet:
                  trace: TracebackType | None) -> None:
         self.discard()
 
-    def add(self, path: str | Path, content: str | bytes | Iterable[str]) -> None:
+    def add(self, path: str | Path, content: str | bytes | Iterable[str | bytes]) -> None:
         """Stage a regular file (a symbolic link: its target); refuse anything else."""
         target = Path(path)
         kind = _kind(target)

@@ -183,13 +183,16 @@ def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     """JSON of steps made one at a time (``view.iter_step_views``): the text of
     ``iter_json_steps`` in one string. The values are those of ``json.dumps``
     of ``derivation_document``; only the white space differs."""
-    return "".join(iter_json_steps(title, fmt, steps, description, tokens))
+    return "".join(piece if isinstance(piece, str) else piece.decode("utf-8")
+                   for piece in iter_json_steps(title, fmt, steps, description, tokens))
 
 
 def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
-                    description: str = "", tokens: Sequence[str] = ()) -> Iterator[str]:
+                    description: str = "", tokens: Sequence[str] = ()
+                    ) -> Iterator[str | bytes]:
     """``render_json_steps`` in pieces, a step at a time: each step is written and
-    released before the next is made (a writer may stream the pieces to a file),
+    released before the next is made (a writer may stream the pieces to a file;
+    a large matrix comes as UTF-8 bytes),
     and each matrix row is one line (json's C encoder, or a ``TextArray``'s rows
     written at once), so a large derivation is neither held whole nor slowed by
     the indenting encoder."""
@@ -204,7 +207,7 @@ def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     yield "\n ]\n}\n" if written else "]\n}\n"
 
 
-def _step_json(step: StepView) -> Iterator[str]:
+def _step_json(step: StepView) -> Iterator[str | bytes]:
     """One step's members, each matrix row on a line of its own, in pieces."""
     cells = {"exact": step.exact, "value": step.decimal}
     plain = StepView(step.name, step.symbol, step.formula, step.operands, step.description,
@@ -222,17 +225,17 @@ def _step_json(step: StepView) -> Iterator[str]:
         yield f',\n   "exact_omitted": {omitted},\n   "max_terms": {json.dumps(step.max_terms)}'
 
 
-def _rows_json(rows: Cells) -> Iterator[str]:
+def _rows_json(rows: Cells) -> Iterator[str | bytes]:
     if not len(rows):
         yield "[]"
         return
+    yield "[\n    "
     if isinstance(rows, TextArray):
-        parts = rows.json_parts()
+        for piece in rows.json_lines():   # a row of long closed forms takes time: the bar
+            yield piece
+            progress.advance(0)
     else:
-        parts = ([json.dumps(row, ensure_ascii=False)] for row in rows)
-    first = True
-    for lines in parts:       # a row of long closed forms takes time: the bar may show
-        yield ("[\n    " if first else ",\n    ") + ",\n    ".join(lines)
-        first = False
-        progress.advance(0)
+        for number, row in enumerate(rows):
+            yield (",\n    " if number else "") + json.dumps(row, ensure_ascii=False)
+            progress.advance(0)
     yield "\n   ]"

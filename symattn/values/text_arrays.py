@@ -79,54 +79,66 @@ class TextArray:
 
     def json_rows(self) -> list[str]:
         """Each row as ``json.dumps(row, ensure_ascii=False)`` writes it."""
-        return [line for part in self.json_parts() for line in part]
+        joined = "".join(p if isinstance(p, str) else p.decode("utf-8")
+                         for p in self.json_lines())
+        return joined.split(ROW_BREAK) if self.shape[0] else []
 
-    def json_parts(self) -> Iterator[list[str]]:
-        """``json_rows`` a few rows at a time (bounded index arrays and pieces)."""
+    def json_lines(self) -> Iterator[str | bytes]:
+        """``ROW_BREAK.join(self.json_rows())`` in pieces, a few rows at a time
+        (bounded index arrays; a character matrix straight to UTF-8 bytes)."""
         import json
 
         n, m = self.shape
         step = max(1, _SEGMENTS // max(m, 1))
         for first in range(0, n, step):
             last = min(n, first + step)
+            if self.plain and m and self.width and self.null is None:
+                yield self._json_matrix(first, last, last == n)
+                continue
             if not self.plain:
-                yield [json.dumps(list(row), ensure_ascii=False)
-                       for row in self.rows(first, last)]
-            elif m == 0:
-                yield ["[]"] * (last - first)
-            elif self.width and self.null is None:
-                yield self._json_matrix(first, last)
+                lines = [json.dumps(list(row), ensure_ascii=False)
+                         for row in self.rows(first, last)]
             else:
-                yield self._json_part(first, last)
+                lines = ["[]"] * (last - first) if m == 0 else self._json_part(first, last)
+            yield ROW_BREAK.join(lines) + ("" if last == n else ROW_BREAK)
 
-    def _json_matrix(self, first: int, last: int) -> list[str]:
-        """``_json_part`` of a character matrix: each text with its quotes and comma
-        written around it in a wider matrix, then the used characters taken in order."""
+    def _json_matrix(self, first: int, last: int, final: bool) -> bytes:
+        """``json_lines`` of rows ``first`` to ``last`` of a character matrix: each text
+        with its quotes, commas, brackets and line breaks written around it in a
+        wider matrix, then the characters in use taken in order."""
         import numpy as np
 
         m, width = self.shape[1], self.width
         part = slice(first * m, last * m)
         count = (last - first) * m
         rows = np.arange(count, dtype=np.int64)
-        column = self.starts[part] - (rows + first * m) * width
         sizes = self.lengths[part]
-        apart = np.ones(count, dtype=bool)
-        apart[m - 1::m] = False
-        wide = np.empty((count, width + 4), dtype=np.uint8)
-        wide[:, 1:width + 1] = self._matrix()[part]
+        starts = self.starts[part] - (rows + first * m) * width + 2   # in the wide matrix
+        opening = np.zeros(count, dtype=bool)
+        opening[::m] = True
+        closing = np.zeros(count, dtype=bool)
+        closing[m - 1::m] = True
+        broken = closing.copy()          # a line break after the row
+        if final:
+            broken[-1] = False
+        wide = np.empty((count, width + 10), dtype=np.uint8)
+        wide[:, 2:width + 2] = self._matrix()[part]
         flat = wide.ravel()
-        begin = rows * (width + 4) + column
-        flat[begin] = ord('"')
-        flat[begin + sizes + 1] = ord('"')
-        flat[(begin + sizes + 2)[apart]] = ord(",")
-        flat[(begin + sizes + 3)[apart]] = ord(" ")
-        spans = sizes + 2 + 2 * apart
-        columns = np.arange(width + 4, dtype=np.int64)[None, :]
-        used = (columns >= column[:, None]) & (columns < (column + spans)[:, None])
-        raw = wide[used].tobytes()
-        ends = np.cumsum(spans)
-        bounds = zip((ends[::m] - spans[::m]).tolist(), ends[m - 1::m].tolist())
-        return ["[" + raw[a:b].decode("utf-8") + "]" for a, b in bounds]
+        begin = rows * (width + 10) + starts
+        end = begin + sizes
+        flat[begin - 1] = ord('"')
+        flat[end] = ord('"')
+        flat[begin[opening] - 2] = ord("[")
+        flat[end[~closing] + 1] = ord(",")
+        flat[end[~closing] + 2] = ord(" ")
+        flat[end[closing] + 1] = ord("]")
+        for offset, byte in enumerate(ROW_BREAK.encode("ascii"), start=2):
+            flat[end[broken] + offset] = byte
+        low = starts - 1 - opening
+        high = starts + sizes + np.where(closing, 2 + 6 * broken, 3)
+        columns = np.arange(width + 10, dtype=np.int64)[None, :]
+        used = (columns >= low[:, None]) & (columns < high[:, None])
+        return wide[used].tobytes()
 
     def _json_part(self, first: int, last: int) -> list[str]:
         """``json_rows`` of rows ``first`` to ``last``: the texts copied once, the quotes,
@@ -212,6 +224,7 @@ class TextArray:
 
 
 Piece = Union[TextArray, bytes]
+ROW_BREAK = ",\n    "      # between the rows of a matrix in a JSON document
 # Entries made at once by ``by_rows``: bounds the temporary arrays of a large matrix.
 ROWS_AT_ONCE = 1 << 17
 
