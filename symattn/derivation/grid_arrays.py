@@ -100,7 +100,9 @@ def _scaled_parts(grid: ScaledGrid) -> Parts | None:
 
     factor = grid.factor
     assert isinstance(factor, fmpq)
-    found = _product(grid.factors) if grid.factors is not None else None
+    inputs = grid.score_inputs if grid.factors is not None else None   # kept by the grid
+    found = None if inputs is None or inputs[1] is not None or inputs[2] >= LIMIT else \
+        (inputs[0].astype(np.int64), int(inputs[2]))
     if found is None:
         found = _int64(grid.base * factor)
         return None if found is None else (found[0], found[1], _holes(grid))
@@ -147,9 +149,10 @@ _last: list[tuple[object, TextArray]] = []   # the texts of the last numerators 
 
 def _ratio_texts(parts: Parts) -> TextArray:
     """``ratio_texts`` of the parts, kept for the next grid with the same numerators
-    (the masked scores and the exponentials are written from the scaled scores')."""
+    (the masked scores and the exponentials are written from the scaled scores';
+    the exponentials take them last)."""
     if _last and _last[0][0] is parts[0]:
-        return _last.pop()[1]         # the masked scores are the last to ask
+        return _last[0][1]
     texts = ratio_texts(parts[0], parts[1])
     _last[:] = [(parts[0], texts)]
     return texts
@@ -188,7 +191,9 @@ def text_array(grid: Grid, max_terms: int | None) -> TextArray:
     if isinstance(grid, ExpGrid):
         masked = rational_parts(grid.masked)
         if masked is not None:
-            arguments = ratio_texts(masked[0], masked[1], b"exp(", b")")
+            shared = _last.pop()[1] if _last and _last[0][0] is masked[0] else None
+            arguments = shared.wrapped(b"exp(", b")") if shared is not None and shared.width \
+                else ratio_texts(masked[0], masked[1], b"exp(", b")")
             exps = choose(masked[0] == 0, b"1", arguments)
             return exps if masked[2] is None else choose(masked[2], b"0", exps)
     found = _softmax_array(grid, max_terms)

@@ -191,13 +191,12 @@ def softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
         return _softmax_enclosure(scores, scale, allowed, score_errors)
 
 
-_SHIFTED: list[tuple[tuple[object, ...], NDArray[np.bool_],
-                     tuple[Doubles, Doubles, Doubles, NDArray[np.bool_]]]] = []
+_Shifted = tuple["Doubles", "Doubles", "Doubles", "NDArray[np.bool_]"]
+_SHIFTED: list[tuple[tuple[object, ...], NDArray[np.bool_], _Shifted]] = []
 
 
 def _shifted_exps(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
-                  score_errors: Doubles | None
-                  ) -> tuple[Doubles, Doubles, Doubles, NDArray[np.bool_]]:
+                  score_errors: Doubles | None) -> _Shifted:
     """``e^((S - top) c)`` and its error bound for the allowed entries (0 elsewhere),
     with ``top`` the double at each row's largest allowed score; and which rows
     have an allowed entry. The exponentials' and the weights' enclosures of one
@@ -216,8 +215,7 @@ def _shifted_exps(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
 
 
 def _compute_shifted(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
-                     score_errors: Doubles | None
-                     ) -> tuple[Doubles, Doubles, Doubles, NDArray[np.bool_]]:
+                     score_errors: Doubles | None) -> _Shifted:
     import numpy as np
 
     known = allowed.any(axis=1)
@@ -320,7 +318,6 @@ def scores_enclosure_inputs(base: fmpq_mat, factors: tuple[fmpq_mat, fmpq_mat] |
     if matrix.exact:
         return matrix.numerators, None, matrix.denominator
     return matrix.numerators, (2.01 * U) * np.abs(matrix.numerators), matrix.denominator
-
 
 
 def scaled_enclosure(numerators: Doubles, errors: Doubles | None, scale: float,

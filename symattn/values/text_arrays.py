@@ -208,6 +208,25 @@ class TextArray:
             plain = plain and not _UNSAFE.intersection(part.decode("utf-8"))
         return TextArray(self.shape, matrix.ravel(), starts, lengths, None, plain, self.width)
 
+    def wrapped(self, prefix: bytes, suffix: bytes) -> TextArray:
+        """Each text of a character matrix between ``prefix`` and ``suffix``."""
+        import numpy as np
+
+        count, before = len(self.starts), len(prefix)
+        width = self.width + before + len(suffix)
+        matrix = np.empty((count, width), dtype=np.uint8)
+        matrix[:, before:before + self.width] = self._matrix()
+        rows = np.arange(count, dtype=np.int64)
+        starts = self.starts - rows * self.width + rows * width     # the prefix goes here
+        flat = matrix.ravel()
+        for offset, byte in enumerate(prefix):
+            flat[starts + offset] = byte
+        for offset, byte in enumerate(suffix):
+            flat[starts + before + self.lengths + offset] = byte
+        plain = self.plain and not _UNSAFE.intersection((prefix + suffix).decode("utf-8"))
+        return TextArray(self.shape, flat, starts, self.lengths + before + len(suffix),
+                         self.null, plain, width)
+
     def widened(self, width: int) -> TextArray:
         """A character matrix at least ``width`` wide (the texts where they were)."""
         import numpy as np
