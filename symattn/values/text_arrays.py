@@ -104,8 +104,8 @@ class TextArray:
 
     def _json_matrix(self, first: int, last: int, final: bool) -> bytes:
         """``json_lines`` of rows ``first`` to ``last`` of a character matrix: each text
-        with its quotes, commas, brackets and line breaks written around it in a
-        wider matrix, then the characters in use taken in order."""
+        with its quotes, comma or bracket written around it in a wider matrix, the
+        characters in use taken in order, the line breaks put between the rows."""
         import numpy as np
 
         m, width = self.shape[1], self.width
@@ -118,13 +118,10 @@ class TextArray:
         opening[::m] = True
         closing = np.zeros(count, dtype=bool)
         closing[m - 1::m] = True
-        broken = closing.copy()          # a line break after the row
-        if final:
-            broken[-1] = False
-        wide = np.empty((count, width + 10), dtype=np.uint8)
+        wide = np.empty((count, width + 5), dtype=np.uint8)
         wide[:, 2:width + 2] = self._matrix()[part]
         flat = wide.ravel()
-        begin = rows * (width + 10) + starts
+        begin = rows * (width + 5) + starts
         end = begin + sizes
         flat[begin - 1] = ord('"')
         flat[end] = ord('"')
@@ -132,13 +129,20 @@ class TextArray:
         flat[end[~closing] + 1] = ord(",")
         flat[end[~closing] + 2] = ord(" ")
         flat[end[closing] + 1] = ord("]")
-        for offset, byte in enumerate(ROW_BREAK.encode("ascii"), start=2):
-            flat[end[broken] + offset] = byte
         low = starts - 1 - opening
-        high = starts + sizes + np.where(closing, 2 + 6 * broken, 3)
-        columns = np.arange(width + 10, dtype=np.int64)[None, :]
-        used = (columns >= low[:, None]) & (columns < high[:, None])
-        return wide[used].tobytes()
+        spans = sizes + 1 + opening + np.where(closing, 2, 3)
+        if width + 5 < 256:       # one small subtraction and comparison per character
+            columns = np.arange(width + 5, dtype=np.uint8)[None, :]
+            used = np.subtract(columns, low.astype(np.uint8)[:, None], dtype=np.uint8) \
+                < spans.astype(np.uint8)[:, None]
+        else:
+            columns_wide = np.arange(width + 5, dtype=np.int64)[None, :]
+            used = (columns_wide >= low[:, None]) & (columns_wide < (low + spans)[:, None])
+        raw = wide[used].tobytes()
+        ends = np.cumsum(spans)[m - 1::m].tolist()
+        lines = [raw[a:b] for a, b in zip([0] + ends[:-1], ends)]
+        return ROW_BREAK.encode("ascii").join(lines) + (b"" if final else
+                                                        ROW_BREAK.encode("ascii"))
 
     def _json_part(self, first: int, last: int) -> list[str]:
         """``json_rows`` of rows ``first`` to ``last``: the texts copied once, the quotes,
