@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from flint import fmpq, fmpq_mat
 
+from symattn.derivation.grid_data import bool_matrix
 from symattn.derivation.grids import Grid, MaskGrid, MaskedGrid, RationalGrid, ScaledGrid
 from symattn.derivation.softmax_grids import ExpGrid, OutputGrid, WeightsGrid
 from symattn.values.ratio_arrays import LIMIT, ratio_texts
@@ -89,9 +90,7 @@ def _holes(grid: ScaledGrid) -> NDArray[np.bool_] | None:
 
 
 def _allowed(grid: MaskGrid | MaskedGrid) -> NDArray[np.bool_]:
-    import numpy as np
-
-    return np.array(grid.allowed, dtype=bool).reshape(grid.shape)
+    return bool_matrix(grid.allowed, grid.shape)  # type: ignore[no-any-return]
 
 
 def _scaled_parts(grid: ScaledGrid) -> Parts | None:
