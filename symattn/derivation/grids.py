@@ -385,12 +385,13 @@ class MaskedGrid(Grid):
         if columns is None:
             row = self.allowed[i]
             columns = self._open[i] = [j for j in range(self.shape[1]) if row[j]] \
-                if self.shape[1] < 256 else _true_indices(row)
+                if self.shape[1] < 256 else _true_indices(self, i)
         return columns
 
 
-def _true_indices(row: Sequence[bool]) -> list[int]:
-    """Where a long row of booleans is True (numpy: a Python loop costs more)."""
+def _true_indices(grid: MaskedGrid, i: int) -> list[int]:
+    """Where a long row of the mask is True (numpy: a Python loop costs more)."""
     import numpy as np
 
-    return np.flatnonzero(np.asarray(row, dtype=bool)).tolist()  # type: ignore[no-any-return]
+    row = bool_matrix(grid.allowed, grid.shape)[i]
+    return np.flatnonzero(row).tolist()  # type: ignore[no-any-return]
