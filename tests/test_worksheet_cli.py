@@ -103,3 +103,37 @@ def test_help_lists_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["worksheet", "--help"])
     assert "--variants" in capsys.readouterr().out
+
+
+def test_pdfs_compile_while_the_next_documents_are_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # All 2N documents were written before the first TeX run started; now each PDF
+    # starts as soon as its LaTeX exists, and still lands next to its own .tex.
+    import threading
+
+    from symattn.render import pdf, worksheet
+
+    events: list[str] = []
+    lock = threading.Lock()
+    real_key = worksheet.key_latex
+
+    def key_latex(*args: object, **kwargs: object) -> str:
+        with lock:
+            events.append("write")
+        return real_key(*args, **kwargs)  # type: ignore[arg-type]
+
+    def compile_pdf(tex: str, **kwargs: object) -> bytes:
+        with lock:
+            events.append("compile")
+        return f"%PDF {len(tex)} {hash(tex)}".encode()
+
+    monkeypatch.setattr(worksheet, "key_latex", key_latex)
+    monkeypatch.setattr(pdf, "compile_pdf", compile_pdf)
+    out = tmp_path / "class"
+    assert main(["worksheet", "--seed", "3", "--variants", "3", "-x", "softmax_table",
+                 "--pdf", "--jobs", "2", "-o", str(out)]) == 0
+    assert events.index("compile") < len(events) - 1 - events[::-1].index("write")
+    for tex in sorted(out.glob("*.tex")):
+        text = tex.read_text(encoding="utf-8")
+        assert tex.with_suffix(".pdf").read_bytes() == \
+            f"%PDF {len(text)} {hash(text)}".encode()

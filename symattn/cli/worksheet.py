@@ -27,7 +27,7 @@ from __future__ import annotations
 __all__ = ["register", "run"]
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from symattn.cli.options import EXIT_OK, Handler, Subparsers
 
@@ -232,9 +232,6 @@ def run(args: argparse.Namespace) -> int:
     """The ``worksheet`` command; returns the exit status."""
     import sys
 
-    from symattn.render.engines import name_engine
-    from symattn.render.worksheet import key_latex, sheet_latex
-    from symattn.render.worksheet_short import short_key_latex
     from symattn.worksheets import sheet as worksheet
 
     seed = _whole("seed", args.seed, 0, 10 ** 12)
@@ -254,14 +251,10 @@ def run(args: argparse.Namespace) -> int:
     confirmed = sum(worksheet.check_answers(sheet) for sheet in sheets)
     stems = _file_names(args.name, variants)
     documents: list[tuple[str, str]] = []
-    for stem, sheet in zip(stems, sheets):
-        documents.append((stem, name_engine(sheet_latex(sheet, args.template_dir), args.engine)))
-        documents.append((f"{stem}-key", name_engine(key_latex(sheet, args.template_dir),
-                                                     args.engine)))
-        if args.short_key:
-            documents.append((f"{stem}-key-short",
-                              name_engine(short_key_latex(sheet, args.template_dir), args.engine)))
-    pdfs = _compile([tex for _, tex in documents], jobs, args.engine) if args.pdf else []
+    written = _written(documents, list(zip(stems, sheets)), args)
+    pdfs = _compile(written, jobs, args.engine) if args.pdf else []
+    for _ in written:   # without --pdf, the documents alone (with it, none are left)
+        pass
     exported = _export_files(args.name, exports, sheets)
     _make_folder(folder)
     checked = _write_set(folder, documents, pdfs, exported + [
@@ -274,6 +267,24 @@ def run(args: argparse.Namespace) -> int:
           f"{folder} ({made}); the checker confirmed all {confirmed} numeric answers",
           file=sys.stderr)
     return EXIT_OK
+
+
+def _written(documents: list[tuple[str, str]], sheets: list[tuple[str, Worksheet]],
+             args: argparse.Namespace) -> Iterator[str]:
+    """The LaTeX of each sheet, key (and short key), appended to ``documents`` as
+    (stem, LaTeX) and yielded as it is written, so that its PDF compiles while the next
+    is written."""
+    from symattn.render.engines import name_engine
+    from symattn.render.worksheet import key_latex, sheet_latex
+    from symattn.render.worksheet_short import short_key_latex
+
+    for stem, sheet in sheets:
+        kinds = [("", sheet_latex), ("-key", key_latex)] + \
+            ([("-key-short", short_key_latex)] if args.short_key else [])
+        for suffix, latex in kinds:
+            documents.append((f"{stem}{suffix}",
+                              name_engine(latex(sheet, args.template_dir), args.engine)))
+            yield documents[-1][1]
 
 
 def _stale(folder: Path, name: str, documents: list[tuple[str, str]], pdfs: list[bytes],
@@ -325,9 +336,10 @@ def _write_set(folder: Path, documents: list[tuple[str, str]], pdfs: list[bytes]
     return checked
 
 
-def _compile(documents: list[str], jobs: int, engine: str | None = None) -> list[bytes]:
-    """PDFs of the documents, compiled in parallel, in order (byte-identical runs);
-    Ctrl-C or SIGTERM stops every TeX run at once."""
+def _compile(documents: Iterable[str], jobs: int, engine: str | None = None) -> list[bytes]:
+    """PDFs of the documents, compiled in parallel, in order (byte-identical runs), each
+    started as soon as ``documents`` yields it; Ctrl-C or SIGTERM stops every TeX run at
+    once."""
     from concurrent.futures import ThreadPoolExecutor
 
     from symattn.render import pdf

@@ -2,6 +2,7 @@
 
 ``steps`` holds the records; ``pipeline.derive`` is the one function that calls
 every stage: the rational core (``attention`` over the grids of ``grids`` and
-``softmax_grids``), the SymPy path (``sympy_path``, ``sympy_grid``), positions,
+``softmax_grids``), the SymPy path (``sympy_path``, ``sympy_grid``, its softmax rows
+in ``sympy_rows``), positions,
 several heads (``multihead``), the rest of the layer and the diagnostics.
 """

@@ -24,7 +24,7 @@ Each answer is a step of the derivation:
 
 from __future__ import annotations
 
-__all__ = ["insert"]
+__all__ = ["insert", "softmax_limit", "softmax_derivative"]
 
 from typing import Sequence
 
@@ -73,7 +73,8 @@ def _limit(weights: sympy.Matrix, limit: Limit, symbols: dict[str, sympy.Symbol]
     point, side = (sympy.S.Zero, "+") if limit.to == "0+" else (sympy.oo, "-")
 
     def entry(expr: sympy.Expr) -> sympy.Expr:
-        value = sympy.limit(expr, symbol, point, side)
+        known = softmax_limit(expr, symbol, limit.to == "0+")
+        value = known if known is not None else sympy.limit(expr, symbol, point, side)
         if value.has(sympy.Limit, sympy.zoo, sympy.nan):
             raise InputError(f"no limit of the weights as {limit.symbol} -> {limit.to} "
                              f"could be found", where.at(key="limits"))
@@ -88,10 +89,88 @@ def _limit(weights: sympy.Matrix, limit: Limit, symbols: dict[str, sympy.Symbol]
                 SympyGrid(weights.applyfunc(entry)))
 
 
+_Term = tuple[sympy.Expr, sympy.Expr, sympy.Expr]   # c, r and exp(r/T) (1 for r = 0)
+
+
+def _terms(expr: sympy.Expr, symbol: sympy.Symbol) -> list[_Term] | None:
+    """``c exp(r/symbol)`` (or a number ``c``, r = 0) as ``(c, r, exp)``, c > 0, r numbers."""
+    found = []
+    for term in sympy.Add.make_args(expr):
+        c, rest = term.as_coeff_Mul()
+        if rest == 1:
+            r = sympy.S.Zero
+        elif isinstance(rest, sympy.exp):
+            r = sympy.expand(rest.args[0] * symbol)
+        else:
+            return None
+        if r.free_symbols or not c.is_positive:
+            return None
+        found.append((c, r, rest))
+    return found
+
+
+def _softmax_parts(expr: sympy.Expr, symbol: sympy.Symbol
+                   ) -> tuple[_Term, list[_Term], sympy.Expr] | None:
+    """A weight ``c exp(r/T) / sum_k c_k exp(r_k/T)`` as its numerator's term, the
+    denominator's terms and the denominator; None for any other form."""
+    factors = sympy.Mul.make_args(expr)
+    sums = [f for f in factors if f.is_Pow and f.exp == -1 and f.base.is_Add]
+    if len(sums) != 1:
+        return None
+    numerator = _terms(sympy.Mul(*(f for f in factors if f is not sums[0])), symbol)
+    denominator = _terms(sums[0].base, symbol)
+    if numerator is None or denominator is None or len(numerator) != 1:
+        return None
+    return numerator[0], denominator, sums[0].base
+
+
+def softmax_limit(expr: sympy.Expr, symbol: sympy.Symbol, to_zero: bool) -> sympy.Expr | None:
+    """The limit of a softmax weight ``c exp(r/T) / sum_k c_k exp(r_k/T)`` (r, r_k numbers)
+    as T -> 0+ (the keys of the largest r share the weight) or T -> oo (the exponentials
+    tend to 1); None for any other form (SymPy's ``limit`` then decides).
+
+    >>> T = sympy.Symbol("T", real=True)
+    >>> w = sympy.exp(2 / T) / (sympy.exp(2 / T) + 2 * sympy.exp(-1 / T) + 1)
+    >>> softmax_limit(w, T, True), softmax_limit(w, T, False)
+    (1, 1/4)
+    """
+    if not expr.has(symbol):
+        return expr
+    parts = _softmax_parts(expr, symbol)
+    if parts is None:
+        return None
+    (c, r, _), denominator, _ = parts
+    if not to_zero:
+        return c / sympy.Add(*(c_k for c_k, _, _ in denominator))
+    differences = [r_k - r for _, r_k, _ in denominator]
+    if any(d.is_zero is None or d.is_positive is None for d in differences):
+        return None      # a sign SymPy cannot decide
+    if any(d.is_positive for d in differences):
+        return sympy.S.Zero
+    return c / sympy.Add(*(c_k for (c_k, _, _), d in zip(denominator, differences) if d.is_zero))
+
+
+def softmax_derivative(expr: sympy.Expr, symbol: sympy.Symbol) -> sympy.Expr:
+    """d/dT of a weight: for ``w_j = c exp(r/T) / S`` with ``S = sum_k c_k exp(r_k/T)``,
+    ``c exp(r/T) sum_k c_k (r_k - r) exp(r_k/T) / (T^2 S^2)`` (each dz/dT = -r/T^2);
+    ``together(diff(...))`` for any other form.
+
+    >>> T = sympy.Symbol("T", real=True)
+    >>> softmax_derivative(sympy.exp(2 / T) / (sympy.exp(2 / T) + 1), T)
+    -2*exp(2/T)/(T**2*(exp(2/T) + 1)**2)
+    """
+    parts = _softmax_parts(expr, symbol) if expr.has(symbol) else None
+    if parts is None:
+        return sympy.together(sympy.diff(expr, symbol))
+    (c, r, power), denominator, total = parts
+    inner = sympy.Add(*(c_k * (r_k - r) * e_k for c_k, r_k, e_k in denominator))
+    return c * power * inner / (symbol ** 2 * total ** 2)
+
+
 def _derivative(weights: sympy.Matrix, name: str, symbols: dict[str, sympy.Symbol]) -> Step:
     symbol = _symbol(name, symbols)
     tex = symbol_latex(name)
-    derivative = weights.applyfunc(lambda expr: sympy.together(sympy.diff(expr, symbol)))
+    derivative = weights.applyfunc(lambda expr: softmax_derivative(expr, symbol))
     return Step(f"weights_derivative_{name}", f"\\frac{{\\partial A}}{{\\partial {tex}}}",
                 f"\\frac{{\\partial A_{{ij}}}}{{\\partial {tex}}}", ("weights",),
                 f"the derivative of each weight with respect to {name}", SympyGrid(derivative))

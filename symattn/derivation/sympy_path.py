@@ -16,12 +16,15 @@ from __future__ import annotations
 __all__ = ['build_steps']
 
 import sympy
+from flint import fmpq
 
 from symattn.derivation import grids
 from symattn.derivation.attention import input_step, scaled_formula, source_of
 from symattn.derivation.steps import Step, make_step
 from symattn.derivation.sympy_grid import SympyGrid, scale_factor_sympy, sympy_matrix
+from symattn.derivation.sympy_rows import SoftmaxRow
 from symattn.problem.problem import Problem
+from symattn.values.exact import NAN, Exact
 
 # How the SymPy sources of the projections are written in formulas.
 _SOURCE_SYMBOLS = {"X_kv": "X_{kv}", "X_pos": "X_{pos}", "X_kv_pos": "X_{kv,pos}",
@@ -52,9 +55,10 @@ class _SympySteps:
         self.projections(start)
         scaled = self.scaled(self.scores(start), start)
         masked, operand = self.masked(scaled)
-        weights = self.weights(masked, operand)
+        rows = self.weights(masked, operand)
         if "V" in self.matrices:
-            self.add("output", (weights * self.matrices["V"]).applyfunc(sympy.powsimp))
+            self.steps.append(make_step("output", grids.ValueGrid(
+                _outputs(self.problem, rows, self.matrices["V"]))))
         return tuple(self.steps)
 
     def inputs_and_positions(self) -> None:
@@ -132,45 +136,50 @@ class _SympySteps:
         self.add("masked", masked)
         return masked, "masked"
 
-    def weights(self, masked: sympy.Matrix, operand: str) -> sympy.Matrix:
-        """Softmax (exp and exp_sum steps first) or division by the row sum."""
+    def weights(self, masked: sympy.Matrix, operand: str) -> list[SoftmaxRow]:
+        """Softmax (exp and exp_sum steps first) or division by the row sum, row by row
+        (``sympy_rows``: each row's exponentials and sum made and written once)."""
         problem = self.problem
         n, m = masked.shape
-        if problem.normalisation == "softmax":
-            numerators = masked.applyfunc(sympy.exp)
-            totals = sympy.Matrix(n, 1, lambda i, _: sum(numerators.row(i)))
-            self.add("exp", numerators, operands=(operand,))
-            self.add("exp_sum", totals)
-        else:
-            allowed = problem.allowed()
-            numerators = sympy.Matrix(n, m, lambda i, j: masked[i, j] if allowed[i][j] else 0)
-            totals = sympy.Matrix(n, 1, lambda i, _: sum(numerators.row(i)))
-        weights = _normalised(problem, numerators, totals)
-        if problem.normalisation == "softmax":
-            self.add("weights", weights)
-        else:
-            self.add("weights", weights, formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
+        softmax = problem.normalisation == "softmax"
+        rows = [SoftmaxRow([masked[i, j] for j in range(m)], softmax) for i in range(n)]
+        if softmax:
+            self.add("exp", sympy.Matrix(n, m, lambda i, j: rows[i].numerators[j]),
                      operands=(operand,))
-        return weights
+            self.steps.append(make_step("exp_sum", grids.ValueGrid([[row.total] for row in rows])))
+        weights = grids.ValueGrid(_normalised(problem, rows, m))
+        if softmax:
+            self.steps.append(make_step("weights", weights))
+        else:
+            self.steps.append(make_step("weights", weights,
+                                        formula="\\frac{Z_{ij}}{\\sum_j Z_{ij}}",
+                                        operands=(operand,)))
+        return rows
 
 
-def _normalised(problem: Problem, numerators: sympy.Matrix, totals: sympy.Matrix
-                ) -> sympy.Matrix:
+def _fill(problem: Problem, i: int) -> Exact:
+    """An entry of a fully masked row i, as options.fully_masked says (or its error)."""
+    if problem.fully_masked == "error":
+        raise grids.fully_masked_row(i)
+    return NAN if problem.fully_masked == "nan" else fmpq(0)
+
+
+def _normalised(problem: Problem, rows: list[SoftmaxRow], m: int) -> list[list[Exact]]:
     """Each row divided by its total; a fully masked row as options.fully_masked says."""
-    allowed = problem.allowed()
-    n, m = numerators.shape
-    weights = sympy.zeros(n, m)
-    for i in range(n):
-        if not any(allowed[i]):
-            if problem.fully_masked == "error":
-                raise grids.fully_masked_row(i)
-            fill = sympy.S.NaN if problem.fully_masked == "nan" else sympy.S.Zero
-            for j in range(m):
-                weights[i, j] = fill
-            continue
-        if totals[i, 0] == 0:
+    weights = []
+    for i, row in enumerate(rows):
+        if not row.open:
+            weights.append([_fill(problem, i)] * m)
+        elif row.total_expr == 0:
             raise grids.zero_row_sum(i)
-        for j in range(m):
-            # powsimp lets exp(a)*exp(-a) cancel, so equal scores give exact 1/count.
-            weights[i, j] = sympy.powsimp(numerators[i, j] / totals[i, 0])
+        else:
+            weights.append(row.weights)
     return weights
+
+
+def _outputs(problem: Problem, rows: list[SoftmaxRow], values: sympy.Matrix
+             ) -> list[list[Exact]]:
+    """``A V`` row by row: each entry the row's weighted sum over its one denominator."""
+    columns = [[values[j, c] for j in range(values.rows)] for c in range(values.cols)]
+    return [[row.output(column) for column in columns] if row.open
+            else [_fill(problem, i)] * values.cols for i, row in enumerate(rows)]

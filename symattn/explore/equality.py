@@ -22,7 +22,9 @@ import sympy
 from flint import arb, fmpq
 
 from symattn.values.exact import NAN, NEG_INF, Exact, Irrational, Surd, to_ball
-from symattn.values.symbolic import SympyValue, value_to_sympy
+from symattn.values.symbolic import SympyValue, WrittenValue, value_to_sympy
+
+_SYMPY_KINDS = (SympyValue, WrittenValue)   # values known by their SymPy expression
 
 
 def same_exact(a: Exact, b: Exact) -> bool:
@@ -33,8 +35,9 @@ def same_exact(a: Exact, b: Exact) -> bool:
         return a == b
     if isinstance(a, Surd) and isinstance(b, Surd):
         return a == b
-    if isinstance(a, SympyValue) and isinstance(b, SympyValue):
-        return bool(a.expr == b.expr or sympy.expand(a.expr - b.expr) == 0)
+    if isinstance(a, _SYMPY_KINDS) and isinstance(b, _SYMPY_KINDS):
+        x, y = a.to_sympy(), b.to_sympy()
+        return bool(x == y or sympy.expand(x - y) == 0)
     if isinstance(a, Irrational) and isinstance(b, Irrational):
         return a.text == b.text
     return False

@@ -296,6 +296,7 @@ class _SympyRows:
     def attend(self, q: Row, keys: list[Row], values: list[Row]) -> Attended:
         import sympy
 
+        from symattn.derivation.sympy_rows import SoftmaxRow
         from symattn.values.symbolic import value_to_sympy
 
         problem = self.problem
@@ -310,19 +311,13 @@ class _SympyRows:
                 score = linearise(score)
             scores.append(score)
         scaled = [sympy.expand(s * self.factor) for s in scores]
-        if problem.normalisation == "softmax":
-            numerators = [sympy.exp(z) for z in scaled]
-        else:
-            numerators = list(scaled)
-        total = sum(numerators, sympy.S.Zero)
-        if total == 0:
+        # the full derivation's rows are made by the same code (sympy_rows): same closed forms
+        row = SoftmaxRow(scaled, softmax=problem.normalisation == "softmax")
+        if row.total_expr == 0:
             raise grids.zero_row_sum(len(keys) - 1)
-        weights = [sympy.powsimp(e / total) for e in numerators]
         width = len(values[0])
-        output = [sympy.powsimp(sum((w * value_to_sympy(v[c]) for w, v in zip(weights, values)),
-                                    sympy.S.Zero)) for c in range(width)]
-        out = _exact(output)
-        return (_exact(scores), _exact(scaled), _exact(weights), out,
+        out = tuple(row.output([value_to_sympy(v[c]) for v in values]) for c in range(width))
+        return (_exact(scores), _exact(scaled), tuple(row.weights), out,
                 tuple(exact_text(x) for x in out))
 
 

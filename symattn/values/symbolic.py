@@ -13,10 +13,10 @@ when needed (SymPy is slow to import).
 from __future__ import annotations
 
 __all__ = ['tree_to_sympy', 'value_to_sympy', 'to_ball', 'SympyValue', 'sympy_to_exact',
-           'SympyForm']
+           'SympyForm', 'WrittenValue']
 
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import sympy
 from flint import arb, fmpq
@@ -144,6 +144,66 @@ class SympyValue:
     def to_sympy(self) -> sympy.Expr:
         """The expression itself."""
         return self.expr
+
+
+class WrittenValue:
+    """A SymPy value whose text is written from its parts, not printed by SymPy.
+
+    A softmax row's weights and outputs all repeat the row's exponentials and
+    their sum (``derivation.sympy_rows``): printing each entry's whole
+    expression would sort and print the same sum again for every entry, so the
+    text is joined from the parts' texts, written once per row, with the terms
+    in key order. ``write`` and ``build`` (the expression) are called when the
+    text or the expression is first asked for; ``numeric`` says whether it is a
+    number (no free symbols). LaTeX prints ``expr`` as for a ``SympyValue``.
+
+    >>> import sympy
+    >>> a = sympy.Symbol("a")
+    >>> value = WrittenValue(lambda: sympy.exp(a) / 2, lambda: "exp(a)/2", numeric=False)
+    >>> value.text, value.is_numeric, value.to_sympy()
+    ('exp(a)/2', False, exp(a)/2)
+    """
+
+    __slots__ = ("_build", "_write", "_expr", "_text", "is_numeric")
+
+    def __init__(self, build: Callable[[], sympy.Expr], write: Callable[[], str],
+                 numeric: bool) -> None:
+        self._build = build
+        self._write = write
+        self._expr: sympy.Expr | None = None
+        self._text: str | None = None
+        self.is_numeric = numeric
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._write()
+        return self._text
+
+    def ball(self, prec: int) -> arb | None:
+        """A certified ball at ``prec`` bits; None with free symbols."""
+        return to_ball(self.to_sympy(), prec) if self.is_numeric else None
+
+    def to_sympy(self) -> sympy.Expr:
+        """The expression (built from the same parts as the text)."""
+        if self._expr is None:
+            self._expr = self._build()
+        return self._expr
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The expression, as ``SympyValue.expr``."""
+        return self.to_sympy()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WrittenValue) and self.to_sympy() == other.to_sympy()
+
+    def __hash__(self) -> int:
+        return hash(self.to_sympy())
+
+    def __repr__(self) -> str:
+        text = self.text
+        return f"WrittenValue({text if len(text) <= 200 else text[:197] + '...'})"
 
 
 def sympy_to_exact(expr: sympy.Expr) -> Exact | SympyValue:

@@ -36,12 +36,16 @@ def flag_inconsistent(verdicts: list[Verdict], rule: Rounding) -> list[Verdict]:
         clashing = _clashing_pairs([verdicts[k].claim.printed for k in indices], rule)
         if not clashing:
             continue
+        # The same printing clashes with the same others: worded once per distinct
+        # printing, not once per printing (4,000 printings of one entry were quadratic).
+        others: dict[Printed, str] = {}
         for k in indices:
             printed = verdicts[k].claim.printed
-            clashes = [m for m in indices
-                       if m != k and (printed, verdicts[m].claim.printed) in clashing]
-            if clashes:
-                result[k] = _flagged(verdicts[k], [verdicts[m] for m in clashes])
+            if printed not in others:
+                others[printed] = _others([verdicts[m] for m in indices
+                                           if (printed, verdicts[m].claim.printed) in clashing])
+            if others[printed]:
+                result[k] = _flagged(verdicts[k], others[printed])
     return result
 
 
@@ -75,9 +79,13 @@ def flag_carried_wrong(verdicts: list[Verdict]) -> list[Verdict]:
     return result
 
 
-def _flagged(verdict: Verdict, clashes: list[Verdict]) -> Verdict:
-    others = ", ".join(other.printed + (f" ({other.label})" if other.label else "")
-                       for other in clashes)
+def _others(clashes: list[Verdict]) -> str:
+    """The clashing printings as a reason names them: ``0.49 (label), 0.6``."""
+    return ", ".join(other.printed + (f" ({other.label})" if other.label else "")
+                     for other in clashes)
+
+
+def _flagged(verdict: Verdict, others: str) -> Verdict:
     reasons = verdict.reasons + (Reason.of("inconsistent", others=others),)
     return dataclasses.replace(verdict, flags=verdict.flags + ("inconsistent",),
                                reason=verdict.reason + f"; printed differently elsewhere: {others}",
