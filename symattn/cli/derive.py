@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = ["register", "run"]
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
@@ -202,17 +202,20 @@ def run(args: argparse.Namespace) -> int:
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
     shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
-    if args.format == "json":   # step by step: one step's strings held at a time
-        steps = view.iter_step_views(derivation, number_format, limit, shown,
-                                     args.max_terms or None)
-        text = render_text.render_json_steps(problem.title, number_format, steps,
-                                             problem.description, problem.tokens)
+    text: str | Iterator[str | bytes]
+    if args.format == "json":   # step by step, each large step a matrix at a time,
+        steps = view.iter_step_views(derivation, number_format, limit, shown,   # streamed
+                                     args.max_terms or None, arrays=True)
+        text = render_text.iter_json_steps(problem.title, number_format, steps,
+                                           problem.description, problem.tokens)
     else:
         built = view.build_view(derivation, number_format, limit=limit, steps=shown,
                                 max_terms=args.max_terms or None)
         text = render_text.render_text(built, language)
     if precision != "exact":
-        text = _with_precision(text, args.format, precision, problem, language)
+        whole = text if isinstance(text, str) else \
+            "".join(p if isinstance(p, str) else p.decode("utf-8") for p in text)
+        text = _with_precision(whole, args.format, precision, problem, language)
     write_output(text, args.output)
     return EXIT_OK
 

@@ -14,7 +14,7 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole"]
 
 import argparse
-from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeAlias
 
 if TYPE_CHECKING:
     from symattn.problem.limits import Limits
@@ -227,12 +227,14 @@ def limits_of(args: argparse.Namespace) -> Limits:
     return Limits.scaled(size)
 
 
-def write_output(text: str, output: str | None) -> None:
-    """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically."""
+def write_output(text: str | Iterable[str | bytes], output: str | None) -> None:
+    """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically;
+    ``text`` in pieces goes to the file as it is made (``files.write_atomically``)."""
     from symattn.render.files import write_atomically, write_stdout
 
     if output is None or output == "-":
-        write_stdout(text)
+        write_stdout(text if isinstance(text, str) else
+                     "".join(p if isinstance(p, str) else p.decode("utf-8") for p in text))
         return
     write_atomically(output, text)
 

@@ -126,7 +126,7 @@ def attention_core(problem: Problem, matrices: dict[str, fmpq_mat], start: str |
     inputs = problem.inputs
     if start is None:
         base = matrices["Q"] * matrices["K"].transpose()
-        yield make_step("scores", grids.RationalGrid(base))
+        yield make_step("scores", grids.RationalGrid(base, (matrices["Q"], matrices["K"])))
     else:
         base = rational_matrix(inputs[start], holes_to_zero=True)
         if start == "scores":

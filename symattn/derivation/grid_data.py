@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-__all__ = ["GridData"]
+__all__ = ["GridData", "bool_matrix"]
 
 import functools
 import operator
@@ -120,3 +120,19 @@ def _python_value(value: Exact) -> Any:
     from symattn.values.closed_forms import to_sympy
 
     return to_sympy(value)
+
+
+_BOOLS: list[tuple[object, Any]] = []   # the last matrix made, with its rows
+
+
+def bool_matrix(rows: Sequence[Sequence[bool]], shape: tuple[int, int]) -> Any:
+    """``rows`` as a read-only numpy bool matrix, made once for the last rows asked
+    (the mask, the masked scores and the softmax enclosures share one mask)."""
+    import numpy as np
+
+    if _BOOLS and _BOOLS[0][0] is rows:
+        return _BOOLS[0][1]
+    matrix = np.array(rows, dtype=bool).reshape(shape)
+    matrix.flags.writeable = False
+    _BOOLS[:] = [(rows, matrix)]
+    return matrix

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from flint import arb, fmpq, fmpq_mat, fmpz
 
-from symattn.derivation.grid_data import GridData
+from symattn.derivation.grid_data import GridData, bool_matrix
 from symattn.errors import FullyMaskedRowError, InputError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
                                   to_ball, working_precision)
@@ -168,8 +168,10 @@ class RationalGrid(Grid):
 
     all_rational = True    # every entry a rational: decimals decided exactly at little cost
 
-    def __init__(self, matrix: fmpq_mat) -> None:
+    def __init__(self, matrix: fmpq_mat,
+                 factors: tuple[fmpq_mat, fmpq_mat] | None = None) -> None:
         self.matrix = matrix
+        self.factors = factors    # (Q, K) with matrix == Q K^T: numerators in one product
         self.shape = (matrix.nrows(), matrix.ncols())
 
     def exact(self, i: int, j: int) -> Exact:
@@ -325,7 +327,7 @@ class MaskGrid(Grid):
         from symattn.values.enclosures import Enclosure
         import numpy as np
 
-        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        allowed = bool_matrix(self.allowed, self.shape)
         zeros = np.zeros(self.shape)
         return Enclosure(zeros, zeros, np.ones(self.shape[0], dtype=bool), ~allowed)
 
@@ -351,12 +353,12 @@ class MaskedGrid(Grid):
 
     def open_array(self) -> NDArray[np.bool_]:
         """The entries that are open as a numpy bool matrix (neither masked nor given -oo)."""
-        import numpy as np
-
-        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        allowed = bool_matrix(self.allowed, self.shape)
+        if self.scaled.holes:
+            allowed = allowed.copy()
         for i, j in self.scaled.holes:
             allowed[i, j] = False
-        return allowed
+        return allowed  # type: ignore[no-any-return]
 
     @property
     def all_rational(self) -> bool:
@@ -369,12 +371,11 @@ class MaskedGrid(Grid):
     def enclosure(self) -> Enclosure | None:
         """The scaled scores' enclosure with the masked entries -oo."""
         import dataclasses
-        import numpy as np
 
         scaled = self.scaled.enclosure()
         if scaled is None:
             return None
-        allowed = np.array(self.allowed, dtype=bool).reshape(self.shape)
+        allowed = bool_matrix(self.allowed, self.shape)
         assert scaled.neg_inf is not None
         return dataclasses.replace(scaled, neg_inf=scaled.neg_inf | ~allowed)
 
@@ -382,5 +383,15 @@ class MaskedGrid(Grid):
         """The keys row i may attend to (computed once per row; callers must not modify it)."""
         columns = self._open.get(i)
         if columns is None:
-            columns = self._open[i] = [j for j in range(self.shape[1]) if self.allowed[i][j]]
+            row = self.allowed[i]
+            columns = self._open[i] = [j for j in range(self.shape[1]) if row[j]] \
+                if self.shape[1] < 256 else _true_indices(self, i)
         return columns
+
+
+def _true_indices(grid: MaskedGrid, i: int) -> list[int]:
+    """Where a long row of the mask is True (numpy: a Python loop costs more)."""
+    import numpy as np
+
+    row = bool_matrix(grid.allowed, grid.shape)[i]
+    return np.flatnonzero(row).tolist()  # type: ignore[no-any-return]

@@ -10,7 +10,7 @@ __all__ = ["EntryMatrix", "check_keys", "read_matrix", "read_bool", "read_choice
            "describe"]
 
 import difflib
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from symattn.values.entries import Entry, parse_entry
 from symattn.errors import InputError, Location, ShapeError, counted, cut
@@ -54,6 +54,7 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
         rows = [raw]
     width = len(rows[0])
     matrix = []
+    read = _reader()
     for i, row in enumerate(rows, start=1):
         if len(row) == 0:
             raise InputError("row is empty", location.at(row=i))
@@ -61,7 +62,7 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
             raise ShapeError(f"ragged matrix: row {i} has {counted(len(row), 'entry', 'entries')}"
                              f" but row 1 has {width}", location.at(row=i))
         try:
-            matrix.append(tuple(parse_entry(literal(value)) for value in row))
+            matrix.append(tuple(map(read, row)))
         except InputError:
             # Parse again, entry by entry, only to say exactly where the bad one is
             # (building a location for every entry would cost more than parsing).
@@ -69,6 +70,24 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
                 parse_entry(literal(value), location.at(row=i, column=j))
             raise
     return tuple(matrix)
+
+
+def _reader() -> Callable[[Any], Entry]:
+    """``parse_entry(literal(value))``, each distinct text read once: a large matrix of
+    short decimals repeats a few hundred texts (an entry is immutable, so shared)."""
+    seen: dict[str, Entry] = {}
+
+    def read(value: Any) -> Entry:
+        if type(value) is str:
+            found = seen.get(value)
+            if found is None:
+                found = parse_entry(value)
+                if len(seen) < 65536:
+                    seen[value] = found
+            return found
+        return parse_entry(literal(value))
+
+    return read
 
 
 def literal(value: Any) -> Any:

@@ -31,7 +31,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from symattn.errors import InputError, Location
 
@@ -97,8 +97,9 @@ def _write_through(path: Path, data: bytes) -> None:
         raise InputError(f"cannot write: {error.strerror}", Location(file=str(path))) from None
 
 
-def _stage(target: Path, data: bytes) -> Path:
-    """``data`` in a new temporary file next to ``target``, with the mode ``target`` will have."""
+def _stage(target: Path, data: bytes | Iterable[str | bytes]) -> Path:
+    """``data`` (or its pieces, written as they come) in a new temporary file next to
+    ``target``, with the mode ``target`` will have."""
     folder = target.parent if str(target.parent) else Path(".")
     try:
         handle, name = tempfile.mkstemp(prefix=_PREFIX, dir=folder)
@@ -108,7 +109,11 @@ def _stage(target: Path, data: bytes) -> Path:
     temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            if isinstance(data, bytes):
+                stream.write(data)
+            else:
+                for piece in data:
+                    stream.write(_bytes(piece))
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)     # an existing file keeps its mode
         except FileNotFoundError:
@@ -125,14 +130,23 @@ def _stage(target: Path, data: bytes) -> Path:
     return temporary
 
 
-def write_atomically(path: str | Path, content: str | bytes) -> None:
-    """Write ``content`` to ``path`` as the module docstring says (``InputError`` if refused)."""
+def write_atomically(path: str | Path, content: str | bytes | Iterable[str | bytes]) -> None:
+    """Write ``content`` to ``path`` as the module docstring says (``InputError`` if refused).
+
+    ``content`` may come in pieces (strings or UTF-8 bytes, e.g. a large JSON
+    document made a step at a time): they go into the temporary file as they
+    are made, and only a complete file is renamed into place; an error while
+    they are made leaves the old file as it was. A device or pipe gets the
+    whole content at once, after every piece is made.
+    """
     target = Path(path)
     kind = _kind(target)
     if kind.startswith("refused"):
         raise InputError(kind.removeprefix("refused: "), Location(file=str(target)))
     if kind == "through":
-        _write_through(target, _bytes(content))
+        whole = content if isinstance(content, (str, bytes)) else \
+            b"".join(map(_bytes, content))
+        _write_through(target, _bytes(whole))
         return
     with OutputSet() as files:
         files.add(target, content)
@@ -221,7 +235,7 @@ class OutputSet:
                  trace: TracebackType | None) -> None:
         self.discard()
 
-    def add(self, path: str | Path, content: str | bytes) -> None:
+    def add(self, path: str | Path, content: str | bytes | Iterable[str | bytes]) -> None:
         """Stage a regular file (a symbolic link: its target); refuse anything else."""
         target = Path(path)
         kind = _kind(target)
@@ -231,7 +245,8 @@ class OutputSet:
             raise InputError(why, Location(file=str(target)))
         real = _real(target)
         with _signals_wait():       # a temporary file is made and noted in one step
-            self._staged.append((_stage(real, _bytes(content)), real))
+            data = _bytes(content) if isinstance(content, (str, bytes)) else content
+            self._staged.append((_stage(real, data), real))
 
     def add_folder(self, path: str | Path, files: Sequence[tuple[str, str | bytes]]) -> None:
         """Stage a folder holding ``files`` (name, content); it replaces the old folder whole."""

@@ -7,20 +7,20 @@ layout is the documented, stable ``{"steps": [{"name", "shape", "exact",
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_json_steps", "derivation_document", "matrix_lines"]
+__all__ = ["render_text", "render_json", "render_json_steps", "iter_json_steps",
+           "derivation_document", "matrix_lines"]
 
 import json
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from symattn.errors import visible, visible_lines
 from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
-from symattn.render.view import DerivationView, StepView
+from symattn.render.view import Cells, DerivationView, StepView
+from symattn.values.text_arrays import TextArray
 from symattn.values.number_format import NumberFormat
-from symattn.render.worked.names import description, formula_words, heading, sentence
-from symattn.render.worked.steps import numbers_text
 
 EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
 
@@ -88,6 +88,8 @@ def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: S
 def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_label: str,
                symbols: Mapping[str, str]) -> list[str]:
     """One step: its heading in the reader's language, formula, description, matrices."""
+    from symattn.render.worked.names import description, formula_words, heading, sentence
+
     c = catalog.catalog
     symbol = _PLAIN_SYMBOLS.get(step.symbol, _plain(step.symbol))
     formula = re.sub(" +", " ", _plain(formula_words(step.formula, symbols, c)))
@@ -122,6 +124,9 @@ def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_
 
 def render_text(view: DerivationView, language: str = "en") -> str:
     """The derivation as a plain-text listing, every word in ``language``."""
+    # the worked-example modules are read only for text (JSON starts sooner without them)
+    from symattn.render.worked.steps import numbers_text
+
     catalog = prose.ProseCatalog(messages.load(language), prose.plain)
     numbers = prose.plain(numbers_text(view.number_format, catalog.catalog))
     label = catalog.fill("text.decimals", numbers=numbers)
@@ -175,37 +180,62 @@ def _step_members(step: StepView) -> dict[str, object]:
 
 def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
                       description: str = "", tokens: Sequence[str] = ()) -> str:
-    """JSON of steps made one at a time (``view.iter_step_views``): each step is
-    written and released before the next is made, and each matrix row is one
-    line (json's C encoder), so a large derivation is neither held twice nor
-    slowed by the indenting encoder. The values are those of ``json.dumps``
+    """JSON of steps made one at a time (``view.iter_step_views``): the text of
+    ``iter_json_steps`` in one string. The values are those of ``json.dumps``
     of ``derivation_document``; only the white space differs."""
+    return "".join(piece if isinstance(piece, str) else piece.decode("utf-8")
+                   for piece in iter_json_steps(title, fmt, steps, description, tokens))
+
+
+def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
+                    description: str = "", tokens: Sequence[str] = ()
+                    ) -> Iterator[str | bytes]:
+    """``render_json_steps`` in pieces, a step at a time: each step is written and
+    released before the next is made (a writer may stream the pieces to a file;
+    a large matrix comes as UTF-8 bytes),
+    and each matrix row is one line (json's C encoder, or a ``TextArray``'s rows
+    written at once), so a large derivation is neither held whole nor slowed by
+    the indenting encoder."""
     head = _head(title, fmt, description, tokens)
-    chunks = [json.dumps(head, ensure_ascii=False, indent=1)[:-2], ',\n "steps": [']
+    yield json.dumps(head, ensure_ascii=False, indent=1)[:-2] + ',\n "steps": ['
+    written = False
     for number, step in enumerate(steps):
-        chunks.append(",\n  {" if number else "\n  {")
-        chunks.append(_step_json(step))
-        chunks.append("\n  }")
-    chunks.append("\n ]\n}\n" if len(chunks) > 2 else "]\n}\n")
-    return "".join(chunks)
+        yield ",\n  {" if number else "\n  {"
+        yield from _step_json(step)
+        yield "\n  }"
+        written = True
+    yield "\n ]\n}\n" if written else "]\n}\n"
 
 
-def _step_json(step: StepView) -> str:
-    """One step's members, each matrix row on a line of its own."""
-    members = []
-    for key, value in _step_members(step).items():
-        if key in ("exact", "value"):
-            members.append(f'"{key}": ' + _rows_json(value))      # type: ignore[arg-type]
+def _step_json(step: StepView) -> Iterator[str | bytes]:
+    """One step's members, each matrix row on a line of its own, in pieces."""
+    cells = {"exact": step.exact, "value": step.decimal}
+    plain = StepView(step.name, step.symbol, step.formula, step.operands, step.description,
+                     step.shape, (), (), (), (), step.max_terms, step.variant)
+    omitted = step.omitted
+    separator = ""
+    for key, value in _step_members(plain).items():
+        if key in cells:
+            yield f'{separator}\n   "{key}": '
+            yield from _rows_json(cells[key])
         else:
-            members.append(f'"{key}": ' + json.dumps(value, ensure_ascii=False))
-    return ",".join("\n   " + member for member in members)
+            yield f'{separator}\n   "{key}": ' + json.dumps(value, ensure_ascii=False)
+        separator = ","
+    if omitted:
+        yield f',\n   "exact_omitted": {omitted},\n   "max_terms": {json.dumps(step.max_terms)}'
 
 
-def _rows_json(rows: Sequence[Sequence[str | None]]) -> str:
-    if not rows:
-        return "[]"
-    lines = []
-    for row in rows:      # a row of long closed forms takes time: the bar may show
-        lines.append(json.dumps(row, ensure_ascii=False))
-        progress.advance(0)
-    return "[\n    " + ",\n    ".join(lines) + "\n   ]"
+def _rows_json(rows: Cells) -> Iterator[str | bytes]:
+    if not len(rows):
+        yield "[]"
+        return
+    yield "[\n    "
+    if isinstance(rows, TextArray):
+        for piece in rows.json_lines():   # a row of long closed forms takes time: the bar
+            yield piece
+            progress.advance(0)
+    else:
+        for number, row in enumerate(rows):
+            yield (",\n    " if number else "") + json.dumps(row, ensure_ascii=False)
+            progress.advance(0)
+    yield "\n   ]"

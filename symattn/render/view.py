@@ -13,13 +13,19 @@ __all__ = ["StepView", "DerivationView", "build_view", "iter_step_views", "shown
            "MAX_TERMS"]
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Union
 
 from symattn import defaults, progress
 from symattn.derivation.steps import Derivation, Step
 from symattn.errors import Location
 from symattn.values.number_format import NumberFormat
 from symattn.values.decimals import UndecidedError
+from symattn.values.text_arrays import TextArray
+
+# A step's strings: rows of texts, or (a whole large step for JSON) a ``TextArray``.
+Cells = Union[tuple[tuple[Union[str, None], ...], ...], TextArray]
+# Steps of at least this many entries are written a whole matrix at once for JSON.
+ARRAY_MIN_ENTRIES = 4096
 
 
 # Closed forms with more exponentials than this are left out of views by default.
@@ -49,14 +55,16 @@ class StepView:
     shape: tuple[int, int]
     rows: tuple[int, ...]
     columns: tuple[int, ...]
-    exact: tuple[tuple[str | None, ...], ...]     # None: a closed form too long to write
-    decimal: tuple[tuple[str | None, ...], ...]
+    exact: Cells        # None: a closed form too long to write
+    decimal: Cells
     max_terms: int | None = None
     variant: str = ""          # "raw": scores the spec says are used unscaled
 
     @property
     def omitted(self) -> int:
         """How many closed forms on show were too long to write (``max_terms``)."""
+        if isinstance(self.exact, TextArray):
+            return self.exact.nulls
         return sum(text is None for row in self.exact for text in row)
 
     @property
@@ -75,9 +83,12 @@ class DerivationView:
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
-              max_terms: int | None = MAX_TERMS) -> StepView:
-    """The strings of one step: closed forms (up to ``max_terms``) and decimals on show."""
+              max_terms: int | None = MAX_TERMS, arrays: bool = False) -> StepView:
+    """The strings of one step: closed forms (up to ``max_terms``) and decimals on show;
+    with ``arrays``, a large step whole as ``TextArray`` cells."""
     grid = step.value
+    if arrays and limit is None and grid.shape[0] * grid.shape[1] >= ARRAY_MIN_ENTRIES:
+        return _array_view(step, number_format, max_terms)
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
     # closed forms can be long (a softmax row has one term per key): a few rows at a time
@@ -93,6 +104,23 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     progress.advance(len(rows))       # the decimals: the other half of the bar's total
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                     grid.shape, rows, columns, tuple(exact), decimal, max_terms, step.variant)
+
+
+def _array_view(step: Step, number_format: NumberFormat, max_terms: int | None) -> StepView:
+    """``step_view`` of a whole large step, each matrix written at once."""
+    from symattn.derivation import grid_arrays
+
+    grid = step.value
+    rows, columns = tuple(range(grid.shape[0])), tuple(range(grid.shape[1]))
+    exact = grid_arrays.text_array(grid, max_terms)
+    progress.advance(len(rows))
+    try:
+        decimal = number_format.format_array(grid, grid_arrays.rational_parts(grid))
+    except UndecidedError as error:   # a number too large to write out: say which step
+        raise type(error)(f"step {step.name}: {error.message}", error.location) from None
+    progress.advance(len(rows))
+    return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
+                    grid.shape, rows, columns, exact, decimal, max_terms, step.variant)
 
 
 def build_view(derivation: Derivation, number_format: NumberFormat | None = None,
@@ -113,16 +141,18 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
 
 def iter_step_views(derivation: Derivation, number_format: NumberFormat,
                     limit: int | None = defaults.ROWS_SHOWN, steps: tuple[str, ...] | None = None,
-                    max_terms: int | None = MAX_TERMS) -> Iterator[StepView]:
+                    max_terms: int | None = MAX_TERMS, arrays: bool = False
+                    ) -> Iterator[StepView]:
     """``build_view``'s steps one at a time, each made only when asked for: a
-    writer that releases each step before the next (JSON) holds one at a time."""
+    writer that releases each step before the next (JSON) holds one at a time.
+    ``arrays``: large steps come as ``TextArray`` cells (for ``render_json_steps``)."""
     chosen = [s for s in derivation.steps if steps is None or s.name in steps]
     # One bar for the whole view: a row's closed forms, then its decimals.
     rows = sum(len(shown_indices(step.value.shape[0], limit)) for step in chosen)
     try:
         with progress.task(2 * rows, "writing"):
             for step in chosen:
-                yield step_view(step, number_format, limit, max_terms)
+                yield step_view(step, number_format, limit, max_terms, arrays)
     except UndecidedError as error:
         if error.location is not None:
             raise

@@ -12,7 +12,7 @@ this (halves never pass the test, so half-up and half-even agree here).
 
 from __future__ import annotations
 
-__all__ = ["texts_from_enclosure", "FAST_DIGITS"]
+__all__ = ["texts_from_enclosure", "text_array_from_enclosure", "FAST_DIGITS"]
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from symattn.values.decimals import _EPS, _POWERS, _SLACK
 from symattn.values.enclosures import Enclosure
 from symattn.values.rounding import format_scaled
+from symattn.values.digit_texts import fixed_texts
+from symattn.values.text_arrays import TextArray, by_rows, choose
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,6 +39,7 @@ class _Decided:
     zero: NDArray[np.bool_]        # exactly zero (mid == rad == 0) in a known row
     places: NDArray[np.intp]       # decimal places to write (meaningful where decided)
     printed: NDArray[np.float64]   # the double to print: x, or |x| where it rounds to 0
+    rounded: NDArray[np.float64]   # |x| * 10**places rounded: the digits (where decided)
 
 
 def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int | None,
@@ -78,6 +81,51 @@ def texts_from_enclosure(enclosure: Enclosure, places: int | None, digits: int |
     return rows, ~settled
 
 
+def text_array_from_enclosure(enclosure: Enclosure, places: int | None, digits: int | None,
+                              separator: str = ".", scientific_beyond: int = 7
+                              ) -> tuple[TextArray, NDArray[np.bool_]]:
+    """``texts_from_enclosure`` as a ``TextArray``: the decided digits written from the
+    rounded integers a whole block at once (what ``%.Nf`` of the double writes, since
+    no point of the enclosure is near a rounding midpoint), scientific ones one by one."""
+    def make(rows: slice) -> tuple[TextArray, NDArray[np.bool_]]:
+        index = range(enclosure.mid.shape[0])[rows]
+        return _text_array(enclosure.block(index, range(enclosure.mid.shape[1])), places,
+                           digits, separator, scientific_beyond)
+
+    return by_rows(make, enclosure.mid.shape[0], enclosure.mid.shape[1])
+
+
+def _text_array(enclosure: Enclosure, places: int | None, digits: int | None,
+                separator: str, scientific_beyond: int) -> tuple[TextArray, NDArray[np.bool_]]:
+    import numpy as np
+
+    if places is not None:
+        digits = None
+    decided = _decide(enclosure, places, digits)
+    scientific = decided.decided & (decided.places + 2 > digits + scientific_beyond) \
+        if digits is not None else np.zeros(decided.decided.shape, dtype=bool)
+    positional = decided.decided & ~scientific & (decided.places <= 18)
+    shown = np.where(positional, decided.places, 0)
+    texts = fixed_texts(np.where(positional, decided.rounded, 0.0).astype(np.int64),
+                        positional & (decided.printed < 0), shown, separator)
+    zero_text = "0" if places is None else format_scaled(0, places, separator)
+    texts = choose(decided.zero, zero_text.encode("ascii"), texts)
+    settled = positional | decided.zero
+    if enclosure.neg_inf is not None:   # exactly -oo: written as NumberFormat writes it
+        neg_inf = enclosure.neg_inf & enclosure.known[:, None]
+        texts = choose(neg_inf, b"-inf", texts)
+        settled = settled | neg_inf
+    if scientific.any():
+        where = np.flatnonzero(scientific)
+        pattern = f"%.{(digits or 1) - 1}e"
+        written = [pattern % number for number in decided.printed.ravel()[where].tolist()]
+        if separator != ".":
+            written = [text.replace(".", separator) for text in written]
+        texts = texts.replaced(where.tolist(), written)
+        settled = settled | scientific
+    return texts, ~settled
+
+
 def _decide(enclosure: Enclosure, places: int | None, digits: int | None) -> _Decided:
     """The test of the module docstring, for every entry at once."""
     import numpy as np
@@ -112,6 +160,7 @@ def _decide(enclosure: Enclosure, places: int | None, digits: int | None) -> _De
             carried = ok & (rounded == 10.0 ** digits)
             place_index = np.where(carried, place_index - 1, place_index)
             ok &= place_index >= 0
+            rounded = np.where(carried, rounded / 10.0, rounded)
     # -0.00 prints as 0.00, as format_scaled does
     printed = np.where(ok & (rounded == 0.0), magnitude, x)
-    return _Decided(ok, zero, place_index, printed)
+    return _Decided(ok, zero, place_index, printed, np.where(ok, rounded, 0.0))

@@ -191,12 +191,31 @@ def softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
         return _softmax_enclosure(scores, scale, allowed, score_errors)
 
 
+_Shifted = tuple["Doubles", "Doubles", "Doubles", "NDArray[np.bool_]"]
+_SHIFTED: list[tuple[tuple[object, ...], NDArray[np.bool_], _Shifted]] = []
+
+
 def _shifted_exps(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
-                  score_errors: Doubles | None
-                  ) -> tuple[Doubles, Doubles, Doubles, NDArray[np.bool_]]:
+                  score_errors: Doubles | None) -> _Shifted:
     """``e^((S - top) c)`` and its error bound for the allowed entries (0 elsewhere),
     with ``top`` the double at each row's largest allowed score; and which rows
-    have an allowed entry."""
+    have an allowed entry. The exponentials' and the weights' enclosures of one
+    head ask with the same arrays: the last answer is kept (read-only arrays)."""
+    import numpy as np
+
+    key = (scores, scale, score_errors)
+    if _SHIFTED and _SHIFTED[0][0][0] is scores and _SHIFTED[0][0][1] == scale and \
+            _SHIFTED[0][0][2] is score_errors and np.array_equal(_SHIFTED[0][1], allowed):
+        return _SHIFTED[0][2]
+    found = _compute_shifted(scores, scale, allowed, score_errors)
+    for array in found:
+        array.flags.writeable = False
+    _SHIFTED[:] = [(key, allowed.copy(), found)]
+    return found
+
+
+def _compute_shifted(scores: Doubles, scale: float, allowed: NDArray[np.bool_],
+                     score_errors: Doubles | None) -> _Shifted:
     import numpy as np
 
     known = allowed.any(axis=1)
@@ -229,7 +248,7 @@ def _softmax_enclosure(scores: Doubles, scale: float, allowed: NDArray[np.bool_]
     sum_errors = 1.01 * (exp_errors.sum(axis=1) + m * U * sums)
     safe_sums = np.where(known, sums, 1.0)
     relative_sum_error = sum_errors / safe_sums
-    known &= relative_sum_error <= 1e-6      # False for nan too
+    known = known & (relative_sum_error <= 1e-6)      # False for nan too
     weights = exps / safe_sums[:, None]
     radius = (exp_errors / safe_sums[:, None] + weights * relative_sum_error[:, None]) \
         * (1 + 1e-5) + (2 * U) * weights
@@ -299,7 +318,6 @@ def scores_enclosure_inputs(base: fmpq_mat, factors: tuple[fmpq_mat, fmpq_mat] |
     if matrix.exact:
         return matrix.numerators, None, matrix.denominator
     return matrix.numerators, (2.01 * U) * np.abs(matrix.numerators), matrix.denominator
-
 
 
 def scaled_enclosure(numerators: Doubles, errors: Doubles | None, scale: float,

@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from flint import arb, fmpq
 
@@ -24,13 +24,22 @@ from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
 from symattn.errors import InputError, argument
 from symattn.values.arith import NoFiniteValue
-from symattn.values.decimal_arrays import FAST_DIGITS, texts_from_enclosure
+from symattn.values.decimal_arrays import (FAST_DIGITS, text_array_from_enclosure,
+                                           texts_from_enclosure)
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
                                      significant_decimal, significant_from_ball, to_scientific)
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
 from symattn.values.rounding import Rounding, format_scaled, ratio_decimal
 from symattn.values.rules import parse_rounding
+from symattn.values.text_arrays import TextArray, choose, from_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    # a rational grid's int64 numerators, denominator and -oo entries (grid_arrays)
+    Parts = tuple[NDArray[np.int64], int, NDArray[np.bool_] | None]
 
 def _whole(value: object, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
@@ -45,6 +54,9 @@ ENCLOSURE_MIN_ENTRIES = 4096
 # share of the block (many digits, huge values) the ball batch is quicker.
 UNDECIDED_SHARE = 0.01
 
+# The decimals of the last two rational numerators written, with their format.
+_LAST: list[tuple[object, NumberFormat, tuple[TextArray, NDArray[np.bool_]]]] = []
+
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
 
@@ -52,6 +64,8 @@ class Block(Protocol):
     """What ``format_block`` reads: a grid's exact entries and certified balls
     (``derivation.grids.Grid``); a grid may also offer ``enclosure()``, a
     double-precision ``Enclosure`` of every entry, or None."""
+
+    shape: tuple[int, int]
 
     def exact(self, i: int, j: int) -> Exact:
         """The exact value of entry (i, j)."""
@@ -150,6 +164,58 @@ class NumberFormat:
         with progress.task(len(rows), "decimals"):
             return self._format_balls(grid, rows, columns, target)
 
+    def format_array(self, grid: Block, parts: Parts | None = None) -> TextArray:
+        """``format_block`` of the whole grid as a ``TextArray``: from a rational grid's
+        integer ``parts`` exactly (``ratio_arrays``), else from its enclosure, a whole
+        matrix at once; entries either leaves open are decided one by one."""
+        n, m = grid.shape
+        rows, columns = range(n), range(m)
+        if parts is not None:
+            texts, open_ = self._ratio_decimals(parts)
+            if parts[2] is not None:
+                texts, open_ = choose(parts[2], b"-inf", texts), open_ & ~parts[2]
+        else:
+            found = self._enclosure_array(grid)
+            if found is None:
+                return from_rows(self.format_block(grid, rows, columns), m)
+            texts, open_ = found
+        where = open_.ravel().nonzero()[0].tolist()
+        exact = self._ratio_format(grid) if len(where) > 1000 else \
+            (lambda i, j: self.format(grid.exact(i, j)))
+        return texts.replaced(where, [exact(k // m, k % m) for k in where])
+
+    def _ratio_decimals(self, parts: Parts) -> tuple[TextArray, NDArray[np.bool_]]:
+        """``ratio_arrays.ratio_decimals`` of the parts, kept for the next grid with the
+        same numerators (the masked scores are the scaled ones with -oo)."""
+        from symattn.values.ratio_arrays import ratio_decimals
+
+        for index, (numerators, number_format, found) in enumerate(_LAST):
+            if numerators is parts[0] and number_format == self:
+                del _LAST[index]      # the masked scores are the last to ask
+                return found
+        found = ratio_decimals(parts[0], parts[1], self.places, self.digits, self.rounding,
+                               self.separator, SCIENTIFIC_BEYOND)
+        _LAST[:] = [*_LAST[-1:], (parts[0], self, found)]     # the mask comes in between
+        return found
+
+    def _enclosure_array(self, grid: Block) -> tuple[TextArray, NDArray[np.bool_]] | None:
+        """``_format_enclosure``'s numpy batch as a ``TextArray``, or None (no enclosure,
+        or too many entries left open)."""
+        enclosure: Callable[[], Enclosure | None] | None = getattr(grid, "enclosure", None)
+        shown = self.places if self.places is not None else self.digits
+        if enclosure is None or self.rounding is Rounding.TRUNCATE or \
+                shown is None or shown > FAST_DIGITS:
+            return None
+        whole = enclosure()
+        if whole is None:
+            return None
+        texts, open_ = text_array_from_enclosure(whole, self.places, self.digits,
+                                                 self.separator, SCIENTIFIC_BEYOND)
+        if open_[whole.known].sum() > UNDECIDED_SHARE * open_.size and \
+                not getattr(grid, "all_rational", False):
+            return None
+        return texts, open_
+
     def _format_enclosure(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
                           ) -> tuple[tuple[str | None, ...], ...] | None:
         """The numpy batch: decide the whole block from a double-precision
@@ -186,7 +252,8 @@ class NumberFormat:
         if parts is None or not getattr(grid, "all_rational", False):
             return fallback
         numerators, denominator, width = parts()
-        places, digits, rule, separator = self.places, self.digits, self.rounding, self.separator
+        places, rule, separator = self.places, self.rounding, self.separator
+        digits = self.digits if places is None else None     # fixed places win
 
         def exact(i: int, j: int) -> str | None:
             value = grid.exact(i, j)
