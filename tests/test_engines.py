@@ -22,9 +22,6 @@ from symattn.render import pdf
 from symattn.render import worked
 from symattn.render.pdf import PdfError, compile_pdf
 
-# the module's fixtures are built once: its tests share one xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group(__name__)
-
 GREEK, CHINESE = "γάτα", "猫吃鱼"
 CYRILLIC = {"ru": "кошка", "uk": "кіт"}      # і: U+0456, not the Latin i
 SCORES = [[1, 2, 3], [0, 1, "-inf"], [1, 1, 1]]

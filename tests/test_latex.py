@@ -23,9 +23,6 @@ from symattn.values.exact import NEG_INF, Surd
 from symattn.values.number_format import NumberFormat
 from symattn.api import render_latex
 
-# the module's fixtures are built once: its tests share one xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group(__name__)
-
 # Words too long for a line: one plain, one made of special characters.
 LONG_WORD = "Pneumonoultramicroscopicsilicovolcanoconiosis" * 4
 LONG_SPECIAL = "a_b%c#d&e^f~g\\h{i}j$\\\\" * 6

@@ -30,9 +30,6 @@ from symattn.render import worked
 from symattn.render.pdf import compile_with_log
 from symattn.values.number_format import NumberFormat
 
-# the module's fixtures are built once: its tests share one xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group(__name__)
-
 ATTENTION = [name for name in examples.names() if is_attention_spec(examples.path(name))]
 # The seeds' languages: 000 Polish, 001 Czech, 003 Russian, 004 Ukrainian.
 LANGUAGE = {"000": "pl", "001": "cs", "003": "ru", "004": "uk"}

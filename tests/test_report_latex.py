@@ -16,9 +16,6 @@ from symattn.problem import examples
 from symattn.render import pdf
 from symattn.cli.app import main
 
-# the module's fixtures are built once: its tests share one xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group(__name__)
-
 COMMANDS = {
     "sizes": ["sizes", "--d-model", "4096", "--heads", "32", "--seq-len", "1024",
               "--language", "en"],

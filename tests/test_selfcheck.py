@@ -36,9 +36,6 @@ from symattn.worksheets import sheet as worksheet
 from symattn.worksheets import kinds as exercises
 from symattn.worksheets.catalog import KINDS
 
-# the module's fixtures are built once: its tests share one xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group(__name__)
-
 EXAMPLES = sorted(p.stem for p in Path(symattn.__file__).parent.joinpath("examples").glob(
     "*.toml") if "[inputs]" in p.read_text(encoding="utf-8"))
 FORMATS = {"digits6": NumberFormat(),

@@ -26,9 +26,6 @@ from symattn.worksheets.kinds import Setup, derive_spec, softmax_carried, varian
 from symattn.worksheets.numbers import clear_of_midpoints, draw_attention, scores_of
 from symattn.render.worksheet import key_latex, sheet_latex
 
-# the module's fixtures are built once: its tests share one xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group(__name__)
-
 ALL = tuple(KINDS)
 
 

@@ -19,7 +19,7 @@ from symattn.worksheets import sheet as worksheet
 from symattn.render.pdf import PdfError, compile_pdf
 from symattn.render.worksheet import key_latex, sheet_latex
 
-pytestmark = [needs_pdflatex, pytest.mark.xdist_group(__name__)]   # fixtures built once
+pytestmark = needs_pdflatex
 
 WORDS = {"en": ("Exercise 1", "Answer key", "0.001"),
          "pl": ("Zadanie 1", "Klucz odpowiedzi", "0,001"),
