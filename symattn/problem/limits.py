@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem", "check_positions",
            "check_sweep", "check_positions_written", "POSITION_TOKENS", "POSITION_WIDTH",
-           "POSITION_WRITTEN", "SWEEP_ENTRIES"]
+           "POSITION_WRITTEN", "SWEEP_ENTRIES", "SYMBOLIC_TERMS"]
 
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +29,10 @@ POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.posit
 # form, a sum of sines and cosines: about a millisecond a score, whatever the width
 # (256 tokens x width 4 in JSON took 65 s). Scores written whole stay within 128 x 128.
 POSITION_WRITTEN = 128 * 128
+# On the SymPy path (roots, symbols) a score is a sum of d_k terms, each exponential
+# evaluated and simplified by SymPy: 16 x 16 surd scores of 16 terms took 10 s, 32 x 32
+# of 32 terms 64 s (24 x 24 x 24 in JSON: 44 s). Scores x d_k stay within 8,192 (20 x 20 x 20).
+SYMBOLIC_TERMS = 8_192
 # ``sweep`` derives the spec once per temperature: about 40 microseconds of CPU per
 # weight and temperature on a 2-core machine (128 x 128 at 40 temperatures: 25 s).
 # This bound on temperatures x weights (64 temperatures at 128 x 128) keeps a sweep
@@ -41,6 +45,7 @@ _SWEEP_FLOOR = 1024   # a few temperatures over a small spec stay allowed at any
 class Limits:
     max_entries: int = MAX_ENTRIES        # entries of any one matrix, input or scores
     max_symbolic_entries: int = 64 * 64   # scores on the SymPy path (roots, symbols)
+    max_symbolic_terms: int = SYMBOLIC_TERMS   # and scores x d_k there
     max_position_tokens: int = POSITION_TOKENS
     max_position_width: int = POSITION_WIDTH
     max_position_written: int = POSITION_WRITTEN   # scores shown, with positions
@@ -53,6 +58,7 @@ class Limits:
         ratio = max_entries / cls.max_entries
         root = ratio ** 0.5
         return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)),
+                   max(1, int(cls.max_symbolic_terms * ratio)),
                    max(1, int(cls.max_position_tokens * root)),
                    max(2, int(cls.max_position_width * root)),
                    max(1, int(cls.max_position_written * ratio)),
@@ -79,8 +85,8 @@ def check_raw_matrix(raw: Any, limits: Limits, location: Location) -> None:
 
 
 def check_problem(n: int, m: int, heads: int, symbolic: bool, limits: Limits,
-                  location: Location) -> None:
-    """Refuse a score matrix (per head) beyond the limits."""
+                  location: Location, width: int = 1) -> None:
+    """Refuse a score matrix (per head, ``width`` terms a score) beyond the limits."""
     entries = n * m
     if entries * heads > limits.max_entries:
         raise InputError(f"the scores would be {heads} x {n}x{m} = {entries * heads:,} "
@@ -89,6 +95,11 @@ def check_problem(n: int, m: int, heads: int, symbolic: bool, limits: Limits,
         raise InputError(f"inputs with roots or symbols take the SymPy path, which is slow: "
                          f"{heads} x {n}x{m} scores is beyond its limit of "
                          f"{limits.max_symbolic_entries:,} entries{_HINT}", location)
+    if symbolic and entries * heads * width > limits.max_symbolic_terms:
+        raise InputError(f"inputs with roots or symbols take the SymPy path, which is slow: "
+                         f"{heads} x {n}x{m} scores of {width} terms each is "
+                         f"{entries * heads * width:,} terms, beyond its limit of "
+                         f"{limits.max_symbolic_terms:,}{_HINT}", location)
 
 
 def check_positions(tokens: int, width: int, limits: Limits, location: Location) -> None:

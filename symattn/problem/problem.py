@@ -99,7 +99,8 @@ class Problem:
         shapes.check_queries(problem.mask, problem.query_positions, problem.tokens, (n, m), where)
         shapes.check_layer(inputs, problem.ffn, problem.readout, problem.vocabulary,
                            problem.query_positions, where)
-        check_problem(n, m, heads, problem.needs_sympy, limits, where.at(key="inputs"))
+        check_problem(n, m, heads, problem.needs_sympy, limits, where.at(key="inputs"),
+                      problem.score_terms())
         if problem.positions != Positions.NONE:
             check_positions(max(n, m), problem.position_width, limits,
                             where.at(key="options.positions"))
@@ -176,6 +177,12 @@ class Problem:
     def score_shape(self) -> tuple[int, int]:
         """(queries, keys): the shape of the scores, given or computed."""
         return shapes.score_shape(self.inputs)
+
+    def score_terms(self) -> int:
+        """The products a score sums: d_k (1 for scores given directly)."""
+        if "scaled" in self.inputs or "scores" in self.inputs:
+            return 1
+        return max(1, self.projected_shape("Q")[1] // self.heads)
 
     @property
     def d_k_value(self) -> int | None:

@@ -107,3 +107,23 @@ def test_positions_written_whole_are_bounded(tmp_path: Path,
         assert_one_line_error(err, str(spec), "options.positions", "16,384", "--max-size")
     status, out, err = run(capsys, "derive", str(spec), "--max-rows", "4")
     assert (status, err) == (0, "") and "sin(" in out
+
+
+def test_surd_scores_are_bounded_by_their_terms(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # 64 x 64 surd scores of 64 terms each (sqrt(k)/j) ran for minutes within the limits
+    def surds(size: int) -> Path:
+        spec = tmp_path / f"surds-{size}.json"
+        spec.write_text(json.dumps({"inputs": {
+            "Q": [[f"sqrt({k})/{j}" for k in range(1, size + 1)] for j in range(1, size + 1)],
+            "K": [[f"sqrt({j})/{k}" for k in range(1, size + 1)] for j in range(1, size + 1)],
+            "V": [["1"] for _ in range(size)]}}), encoding="utf-8")
+        return spec
+
+    for size in (32, 64):
+        status, out, err = run(capsys, "derive", str(surds(size)))
+        assert (status, out) == (2, "")
+        assert_one_line_error(err, str(surds(size)), "inputs", f"{size ** 3:,} terms",
+                              "8,192", "--max-size")
+    status, out, err = run(capsys, "derive", str(surds(4)))
+    assert (status, err) == (0, "") and "sqrt" in out.replace("√", "sqrt")
