@@ -27,7 +27,6 @@ from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render.reasons import NoteWriter
 from symattn.errors import visible
-from symattn.render.markdown_document import escape_markdown
 from symattn.verify.verdicts import Failed, Report, Verdict
 
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
@@ -123,6 +122,9 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
 def _md(text: str) -> str:
     """User text (titles, labels, printed numbers) as Markdown shows it literally, as
     ``derive --format markdown`` does: no HTML, code spans, table cells or blocks."""
+    # imported here: it brings the worked-example layout, which text and JSON never use
+    from symattn.render.markdown_document import escape_markdown
+
     return escape_markdown(text)
 
 
