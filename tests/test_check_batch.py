@@ -273,3 +273,29 @@ def test_quick_ok_verdicts_agree_with_mpmath(quick_spec) -> None:
         else:
             assert verdict.verdict in ("wrong", "propagated"), verdict
     assert seen > 1000
+
+
+def test_a_later_verdict_is_the_verdict_made_at_once() -> None:
+    """``Verdict.later`` fills the fields as ``Verdict(...)`` does (its defaults are the
+    dataclass's), and writes ``exact`` and ``reason`` once, when first read."""
+    import dataclasses
+    import pickle
+
+    from symattn.verify.verdicts import Verdict, _DEFAULTS
+
+    defaults = {f.name: f.default for f in dataclasses.fields(Verdict)
+                if f.default is not dataclasses.MISSING}
+    assert defaults == _DEFAULTS
+    claim = checker.read_claims({"weights[1,1]": "0.5"}, {"weights": (1, 1)}, None)[0]
+    fields = {"claim": claim, "position": "weights[1,1]", "printed": "0.5",
+              "exact_decimal": "0.5", "exact_rounded": "0.5", "recomputed": None,
+              "verdict": "ok", "flags": ()}
+    calls: list[str] = []
+    later = Verdict.later(lambda: calls.append("exact") or "1/2",
+                          lambda: calls.append("reason") or "fine", **fields)
+    assert calls == []
+    assert later == Verdict(exact="1/2", reason="fine", **fields)
+    assert (later.exact, later.reason, calls) == ("1/2", "fine", ["exact", "reason"])
+    assert pickle.loads(pickle.dumps(Verdict.later(lambda: "1/2", "x", **fields))).exact == "1/2"
+    with pytest.raises(TypeError, match="verdict"):
+        Verdict.later("1/2", "fine", **{k: v for k, v in fields.items() if k != "verdict"})

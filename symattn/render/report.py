@@ -32,12 +32,12 @@ from symattn.verify.verdicts import Failed, Report, Verdict
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
 
-def _shown(verdict: Verdict, text: str, notes: NoteWriter) -> str:
-    """A printed or exact number of the verdict as the report shows it."""
-    if not text:
-        return ""
+def _numbers(verdict: Verdict, notes: NoteWriter) -> tuple[str, str]:
+    """The verdict's printed and exact rounded numbers as the report shows them."""
     sizes = any(reason.key.startswith("sizes.") for reason in verdict.reasons)
-    return notes.size(text) if sizes else notes.number(text)
+    show = notes.size if sizes else notes.number
+    printed, rounded = verdict.printed, verdict.exact_rounded
+    return show(printed) if printed else "", show(rounded) if rounded else ""
 
 
 def _where(verdict: Verdict) -> str:
@@ -92,8 +92,8 @@ def report_table(report: Report, language: str | None = None
     claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
     (render.notebook's HTML)."""
     notes = _writer(report, language, "plain")
-    rows = [(_where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
-             _verdict_text(v, notes), notes.reason(v), v.verdict) for v in report.verdicts]
+    rows = [(_where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v),
+             v.verdict) for v in report.verdicts]
     return (_heading(report), f"{_rounding(report, notes)} {_summary(report, notes)}",
             _columns(notes), rows)
 
@@ -109,8 +109,7 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
         rows = [_columns(notes)]
         for v in report.verdicts:
             rows.append(tuple(visible(cell) for cell in (
-                _where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
-                _verdict_text(v, notes), notes.reason(v))))
+                _where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v))))
         widths = [max(len(row[c]) for row in rows) for c in range(4)]
         for row in rows:
             out.append("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
@@ -143,7 +142,7 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
             flags = notes.flags(v)
             if flags:
                 verdict += f" ({flags})"
-            printed, exact = _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes)
+            printed, exact = _numbers(v, notes)
             out.append(f"| <code>{_md(_where(v))}</code> | {printed} | {exact} | {verdict} | "
                        f"{notes.reason(v)} |")
         out.append("")

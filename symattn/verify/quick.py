@@ -26,7 +26,7 @@ from symattn.derivation.steps import Derivation
 from symattn.values.decimals import UndecidedError
 from symattn.values.exact import Exact, Irrational, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, round_scaled
-from symattn.verify.batch import GridRoundings
+from symattn.verify.batch import GridRoundings, Table
 from symattn.verify.claims import Claim
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
 from symattn.verify.targets import exact_value, position
@@ -84,6 +84,7 @@ class QuickOk:
         self.rule = rule
         self.grids = grids
         self.working = working
+        self._tables: dict[tuple[str, int, Rounding], Table | None] = {}
 
     def verdict(self, claim: Claim) -> Verdict | None:
         """The verdict on ``claim`` when it is a plain decimal that is ok; else None."""
@@ -126,17 +127,32 @@ class QuickOk:
     def _irrational(self, step: str, row: int, column: int, printed: fmpq, places: int
                     ) -> tuple[str, str, tuple[str, ...]] | None:
         """The same from the grid's tables, when they settle every rounding asked."""
-        rounded = self.grids.rounded(step, row, column, places, self.rule)
+        rounded = self._settled(step, row, column, places, self.rule)
         if rounded is None or rounded != printed * 10 ** places:
             return None
         flags: tuple[str, ...] = ()
         if self.rule is not Rounding.TRUNCATE:
-            fine = self.grids.rounded(step, row, column, places + 3, Rounding.TRUNCATE)
+            fine = self._settled(step, row, column, places + 3, Rounding.TRUNCATE)
             if fine is None:
                 return None
             flags = ("near-tie",) if abs(fine) % 1000 in (499, 500) else ()
         extra = places + SHOWN_EXTRA_PLACES
-        digits = self.grids.rounded(step, row, column, extra, Rounding.HALF_UP)
+        digits = self._settled(step, row, column, extra, Rounding.HALF_UP)
         if digits is None:
             return None
         return format_scaled(digits, extra) + "...", format_scaled(rounded, places), flags
+
+    def _settled(self, step: str, row: int, column: int, places: int, rule: Rounding
+                 ) -> int | None:
+        """``GridRoundings.rounded``, its tables looked up once per step and question."""
+        key = (step, places, rule)
+        if key not in self._tables:
+            self._tables[key] = self.grids.table(step, places, rule)
+        table = self._tables[key]
+        if table is None:
+            return None
+        values, decided = table
+        try:
+            return values[row][column] if decided[row][column] else None
+        except IndexError:
+            return None

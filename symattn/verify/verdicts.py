@@ -167,8 +167,11 @@ class Verdict:
     def later(cls, exact: TextOrLater, reason: TextOrLater, **fields: Any) -> Verdict:
         """A verdict whose ``exact`` and ``reason`` may be functions writing them, called
         when the field is first read (``fields``: the other fields, by name)."""
-        verdict = cls(exact="", reason="", **fields)
-        verdict.__dict__["_exact"], verdict.__dict__["_reason"] = exact, reason
+        missing = _REQUIRED - fields.keys()
+        if missing:
+            raise TypeError(f"Verdict.later needs {', '.join(sorted(missing))}")
+        verdict = object.__new__(cls)      # the fields as __init__ would set them, at once
+        verdict.__dict__.update(_DEFAULTS, **fields, _exact=exact, _reason=reason)
         return verdict
 
     def __getstate__(self) -> dict[str, object]:
@@ -229,6 +232,12 @@ class Report:
                                 Location(key="Report.to_frame")) from None
         return pandas.DataFrame.from_records(self.to_records(), columns=list(RECORD_FIELDS))
 
+
+# The fields ``Verdict.later`` needs, and the defaults of the others.
+_REQUIRED = frozenset({"claim", "position", "printed", "exact_decimal", "exact_rounded",
+                       "recomputed", "verdict", "flags"})
+_DEFAULTS: dict[str, object] = {"carried_from": (), "reasons": (), "carried_wrong": (),
+                                "used": ()}
 
 RECORD_FIELDS = ("step", "position", "row", "column", "line", "label", "printed", "exact",
                  "exact_decimal", "exact_rounded", "recomputed", "verdict", "flags", "reason",
