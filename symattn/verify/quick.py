@@ -27,9 +27,9 @@ from symattn.values.decimals import UndecidedError
 from symattn.values.exact import Exact, Irrational, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, round_scaled
 from symattn.verify.batch import GridRoundings, Table
-from symattn.verify.claims import Claim
+from symattn.verify.claims import Claim, Target
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
-from symattn.verify.targets import exact_value, position
+from symattn.verify.targets import position
 from symattn.verify.verdicts import Reason, Verdict, reason_text
 
 NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
@@ -85,6 +85,8 @@ class QuickOk:
         self.grids = grids
         self.working = working
         self._tables: dict[tuple[str, int, Rounding], Table | None] = {}
+        self._exact_of: dict[str, Callable[[int, int], Exact]] = {}
+        self._rule_name = rule.value
 
     def verdict(self, claim: Claim) -> Verdict | None:
         """The verdict on ``claim`` when it is a plain decimal that is ok; else None."""
@@ -93,7 +95,7 @@ class QuickOk:
                 or printed.continues or printed.exact or not isinstance(printed.value, fmpq):
             return None
         places = printed.places
-        exact = exact_value(self.derivation, target)
+        exact = self._exact(target)
         if isinstance(exact, fmpq):
             shown = self._rational(exact, printed.value, places, claim)
         elif isinstance(exact, Irrational):
@@ -106,16 +108,27 @@ class QuickOk:
         decimal, rounded, flags = shown
         if printed.approximate:
             flags = ("approximate",) + flags
-        reasons = (Reason.of("ok", exact=decimal, rule=self.rule.value, rounded=rounded),)
+        reasons = (Reason("ok", (("exact", decimal), ("rule", self._rule_name),
+                                 ("rounded", rounded))),)
         return Verdict.later(partial(exact_text, exact), partial(reason_text, reasons),
                              claim=claim, position=position(self.derivation.problem, target),
                              printed=printed.text, exact_decimal=decimal, exact_rounded=rounded,
                              recomputed=None, verdict="ok", flags=flags, reasons=reasons)
 
+    def _exact(self, target: Target) -> Exact:
+        """``targets.exact_value`` of an entry, its grid looked up once per step."""
+        exact = self._exact_of.get(target.step)
+        if exact is None:
+            exact = self._exact_of[target.step] = self.derivation[target.step].value.exact
+        return exact(target.row, target.column)
+
     def _rational(self, exact: fmpq, printed: fmpq, places: int, claim: Claim
                   ) -> tuple[str, str, tuple[str, ...]] | None:
         """Shown decimal, rounded text and flags of an exact rational that rounds to the
         printed number (not at a tie, whose reason says more)."""
+        if exact == 0:      # a masked weight: 0 rounds to 0 under every rule, far from ties
+            zero = format_scaled(0, places)
+            return (zero, zero, ()) if printed == 0 else None
         rounded = round_scaled(exact, places, self.rule)
         if rounded != printed * 10 ** places:
             return None
