@@ -176,12 +176,16 @@ def compact_json(document: object, depth: int = 4) -> str:
     return _compact(document, depth, 0) + "\n"
 
 
+# json.dumps(value, ensure_ascii=False), without making an encoder for each claim
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _compact(value: object, depth: int, level: int) -> str:
     if level >= depth or not isinstance(value, (dict, list)) or not value:
-        return json.dumps(value, ensure_ascii=False)
+        return _ENCODE(value)
     inner = "\n" + " " * (level + 1)
     if isinstance(value, dict):
-        items = [f"{json.dumps(key, ensure_ascii=False)}: {_compact(item, depth, level + 1)}"
+        items = [f"{_ENCODE(key)}: {_compact(item, depth, level + 1)}"
                  for key, item in value.items()]
         return "{" + inner + ("," + inner).join(items) + "\n" + " " * level + "}"
     items = [_compact(item, depth, level + 1) for item in value]
