@@ -110,6 +110,9 @@ def visible(text: str) -> str:
     >>> visible("a\\x1b[2Jb\\n")
     'a\\\\x1b[2Jb\\\\n'
     """
+    if text.isprintable():     # no control, format or surrogate character: as it is
+        return text
+
     def escape(match: re.Match[str]) -> str:
         char = match.group()
         return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100

@@ -160,3 +160,144 @@ def test_many_printings_of_one_entry_are_compared_once_per_distinct_pair(monkeyp
                for text, (low, high) in intervals.items()}
     for verdict, text in zip(report.verdicts, texts):
         assert ("inconsistent" in verdict.flags) == clashes[text], text
+
+
+# ---------------------------------------------------------------- the quick ok path
+M = 36   # 1,296 weights: a softmax of given scores, row 1 fully masked (nan: undecided)
+
+
+def _scores(rng: random.Random) -> list[list[str]]:
+    return [["-inf" if i == 0 or j > i else f"{rng.randint(-250, 250) / 100:.2f}"
+             for j in range(M)] for i in range(M)]
+
+
+def _softmax(scores: list[list[str]]) -> list[list[mpmath.mpf | None]]:
+    """Row softmax of the given scores at 60 digits (None: the fully masked row's nan)."""
+    mpmath.mp.dps = 60
+    rows: list[list[mpmath.mpf | None]] = []
+    for row in scores:
+        open_ = [mpmath.mpf(Fraction(s).numerator) / Fraction(s).denominator
+                 for s in row if s != "-inf"]
+        if not open_:
+            rows.append([None] * M)
+            continue
+        total = mpmath.fsum(mpmath.exp(s) for s in open_)
+        rows.append([mpmath.exp(open_[j]) / total if j < len(open_) else mpmath.mpf(0)
+                     for j in range(M)])
+    return rows
+
+
+def _quick_spec() -> tuple[symattn.Problem, list[list[mpmath.mpf | None]], dict[str, str]]:
+    """Every weight printed at 4 places (some wrong in the last digit, masked ones as
+    0, approximate or percent printings under labels), the outputs of four rows from
+    the document's own weights printed at 2 places (propagated where they differ)."""
+    rng = random.Random(1812)
+    scores = _scores(rng)
+    values = [[f"{rng.randint(-99, 99) / 100:.2f}" for _ in range(3)] for _ in range(M)]
+    weights = _softmax(scores)
+    claims: dict[str, str] = {}
+    for i, row in enumerate(weights):
+        places = 2 if i >= M - 4 else 4
+        for j, w in enumerate(row):
+            text = "0.0" if w is None else str(_round(w, places))
+            if w is not None and j <= i and rng.random() < 0.04:
+                text = str(Decimal(text) + Decimal(1).scaleb(-places))   # wrong
+            claims[f"weights[{i + 1},{j + 1}]"] = text
+            if w is not None and j <= i and rng.random() < 0.03:
+                claims[f"weights[{i + 1},{j + 1}] @ table"] = f"~{_round(w, 3)}"
+                claims[f"weights[{i + 1},{j + 1}] @ percent"] = f"{_round(w * 100, 1)}%"
+        if i >= M - 4:     # outputs from the printed weights, as the document did
+            for k in range(3):
+                own = sum(Decimal(claims[f"weights[{i + 1},{j + 1}]"]) * Decimal(values[j][k])
+                          for j in range(M))
+                claims[f"output[{i + 1},{k + 1}]"] = str(own.quantize(Decimal("0.001"),
+                                                                      ROUND_HALF_UP))
+    document = {"title": "quick", "inputs": {"scaled": scores, "V": values},
+                "options": {"fully_masked": "nan"}, "claims": claims}
+    return symattn.loads(json.dumps(document), kind="json"), weights, claims
+
+
+@pytest.fixture(scope="module")
+def quick_spec() -> tuple[symattn.Problem, list[list[mpmath.mpf | None]], dict[str, str]]:
+    return _quick_spec()
+
+
+def test_quick_ok_verdicts_are_the_general_paths(quick_spec, monkeypatch) -> None:
+    """Every field of every verdict (closed form and English reason too), and the text
+    and JSON reports, with the quick path and tables on and with both off."""
+    from symattn.verify import quick
+
+    problem, _, _ = quick_spec
+    taken = []
+    verdict = quick.QuickOk.verdict
+    monkeypatch.setattr(quick.QuickOk, "verdict",
+                        lambda self, claim: taken.append(1) or verdict(self, claim))
+    fast = checker.check(symattn.derive(problem))
+    quick_made = sum(1 for v in fast.verdicts if v.verdict == "ok")
+    assert len(taken) == len(fast.verdicts) and quick_made > 1000
+    monkeypatch.setattr(quick.QuickOk, "verdict", lambda self, claim: None)
+    monkeypatch.setattr(batch.GridRoundings, "rounded", lambda *args: None)
+    slow = checker.check(symattn.derive(problem))
+    assert len(fast.verdicts) == len(slow.verdicts)
+    for one, other in zip(fast.verdicts, slow.verdicts):
+        assert (one.exact, one.reason) == (other.exact, other.reason)
+        assert one == other
+    assert report_json([fast]) == report_json([slow])
+    assert report_text([fast]) == report_text([slow])
+    counts = fast.counts
+    assert min(counts.values()) > 0, counts     # ok, propagated, wrong and undecided
+
+
+def test_quick_ok_verdicts_agree_with_mpmath(quick_spec) -> None:
+    """Each plain weight: ok exactly when the printed text is the exact value rounded
+    half up (60 digits, Python's decimal), and then its rounded text is that text."""
+    problem, weights, claims = quick_spec
+    report = checker.check(symattn.derive(problem))
+    seen = 0
+    for verdict in report.verdicts:
+        if verdict.label or verdict.step != "weights":
+            continue
+        row, column = verdict.row_column
+        assert row is not None and column is not None
+        exact = weights[row - 1][column - 1]
+        printed = claims[verdict.claim.key]
+        if exact is None:
+            assert verdict.verdict == "undecided"
+            continue
+        places = len(printed.partition(".")[2])
+        right = str(_round(exact, places)) if exact else "0"
+        if printed == right or (exact == 0 and Decimal(printed) == 0):
+            assert verdict.verdict == "ok", verdict
+            assert Decimal(verdict.exact_rounded) == Decimal(right)
+            if exact != 0:     # four more places, rounded half up, and "..."
+                assert verdict.exact_decimal == f"{_round(exact, places + 4)}...", verdict
+            seen += 1
+        else:
+            assert verdict.verdict in ("wrong", "propagated"), verdict
+    assert seen > 1000
+
+
+def test_a_later_verdict_is_the_verdict_made_at_once() -> None:
+    """``Verdict.later`` fills the fields as ``Verdict(...)`` does (its defaults are the
+    dataclass's), and writes ``exact`` and ``reason`` once, when first read."""
+    import dataclasses
+    import pickle
+
+    from symattn.verify.verdicts import Verdict, _DEFAULTS
+
+    defaults = {f.name: f.default for f in dataclasses.fields(Verdict)
+                if f.default is not dataclasses.MISSING}
+    assert defaults == _DEFAULTS
+    claim = checker.read_claims({"weights[1,1]": "0.5"}, {"weights": (1, 1)}, None)[0]
+    fields = {"claim": claim, "position": "weights[1,1]", "printed": "0.5",
+              "exact_decimal": "0.5", "exact_rounded": "0.5", "recomputed": None,
+              "verdict": "ok", "flags": ()}
+    calls: list[str] = []
+    later = Verdict.later(lambda: calls.append("exact") or "1/2",
+                          lambda: calls.append("reason") or "fine", **fields)
+    assert calls == []
+    assert later == Verdict(exact="1/2", reason="fine", **fields)
+    assert (later.exact, later.reason, calls) == ("1/2", "fine", ["exact", "reason"])
+    assert pickle.loads(pickle.dumps(Verdict.later(lambda: "1/2", "x", **fields))).exact == "1/2"
+    with pytest.raises(TypeError, match="verdict"):
+        Verdict.later("1/2", "fine", **{k: v for k, v in fields.items() if k != "verdict"})

@@ -69,30 +69,16 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
               working: bool = False, precision: str | None = None) -> Checked:
     """Report for one spec file, or what went wrong with it (``Failed``): an unusable
     spec (status 2), or an internal error (status 3) that stops only this file."""
-    import dataclasses
     import os
 
-    from symattn import sizes   # a [sizes] spec: docs/sizes.md
-    from symattn.derivation import pipeline
     from symattn.errors import SymattnError
-    from symattn.problem.limits import DEFAULT, Limits
-    from symattn.verify import checker
+    from symattn.verify.quick import uncollected
     from symattn.verify.verdicts import Failed
 
     name = display_name(source)
     try:
-        limits = DEFAULT if max_size is None else Limits.scaled(max_size)
-        loaded = sizes.load_any(source, limits)       # the file is read once: pipes work
-        if isinstance(loaded, dict):
-            judged: Report = sizes.check_spec(loaded, source, rounding)
-            return dataclasses.replace(judged, source=name)
-        if loaded.variants:      # several settings, one report each (problem.variants)
-            from symattn.verify.variants import check_all
-
-            return [dataclasses.replace(report, source=name)
-                    for report in check_all(loaded, rounding, working, precision)]
-        report = checker.check(pipeline.derive(loaded), rounding, working, precision)
-        return dataclasses.replace(report, source=name)
+        with uncollected():   # a spec's objects live until it is judged: no collector passes
+            return _checked(source, name, rounding, max_size, working, precision)
     except SymattnError as error:
         message = str(error)
         named = message if source in message or name in message else f"{name}: {message}"
@@ -103,6 +89,30 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
         return Failed(name, f"symattn: internal error: {one_line(name)}: {type(error).__name__}: "
                             f"{one_line(str(error))} (this is a bug in symattn; run again with "
                             "SYMATTN_DEBUG=1 for the traceback and report it)", EXIT_INTERNAL)
+
+
+def _checked(source: str, name: str, rounding: str | None, max_size: int | None,
+             working: bool, precision: str | None) -> Checked:
+    """``check_one`` of a spec that can be read and judged (errors go to the caller)."""
+    import dataclasses
+
+    from symattn import sizes   # a [sizes] spec: docs/sizes.md
+    from symattn.derivation import pipeline
+    from symattn.problem.limits import DEFAULT, Limits
+    from symattn.verify import checker
+
+    limits = DEFAULT if max_size is None else Limits.scaled(max_size)
+    loaded = sizes.load_any(source, limits)       # the file is read once: pipes work
+    if isinstance(loaded, dict):
+        judged: Report = sizes.check_spec(loaded, source, rounding)
+        return dataclasses.replace(judged, source=name)
+    if loaded.variants:      # several settings, one report each (problem.variants)
+        from symattn.verify.variants import check_all
+
+        return [dataclasses.replace(report, source=name)
+                for report in check_all(loaded, rounding, working, precision)]
+    report = checker.check(pipeline.derive(loaded), rounding, working, precision)
+    return dataclasses.replace(report, source=name)
 
 
 def _died(source: str) -> Failed:
@@ -213,7 +223,11 @@ def run(args: argparse.Namespace) -> int:
     for failure in failed:
         print(failure.error, file=sys.stderr)
     if reports or (args.format == "json" and results):
-        write_output(_rendered(results, args), args.output)
+        from symattn.verify.quick import uncollected
+
+        with uncollected():     # the reports' lines: many small objects, no cycles
+            text = _rendered(results, args)
+        write_output(text, args.output)
     if failed:
         return max(failure.status for failure in failed)
     return EXIT_WRONG if any(fails(r, failing) for r in reports) else EXIT_OK

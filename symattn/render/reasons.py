@@ -80,6 +80,8 @@ class NoteWriter:
         self.convert: Callable[[str], str] = convert or _MODES[mode]
         # A message converted once per key and placeholder names: the same for every verdict.
         self._converted: dict[tuple[str, ...], str] = {}
+        # Numbers already written: a report shows most of them twice (column and reason).
+        self._numbers: dict[str, str] = {}
 
     def _message(self, key: str, *names: str) -> str:
         """``convert(catalog.fill(key))`` with each placeholder kept as a token, cached."""
@@ -93,6 +95,12 @@ class NoteWriter:
     # ------------------------------------------------------------------ numbers
     def number(self, text: str) -> str:
         """A number of a reason ("0.394", "39.4%", "-inf", "sqrt(2)/2") as the output shows it."""
+        shown = self._numbers.get(text)
+        if shown is None:
+            shown = self._numbers[text] = self._number(text)
+        return shown
+
+    def _number(self, text: str) -> str:
         percent = text.endswith("%")
         body = text[:-1].rstrip() if percent else text
         more = body.endswith("...")
@@ -214,6 +222,8 @@ class NoteWriter:
 
     def flags(self, verdict: Verdict) -> str:
         """The verdict's flags in words, joined by commas."""
+        if not verdict.flags:
+            return ""
         # a flag its reason says already
         said = {reason.key.rpartition(".")[2] for reason in verdict.reasons}
         return ", ".join(self.convert(self.catalog.text(f"flag.{flag}"))

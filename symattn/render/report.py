@@ -27,18 +27,17 @@ from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render.reasons import NoteWriter
 from symattn.errors import visible
-from symattn.render.markdown_document import escape_markdown
 from symattn.verify.verdicts import Failed, Report, Verdict
 
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
 
 
-def _shown(verdict: Verdict, text: str, notes: NoteWriter) -> str:
-    """A printed or exact number of the verdict as the report shows it."""
-    if not text:
-        return ""
+def _numbers(verdict: Verdict, notes: NoteWriter) -> tuple[str, str]:
+    """The verdict's printed and exact rounded numbers as the report shows them."""
     sizes = any(reason.key.startswith("sizes.") for reason in verdict.reasons)
-    return notes.size(text) if sizes else notes.number(text)
+    show = notes.size if sizes else notes.number
+    printed, rounded = verdict.printed, verdict.exact_rounded
+    return show(printed) if printed else "", show(rounded) if rounded else ""
 
 
 def _where(verdict: Verdict) -> str:
@@ -93,8 +92,8 @@ def report_table(report: Report, language: str | None = None
     claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
     (render.notebook's HTML)."""
     notes = _writer(report, language, "plain")
-    rows = [(_where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
-             _verdict_text(v, notes), notes.reason(v), v.verdict) for v in report.verdicts]
+    rows = [(_where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v),
+             v.verdict) for v in report.verdicts]
     return (_heading(report), f"{_rounding(report, notes)} {_summary(report, notes)}",
             _columns(notes), rows)
 
@@ -110,8 +109,7 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
         rows = [_columns(notes)]
         for v in report.verdicts:
             rows.append(tuple(visible(cell) for cell in (
-                _where(v), _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes),
-                _verdict_text(v, notes), notes.reason(v))))
+                _where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v))))
         widths = [max(len(row[c]) for row in rows) for c in range(4)]
         for row in rows:
             out.append("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
@@ -123,6 +121,9 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
 def _md(text: str) -> str:
     """User text (titles, labels, printed numbers) as Markdown shows it literally, as
     ``derive --format markdown`` does: no HTML, code spans, table cells or blocks."""
+    # imported here: it brings the worked-example layout, which text and JSON never use
+    from symattn.render.markdown_document import escape_markdown
+
     return escape_markdown(text)
 
 
@@ -141,7 +142,7 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
             flags = notes.flags(v)
             if flags:
                 verdict += f" ({flags})"
-            printed, exact = _shown(v, v.printed, notes), _shown(v, v.exact_rounded, notes)
+            printed, exact = _numbers(v, notes)
             out.append(f"| <code>{_md(_where(v))}</code> | {printed} | {exact} | {verdict} | "
                        f"{notes.reason(v)} |")
         out.append("")
@@ -175,12 +176,16 @@ def compact_json(document: object, depth: int = 4) -> str:
     return _compact(document, depth, 0) + "\n"
 
 
+# json.dumps(value, ensure_ascii=False), without making an encoder for each claim
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _compact(value: object, depth: int, level: int) -> str:
     if level >= depth or not isinstance(value, (dict, list)) or not value:
-        return json.dumps(value, ensure_ascii=False)
+        return _ENCODE(value)
     inner = "\n" + " " * (level + 1)
     if isinstance(value, dict):
-        items = [f"{json.dumps(key, ensure_ascii=False)}: {_compact(item, depth, level + 1)}"
+        items = [f"{_ENCODE(key)}: {_compact(item, depth, level + 1)}"
                  for key, item in value.items()]
         return "{" + inner + ("," + inner).join(items) + "\n" + " " * level + "}"
     items = [_compact(item, depth, level + 1) for item in value]

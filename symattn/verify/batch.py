@@ -16,7 +16,7 @@ None, and the caller decides it exactly, one by one, as before.
 
 from __future__ import annotations
 
-__all__ = ["GridRoundings"]
+__all__ = ["GridRoundings", "Table"]
 
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -40,7 +40,9 @@ _MAX_PLACES = 22
 # Below this many claims on a grid, the per-claim balls are cheaper than numpy's import.
 _MIN_CLAIMS = 512
 
-_Table = tuple[list[list[int]], list[list[bool]]]
+# Rows of rounded entries, and rows saying which of them the enclosure settles.
+Table = tuple[list[list[int]], list[list[bool]]]
+_Table = Table
 
 
 class GridRoundings:
@@ -86,14 +88,7 @@ class GridRoundings:
                 ) -> int | None:
         """``value * 10**places`` rounded under ``rule`` for one entry, or None if the
         enclosure does not settle it (or the grid has none)."""
-        if self._claims.get(step, 0) < _MIN_CLAIMS or not 0 <= places <= _MAX_PLACES:
-            return None
-        key = (step, places, rule is Rounding.TRUNCATE)
-        if key not in self._tables:
-            enclosure = self._enclosure(step)
-            self._tables[key] = None if enclosure is None else _table(enclosure, places,
-                                                                      key[2])
-        table = self._tables[key]
+        table = self.table(step, places, rule)
         if table is None:
             return None
         values, decided = table
@@ -101,6 +96,19 @@ class GridRoundings:
             return values[row][column] if decided[row][column] else None
         except IndexError:
             return None
+
+    def table(self, step: str, places: int, rule: Rounding) -> _Table | None:
+        """Every entry of the step rounded (rows of ints) and whether the enclosure settles
+        it (rows of bools); None when the step has no table (few claims, no enclosure)."""
+        key = (step, places, rule is Rounding.TRUNCATE)
+        if key in self._tables:
+            return self._tables[key]
+        table = None
+        if self._claims.get(step, 0) >= _MIN_CLAIMS and 0 <= places <= _MAX_PLACES:
+            enclosure = self._enclosure(step)
+            table = None if enclosure is None else _table(enclosure, places, key[2])
+        self._tables[key] = table
+        return table
 
     def _enclosure(self, step: str) -> Enclosure | None:
         if step not in self._enclosures:

@@ -24,6 +24,7 @@ __all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
 
 import dataclasses
 from dataclasses import dataclass
+from functools import partial
 
 from flint import fmpq
 
@@ -33,21 +34,21 @@ from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location, argument
 from symattn.problem.problem import Problem
 from symattn.values import arith
-from symattn.values.decimals import (UndecidedError, fixed_decimal, significant_decimal,
-                                     to_scientific)
-from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text, terminating_places
+from symattn.values.decimals import UndecidedError, to_scientific
+from symattn.values.exact import NAN, NEG_INF, Exact, Surd, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, parse_rounding
 from symattn.verify import framework, input_rounding
 from symattn.verify.batch import GridRoundings
-from symattn.verify.claims import Claim, Printed, read_claims
+from symattn.verify.claims import Claim, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
+from symattn.verify.quick import QuickOk, tie_flags, uncollected
 from symattn.verify.recompute import DocumentPath
+from symattn.verify.shown import SHOWN_EXTRA_PLACES, short_exponent, shown_decimal
 from symattn.verify.targets import exact_value, has_divisor, position
-from symattn.verify.verdicts import FLAGS, VERDICTS, Named, Reason, Report, Verdict, reason_text
+from symattn.verify.verdicts import (FLAGS, VERDICTS, Named, Reason, Report, TextOrLater, Verdict,
+                                    reason_text)
 
-NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
-_SHOWN_EXTRA_PLACES = 4
 _NO_DECIMAL = Reason.of("no_decimal")
 
 
@@ -81,6 +82,14 @@ def check(derivation: Derivation | Problem, rounding: Rounding | str | None = No
             parse_rounding(rounding) if rounding else problem.rounding)
     except InputError as error:
         raise argument("check", "rounding", error.message) from None
+    with uncollected():     # thousands of verdicts: no cycle collection while they are made
+        return _checked(derivation, rule, working, precision)
+
+
+def _checked(derivation: Derivation, rule: Rounding, working: bool, precision: str | None
+             ) -> Report:
+    """``check`` once its arguments are read."""
+    problem = derivation.problem
     shapes = {step.name: step.shape for step in derivation.steps}
     claims = read_claims(problem.claims, shapes, problem.query_positions, problem.source,
                          problem.number_format)
@@ -90,7 +99,8 @@ def check(derivation: Derivation | Problem, rounding: Rounding | str | None = No
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
     judge = _Judge(derivation, rule, claims, working)
-    judged = framework.reconsider(problem, [judge.judge(claim) for claim in claims], rule,
+    judged = framework.reconsider(problem, [judge.quick(claim) or judge.judge(claim)
+                                            for claim in claims], rule,
                                   precision or problem.precision)
     judged = input_rounding.reconsider(problem, judged, rule)
     verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
@@ -104,18 +114,18 @@ class _Heading:
 
     claim: Claim
     position: str
-    exact: str
+    exact: TextOrLater     # the closed form, written when a report shows it
     flags: tuple[str, ...]
     exact_decimal: str = ""
     exact_rounded: str = ""
 
     def verdict(self, verdict: str, *reasons: Reason, recomputed: str | None = None,
                 carried_from: tuple[str, ...] = (), used: tuple[Claim, ...] = ()) -> Verdict:
-        return Verdict(claim=self.claim, position=self.position, printed=self.claim.printed.text,
-                       exact=self.exact, exact_decimal=self.exact_decimal,
-                       exact_rounded=self.exact_rounded, recomputed=recomputed, verdict=verdict,
-                       flags=self.flags, reason=reason_text(reasons), carried_from=carried_from,
-                       reasons=reasons, used=used)
+        return Verdict.later(self.exact, partial(reason_text, reasons), claim=self.claim,
+                             position=self.position, printed=self.claim.printed.text,
+                             exact_decimal=self.exact_decimal, exact_rounded=self.exact_rounded,
+                             recomputed=recomputed, verdict=verdict, flags=self.flags,
+                             carried_from=carried_from, reasons=reasons, used=used)
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,7 @@ class _Reading:
     def shown(self, scaled: int) -> str:
         text = format_scaled(scaled, self.places)
         if self.scientific and scaled:
-            text = _short_exponent(to_scientific(text))   # every digit printed
+            text = short_exponent(to_scientific(text))   # every digit printed
         return text + self.unit
 
 
@@ -156,14 +166,17 @@ class _Judge:
         self.working = working
         self.path = DocumentPath(derivation, claims)
         self.hints = WrongHints(derivation, rule)
+        grids = GridRoundings.for_claims(derivation, claims, rule)
         # decide(value, places, rule=None, at=None): rounded, from a grid's batch when it can
-        self.decide = GridRoundings.for_claims(derivation, claims, rule).decide
+        self.decide = grids.decide
+        # the verdict on a plain decimal that is ok, straight from the grids (else None)
+        self.quick = QuickOk(derivation, rule, grids, working).verdict
 
     def _shown(self, value: Exact, places: int, claim: Claim) -> str:
-        """``_shown_decimal`` of the claimed entry's value, from the batch when it can."""
+        """``shown_decimal`` of the claimed entry's value, from the batch when it can."""
         if isinstance(value, fmpq) or claim.printed.scientific:
-            return _shown_decimal(value, places, claim.printed)
-        extra = max(places, 0) + _SHOWN_EXTRA_PLACES
+            return shown_decimal(value, places, claim.printed)
+        extra = max(places, 0) + SHOWN_EXTRA_PLACES
         return format_scaled(self.decide(value, extra, Rounding.HALF_UP, claim), extra) + "..."
 
     def position(self, claim: Claim) -> str:
@@ -173,7 +186,7 @@ class _Judge:
         """The verdict on one printed number."""
         exact = exact_value(self.derivation, claim.target)
         heading = _Heading(claim, self.position(claim),
-                           exact_text(exact) if exact is not NAN else "nan",
+                           partial(exact_text, exact) if exact is not NAN else "nan",
                            ("approximate",) if claim.printed.approximate else ())
         if claim.printed.value is NEG_INF or exact is NEG_INF:
             return _masked(heading, exact)
@@ -204,7 +217,8 @@ class _Judge:
         heading = dataclasses.replace(
             heading, exact_rounded=reading.shown(rounded),
             exact_decimal=self._shown(value, printed.places, heading.claim) + reading.unit,
-            flags=heading.flags + tuple(self._tie_flags(value, printed.places, heading.claim)))
+            flags=heading.flags + tie_flags(self.decide, self.rule, value, printed.places,
+                                            heading.claim))
         ok = self._ok(heading, reading)
         followed = self._follow(heading.claim, reading) if ok is None or self.working else None
         unfollowed = self._unfollowed(heading, reading, followed)
@@ -273,7 +287,7 @@ class _Judge:
                                 and self._is_rounded(c)), key=lambda c: c.order))
         names = tuple(Named(c.target, self.position(c), c.printed.text) for c in carried)
         recomputed = reading.shown(followed.scaled)
-        shown = _shown_decimal(arith.multiply(followed.value, reading.scale), reading.places,
+        shown = shown_decimal(arith.multiply(followed.value, reading.scale), reading.places,
                                heading.claim.printed)
         reasons = [Reason.of("propagated", names, exact=heading.exact_decimal,
                              rounded=heading.exact_rounded, shown=shown + reading.unit,
@@ -311,24 +325,6 @@ class _Judge:
         exact = exact_value(self.derivation, claim.target)
         return not (isinstance(exact, fmpq) and exact == claim.printed.number)
 
-    def _tie_flags(self, value: Exact, places: int, claim: Claim) -> list[str]:
-        if self.rule is Rounding.TRUNCATE:
-            return []
-        if isinstance(value, fmpq):
-            if is_tie(value, places, self.rule):
-                return ["tie"]
-            scaled = abs(value) * fmpq(10) ** places
-            fraction = scaled - int(scaled.p) // int(scaled.q)
-            return ["near-tie"] if abs(fraction - fmpq(1, 2)) < NEAR_TIE else []
-        # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
-        # grid of thousandths of the last place (certified, like any rounding).
-        try:
-            fine = self.decide(value, places + 3, Rounding.TRUNCATE, claim)
-        except UndecidedError:   # e.g. 1 - 10^-(10^9): not near a midpoint at these places
-            return []
-        remainder = abs(fine) % 1000
-        return ["near-tie"] if remainder in (499, 500) else []
-
 
 def _masked(heading: _Heading, exact: Exact) -> Verdict:
     """A printed or exact -inf: ok only when both are."""
@@ -342,7 +338,7 @@ def _masked(heading: _Heading, exact: Exact) -> Verdict:
 def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
     """A printed fraction or root (1/3, sqrt(2)/2): right only if exactly equal."""
     printed = heading.claim.printed.number
-    shown = _shown_decimal(exact, DIGITS)
+    shown = shown_decimal(exact, DIGITS)
     heading = dataclasses.replace(heading, exact_decimal=shown, exact_rounded=exact_text(exact))
     same: bool | None
     if isinstance(exact, (fmpq, Surd)):
@@ -358,43 +354,3 @@ def _closed_form(heading: _Heading, exact: Exact) -> Verdict:
         return heading.verdict("ok", Reason.of("closed_ok", exact=exact_text(exact)))
     return heading.verdict("wrong", Reason.of("closed_wrong", rounded=exact_text(exact),
                                               exact=shown, printed=exact_text(printed)))
-
-
-def _scientific_decimal(value: Exact, digits: int) -> str:
-    """The value in e-notation: all its digits when it ends within ``digits`` significant
-    digits, else the first ``digits`` followed by "..."."""
-    if isinstance(value, fmpq) and value != 0:
-        places = terminating_places(value)
-        if places is not None:
-            text = fixed_decimal(value, places)
-            significant = len(text.lstrip("-").replace(".", "").lstrip("0"))
-            if significant <= digits:
-                return _short_exponent(to_scientific(text, max(significant, 1)))
-    return _short_exponent(to_scientific(significant_decimal(value, digits, Rounding.TRUNCATE),
-                                         digits)) + "..."
-
-
-def _short_exponent(text: str) -> str:
-    """The exponent as documents write it: ``2.06e-9``, ``1.0e5`` (not e-09, e+05)."""
-    mantissa, _, exponent = text.partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else text
-
-
-def _shown_decimal(value: Exact, places: int, printed: Printed | None = None) -> str:
-    """The value with a few more places than printed; exact digits when it terminates;
-    in e-notation when the document printed the number so.
-
-    >>> _shown_decimal(fmpq(26, 25), 2), _shown_decimal(fmpq(1, 3), 2)
-    ('1.04', '0.333333...')
-    >>> from symattn.verify.printed import read_printed
-    >>> _shown_decimal(fmpq(1, 3) / 10 ** 40, 42, read_printed("3.3e-41"))
-    '3.33333e-41...'
-    """
-    if printed is not None and printed.scientific:
-        return _scientific_decimal(value, printed.digits + _SHOWN_EXTRA_PLACES)
-    extra = max(places, 0) + _SHOWN_EXTRA_PLACES
-    if isinstance(value, fmpq):
-        for shown in range(max(places, 0), extra + 1):
-            if (value * fmpq(10) ** shown).q == 1:
-                return fixed_decimal(value, shown)
-    return fixed_decimal(value, extra) + "..."

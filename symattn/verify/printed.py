@@ -10,7 +10,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Printed", "read_printed"]
+__all__ = ["Printed", "read_printed", "PLAIN_DECIMAL"]
 
 import re
 from dataclasses import dataclass
@@ -73,6 +73,9 @@ _TIMES_TEN = re.compile(r"^(?P<mantissa>[+\-\u2212]?[0-9][0-9.,]*)\s*(?:[×x·*]
                         r"10\s*(?:\^|\*\*)?\s*\{?\s*(?P<exponent>[+\-\u2212]?[0-9]+)\s*\}?$")
 _ELLIPSIS = ("...", "\u2026")
 _E_NOTATION = re.compile(r"[+\-\u2212]?[0-9][0-9.,]*[eE][+\-]?[0-9]+")
+# A plain decimal (-0.0167186) read under no number format: every mark above is absent,
+# and its value is its digits over a power of ten.
+PLAIN_DECIMAL = re.compile(r"-?[0-9]{1,30}(?:\.[0-9]{1,30})?")
 
 
 def read_printed(raw: Any, location: Location | None = None, number_format: str = "",
@@ -86,6 +89,9 @@ def read_printed(raw: Any, location: Location | None = None, number_format: str 
     >>> read_printed("1.5 × 10⁻³").value, read_printed("0.666...").continues
     (3/2000, True)
     """
+    if type(raw) is str and not number_format and PLAIN_DECIMAL.fullmatch(raw):
+        whole, _, fraction = raw.partition(".")     # the common case, kept cheap
+        return Printed(raw, fmpq(int(whole + fraction), 10 ** len(fraction)), len(fraction))
     if isinstance(raw, bool) or raw is None or isinstance(raw, (list, dict)):
         raise InputError(f"a printed number must be a number or text, got {raw!r}", location)
     text = native_text(raw, location).strip()

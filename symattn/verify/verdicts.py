@@ -12,7 +12,7 @@ __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
 from symattn import messages
 from symattn.errors import ArgumentError, Location
@@ -95,20 +95,53 @@ def _plain(text: str) -> str:
     return re.sub(r"[$~]", lambda m: "" if m.group() == "$" else " ", text)
 
 
+# A text field given as its text or as the function that writes it when first read.
+TextOrLater = Union[str, Callable[[], str]]
+
+
+class _Deferred:
+    """A text field of a frozen dataclass that may be given as a function of no
+    arguments: the text is written when the field is first read (and kept). A check of
+    thousands of numbers writes closed forms and English reasons only for the reports
+    that show them (JSON shows them all, the text tables none of the closed forms)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = "_" + name
+
+    def __get__(self, instance: object, owner: type | None = None) -> str:
+        if instance is None:      # a dataclass asking for a default: there is none
+            raise AttributeError(self._slot[1:])
+        value: TextOrLater = instance.__dict__[self._slot]
+        if not isinstance(value, str):
+            value = value()
+            instance.__dict__[self._slot] = value
+        return value
+
+    def __set__(self, instance: object, value: TextOrLater) -> None:
+        instance.__dict__[self._slot] = value
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """The judgement on one printed number (all fields are plain text)."""
+    """The judgement on one printed number (all fields are plain text; ``later`` makes
+    one whose ``exact`` and ``reason`` are written when first read)."""
 
     claim: Claim
     position: str                 # 1-based, e.g. "weights[3,1]"
     printed: str
-    exact: str                    # exact closed form
+    if TYPE_CHECKING:             # text to every reader (``later`` gives functions)
+        exact: str
+    else:
+        exact: _Deferred = _Deferred()      # exact closed form
     exact_decimal: str            # exact value with a few more places than printed
     exact_rounded: str            # exact value rounded as the document should print it
     recomputed: str | None        # from the document's own numbers, same places
     verdict: str                  # ok | propagated | wrong | undecided
     flags: tuple[str, ...]
-    reason: str                   # in English (``reason_text`` of ``reasons``)
+    if TYPE_CHECKING:
+        reason: str
+    else:
+        reason: _Deferred = _Deferred()     # in English (``reason_text`` of ``reasons``)
     carried_from: tuple[str, ...] = ()
     reasons: tuple[Reason, ...] = ()   # the reason as data, for rendering in any language
     # The printed numbers it was carried from that are themselves wrong ("weights[2,1] = 0.37").
@@ -129,6 +162,22 @@ class Verdict:
             return None, None
         column = match.group("column")
         return int(match.group("row")), int(column) if column else None
+
+    @classmethod
+    def later(cls, exact: TextOrLater, reason: TextOrLater, **fields: Any) -> Verdict:
+        """A verdict whose ``exact`` and ``reason`` may be functions writing them, called
+        when the field is first read (``fields``: the other fields, by name)."""
+        missing = _REQUIRED - fields.keys()
+        if missing:
+            raise TypeError(f"Verdict.later needs {', '.join(sorted(missing))}")
+        verdict = object.__new__(cls)      # the fields as __init__ would set them, at once
+        verdict.__dict__.update(_DEFAULTS, **fields, _exact=exact, _reason=reason)
+        return verdict
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (``check --jobs``) with its texts written."""
+        return {"_exact": self.exact, "_reason": self.reason,
+                **{k: v for k, v in self.__dict__.items() if k not in ("_exact", "_reason")}}
 
     def __repr__(self) -> str:
         label = f" @{self.label}" if self.label else ""
@@ -183,6 +232,12 @@ class Report:
                                 Location(key="Report.to_frame")) from None
         return pandas.DataFrame.from_records(self.to_records(), columns=list(RECORD_FIELDS))
 
+
+# The fields ``Verdict.later`` needs, and the defaults of the others.
+_REQUIRED = frozenset({"claim", "position", "printed", "exact_decimal", "exact_rounded",
+                       "recomputed", "verdict", "flags"})
+_DEFAULTS: dict[str, object] = {"carried_from": (), "reasons": (), "carried_wrong": (),
+                                "used": ()}
 
 RECORD_FIELDS = ("step", "position", "row", "column", "line", "label", "printed", "exact",
                  "exact_decimal", "exact_rounded", "recomputed", "verdict", "flags", "reason",

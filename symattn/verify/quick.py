@@ -1,0 +1,176 @@
+"""The common verdict of a large check, made without the general path's detours.
+
+A check of every weight and output entry of a head is mostly plain decimals
+(``0.0167186``) that round the exact value: ``ok``. For such a claim on a grid
+whose roundings ``batch.GridRoundings`` settles, ``QuickOk.verdict`` gives the
+verdict the general path (``checker._Judge``) gives - the same fields, flags and
+reasons - from the grid's tables, with its closed form and its English reason
+written only when a report reads them (``verdicts.Verdict``). Anything else (a
+percentage, e-notation, a number that is not ok, a value the tables leave open,
+a tie, ``--working``) gives None: the general path judges it.
+tests/test_check_batch.py holds the two paths to the same verdicts.
+"""
+
+from __future__ import annotations
+
+__all__ = ["QuickOk", "tie_flags", "uncollected", "NEAR_TIE"]
+
+import gc
+from contextlib import contextmanager
+from functools import partial
+from typing import Callable, Iterator
+
+from flint import fmpq
+
+from symattn.derivation.steps import Derivation
+from symattn.values.decimals import UndecidedError
+from symattn.values.exact import Exact, Irrational, exact_text
+from symattn.values.rounding import Rounding, format_scaled, is_tie, round_scaled
+from symattn.verify.batch import GridRoundings, Table
+from symattn.verify.claims import Claim, Target
+from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
+from symattn.verify.targets import position
+from symattn.verify.verdicts import Reason, Verdict, reason_text
+
+NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
+
+# decide(value, places, rule=None, at=None): ``GridRoundings.decide``
+Decide = Callable[[Exact, int, "Rounding | None", "Claim | None"], int]
+
+
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """No cyclic garbage collection inside: a check makes tens of thousands of small
+    objects (claims, verdicts, reasons) and keeps them all, so the collector's passes
+    over the growing heap find nothing and cost as much as the judging itself. The
+    collector is back on (if it was on) when the block ends, with the objects made
+    inside counted as old (``freeze`` then ``unfreeze`` moves every object to the oldest
+    generation without a pass): the next full collection looks at them, as usual, but
+    no young-generation pass walks them all at once."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
+def tie_flags(decide: Decide, rule: Rounding, value: Exact, places: int, claim: Claim
+              ) -> tuple[str, ...]:
+    """("tie",) when the value is exactly halfway at the printed places, ("near-tie",)
+    when it is within ``NEAR_TIE`` of a unit in the last place of a midpoint (not under
+    truncation, which has no midpoints)."""
+    if rule is Rounding.TRUNCATE:
+        return ()
+    if isinstance(value, fmpq):
+        if is_tie(value, places, rule):
+            return ("tie",)
+        scaled = abs(value) * fmpq(10) ** places
+        fraction = scaled - int(scaled.p) // int(scaled.q)
+        return ("near-tie",) if abs(fraction - fmpq(1, 2)) < NEAR_TIE else ()
+    # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
+    # grid of thousandths of the last place (certified, like any rounding).
+    try:
+        fine = decide(value, places + 3, Rounding.TRUNCATE, claim)
+    except UndecidedError:   # e.g. 1 - 10^-(10^9): not near a midpoint at these places
+        return ()
+    return ("near-tie",) if abs(fine) % 1000 in (499, 500) else ()
+
+
+class QuickOk:
+    """``ok`` verdicts of plain decimals, from the grids' tables where they settle them."""
+
+    def __init__(self, derivation: Derivation, rule: Rounding, grids: GridRoundings,
+                 working: bool) -> None:
+        self.derivation = derivation
+        self.rule = rule
+        self.grids = grids
+        self.working = working
+        self._tables: dict[tuple[str, int, Rounding], Table | None] = {}
+        self._exact_of: dict[str, Callable[[int, int], Exact]] = {}
+        self._rule_name = rule.value
+
+    def verdict(self, claim: Claim) -> Verdict | None:
+        """The verdict on ``claim`` when it is a plain decimal that is ok; else None."""
+        printed, target = claim.printed, claim.target
+        if self.working or target.part != "entry" or printed.percent or printed.scientific \
+                or printed.continues or printed.exact or not isinstance(printed.value, fmpq):
+            return None
+        places = printed.places
+        exact = self._exact(target)
+        if isinstance(exact, fmpq):
+            shown = self._rational(exact, printed.value, places, claim)
+        elif isinstance(exact, Irrational):
+            shown = self._irrational(target.step, target.row, target.column, printed.value,
+                                     places)
+        else:
+            return None
+        if shown is None:
+            return None
+        decimal, rounded, flags = shown
+        if printed.approximate:
+            flags = ("approximate",) + flags
+        reasons = (Reason("ok", (("exact", decimal), ("rule", self._rule_name),
+                                 ("rounded", rounded))),)
+        return Verdict.later(partial(exact_text, exact), partial(reason_text, reasons),
+                             claim=claim, position=position(self.derivation.problem, target),
+                             printed=printed.text, exact_decimal=decimal, exact_rounded=rounded,
+                             recomputed=None, verdict="ok", flags=flags, reasons=reasons)
+
+    def _exact(self, target: Target) -> Exact:
+        """``targets.exact_value`` of an entry, its grid looked up once per step."""
+        exact = self._exact_of.get(target.step)
+        if exact is None:
+            exact = self._exact_of[target.step] = self.derivation[target.step].value.exact
+        return exact(target.row, target.column)
+
+    def _rational(self, exact: fmpq, printed: fmpq, places: int, claim: Claim
+                  ) -> tuple[str, str, tuple[str, ...]] | None:
+        """Shown decimal, rounded text and flags of an exact rational that rounds to the
+        printed number (not at a tie, whose reason says more)."""
+        if exact == 0:      # a masked weight: 0 rounds to 0 under every rule, far from ties
+            zero = format_scaled(0, places)
+            return (zero, zero, ()) if printed == 0 else None
+        rounded = round_scaled(exact, places, self.rule)
+        if rounded != printed * 10 ** places:
+            return None
+        flags = tie_flags(self.grids.decide, self.rule, exact, places, claim)
+        if "tie" in flags:
+            return None
+        return shown_decimal(exact, places), format_scaled(rounded, places), flags
+
+    def _irrational(self, step: str, row: int, column: int, printed: fmpq, places: int
+                    ) -> tuple[str, str, tuple[str, ...]] | None:
+        """The same from the grid's tables, when they settle every rounding asked."""
+        rounded = self._settled(step, row, column, places, self.rule)
+        if rounded is None or rounded != printed * 10 ** places:
+            return None
+        flags: tuple[str, ...] = ()
+        if self.rule is not Rounding.TRUNCATE:
+            fine = self._settled(step, row, column, places + 3, Rounding.TRUNCATE)
+            if fine is None:
+                return None
+            flags = ("near-tie",) if abs(fine) % 1000 in (499, 500) else ()
+        extra = places + SHOWN_EXTRA_PLACES
+        digits = self._settled(step, row, column, extra, Rounding.HALF_UP)
+        if digits is None:
+            return None
+        return format_scaled(digits, extra) + "...", format_scaled(rounded, places), flags
+
+    def _settled(self, step: str, row: int, column: int, places: int, rule: Rounding
+                 ) -> int | None:
+        """``GridRoundings.rounded``, its tables looked up once per step and question."""
+        key = (step, places, rule)
+        if key not in self._tables:
+            self._tables[key] = self.grids.table(step, places, rule)
+        table = self._tables[key]
+        if table is None:
+            return None
+        values, decided = table
+        try:
+            return values[row][column] if decided[row][column] else None
+        except IndexError:
+            return None
