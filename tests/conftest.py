@@ -25,6 +25,12 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[PROFILE_VARIABLE] = "full"
     else:
         os.environ.setdefault(PROFILE_VARIABLE, "quick")
+    # Hundreds of tests start ``python -m symattn``; without bytecode each child compiles
+    # the package again (0.4 s). Children keep compiled modules in the test cache folder,
+    # never in the source tree, whatever PYTHONDONTWRITEBYTECODE says.
+    if "PYTHONPYCACHEPREFIX" not in os.environ and not hasattr(config, "workerinput"):
+        os.environ["PYTHONPYCACHEPREFIX"] = str(config.rootpath / ".pytest_cache" / "pycache")
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -1,8 +1,9 @@
 """The two test profiles: quick (the default, for the edit-test loop) and full.
 
 Both run every test. The quick profile tries fewer random cases in the property
-tests (hypothesis examples, random seeds); the full profile (``pytest --full``,
-the README's test command and ``.ci/run``) tries them all. ``conftest.py`` sets
+tests (hypothesis examples, random seeds) and compiles one bundled example per
+seed where a test compiles every example through TeX; the full profile (``pytest
+--full``, the README's test command and ``.ci/run``) tries them all. ``conftest.py`` sets
 the profile before any test module is imported, so module-level settings see it.
 """
 
@@ -22,3 +23,11 @@ def examples(count: int, quick_share: int = 10) -> int:
     """How many random cases a property test tries: ``count`` in the full profile,
     a tenth of it (at least 10, at most ``count``) in the quick one."""
     return count if full() else min(count, max(10, count // quick_share))
+
+
+def one_per_seed(names: list[str]) -> list[str]:
+    """Every example name in the full profile; in the quick one, the first of each
+    seed (the three digits its name starts with)."""
+    if full():
+        return list(names)
+    return list({name[:3]: name for name in reversed(names)}.values())[::-1]

@@ -14,6 +14,7 @@ from flint import fmpq
 
 import symattn
 from reference import is_attention_spec
+from suite_profile import one_per_seed
 from symattn.render.pdf import compile_pdf
 from latex_support import compile_all, needs_pdflatex, needs_pdftotext, pdf_text
 from symattn.problem import examples
@@ -42,6 +43,7 @@ HOSTILE = {
 # size specs ([sizes] instead of [inputs]) have no derivation
 ATTENTION = [name for name in examples.names()
              if is_attention_spec(examples.path(name))]
+COMPILED = one_per_seed(ATTENTION)     # every one in the full profile
 
 
 def _hostile(pwned: Path) -> symattn.Problem:
@@ -53,7 +55,7 @@ def _hostile(pwned: Path) -> symattn.Problem:
 def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     pwned = tmp_path_factory.mktemp("hostile") / "pwned"
     docs: dict[str, object] = {}
-    for name in ATTENTION:
+    for name in COMPILED:
         try:
             docs[name] = render_latex(symattn.derive(symattn.load_example(name)))
         except symattn.SymattnError as error:     # reported by test_compiles[name]
@@ -83,7 +85,7 @@ def pdfs(documents: dict[str, object]) -> dict[str, object]:
 
 # ------------------------------------------------------------------ compiling
 @needs_pdflatex
-@pytest.mark.parametrize("name", ATTENTION + ["cyrillic", "symbolic", "fragment"])
+@pytest.mark.parametrize("name", COMPILED + ["cyrillic", "symbolic", "fragment"])
 def test_compiles(pdfs: dict[str, object], name: str) -> None:
     result = pdfs[name]
     assert isinstance(result, bytes), f"{name}: {result}"

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from suite_profile import PROFILE_VARIABLE, examples
+from suite_profile import PROFILE_VARIABLE, examples, one_per_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,3 +30,11 @@ def test_profiles_scale_the_random_cases(monkeypatch: pytest.MonkeyPatch) -> Non
     assert (examples(4000), examples(25)) == (4000, 25)
     monkeypatch.setenv(PROFILE_VARIABLE, "quick")
     assert (examples(4000), examples(25), examples(5)) == (400, 10, 5)
+
+
+def test_the_quick_profile_compiles_one_example_per_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    names = ["000-a", "001-b", "001-c", "003-d", "015-e", "015-f"]
+    monkeypatch.setenv(PROFILE_VARIABLE, "quick")
+    assert one_per_seed(names) == ["000-a", "001-b", "003-d", "015-e"]
+    monkeypatch.setenv(PROFILE_VARIABLE, "full")
+    assert one_per_seed(names) == names
