@@ -32,6 +32,7 @@ from symattn.values.exact import working_precision
 from symattn.values.trig import Angle, RootBasis, TrigSum
 
 _GUARD = 24        # extra working bits for the ball matrices
+_PROOF_SIZE = 16 * 16 * 16   # scores x width from which irrationality is proved in doubles
 INPUTS = ("X", "X_kv", "W_Q", "W_K", "W_V", "Q", "K", "V")   # rational on this path
 
 
@@ -193,6 +194,8 @@ class PositionValues:
         return self._lonely_angle(p, q)
 
     def _lonely_angle(self, p: int, q: int) -> bool:
+        if self._small:
+            return False        # a small problem's exact forms cost less than importing numpy
         import numpy as np
 
         tables = self._float_tables
@@ -211,6 +214,11 @@ class PositionValues:
         apart[1:] &= gaps > tolerance
         apart[:-1] &= gaps > tolerance
         return bool((apart & (angles > tolerance)).any())
+
+    @cached_property
+    def _small(self) -> bool:
+        n, m = self.problem.score_shape()
+        return n * m * self._bilinear[0].nrows() < _PROOF_SIZE
 
     @cached_property
     def _float_tables(self) -> tuple[Any, ...] | None:

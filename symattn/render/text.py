@@ -124,8 +124,7 @@ def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_
 
 def render_text(view: DerivationView, language: str = "en") -> str:
     """The derivation as a plain-text listing, every word in ``language``."""
-    # the worked-example modules are read only for text (JSON starts sooner without them)
-    from symattn.render.worked.steps import numbers_text
+    from symattn.render.number_words import numbers_text
 
     catalog = prose.ProseCatalog(messages.load(language), prose.plain)
     numbers = prose.plain(numbers_text(view.number_format, catalog.catalog))

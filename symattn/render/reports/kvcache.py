@@ -23,7 +23,7 @@ from symattn.render import prose
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.render.view import shown_indices
-from symattn.render.worked.steps import numbers_text
+from symattn.render.number_words import numbers_text
 from symattn.values.exact import exact_text
 from symattn.values.number_format import NumberFormat
 

@@ -32,6 +32,7 @@ from symattn.derivation.steps import Derivation, Step
 from symattn.messages import Catalog
 from symattn.problem.problem import MaskSpec, Problem
 from symattn.render import latex
+from symattn.render.number_words import numbers_text
 from symattn.render.worked.shift import KINDS as SHIFT_KINDS, operands as shift_operands
 from symattn.render.worked.products import factors
 from symattn.render.worked.cells import Cells
@@ -39,7 +40,6 @@ from symattn.render.worked.labels import score_step
 from symattn.render.worked.layout import Layout
 from symattn.render.worked.model import Matrix, Pair, Shown
 from symattn.values.exact import NEG_INF, Surd, exact_text, surd_sqrt
-from symattn.values.number_format import NumberFormat
 
 # The matrices each kind substitutes into its formula: (name in the template,
 # step of the same family, transposed). Projections and exponentials: step_operands().
@@ -212,20 +212,3 @@ def setup_pairs(derivation: Derivation, cells: Cells, catalog: Catalog) -> tuple
     return tuple(pairs)
 
 
-def numbers_text(number_format: NumberFormat, catalog: Catalog) -> str:
-    """How the decimals are printed, in words (LaTeX).
-
-    >>> from symattn import messages
-    >>> numbers_text(NumberFormat(digits=None, places=3, locale="cs"), messages.load("en"))
-    '3 decimal places (half up), with a decimal comma'
-    """
-    fmt = number_format
-    rule = catalog.text(f"rounding.{fmt.rounding.value}")
-    if fmt.places is not None:
-        text = catalog.count("document.numbers_places", fmt.places, places=str(fmt.places),
-                             rule=rule)
-    else:
-        digits = fmt.digits or 0
-        text = catalog.count("document.numbers_digits", digits, digits=str(digits), rule=rule)
-    english_mark = fmt.separator == "," and catalog.language == "en"
-    return text + (catalog.text("document.numbers_comma") if english_mark else "")
