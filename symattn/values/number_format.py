@@ -198,15 +198,20 @@ class NumberFormat:
         _LAST[:] = [*_LAST[-1:], (parts[0], self, found)]     # the mask comes in between
         return found
 
-    def _enclosure_array(self, grid: Block) -> tuple[TextArray, NDArray[np.bool_]] | None:
-        """``_format_enclosure``'s numpy batch as a ``TextArray``, or None (no enclosure,
-        or too many entries left open)."""
+    def _enclosure_of(self, grid: Block) -> Enclosure | None:
+        """The grid's double-precision enclosure, when this format can be read from one
+        (not truncation, not more digits than doubles settle)."""
         enclosure: Callable[[], Enclosure | None] | None = getattr(grid, "enclosure", None)
         shown = self.places if self.places is not None else self.digits
         if enclosure is None or self.rounding is Rounding.TRUNCATE or \
                 shown is None or shown > FAST_DIGITS:
             return None
-        whole = enclosure()
+        return enclosure()
+
+    def _enclosure_array(self, grid: Block) -> tuple[TextArray, NDArray[np.bool_]] | None:
+        """``_format_enclosure``'s numpy batch as a ``TextArray``, or None (no enclosure,
+        or too many entries left open)."""
+        whole = self._enclosure_of(grid)
         if whole is None:
             return None
         texts, open_ = text_array_from_enclosure(whole, self.places, self.digits,
@@ -220,12 +225,7 @@ class NumberFormat:
                           ) -> tuple[tuple[str | None, ...], ...] | None:
         """The numpy batch: decide the whole block from a double-precision
         enclosure; entries it leaves open are decided exactly, one by one."""
-        enclosure: Callable[[], Enclosure | None] | None = getattr(grid, "enclosure", None)
-        shown = self.places if self.places is not None else self.digits
-        if enclosure is None or self.rounding is Rounding.TRUNCATE or \
-                shown is None or shown > FAST_DIGITS:
-            return None
-        whole = enclosure()
+        whole = self._enclosure_of(grid)
         if whole is None:
             return None
         block = whole.block(rows, columns)

@@ -16,7 +16,7 @@ None, and the caller decides it exactly, one by one, as before.
 
 from __future__ import annotations
 
-__all__ = ["GridRoundings", "Table"]
+__all__ = ["GridRoundings", "Table", "settled"]
 
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -88,14 +88,7 @@ class GridRoundings:
                 ) -> int | None:
         """``value * 10**places`` rounded under ``rule`` for one entry, or None if the
         enclosure does not settle it (or the grid has none)."""
-        table = self.table(step, places, rule)
-        if table is None:
-            return None
-        values, decided = table
-        try:
-            return values[row][column] if decided[row][column] else None
-        except IndexError:
-            return None
+        return settled(self.table(step, places, rule), row, column)
 
     def table(self, step: str, places: int, rule: Rounding) -> _Table | None:
         """Every entry of the step rounded (rows of ints) and whether the enclosure settles
@@ -151,3 +144,14 @@ def _table(enclosure: Enclosure, places: int, truncate: bool) -> _Table:
         ok &= margin > 0.0
         signed = np.where(ok, np.where(x < 0, -result, result), 0.0).astype(np.int64)
     return signed.tolist(), ok.tolist()
+
+
+def settled(table: _Table | None, row: int, column: int) -> int | None:
+    """The rounded entry of a ``GridRoundings.table``, or None where it is left open."""
+    if table is None:
+        return None
+    values, decided = table
+    try:
+        return values[row][column] if decided[row][column] else None
+    except IndexError:
+        return None

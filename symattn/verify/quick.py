@@ -26,7 +26,7 @@ from symattn.derivation.steps import Derivation
 from symattn.values.decimals import UndecidedError
 from symattn.values.exact import Exact, Irrational, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, round_scaled
-from symattn.verify.batch import GridRoundings, Table
+from symattn.verify.batch import GridRoundings, Table, settled
 from symattn.verify.claims import Claim, Target
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
 from symattn.verify.targets import position
@@ -166,11 +166,4 @@ class QuickOk:
         key = (step, places, rule)
         if key not in self._tables:
             self._tables[key] = self.grids.table(step, places, rule)
-        table = self._tables[key]
-        if table is None:
-            return None
-        values, decided = table
-        try:
-            return values[row][column] if decided[row][column] else None
-        except IndexError:
-            return None
+        return settled(self._tables[key], row, column)
