@@ -135,21 +135,26 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError("--max-terms must be 0 (write every closed form) or more")
 
 
-def _check_written(args: argparse.Namespace, problem: Problem, source: str) -> None:
-    """Positions: the scores this output writes whole stay within the limits."""
+def _check_written(args: argparse.Namespace, problem: Problem, source: str,
+                   number_format: NumberFormat) -> None:
+    """The scores this output writes stay within the limits: with positions, and to
+    many digits."""
     from symattn.cli.options import display_name, limits_of
     from symattn.errors import Location
-    from symattn.problem.limits import check_positions_written
+    from symattn.problem.limits import check_digits_written, check_positions_written
     from symattn.problem.modes import Positions
 
-    if problem.positions == Positions.NONE:
-        return
     n, m = problem.score_shape()
     every = args.format == "json" or args.max_rows == 0
     shown = max(args.max_rows, 2)
-    check_positions_written(n if every else min(n, shown), m if every else min(m, shown),
-                            limits_of(args), Location(file=display_name(source),
-                                                      key="options.positions"))
+    rows, columns = (n, m) if every else (min(n, shown), min(m, shown))
+    digits = max(number_format.digits or 0, number_format.places or 0)
+    spec_digits = args.digits is None and args.places is None
+    check_digits_written(rows, columns, digits, limits_of(args), Location(
+        file=display_name(source), key="options.digits" if spec_digits else None))
+    if problem.positions != Positions.NONE:
+        check_positions_written(rows, columns, limits_of(args),
+                                Location(file=display_name(source), key="options.positions"))
 
 
 def _variant(problem: Problem, name: str) -> Problem:
@@ -187,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
 
         shift = {"auto": None, "on": True, "off": False}[args.max_shift]
         problem = dataclasses.replace(problem, max_shift=shift)
-    _check_written(args, problem, sources[0])
+    _check_written(args, problem, sources[0], number_format)
     derivation = pipeline.derive(problem)
     latex = args.pdf or args.format == "latex"
     if args.precision not in (None, "exact") and latex:

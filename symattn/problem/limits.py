@@ -9,12 +9,13 @@ from __future__ import annotations
 
 __all__ = ["Limits", "DEFAULT", "check_raw_matrix", "check_problem", "check_positions",
            "check_sweep", "check_positions_written", "POSITION_TOKENS", "POSITION_WIDTH",
-           "POSITION_WRITTEN", "SWEEP_ENTRIES", "SYMBOLIC_TERMS"]
+           "POSITION_WRITTEN", "SWEEP_ENTRIES", "SYMBOLIC_TERMS", "WRITTEN_DIGITS",
+           "check_digits_written"]
 
 from dataclasses import dataclass
 from typing import Any
 
-from symattn.defaults import MAX_ENTRIES
+from symattn.defaults import DIGITS, MAX_ENTRIES
 from symattn.errors import InputError, Location
 
 
@@ -27,8 +28,12 @@ POSITION_TOKENS = 1024   # queries and keys with options.positions
 POSITION_WIDTH = 128     # d_model (sinusoidal) or d_k (RoPE) with options.positions
 # Writing every entry (JSON, --max-rows 0) makes each position-dependent score's closed
 # form, a sum of sines and cosines: about a millisecond a score, whatever the width
-# (256 tokens x width 4 in JSON took 65 s). Scores written whole stay within 128 x 128.
-POSITION_WRITTEN = 128 * 128
+# (256 tokens x width 4 in JSON took 65 s). Scores written whole stay within 96 x 96.
+POSITION_WRITTEN = 96 * 96      # 128 x 128 at width 16 in JSON took 53 s
+# Every entry written out with many digits: 64 x 64 scores at 10,000 digits in JSON
+# took 61 s. Scores written whole times their digits stay within what the largest
+# matrix has at the default 6 digits (64 x 64 at 6,144 digits).
+WRITTEN_DIGITS = MAX_ENTRIES * DIGITS
 # On the SymPy path (roots, symbols) a score is a sum of d_k terms, each exponential
 # evaluated and simplified by SymPy: 16 x 16 surd scores of 16 terms took 10 s, 32 x 32
 # of 32 terms 64 s (24 x 24 x 24 in JSON: 44 s). Scores x d_k stay within 8,192 (20 x 20 x 20).
@@ -49,6 +54,7 @@ class Limits:
     max_position_tokens: int = POSITION_TOKENS
     max_position_width: int = POSITION_WIDTH
     max_position_written: int = POSITION_WRITTEN   # scores shown, with positions
+    max_written_digits: int = WRITTEN_DIGITS        # scores shown x digits of each
     max_sweep_entries: int = SWEEP_ENTRIES   # temperatures x weights (all heads) in a sweep
 
     @classmethod
@@ -62,6 +68,7 @@ class Limits:
                    max(1, int(cls.max_position_tokens * root)),
                    max(2, int(cls.max_position_width * root)),
                    max(1, int(cls.max_position_written * ratio)),
+                   max(1, int(cls.max_written_digits * ratio)),
                    max(_SWEEP_FLOOR, int(cls.max_sweep_entries * ratio)))
 
 
@@ -121,6 +128,18 @@ def check_positions_written(rows: int, columns: int, limits: Limits,
                          f"their closed forms: the limit is {limits.max_position_written:,} "
                          f"scores written; show fewer rows (--max-rows N, text or LaTeX)"
                          f"{_HINT}", location)
+
+
+def check_digits_written(rows: int, columns: int, digits: int, limits: Limits,
+                         location: Location) -> None:
+    """Refuse writing more scores x digits than the limit (every entry in JSON or with
+    --max-rows 0, each to thousands of digits)."""
+    if rows * columns * digits > limits.max_written_digits:
+        raise InputError(f"writing {rows:,} x {columns:,} scores to {digits:,} digits each: "
+                         f"the limit is {limits.max_written_digits:,} digits written; ask "
+                         f"for fewer digits (--digits, options.digits) or show fewer rows "
+                         f"(--max-rows N){_HINT}",
+                         location)
 
 
 def check_sweep(temperatures: int, weights: int, limits: Limits) -> None:

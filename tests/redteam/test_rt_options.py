@@ -94,8 +94,8 @@ def test_name_with_line_breaks(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_positions_written_whole_are_bounded(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    # 256 tokens x width 4 with sinusoidal positions in JSON took 65 s (a millisecond a
-    # score's closed form); a few rows of the same spec take a second
+    # 256 tokens x width 4 with sinusoidal positions in JSON took 65 s, 128 x 16 53 s (a
+    # millisecond a score's closed form); a few rows of the same spec take a second
     rows = [[f"{(i * 7 + k) % 19 / 10}" for k in range(4)] for i in range(256)]
     spec = tmp_path / "positions.json"
     spec.write_text(json.dumps({"inputs": {"X": rows, "W_Q": "identity", "W_K": "identity",
@@ -104,7 +104,7 @@ def test_positions_written_whole_are_bounded(tmp_path: Path,
     for extra in (["-f", "json"], ["--max-rows", "0"], ["--max-rows", "200"]):
         status, out, err = run(capsys, "derive", str(spec), *extra)
         assert (status, out) == (2, "")
-        assert_one_line_error(err, str(spec), "options.positions", "16,384", "--max-size")
+        assert_one_line_error(err, str(spec), "options.positions", "9,216", "--max-size")
     status, out, err = run(capsys, "derive", str(spec), "--max-rows", "4")
     assert (status, err) == (0, "") and "sin(" in out
 
@@ -127,3 +127,19 @@ def test_surd_scores_are_bounded_by_their_terms(tmp_path: Path,
                               "8,192", "--max-size")
     status, out, err = run(capsys, "derive", str(surds(4)))
     assert (status, err) == (0, "") and "sqrt" in out.replace("√", "sqrt")
+
+
+def test_many_digits_of_every_entry_are_bounded(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # digits = 10000 on 64 x 64 in JSON took 61 s (within the old limits)
+    rows = [[f"{(i * 7 + k) % 19 / 10}" for k in range(2)] for i in range(64)]
+    spec = tmp_path / "digits.json"
+    spec.write_text(json.dumps({"inputs": {"Q": rows, "K": rows, "V": rows},
+                                "options": {"digits": 10000}}), encoding="utf-8")
+    status, out, err = run(capsys, "derive", str(spec), "-f", "json")
+    assert (status, out) == (2, "")
+    assert_one_line_error(err, str(spec), "options.digits", "25,165,824", "--max-size")
+    status, out, err = run(capsys, "derive", str(spec), "-f", "json", "--digits", "7000")
+    assert (status, out) == (2, "") and f"{spec}, options.digits" not in err  # not the spec's
+    status, out, err = run(capsys, "derive", str(spec))       # 8 rows on show
+    assert (status, err) == (0, "")
