@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 from symattn.cli.app import main
@@ -38,3 +39,14 @@ def assert_one_line_error(err: str, *parts: str) -> None:
     assert lines[0].startswith("symattn: error: "), err
     for part in parts:
         assert part in lines[0], (part, err)
+
+
+def large_spec(folder: Path, n: int = 200) -> Path:
+    """An n x n softmax: its JSON derivation with every closed form (--max-terms 0)
+    runs long enough to be interrupted."""
+    rng = random.Random(1)
+    rows = ",\n".join("[" + ", ".join(f"{rng.randint(-300, 300) / 100:.2f}" for _ in range(n))
+                      + "]" for _ in range(n))
+    path = folder / "large.toml"
+    path.write_text(f'title = "large"\n[inputs]\nscaled = [\n{rows}\n]\n', encoding="utf-8")
+    return path

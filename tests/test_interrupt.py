@@ -8,7 +8,6 @@ interrupted after a second or two, so the tests stay quick.
 from __future__ import annotations
 
 import os
-import random
 import select
 import signal
 import subprocess
@@ -17,23 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import subprocess_env
+from cli_support import large_spec, subprocess_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and ptys")
 
 ROOT = Path(__file__).resolve().parent.parent
 INTERRUPTED = "symattn: interrupted\n"
-
-
-def large_spec(folder: Path, n: int = 200) -> Path:
-    """An n x n softmax: its JSON derivation with every closed form (--max-terms 0)
-    takes about 15 s on a laptop."""
-    rng = random.Random(1)
-    rows = ",\n".join("[" + ", ".join(f"{rng.randint(-300, 300) / 100:.2f}" for _ in range(n))
-                      + "]" for _ in range(n))
-    path = folder / "large.toml"
-    path.write_text(f'title = "large"\n[inputs]\nscaled = [\n{rows}\n]\n', encoding="utf-8")
-    return path
 
 
 env = subprocess_env

@@ -150,11 +150,12 @@ def _check_written(args: argparse.Namespace, problem: Problem, source: str,
     rows, columns = (n, m) if every else (min(n, shown), min(m, shown))
     digits = max(number_format.digits or 0, number_format.places or 0)
     spec_digits = args.digits is None and args.places is None
-    check_digits_written(rows, columns, digits, limits_of(args), Location(
-        file=display_name(source), key="options.digits" if spec_digits else None))
+    limits, name = limits_of(args), display_name(source)
+    check_digits_written(rows, columns, digits, limits, Location(
+        file=name, key="options.digits" if spec_digits else None))
     if problem.positions != Positions.NONE:
-        check_positions_written(rows, columns, limits_of(args),
-                                Location(file=display_name(source), key="options.positions"))
+        check_positions_written(rows, columns, limits,
+                                Location(file=name, key="options.positions"))
 
 
 def _variant(problem: Problem, name: str) -> Problem:

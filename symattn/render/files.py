@@ -3,8 +3,8 @@
 What ``-o OUT`` (and every file a command writes) does, by what OUT is:
 
 * a new path, or an existing regular file: the content goes to a temporary
-  file next to it (a short name, ``.symattn-XXXXXXXX``, so any legal file name
-  works), which is then renamed over it; an existing file keeps its mode;
+  file next to it (a short name: ``.symattn-`` and eight random characters, so
+  any legal file name works), which is then renamed over it; an existing file keeps its mode;
 * a symbolic link: followed, and its target written as above (the link stays);
 * a character device or a FIFO (``/dev/null``, a named pipe, ``>(cmd)``), or a
   path under ``/dev/`` or ``/proc/`` (``/dev/stdout``, ``/dev/fd/3``, even when it

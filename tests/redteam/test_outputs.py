@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import subprocess_env
+from cli_support import large_spec, subprocess_env
 
 from symattn.cli.app import main
 
@@ -169,19 +169,8 @@ def test_wrong_number_keeps_status_1_on_a_closed_pipe(tmp_path: Path) -> None:
     assert b"internal error" not in closed.stderr
 
 
-def _large_spec(folder: Path, n: int = 200) -> Path:
-    import random
-
-    rng = random.Random(1)
-    rows = ",\n".join("[" + ", ".join(f"{rng.randint(-300, 300) / 100:.2f}" for _ in range(n))
-                      + "]" for _ in range(n))
-    path = folder / "large.toml"
-    path.write_text(f'title = "large"\n[inputs]\nscaled = [\n{rows}\n]\n', encoding="utf-8")
-    return path
-
-
 def test_sigterm_cleans_up_and_exits_143(tmp_path: Path) -> None:
-    spec = _large_spec(tmp_path)
+    spec = large_spec(tmp_path)
     out = tmp_path / "out.json"
     out.write_text("old", encoding="utf-8")
     before = sorted(p.name for p in tmp_path.iterdir())
