@@ -28,7 +28,7 @@ from symattn.values.decimal_arrays import text_array_from_enclosure, texts_from_
 from symattn.values.enclosures import Enclosure
 from symattn.values.number_format import NumberFormat
 from symattn.values.digit_texts import fixed_texts
-from symattn.values.text_arrays import choose, constant, from_rows, stack
+from symattn.values.text_arrays import TextArray, choose, constant, from_rows, stack
 
 RULES = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN}
 
@@ -136,6 +136,33 @@ def test_text_array_json_rows_are_json_dumps():
     both = stack([chosen, constant((1, 3), "wide text here"), replaced])
     assert both.rows() == chosen.rows() + [("wide text here",) * 3] + expected
     assert both.json_rows() == [json.dumps(list(row)) for row in both.rows()]
+
+
+@pytest.mark.parametrize("width", [1, 3, 13, 59, 60, 61, 90])
+def test_character_matrix_json_is_json_dumps_at_every_width(width):
+    # texts placed anywhere in rows of one width, across the widths where the
+    # writer's mask comes from its table (rows up to 64 bytes) and by comparison
+    rng = np.random.default_rng(width)
+    n, m = 7, 5
+    lengths = rng.integers(1, width + 1, size=n * m)
+    offsets = np.array([rng.integers(0, width - size + 1) for size in lengths])
+    matrix = rng.integers(ord("a"), ord("z") + 1, size=(n * m, width), dtype=np.uint8)
+    texts = [bytes(matrix[k, o:o + size]).decode() for k, (o, size) in
+             enumerate(zip(offsets, lengths))]
+    array = stack([choose(np.zeros((n, m), dtype=bool), b"", from_rows(
+        [texts[r * m:(r + 1) * m] for r in range(n)], m))])
+    assert array.json_rows() == [json.dumps(texts[r * m:(r + 1) * m]) for r in range(n)]
+    starts = np.arange(n * m) * width + offsets
+    wide = TextArray((n, m), matrix.ravel(), starts, lengths, None, True, width)
+    assert wide.json_rows() == [json.dumps(texts[r * m:(r + 1) * m]) for r in range(n)]
+    pieces = b"".join(p if isinstance(p, bytes) else p.encode() for p in wide.json_lines())
+    assert json.loads("[" + pieces.decode() + "]") == [texts[r * m:(r + 1) * m]
+                                                     for r in range(n)]
+    halves = stack([TextArray((3, m), matrix[:3 * m].ravel(), starts[:3 * m], lengths[:3 * m],
+                              None, True, width),
+                    TextArray((4, m), matrix[3 * m:].ravel(), starts[3 * m:] - 3 * m * width,
+                              lengths[3 * m:], None, True, width)])
+    assert halves.rows() == wide.rows()
 
 
 def _spec(tmp_path, n: int, d: int, pool: list[str], seed: int, **options: object):

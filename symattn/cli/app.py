@@ -16,6 +16,7 @@ from __future__ import annotations
 __all__ = ["main", "build_parser", "EPILOG"]
 
 import argparse
+import os
 import sys
 from types import ModuleType
 from typing import Sequence
@@ -159,11 +160,20 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    _one_blas_thread()
     previous = _handle_sigterm()
     try:
         return _main(argv)
     finally:
         _restore_sigterm(previous)
+
+
+def _one_blas_thread() -> None:
+    """One OpenBLAS thread (unless the user chose): symattn's float products are small,
+    and idle helper threads spin between calls (a tenth of the CPU time of a
+    1,024-token JSON). Only before numpy is loaded; an embedding program keeps its own."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _main(argv: Sequence[str] | None) -> int:

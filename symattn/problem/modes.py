@@ -74,11 +74,16 @@ class MaskSpec:
 
 
 def _causal_row(mask: MaskSpec, row: int, position: int, keys: int) -> list[bool]:
-    return [key < position for key in range(keys)]
+    seen = min(max(position, 0), keys)
+    return [True] * seen + [False] * (keys - seen)
 
 
 def _padding_row(mask: MaskSpec, row: int, position: int, keys: int) -> list[bool]:
-    return [key not in mask.padded_keys for key in range(keys)]
+    allowed = [True] * keys
+    for key in mask.padded_keys:
+        if 0 <= key < keys:
+            allowed[key] = False
+    return allowed
 
 
 def _matrix_row(mask: MaskSpec, row: int, position: int, keys: int) -> list[bool]:

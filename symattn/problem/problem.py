@@ -36,7 +36,7 @@ from symattn.problem.limits import Limits, check_positions, check_problem
 from symattn.problem.modes import FullyMasked, MaskSpec, Normalisation, Positions
 from symattn.problem.options import OPTION_NAMES
 from symattn.problem.read import INPUT_NAMES, TOP_LEVEL_NAMES, read_spec
-from symattn.problem.tables import EntryMatrix, check_keys
+from symattn.problem.tables import EntryMatrix, check_keys, entry_values
 from symattn.problem.symbols import SymbolQuestions
 from symattn.problem.variants import Variant
 from symattn.values.entries import Symbolic
@@ -153,8 +153,9 @@ class Problem:
         SymPy path (positions alone take the fast position path)."""
         if isinstance(self.scale, Symbolic) or isinstance(self.temperature, Symbolic):
             return True
-        return any(isinstance(entry.value, (Symbolic, Surd)) for matrix in self.inputs.values()
-                   for row in matrix for entry in row)
+        kinds = {kind for matrix in self.inputs.values()
+                 for kind in map(type, entry_values(matrix))}
+        return any(issubclass(kind, (Symbolic, Surd)) for kind in kinds)
 
     @property
     def position_width(self) -> int:

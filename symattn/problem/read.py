@@ -30,7 +30,8 @@ from symattn.problem.shapes import projection_source
 from symattn.problem.variants import Variant, read_variants
 from symattn.problem.printed_inputs import read_inputs_printed
 from symattn.problem.symbols import SymbolQuestions, read_symbols, spec_symbols
-from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_matrix
+from symattn.problem.tables import (EntryMatrix, check_keys, entry_values, read_bool,
+                                    read_matrix)
 from symattn.values.entries import Entry
 from symattn.values.native import plain_lists
 from symattn.values.exact import NEG_INF
@@ -234,7 +235,7 @@ def _per_head(name: str, value: list[Any], where: Location) -> EntryMatrix:
 def _read_input(name: str, value: Any, where: Location) -> EntryMatrix:
     """A matrix as written; -inf is a mask, so only the scores may hold it."""
     matrix = read_matrix(value, where.at(key=name))
-    if name not in ("scores", "scaled"):
+    if name not in ("scores", "scaled") and id(NEG_INF) in set(map(id, entry_values(matrix))):
         for i, row in enumerate(matrix, start=1):
             for j, entry in enumerate(row, start=1):
                 if entry.value is NEG_INF:

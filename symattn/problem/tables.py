@@ -6,17 +6,24 @@ matrix is for.
 
 from __future__ import annotations
 
-__all__ = ["EntryMatrix", "check_keys", "read_matrix", "read_bool", "read_choice", "literal",
-           "describe"]
+__all__ = ["EntryMatrix", "entry_values", "check_keys", "read_matrix", "read_bool",
+           "read_choice", "literal", "describe"]
 
 import difflib
-from typing import Any, Callable, Mapping
+from itertools import chain
+from operator import attrgetter
+from typing import Any, Callable, Iterator, Mapping, Sequence, cast
 
 from symattn.values.entries import Entry, parse_entry
 from symattn.errors import InputError, Location, ShapeError, counted, cut
 from symattn.values.native import plain_lists
 
 EntryMatrix = tuple[tuple[Entry, ...], ...]
+
+
+def entry_values(matrix: EntryMatrix) -> Iterator[Any]:
+    """Every entry's value, row by row (iterated in C: a large matrix has many)."""
+    return map(attrgetter("value"), chain.from_iterable(matrix))
 
 
 _LONG_KEY = 100   # characters: a longer key is echoed once, cut, and not matched
@@ -62,7 +69,7 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
             raise ShapeError(f"ragged matrix: row {i} has {counted(len(row), 'entry', 'entries')}"
                              f" but row 1 has {width}", location.at(row=i))
         try:
-            matrix.append(tuple(map(read, row)))
+            matrix.append(read(row))
         except InputError:
             # Parse again, entry by entry, only to say exactly where the bad one is
             # (building a location for every entry would cost more than parsing).
@@ -72,9 +79,10 @@ def read_matrix(raw: Any, location: Location) -> EntryMatrix:
     return tuple(matrix)
 
 
-def _reader() -> Callable[[Any], Entry]:
-    """``parse_entry(literal(value))``, each distinct text read once: a large matrix of
-    short decimals repeats a few hundred texts (an entry is immutable, so shared)."""
+def _reader() -> Callable[[Sequence[Any]], tuple[Entry, ...]]:
+    """A row's ``parse_entry(literal(value))``, each distinct text read once: a large
+    matrix of short decimals repeats a few hundred texts (an entry is immutable, so
+    shared), and a row of texts all seen before is looked up without a Python loop."""
     seen: dict[str, Entry] = {}
 
     def read(value: Any) -> Entry:
@@ -87,7 +95,11 @@ def _reader() -> Callable[[Any], Entry]:
             return found
         return parse_entry(literal(value))
 
-    return read
+    def read_row(row: Sequence[Any]) -> tuple[Entry, ...]:
+        known = tuple(map(seen.get, row))    # only str keys: anything else is not found
+        return cast("tuple[Entry, ...]", known) if all(known) else tuple(map(read, row))
+
+    return read_row
 
 
 def literal(value: Any) -> Any:

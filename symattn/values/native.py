@@ -54,8 +54,8 @@ def plain_lists(value: Any) -> Any:
     if module == "sympy" and hasattr(value, "tolist") and hasattr(value, "shape"):
         return plain_lists(value.tolist())
     if isinstance(value, (list, tuple)):
-        if all(type(item) is str for item in value):    # a row of texts: nothing to do
-            return list(value)
+        if all(issubclass(kind, str) for kind in set(map(type, value))):
+            return list(value)      # a row of texts (or printed numbers): nothing to do
         return [plain_lists(item) for item in value]
     return value
 

@@ -21,6 +21,8 @@ __all__ = ["TextArray", "stack", "by_rows", "ROWS_AT_ONCE", "choose", "constant"
 
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
 
+from symattn.values.text_json import ROW_BREAK, matrix_json
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -88,12 +90,18 @@ class TextArray:
         (bounded index arrays; a character matrix straight to UTF-8 bytes)."""
         import json
 
+        import numpy as np
+
         n, m = self.shape
         step = max(1, _SEGMENTS // max(m, 1))
+        in_matrix = self.plain and m and self.width and self.null is None
+        if in_matrix:     # where each text starts in its row of the character matrix
+            offsets = self.starts - np.arange(n * m, dtype=np.int64) * self.width
         for first in range(0, n, step):
             last = min(n, first + step)
-            if self.plain and m and self.width and self.null is None:
-                yield self._json_matrix(first, last, last == n)
+            if in_matrix:
+                yield matrix_json(self._matrix(), offsets, self.lengths, m, first, last) + \
+                    (b"" if last == n else ROW_BREAK.encode("ascii"))
                 continue
             if not self.plain:
                 lines = [json.dumps(list(row), ensure_ascii=False)
@@ -101,48 +109,6 @@ class TextArray:
             else:
                 lines = ["[]"] * (last - first) if m == 0 else self._json_part(first, last)
             yield ROW_BREAK.join(lines) + ("" if last == n else ROW_BREAK)
-
-    def _json_matrix(self, first: int, last: int, final: bool) -> bytes:
-        """``json_lines`` of rows ``first`` to ``last`` of a character matrix: each text
-        with its quotes, comma or bracket written around it in a wider matrix, the
-        characters in use taken in order, the line breaks put between the rows."""
-        import numpy as np
-
-        m, width = self.shape[1], self.width
-        part = slice(first * m, last * m)
-        count = (last - first) * m
-        rows = np.arange(count, dtype=np.int64)
-        sizes = self.lengths[part]
-        starts = self.starts[part] - (rows + first * m) * width + 2   # in the wide matrix
-        opening = np.zeros(count, dtype=bool)
-        opening[::m] = True
-        closing = np.zeros(count, dtype=bool)
-        closing[m - 1::m] = True
-        wide = np.empty((count, width + 5), dtype=np.uint8)
-        wide[:, 2:width + 2] = self._matrix()[part]
-        flat = wide.ravel()
-        begin = rows * (width + 5) + starts
-        end = begin + sizes
-        flat[begin - 1] = ord('"')
-        flat[end] = ord('"')
-        flat[begin[opening] - 2] = ord("[")
-        flat[end[~closing] + 1] = ord(",")
-        flat[end[~closing] + 2] = ord(" ")
-        flat[end[closing] + 1] = ord("]")
-        low = starts - 1 - opening
-        spans = sizes + 1 + opening + np.where(closing, 2, 3)
-        if width + 5 < 256:       # one small subtraction and comparison per character
-            columns = np.arange(width + 5, dtype=np.uint8)[None, :]
-            used = np.subtract(columns, low.astype(np.uint8)[:, None], dtype=np.uint8) \
-                < spans.astype(np.uint8)[:, None]
-        else:
-            columns_wide = np.arange(width + 5, dtype=np.int64)[None, :]
-            used = (columns_wide >= low[:, None]) & (columns_wide < (low + spans)[:, None])
-        raw = wide[used].tobytes()
-        ends = np.cumsum(spans)[m - 1::m].tolist()
-        lines = [raw[a:b] for a, b in zip([0] + ends[:-1], ends)]
-        return ROW_BREAK.encode("ascii").join(lines) + (b"" if final else
-                                                        ROW_BREAK.encode("ascii"))
 
     def _json_part(self, first: int, last: int) -> list[str]:
         """``json_rows`` of rows ``first`` to ``last``: the texts copied once, the quotes,
@@ -194,7 +160,8 @@ class TextArray:
             null = np.zeros(len(starts), dtype=bool) if null is None else null
         if null is not None:
             null[where] = nones
-        plain = self.plain and not any(_UNSAFE.intersection(text) for text in texts if text)
+        # JSON escapes only ASCII bytes (a multi-byte UTF-8 character has none below 128)
+        plain = self.plain and not bool(((added < 32) | (added == 34) | (added == 92)).any())
         return TextArray(self.shape, np.concatenate((self.data, added)), starts, lengths,
                          null, plain)
 
@@ -247,7 +214,6 @@ class TextArray:
 
 
 Piece = Union[TextArray, bytes]
-ROW_BREAK = ",\n    "      # between the rows of a matrix in a JSON document
 # Entries made at once by ``by_rows``: bounds the temporary arrays of a large matrix.
 ROWS_AT_ONCE = 1 << 17
 
@@ -259,14 +225,7 @@ def stack(arrays: Sequence[TextArray]) -> TextArray:
     if len(arrays) == 1:
         return arrays[0]
     if all(a.width and a.null is None for a in arrays):
-        width = max(a.width for a in arrays)
-        wide = [a.widened(width) for a in arrays]
-        return TextArray((sum(a.shape[0] for a in arrays), arrays[0].shape[1]),
-                         np.concatenate([a.data for a in wide]),
-                         np.concatenate([a.starts + o for a, o in zip(
-                             wide, np.cumsum([0] + [len(a.data) for a in wide[:-1]]).tolist())]),
-                         np.concatenate([a.lengths for a in wide]), None,
-                         all(a.plain for a in arrays), width)
+        return _stacked_matrices(arrays)
     offsets = np.cumsum([0] + [len(a.data) for a in arrays[:-1]])
     nulls = [a.null if a.null is not None else np.zeros(len(a.starts), dtype=bool)
              for a in arrays]
@@ -276,6 +235,28 @@ def stack(arrays: Sequence[TextArray]) -> TextArray:
                      np.concatenate([a.starts + o for a, o in zip(arrays, offsets.tolist())]),
                      np.concatenate([a.lengths for a in arrays]), null,
                      all(a.plain for a in arrays))
+
+
+def _stacked_matrices(arrays: Sequence[TextArray]) -> TextArray:
+    """``stack`` of character matrices: each copied once into a matrix of the widest width."""
+    import numpy as np
+
+    width = max(a.width for a in arrays)
+    counts = [len(a.starts) for a in arrays]
+    matrix = np.zeros((sum(counts), width), dtype=np.uint8)
+    starts = np.empty(sum(counts), dtype=np.int64)
+    row = 0
+    for a, count in zip(arrays, counts):
+        if a.width == width:     # one block copy, not a copy per short row
+            matrix[row:row + count] = a.data.reshape(count, width)
+        else:
+            matrix[row:row + count, :a.width] = a._matrix()
+        places = np.arange(count, dtype=np.int64)
+        starts[row:row + count] = a.starts - places * a.width + (places + row) * width
+        row += count
+    return TextArray((sum(a.shape[0] for a in arrays), arrays[0].shape[1]), matrix.ravel(),
+                     starts, np.concatenate([a.lengths for a in arrays]), None,
+                     all(a.plain for a in arrays), width)
 
 
 def by_rows(make: Callable[[slice], tuple[TextArray, NDArray[np.bool_]]], rows: int,
