@@ -334,3 +334,18 @@ def test_negative_closed_form_scale_is_refused():
     with pytest.raises(InputError, match="positive"):
         loads('[inputs]\nQ = [[1, 0]]\nK = [[1, 0], [0, 1]]\n[options]\n'
               'scale = "sqrt(2) - sqrt(3)"\n', "a.toml")
+
+
+def test_rows_of_known_texts_read_as_the_texts_say():
+    # the second row repeats texts of the first (read from what was seen), the third
+    # mixes a printed number, an int and a new text; a bad entry is still located
+    rows = [["0.5", "-1/4", "2"], ["2", "0.5", "-1/4"],
+            [PrintedNumber("0.50"), 3, "sqrt(4)"]]
+    problem = Problem.from_mapping({"inputs": {"scaled": rows}})
+    values = [[entry.value for entry in row] for row in problem.inputs["scaled"]]
+    assert values == [[fmpq(1, 2), fmpq(-1, 4), 2], [2, fmpq(1, 2), fmpq(-1, 4)],
+                      [fmpq(1, 2), 3, 2]]
+    assert problem.inputs["scaled"][2][0].places == 2
+    with pytest.raises(InputError) as caught:
+        Problem.from_mapping({"inputs": {"scaled": [["0.5", "1"], ["1", "0.5.5"]]}})
+    assert (caught.value.location.row, caught.value.location.column) == (2, 2)
