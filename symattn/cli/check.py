@@ -21,7 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Union
 
 from symattn.cli.gates import add_gate_options, fail_on, fails, summary_document, summary_text
-from symattn.defaults import ROUNDING
+from symattn.defaults import MAX_TERMS, ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler,
                                  Subparsers,
                                  add_language_options, add_limit_option,
@@ -56,6 +56,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="check N files in parallel processes, at most one per CPU core "
                              "(output stays in input order)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
+    parser.add_argument("--max-terms", action=whole(0), default=MAX_TERMS, metavar="N",
+                        help="JSON: a closed form of more than N exponentials is null, as in "
+                             f"derive (default {MAX_TERMS}; 0 writes every one)")
     parser.add_argument("--spec", metavar="INPUTS.toml",
                         help="FILEs are documents (text, Markdown, LaTeX, notebooks): extract "
                              "their printed numbers with these inputs and check them, "
@@ -240,7 +243,7 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     from symattn.verify.verdicts import Failed
 
     if args.format == "json":
-        document = render_report.report_document(results)
+        document = render_report.report_document(results, args.max_terms or None)
         if args.summary:
             document = summary_document(document)
         return render_report.compact_json(document)

@@ -113,10 +113,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _json(checks: list[DocumentCheck]) -> str:
+def _json(checks: list[DocumentCheck], max_terms: int | None) -> str:
     from symattn.render import report as render_report
 
-    document = json.loads(render_report.report_json([c.report for c in checks]))
+    document = json.loads(render_report.report_json([c.report for c in checks], max_terms))
     for entry, check in zip(document["reports"], checks):
         for claim, (line, column), cell in zip(entry["claims"], check.places,
                                                check.cells or [None] * len(check.places)):
@@ -153,7 +153,7 @@ def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
     if checks:
         reports = [c.report for c in checks]
         language = language_of(args, reports[0].language)
-        text = _json(checks) if args.format == "json" else \
+        text = _json(checks, args.max_terms or None) if args.format == "json" else \
             {"text": render_report.report_text, "markdown": render_report.report_markdown}[
                 args.format](reports, language)
         write_output(text, args.output)

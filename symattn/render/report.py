@@ -149,24 +149,29 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     return "\n".join(out)
 
 
-def report_document(reports: Sequence[Report | Failed]) -> dict[str, object]:
+def report_document(reports: Sequence[Report | Failed], max_terms: int | None = None
+                    ) -> dict[str, object]:
     """The JSON document of check reports as Python data (schemas/check.json); a spec
-    that failed is an entry with its ``error`` line and exit ``status`` instead of claims."""
+    that failed is an entry with its ``error`` line and exit ``status`` instead of claims.
+    A closed form of more than ``max_terms`` exponentials is null (None: every one
+    written), and its report says how many (``exact_omitted``) and ``max_terms``."""
     return {"symattn": __version__, "schema_version": SCHEMA_VERSION,
-            "reports": [_report_entry(r) for r in reports]}
+            "reports": [_report_entry(r, max_terms) for r in reports]}
 
 
-def _report_entry(r: Report | Failed) -> dict[str, object]:
+def _report_entry(r: Report | Failed, max_terms: int | None) -> dict[str, object]:
     if isinstance(r, Failed):
         return {"source": r.source, "error": r.error, "status": r.status}
+    omitted = r.exact_omitted(max_terms)
     return {"title": r.title, **({"variant": r.variant} if r.variant else {}),
             "source": r.source, "rounding": r.rounding.value,
-            "summary": r.counts, "claims": r.to_records()}
+            "summary": r.counts, "claims": r.to_records(max_terms),
+            **({"exact_omitted": omitted, "max_terms": max_terms} if omitted else {})}
 
 
-def report_json(reports: Sequence[Report | Failed]) -> str:
+def report_json(reports: Sequence[Report | Failed], max_terms: int | None = None) -> str:
     """The reports as one JSON document (``report_document``), one claim a line."""
-    return compact_json(report_document(reports))
+    return compact_json(report_document(reports, max_terms))
 
 
 def compact_json(document: object, depth: int = 4) -> str:

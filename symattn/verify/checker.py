@@ -25,6 +25,7 @@ __all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
 import dataclasses
 from dataclasses import dataclass
 from functools import partial
+from typing import Callable, Sequence
 
 from flint import fmpq
 
@@ -105,7 +106,24 @@ def _checked(derivation: Derivation, rule: Rounding, working: bool, precision: s
     judged = input_rounding.reconsider(problem, judged, rule)
     verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
     return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
-                  problem.variant, problem.claim_lines)
+                  problem.variant, problem.claim_lines, _exact_terms(derivation, verdicts))
+
+
+def _exact_terms(derivation: Derivation, verdicts: Sequence[Verdict]) -> tuple[int, ...]:
+    """How many exponentials each verdict's closed form writes (``Report.exact_terms``):
+    the entry's, as ``derive`` counts them for ``--max-terms``; 1 for a sum or a term."""
+    terms_of: dict[str, Callable[[int, int], int]] = {}
+    counts = []
+    for verdict in verdicts:
+        target = verdict.claim.target
+        if target.part != "entry":
+            counts.append(1)
+            continue
+        terms = terms_of.get(target.step)
+        if terms is None:
+            terms = terms_of[target.step] = derivation[target.step].value.terms
+        counts.append(terms(target.row, target.column))
+    return tuple(counts)
 
 
 @dataclass(frozen=True)

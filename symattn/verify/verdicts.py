@@ -200,6 +200,9 @@ class Report:
     variant: str = ""             # the [[variants]] block judged, "" for the spec itself
     # the 1-based spec line of each claim key (``Problem.claim_lines``); {} when unknown
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    # how many exponentials each verdict's exact closed form writes out (in the order of
+    # ``verdicts``; () when not counted): ``to_records(max_terms)`` leaves the long ones out
+    exact_terms: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -217,10 +220,22 @@ class Report:
         title = f" {self.title!r}" if self.title else ""
         return f"<{type(self).__name__}{title}: {len(self.verdicts)} claims, {counts}>"
 
-    def to_records(self) -> list[dict[str, object]]:
+    def to_records(self, max_terms: int | None = None) -> list[dict[str, object]]:
         """One plain dict per claim (the fields of the JSON report's claims; ``row`` and
-        ``column`` 1-based, None where the claim has none)."""
-        return [verdict_record(v, self.lines) for v in self.verdicts]
+        ``column`` 1-based, None where the claim has none). With ``max_terms``, ``exact``
+        is None where the closed form writes more exponentials (it is not even made)."""
+        return [verdict_record(v, self.lines, not self.writes_exact(k, max_terms))
+                for k, v in enumerate(self.verdicts)]
+
+    def writes_exact(self, index: int, max_terms: int | None) -> bool:
+        """Whether verdict ``index``'s closed form has at most ``max_terms`` exponentials
+        (None: any number)."""
+        terms = self.exact_terms
+        return max_terms is None or index >= len(terms) or terms[index] <= max_terms
+
+    def exact_omitted(self, max_terms: int | None) -> int:
+        """How many closed forms ``to_records(max_terms)`` leaves out."""
+        return 0 if max_terms is None else sum(t > max_terms for t in self.exact_terms)
 
     def to_frame(self) -> Any:
         """``to_records()`` as a pandas DataFrame, one row per claim (needs pandas:
@@ -244,13 +259,14 @@ RECORD_FIELDS = ("step", "position", "row", "column", "line", "label", "printed"
                  "carried_from", "carried_wrong")
 
 
-def verdict_record(v: Verdict, lines: Mapping[str, int]) -> dict[str, object]:
+def verdict_record(v: Verdict, lines: Mapping[str, int], omit_exact: bool = False
+                   ) -> dict[str, object]:
     """A verdict as plain data: the claim fields of the JSON report (``lines``: the spec
-    line of each claim key, ``Report.lines``)."""
+    line of each claim key, ``Report.lines``; ``omit_exact``: ``exact`` is None)."""
     row, column = v.row_column
     return {"step": v.step, "position": v.position, "row": row, "column": column,
             "line": lines.get(v.claim.key), "label": v.label, "printed": v.printed,
-            "exact": v.exact,
+            "exact": None if omit_exact else v.exact,
             "exact_decimal": v.exact_decimal, "exact_rounded": v.exact_rounded,
             "recomputed": v.recomputed, "verdict": v.verdict, "flags": list(v.flags),
             "reason": v.reason, "carried_from": list(v.carried_from),
