@@ -349,3 +349,10 @@ def test_rows_of_known_texts_read_as_the_texts_say():
     with pytest.raises(InputError) as caught:
         Problem.from_mapping({"inputs": {"scaled": [["0.5", "1"], ["1", "0.5.5"]]}})
     assert (caught.value.location.row, caught.value.location.column) == (2, 2)
+
+
+@pytest.mark.parametrize("bad", [{}, [1], {"a": 1}])
+def test_an_unhashable_entry_is_refused_where_it_is(bad):
+    with pytest.raises(InputError) as caught:
+        Problem.from_mapping({"inputs": {"scaled": [["0.5", "1"], ["1", bad]]}})
+    assert (caught.value.location.row, caught.value.location.column) == (2, 2)

@@ -51,6 +51,14 @@ def _wanted(message: str) -> frozenset[str]:
     return frozenset(_PLACEHOLDER.findall(message))
 
 
+@lru_cache(maxsize=4096)
+def _pieces(message: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The message's text around its placeholders, and their names in order:
+    ``texts[0] + values[names[0]] + texts[1] + ...`` fills it."""
+    parts = _PLACEHOLDER.split(message)
+    return tuple(parts[0::2]), tuple(parts[1::2])
+
+
 class Catalog:
     """The messages of one language (or one section of them)."""
 
@@ -117,7 +125,11 @@ class Catalog:
         missing = wanted - set(values)
         if missing:
             raise KeyError(f"message {path} needs {', '.join(sorted(missing))}")
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], message)
+        texts, names = _pieces(message)
+        filled = [texts[0]]
+        for name, text in zip(names, texts[1:]):
+            filled += (values[name], text)
+        return "".join(filled)
 
     def count(self, path: str, number: int, **values: str) -> str:
         """``fill`` with the plural form that goes with ``number``: ``path + "_one"`` for

@@ -96,7 +96,10 @@ def _reader() -> Callable[[Sequence[Any]], tuple[Entry, ...]]:
         return parse_entry(literal(value))
 
     def read_row(row: Sequence[Any]) -> tuple[Entry, ...]:
-        known = tuple(map(seen.get, row))    # only str keys: anything else is not found
+        try:
+            known = tuple(map(seen.get, row))    # only str keys: anything else is not found
+        except TypeError:                        # a list or dict: refused entry by entry
+            return tuple(map(read, row))
         return cast("tuple[Entry, ...]", known) if all(known) else tuple(map(read, row))
 
     return read_row

@@ -61,6 +61,10 @@ def head_label(prefix: str, catalog: Catalog) -> str:
     return catalog.fill("document.head", number=prefix.rstrip(".").removeprefix("head"))
 
 
+_PLAIN_NUMBERS = frozenset(NUMBER_ARGS) - {"others"}   # "others" is a list in words
+_TOKEN = re.compile("\x00([0-9]+)\x01")   # a placeholder kept by ``_message``
+
+
 class NoteWriter:
     """Writes verdicts in one catalog's language and one output format.
 
@@ -80,6 +84,7 @@ class NoteWriter:
         self.convert: Callable[[str], str] = convert or _MODES[mode]
         # A message converted once per key and placeholder names: the same for every verdict.
         self._converted: dict[tuple[str, ...], str] = {}
+        self._split: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         # Numbers already written: a report shows most of them twice (column and reason).
         self._numbers: dict[str, str] = {}
 
@@ -196,10 +201,33 @@ class NoteWriter:
         return "; ".join(self.clause(reason) for reason in verdict.reasons)
 
     def clause(self, reason: Reason) -> str:
+        values = self._values(reason)
+        texts, order = self._pieces(message_key(reason), tuple(values))
+        filled = [texts[0]]
+        for k, text in zip(order, texts[1:]):
+            filled += (values[k], text)
+        return "".join(filled)
+
+    def _pieces(self, key: str, names: tuple[str, ...]
+                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``_message(key, *names)`` split at its placeholders: the texts around them and
+        the name at each (a report fills the same few messages thousands of times)."""
+        cache_key = ("\x02pieces", key, *names)
+        found = self._split.get(cache_key)
+        if found is None:
+            parts = _TOKEN.split(self._message(key, *names))
+            found = self._split[cache_key] = (tuple(parts[0::2]),
+                                              tuple(names[int(k)] for k in parts[1::2]))
+        return found
+
+    def _values(self, reason: Reason) -> dict[str, str]:
+        """The reason's placeholders as the output writes them."""
         c = self.catalog
         values: dict[str, str] = {}
         for name, value in reason.args:
-            if name in RULE_ARGS:
+            if name in _PLAIN_NUMBERS:              # the common case first
+                values[name] = self.number(value)
+            elif name in RULE_ARGS:
                 values[name] = self._message(f"rounding.{value}")
             elif name.startswith("size_"):
                 values[name] = self.size(value)
@@ -215,10 +243,7 @@ class NoteWriter:
                 values[name] = self.escape(value)
         if reason.entries:
             values["entries"] = ", ".join(self.named(named) for named in reason.entries)
-        text = self._message(message_key(reason), *values)
-        for k, name in enumerate(values):
-            text = text.replace(f"\x00{k}\x01", values[name])
-        return text
+        return values
 
     def flags(self, verdict: Verdict) -> str:
         """The verdict's flags in words, joined by commas."""

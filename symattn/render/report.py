@@ -108,7 +108,7 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
                 f"{_summary(report, notes)}", ""]
         rows = [_columns(notes)]
         for v in report.verdicts:
-            rows.append(tuple(visible(cell) for cell in (
+            rows.append(tuple(cell if cell.isprintable() else visible(cell) for cell in (
                 _where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v))))
         widths = [max(len(row[c]) for row in rows) for c in range(4)]
         for row in rows:
