@@ -97,18 +97,23 @@ def _write_through(path: Path, data: bytes) -> None:
         raise InputError(f"cannot write: {error.strerror}", Location(file=str(path))) from None
 
 
-def _stage(target: Path, data: bytes | Iterable[str | bytes]) -> Path:
-    """``data`` (or its pieces, written as they come) in a new temporary file next to
-    ``target``, with the mode ``target`` will have."""
+def _new_temporary(target: Path) -> Path:
+    """A new empty temporary file next to ``target``."""
     folder = target.parent if str(target.parent) else Path(".")
     try:
         handle, name = tempfile.mkstemp(prefix=_PREFIX, dir=folder)
     except OSError as error:
         raise InputError(f"cannot write here: {error.strerror}",
                          Location(file=str(target))) from None
-    temporary = Path(name)
+    os.close(handle)
+    return Path(name)
+
+
+def _fill(temporary: Path, target: Path, data: bytes | Iterable[str | bytes]) -> None:
+    """``data`` (or its pieces, written as they come) into ``temporary``, with the mode
+    ``target`` will have; the temporary file is removed if anything goes wrong."""
     try:
-        with os.fdopen(handle, "wb") as stream:
+        with open(temporary, "wb") as stream:
             if isinstance(data, bytes):
                 stream.write(data)
             else:
@@ -117,9 +122,7 @@ def _stage(target: Path, data: bytes | Iterable[str | bytes]) -> Path:
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)     # an existing file keeps its mode
         except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            mode = 0o666 & ~_umask()
         os.chmod(temporary, mode)
     except OSError as error:
         temporary.unlink(missing_ok=True)
@@ -127,7 +130,6 @@ def _stage(target: Path, data: bytes | Iterable[str | bytes]) -> Path:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return temporary
 
 
 def write_atomically(path: str | Path, content: str | bytes | Iterable[str | bytes]) -> None:
@@ -245,8 +247,10 @@ class OutputSet:
             raise InputError(why, Location(file=str(target)))
         real = _real(target)
         with _signals_wait():       # a temporary file is made and noted in one step
-            data = _bytes(content) if isinstance(content, (str, bytes)) else content
-            self._staged.append((_stage(real, data), real))
+            temporary = _new_temporary(real)
+            self._staged.append((temporary, real))
+        # Written outside: Ctrl-C during a long document acts at once (and the file goes)
+        _fill(temporary, real, _bytes(content) if isinstance(content, (str, bytes)) else content)
 
     def add_folder(self, path: str | Path, files: Sequence[tuple[str, str | bytes]]) -> None:
         """Stage a folder holding ``files`` (name, content); it replaces the old folder whole."""
