@@ -19,21 +19,25 @@ CASES = (("001-softmax-10-2-1", "en"), ("000-cat-chases-mouse", "pl"),
          ("004-cat-eats-fish", "uk"))
 
 
-def rendered() -> dict[str, str]:
-    """File name -> expected text (the version number replaced by VERSION)."""
+def rendered_case(example: str, language: str) -> dict[str, str]:
+    """File name -> expected text of one case (the version number replaced by VERSION)."""
     import symattn
     from symattn._version import __version__
     from symattn.api import render_latex
     from symattn.api import render_markdown
 
-    texts = {}
-    for example, language in CASES:
-        derivation = symattn.derive(symattn.load_example(example))
-        stem = f"{example}.{language}"
-        texts[f"{stem}.tex"] = render_latex(derivation, language=language)
-        texts[f"{stem}.md"] = render_markdown(derivation, language=language)
+    derivation = symattn.derive(symattn.load_example(example))
+    stem = f"{example}.{language}"
+    texts = {f"{stem}.tex": render_latex(derivation, language=language),
+             f"{stem}.md": render_markdown(derivation, language=language)}
     return {name: text.replace(f"symattn {__version__}", "symattn VERSION")
             for name, text in texts.items()}
+
+
+def rendered() -> dict[str, str]:
+    """File name -> expected text of every case."""
+    return {name: text for example, language in CASES
+            for name, text in rendered_case(example, language).items()}
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ and ``__main__`` alone may import anything.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "symattn"
@@ -68,7 +69,11 @@ def _imports(module: str, path: Path) -> set[str]:
     return {name for name in found if name in MODULES and name != module}
 
 
-GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
+@lru_cache(maxsize=None)
+def _graph() -> dict[str, set[str]]:
+    """Module -> the symattn modules it imports (parsed when a test first asks, not at
+    collection, which every test worker does)."""
+    return {module: _imports(module, path) for module, path in MODULES.items()}
 
 
 def _stage(module: str) -> str | None:
@@ -78,7 +83,7 @@ def _stage(module: str) -> str | None:
 
 def test_stages_import_one_way() -> None:
     against = []
-    for module, targets in GRAPH.items():
+    for module, targets in _graph().items():
         stage = _stage(module)
         if stage is None:
             continue   # symattn/__init__.py and __main__: the public face
@@ -107,7 +112,7 @@ def _cycles() -> list[list[str]]:
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for target in GRAPH[node]:
+        for target in _graph()[node]:
             if target not in index:
                 visit(target)
                 low[node] = min(low[node], low[target])
@@ -124,7 +129,7 @@ def _cycles() -> list[list[str]]:
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for node in GRAPH:
+    for node in _graph():
         if node not in index:
             visit(node)
     return cycles
@@ -136,7 +141,7 @@ def test_no_import_cycles() -> None:
 
 def test_the_stage_checks_see_imports_inside_functions() -> None:
     # pipeline.derive imports the later stages of the layer inside a function
-    assert "symattn.derivation.layer" in GRAPH["symattn.derivation.pipeline"]
+    assert "symattn.derivation.layer" in _graph()["symattn.derivation.pipeline"]
 
 
 def test_modules_and_functions_stay_small() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from decimal import Decimal
+from decimal import Context, Decimal
 from fractions import Fraction
 
 import mpmath
@@ -137,7 +137,7 @@ class Reference:
             self.output: list[list | None] | None = None
             if V is not None:
                 v = [[frac(x) for x in r] for r in V]
-                vm = [[mp_of(x) for x in r] for r in v]
+                vd = [[Decimal(x.numerator) / Decimal(x.denominator) for x in r] for r in v]
                 self.output = []
                 for i, row in enumerate(self.weights):
                     if row is None:
@@ -145,20 +145,42 @@ class Reference:
                     elif self.rational_rows[i]:
                         self.output.append([sum((row[j] * v[j][k] for j in range(m)), Fraction(0))
                                             for k in range(len(v[0]))])
-                    else:
-                        self.output.append([mpmath.fsum(mp_of(row[j]) * vm[j][k] for j in range(m)
-                                                        if row[j] != 0)
+                    else:       # sum of weight x value in Python's decimal, to DPS + 10 digits
+                        weights = [(_decimal(mp_of(row[j])), vd[j]) for j in range(m)
+                                   if row[j] != 0]
+                        self.output.append([mpmath.mpf(str(_dot(weights, k)))
                                             for k in range(len(v[0]))])
+
+
+_SUMS = Context(prec=DPS + 10, Emax=10 ** 9, Emin=-10 ** 9)
+
+
+def _dot(pairs: list[tuple[Decimal, list[Decimal]]], k: int) -> Decimal:
+    """sum(w * v[k] for w, v in pairs), each step rounded to DPS + 10 digits."""
+    total = Decimal(0)
+    for weight, values in pairs:
+        total = _SUMS.fma(weight, values[k], total)
+    return total
 
 
 # ------------------------------------------------------- reference decimals
 # The reference carries 60 digits; a value closer than this (relative) to a
 # rounding boundary is not trusted and the test stops instead of guessing.
-TIE_GUARD = mpmath.mpf(10) ** -50
+TIE_GUARD = Decimal("1e-50")
+# The reference's decimals: 120 digits, twice the 60 the mpf values carry, so that
+# converting and scaling them moves nothing near the guard. Huge exponents allowed.
+_EXACT = Context(prec=120, Emax=10 ** 9, Emin=-10 ** 9)
+
+
+def _decimal(value: mpmath.mpf) -> Decimal:
+    """An mpf (man * 2**exp) as a Decimal to 120 digits."""
+    sign, man, exp, _ = value._mpf_
+    converted = _EXACT.multiply(Decimal(man), _EXACT.power(Decimal(2), exp))
+    return -converted if sign else converted
 
 
 def _exponent(value: Fraction | mpmath.mpf, truncate: bool) -> int:
-    """floor(log10 |value|), exactly for Fractions, checked for mpf."""
+    """floor(log10 |value|), exactly for Fractions and for the mpf's binary value."""
     if isinstance(value, Fraction):
         value = abs(value)
         e = len(str(value.numerator)) - len(str(value.denominator))
@@ -167,19 +189,13 @@ def _exponent(value: Fraction | mpmath.mpf, truncate: bool) -> int:
         while Fraction(10) ** (e + 1) <= value:
             e += 1
         return e
-    with mpmath.workdps(DPS):
-        x = abs(value)
-        e = int(mpmath.floor(mpmath.log10(x))) if not 1e-300 < x < 1e300 else \
-            math.floor(math.log10(float(x)))
-        while mpmath.mpf(10) ** e > x:
-            e -= 1
-        while mpmath.mpf(10) ** (e + 1) <= x:
-            e += 1
-        # Near a power of ten both candidate exponents round to the same text under
-        # the half rules (0.99999... -> 1.00000); truncation needs the right side.
-        assert not truncate or x / mpmath.mpf(10) ** e - 1 > TIE_GUARD, \
-            "reference too close to a power of ten"
-        return e
+    x = abs(_decimal(value))
+    e = x.adjusted()
+    # Near a power of ten both candidate exponents round to the same text under
+    # the half rules (0.99999... -> 1.00000); truncation needs the right side.
+    assert not truncate or _EXACT.subtract(x.scaleb(-e, _EXACT), 1) > TIE_GUARD, \
+        "reference too close to a power of ten"
+    return e
 
 
 def _round_abs(value: Fraction | mpmath.mpf, places: int, rule: Rounding) -> int:
@@ -193,16 +209,15 @@ def _round_abs(value: Fraction | mpmath.mpf, places: int, rule: Rounding) -> int
         if rest > Fraction(1, 2):
             return whole + 1
         return whole + 1 if rule is Rounding.HALF_UP or whole % 2 == 1 else whole
-    with mpmath.workdps(DPS):
-        scaled = abs(value) * mpmath.mpf(10) ** places
-        whole = int(mpmath.floor(scaled))
-        rest = scaled - whole
-        guard = TIE_GUARD * max(1, scaled)
-        if rule is Rounding.TRUNCATE:
-            assert guard < rest < 1 - guard, "reference too close to an integer"
-            return whole
-        assert abs(rest - mpmath.mpf(0.5)) > guard, "reference too close to a midpoint"
-        return whole + 1 if rest > 0.5 else whole
+    scaled = abs(_decimal(value)).scaleb(places, _EXACT)
+    whole = int(scaled)
+    rest = _EXACT.subtract(scaled, Decimal(whole))
+    guard = _EXACT.multiply(TIE_GUARD, max(Decimal(1), scaled))
+    if rule is Rounding.TRUNCATE:
+        assert guard < rest < 1 - guard, "reference too close to an integer"
+        return whole
+    assert abs(rest - Decimal("0.5")) > guard, "reference too close to a midpoint"
+    return whole + 1 if rest > Decimal("0.5") else whole
 
 
 def ref_text(value, *, digits: int | None = None, places: int | None = None,
