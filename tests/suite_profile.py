@@ -2,7 +2,9 @@
 
 Both run every test. The quick profile tries fewer random cases in the property
 tests (hypothesis examples, random seeds) and compiles one bundled example per
-seed where a test compiles every example through TeX; the full profile (``pytest
+seed where a test compiles every example through TeX, and compiles worksheets in three
+languages of the five (English; Polish for the Latin-2 letters and the decimal comma;
+Ukrainian for Cyrillic); the full profile (``pytest
 --full``, the README's test command and ``.ci/run``) tries them all. ``conftest.py`` sets
 the profile before any test module is imported, so module-level settings see it.
 """
@@ -31,3 +33,14 @@ def one_per_seed(names: list[str]) -> list[str]:
     if full():
         return list(names)
     return list({name[:3]: name for name in reversed(names)}.values())[::-1]
+
+
+# English, a Latin-2 language with the decimal comma, and a Cyrillic one (T2A fonts).
+QUICK_LANGUAGES = ("en", "pl", "uk")
+
+
+def languages(every: tuple[str, ...]) -> list[str]:
+    """Every language in the full profile; in the quick one, ``QUICK_LANGUAGES`` (those
+    that compile differently), where a test compiles a PDF for each."""
+    return list(every) if full() else [language for language in every
+                                       if language in QUICK_LANGUAGES]

@@ -15,7 +15,7 @@ import pytest
 from symattn.values.exact import NEG_INF
 from symattn.worksheets.kinds import Setup, variant_random
 from symattn.worksheets.mistakes import find_error
-from suite_profile import examples
+from suite_profile import examples, languages
 
 
 def _matrix(rows: list[list[str]]) -> list[list[Fraction]]:
@@ -251,7 +251,7 @@ def _pages(path: Path) -> int:
 
 
 @pytest.mark.skipif(not HAVE_TEX, reason="pdflatex or pdfinfo is not installed")
-@pytest.mark.parametrize("language", messages.LANGUAGES)
+@pytest.mark.parametrize("language", languages(messages.LANGUAGES))
 def test_lesson45_pdf_is_two_pages_and_its_short_key_at_most_three(language: str) -> None:
     from symattn.cli.app import main
 
