@@ -173,6 +173,14 @@ def _variant(problem: Problem, name: str) -> Problem:
 
 def run(args: argparse.Namespace) -> int:
     """The ``derive`` command; returns the exit status."""
+    from symattn.verify.quick import uncollected
+
+    # a large derivation keeps every step and its texts: collector passes find nothing
+    with uncollected():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from symattn.derivation import pipeline
     from symattn.errors import InputError
     from symattn.render import text as render_text
