@@ -59,6 +59,12 @@ def _pieces(message: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(parts[0::2]), tuple(parts[1::2])
 
 
+# (catalog data's id, path, placeholder names) -> the data itself (so that a reused id is
+# never mistaken for it) and the message's pieces, checked once
+_CHECKED: dict[tuple[object, ...],
+               tuple[dict[str, Any], tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+
+
 class Catalog:
     """The messages of one language (or one section of them)."""
 
@@ -114,6 +120,23 @@ class Catalog:
 
     def fill(self, path: str, **values: str) -> str:
         """The message with each ``{{name}}`` replaced by ``values[name]`` (strings only)."""
+        key = (id(self._data), path, *values)
+        found = _CHECKED.get(key)
+        if found is None or found[0] is not self._data:  # looked up and checked once
+            found = _CHECKED[key] = (self._data, self._checked_pieces(path, values))
+        texts, names = found[1]
+        filled = [texts[0]]
+        for name, text in zip(names, texts[1:]):
+            value = values[name]
+            if type(value) is not str and not isinstance(value, str):
+                raise TypeError(f"message {path}: {name} must be text, got "
+                                f"{type(value).__name__}")
+            filled += (value, text)
+        return "".join(filled)
+
+    def _checked_pieces(self, path: str, values: dict[str, str]
+                        ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``_pieces`` of the message at ``path`` once ``values`` name its placeholders."""
         message = self.text(path)
         wanted = _wanted(message)
         for name, value in values.items():
@@ -125,11 +148,7 @@ class Catalog:
         missing = wanted - set(values)
         if missing:
             raise KeyError(f"message {path} needs {', '.join(sorted(missing))}")
-        texts, names = _pieces(message)
-        filled = [texts[0]]
-        for name, text in zip(names, texts[1:]):
-            filled += (values[name], text)
-        return "".join(filled)
+        return _pieces(message)
 
     def count(self, path: str, number: int, **values: str) -> str:
         """``fill`` with the plural form that goes with ``number``: ``path + "_one"`` for
