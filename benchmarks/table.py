@@ -5,14 +5,17 @@
     python -m benchmarks.table --quick      # the JSON and check rows only
     python -m benchmarks.table --full       # also the worst cases within the limits
     python -m benchmarks.table --skip-tex   # no worksheet PDFs
+    python -m benchmarks.table --repeat 1   # each row once
 
 Each row runs the command line a user would (``python -m symattn ...``) in a
 child process, on specs written here with seeded random two-digit decimals in
 [-1, 1] and a causal mask, and reports the child's CPU time (user + sys), its
 wall time and its peak resident memory (``os.wait4``). CPU time is the steadier
-figure on a shared machine; the modules are compiled once beforehand, as pip does
-for an installed package; the load average is printed before and after. A
-row that passes ``--stop`` CPU seconds is stopped and shown as "> limit". The printed
+figure on a shared machine, and a row whose target is under 5 s is run three times
+(``--repeat``): the fastest run is its figure, since other work on the machine only
+ever adds time, and the median is printed beside it. The modules are compiled once
+beforehand, as pip does for an installed package; the load average is printed before
+and after. A row that passes ``--stop`` CPU seconds is stopped and shown as "> limit". The printed
 table is the one in docs/performance.md.
 
 Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
@@ -200,26 +203,54 @@ def verdict(r: Run, limit_s: float, memory_mb: float | None = None,
     return "met" if ok else "not met"
 
 
+# Runs of each row under 5 s: the fastest is the row's figure. Other work on a shared
+# machine only ever adds time, so the fastest run is the command's own cost; the
+# median is printed beside it.
+REPEAT = 3
+
+
+def best_of(argv: Sequence[str], stop: float, folder: Path, repeat: int,
+            by_wall: bool = False) -> tuple[Run, float]:
+    """The fastest of ``repeat`` runs (any that did not finish, at once) and the median
+    time (CPU, or wall with ``by_wall``)."""
+    runs: list[Run] = []
+    for _ in range(repeat):
+        runs.append(run(argv, stop, folder))
+        if not runs[-1].finished:
+            return runs[-1], math.inf
+
+    def key(r: Run) -> float:
+        return r.wall if by_wall else r.cpu
+
+    ordered = sorted(runs, key=key)
+    return ordered[0], key(ordered[len(ordered) // 2])
+
+
 def timed_row(what: str, target_s: float, argv: Sequence[str], folder: Path,
               stop: float, memory_mb: float | None = None,
-              by_wall: bool = False) -> tuple[Row, Run]:
-    r = run(argv, stop, folder)
+              by_wall: bool = False, repeat: int = 1) -> tuple[Row, Run]:
+    r, median = best_of(argv, stop, folder, repeat, by_wall)
     target = f"< {target_s:g} s" + (" wall" if by_wall else "") + \
         (f", < {memory_mb:,.0f} MB" if memory_mb else "")
     measured = seconds(r, stop) + (f", {r.rss_mb:,.0f} MB" if r.finished else "")
+    if repeat > 1 and r.finished:
+        measured += f"; fastest of {repeat}, median {median:.2f} s"
     return Row(what, target, measured, verdict(r, target_s, memory_mb, by_wall)), r
 
 
-def json_rows(folder: Path, stop: float) -> list[Row]:
+def json_rows(folder: Path, stop: float, repeat: int) -> list[Row]:
     spec = attention_spec(folder, 128, 64)
-    text = run(["derive", str(spec), "-o", "t.txt"], stop, folder)
-    as_json = run(["derive", str(spec), "-f", "json", "-o", "t.json"], stop, folder)
+    text, _ = best_of(["derive", str(spec), "-o", "t.txt"], stop, folder, repeat)
+    as_json, _ = best_of(["derive", str(spec), "-f", "json", "-o", "t.json"], stop, folder,
+                         repeat)
     ratio = as_json.cpu / text.cpu if text.finished and as_json.finished else math.inf
     rows = [Row("derive --format json 128 x 64, against the text report",
-                "within 1.5x", f"{ratio:.2f}x ({as_json.cpu:.2f} s against {text.cpu:.2f} s CPU)",
+                "within 1.5x", f"{ratio:.2f}x ({as_json.cpu:.2f} s against {text.cpu:.2f} s CPU"
+                + (f"; fastest of {repeat} each)" if repeat > 1 else ")"),
                 "met" if ratio <= 1.5 else "not met")]
     row, _ = timed_row("derive --format json 1024 x 64", 4, ["derive", str(
-        attention_spec(folder, 1024, 64)), "-f", "json", "-o", "big.json"], folder, stop, 500)
+        attention_spec(folder, 1024, 64)), "-f", "json", "-o", "big.json"], folder, stop, 500,
+        repeat=repeat)
     rows.append(row)
     return rows
 
@@ -244,24 +275,26 @@ def growth_row(folder: Path, stop: float) -> Row:
 
 def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
     """The rows, each yielded as soon as it is measured."""
-    stop = args.stop
-    yield from json_rows(folder, stop)
+    stop, repeat = args.stop, args.repeat
+    yield from json_rows(folder, stop, repeat)
     check = claims_spec(folder, 128, 64)
     yield timed_row("check, 24,576 claims (128 x 64)", 2,
-                    ["check", str(check), "-o", "c.txt"], folder, stop)[0]
+                    ["check", str(check), "-o", "c.txt"], folder, stop, repeat=repeat)[0]
     yield timed_row("check --format json, 24,576 claims", 2,
-                    ["check", str(check), "-f", "json", "-o", "c.json"], folder, stop)[0]
+                    ["check", str(check), "-f", "json", "-o", "c.json"], folder, stop,
+                    repeat=repeat)[0]
     if args.quick:
         return
     for n, d, target in ((8, 8, 0.5), (64, 16, 3), (512, 64, 10)):
         # --max-size raises the SymPy path's bound (64 x 64 scores) in proportion
         size = ["--max-size", str(4 * n * n * 1024)] if n * n > 64 * 64 else []
         yield timed_row(f"sinusoidal positions {n} x {d}, causal", target,
-                        ["derive", str(positions_spec(folder, n, d)), *size], folder, stop)[0]
+                        ["derive", str(positions_spec(folder, n, d)), *size], folder, stop,
+                        repeat=repeat if target <= 5 else 1)[0]
     yield timed_row("one symbol (temperature T), 16 x 16", 5, ["derive", str(
-        attention_spec(folder, 16, 16, temperature="T"))], folder, stop)[0]
+        attention_spec(folder, 16, 16, temperature="T"))], folder, stop, repeat=repeat)[0]
     yield timed_row("one symbol (weight a in V), 16 x 16", 5, ["derive", str(
-        weight_symbol_spec(folder, 16, 16))], folder, stop)[0]
+        weight_symbol_spec(folder, 16, 16))], folder, stop, repeat=repeat)[0]
     yield growth_row(folder, stop)
     if not args.skip_tex and shutil.which("latexmk"):
         # --jobs 2 compiles on both cores: the teacher waits the wall time, CPU is summed
@@ -322,6 +355,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="the JSON and check rows only")
     parser.add_argument("--full", action="store_true", help="also the worst cases (issue 19)")
     parser.add_argument("--skip-tex", action="store_true", help="no worksheet PDFs")
+    parser.add_argument("--repeat", type=int, default=REPEAT,
+                        help=f"runs of each row under 5 s, the fastest counted (default "
+                             f"{REPEAT}; the median is shown beside it)")
     parser.add_argument("--stop", type=float, default=120.0,
                         help="CPU seconds after which a row is stopped (default 120)")
     args = parser.parse_args(argv)

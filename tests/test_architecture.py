@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "symattn"
-BASE = ("errors", "defaults", "progress", "messages", "_version")
+BASE = ("errors", "defaults", "progress", "collector", "messages", "_version")
 ORDER = [BASE, ("values",), ("problem",), ("derivation",), ("verify", "explore"), ("extract",),
          ("sizes",),
          ("worksheets",), ("render",), ("api",), ("cli",)]

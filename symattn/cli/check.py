@@ -75,7 +75,7 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
     import os
 
     from symattn.errors import SymattnError
-    from symattn.verify.quick import uncollected
+    from symattn.collector import uncollected
     from symattn.verify.verdicts import Failed
 
     name = display_name(source)
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     for failure in failed:
         print(failure.error, file=sys.stderr)
     if reports or (args.format == "json" and results):
-        from symattn.verify.quick import uncollected
+        from symattn.collector import uncollected
 
         with uncollected():     # the reports' lines: many small objects, no cycles
             text = _rendered(results, args)

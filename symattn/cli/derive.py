@@ -173,7 +173,7 @@ def _variant(problem: Problem, name: str) -> Problem:
 
 def run(args: argparse.Namespace) -> int:
     """The ``derive`` command; returns the exit status."""
-    from symattn.verify.quick import uncollected
+    from symattn.collector import uncollected
 
     # a large derivation keeps every step and its texts: collector passes find nothing
     with uncollected():

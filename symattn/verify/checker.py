@@ -30,6 +30,7 @@ from typing import Callable, Sequence
 from flint import fmpq
 
 from symattn.defaults import DIGITS
+from symattn.collector import uncollected
 from symattn.derivation import pipeline
 from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, Location, argument
@@ -43,7 +44,7 @@ from symattn.verify.batch import GridRoundings
 from symattn.verify.claims import Claim, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
-from symattn.verify.quick import QuickOk, tie_flags, uncollected
+from symattn.verify.quick import QuickOk, tie_flags
 from symattn.verify.recompute import DocumentPath
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, short_exponent, shown_decimal
 from symattn.verify.targets import exact_value, has_divisor, position

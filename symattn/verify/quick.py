@@ -15,13 +15,12 @@ from __future__ import annotations
 
 __all__ = ["QuickOk", "tie_flags", "uncollected", "NEAR_TIE"]
 
-import gc
-from contextlib import contextmanager
 from functools import partial
-from typing import Callable, Iterator
+from typing import Callable
 
 from flint import fmpq
 
+from symattn.collector import uncollected
 from symattn.derivation.steps import Derivation
 from symattn.values.decimals import UndecidedError
 from symattn.values.exact import Exact, Irrational, exact_text
@@ -36,26 +35,6 @@ NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of 
 
 # decide(value, places, rule=None, at=None): ``GridRoundings.decide``
 Decide = Callable[[Exact, int, "Rounding | None", "Claim | None"], int]
-
-
-@contextmanager
-def uncollected() -> Iterator[None]:
-    """No cyclic garbage collection inside: a check makes tens of thousands of small
-    objects (claims, verdicts, reasons) and keeps them all, so the collector's passes
-    over the growing heap find nothing and cost as much as the judging itself. The
-    collector is back on (if it was on) when the block ends, with the objects made
-    inside counted as old (``freeze`` then ``unfreeze`` moves every object to the oldest
-    generation without a pass): the next full collection looks at them, as usual, but
-    no young-generation pass walks them all at once."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def tie_flags(decide: Decide, rule: Rounding, value: Exact, places: int, claim: Claim
