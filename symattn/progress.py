@@ -28,6 +28,7 @@ class _Bar:
         self.started = 0.0
         self.drawn_at = 0.0
         self.visible = False
+        self.muted = 0          # nested tasks open: their units are the outer task's own
 
     def draw(self, now: float) -> None:
         fraction = min(self.done / self.total, 1.0) if self.total else 0.0
@@ -84,10 +85,19 @@ def enabled(stream: TextIO | None = None) -> Iterator[None]:
 
 @contextmanager
 def task(total: int, label: str) -> Iterator[None]:
-    """A unit of long work with ``total`` steps (nested tasks are ignored)."""
+    """A unit of long work with ``total`` steps (a task inside another is part of the
+    outer one's steps: its own are not counted)."""
     global _active
-    if _enabled_stream is None or _active is not None:
+    if _enabled_stream is None:
         yield
+        return
+    if _active is not None:
+        outer = _active
+        outer.muted += 1
+        try:
+            yield
+        finally:
+            outer.muted -= 1
         return
     bar = _Bar(_enabled_stream)
     bar.total, bar.label, bar.started = total, label, time.monotonic()
@@ -103,7 +113,8 @@ def advance(units: int = 1) -> None:
     bar = _active
     if bar is None:
         return
-    bar.done += units
+    if not bar.muted:
+        bar.done += units
     now = time.monotonic()
     if now - bar.started >= _DELAY and now - bar.drawn_at >= _INTERVAL:
         bar.draw(now)

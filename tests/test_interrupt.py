@@ -142,7 +142,7 @@ def _read_terminal(master: int, process: subprocess.Popen, until: bytes,
 def test_progress_bar_on_a_terminal_and_not_on_a_pipe(tmp_path: Path) -> None:
     import pty
 
-    spec = large_spec(tmp_path, 150)     # about 4 s: the bar shows after 2
+    spec = large_spec(tmp_path)
     master, slave = pty.openpty()
     process = start(["derive", spec.name, "--format", "json", "--max-terms", "0",
                      "-o", "out.json"], tmp_path,

@@ -212,3 +212,40 @@ def test_streamed_output_is_all_or_nothing(tmp_path):
     files.write_atomically(target, iter(["{", "}\n"]))
     assert target.read_text(encoding="utf-8") == "{}\n"
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+
+
+def test_the_bar_of_a_large_json_counts_its_writing(tmp_path, monkeypatch):
+    # a step of 4,096 entries or more is made (its rows twice: texts, decimals) and then
+    # written (its rows twice: two matrices): the bar reaches its total only as the
+    # last rows are written, not when the texts are made; inner tasks add nothing
+    import io
+
+    import symattn
+    from symattn import progress
+    from symattn.render.text import iter_json_steps
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    seen: list[tuple[int, int]] = []
+    real_clear = progress._Bar.clear
+
+    def clear(bar):                      # the task's end: what the bar counted
+        seen.append((bar.done, bar.total))
+        real_clear(bar)
+
+    monkeypatch.setattr(progress._Bar, "clear", clear)
+    derivation = symattn.derive(symattn.load(_spec(tmp_path, 72, 3, ["0.25", "-0.5", "1"], 3)))
+    expected = sum((4 if step.value.shape[0] * step.value.shape[1] >= 4096 else 2) *
+                   step.value.shape[0] for step in derivation.steps)
+    with progress.enabled(Terminal()):
+        views = view.iter_step_views(derivation, NumberFormat(), None, None, arrays=True)
+        pieces = iter_json_steps("t", NumberFormat(), views)
+        for piece in pieces:
+            if isinstance(piece, bytes):     # a large matrix's rows: counted as written
+                before = progress._active.done
+                break
+        list(pieces)
+    assert seen == [(expected, expected)]
+    assert before < expected - 72

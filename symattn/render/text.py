@@ -229,10 +229,13 @@ def _rows_json(rows: Cells) -> Iterator[str | bytes]:
         yield "[]"
         return
     yield "[\n    "
-    if isinstance(rows, TextArray):
-        for piece in rows.json_lines():   # a row of long closed forms takes time: the bar
+    if isinstance(rows, TextArray):      # a step written whole: the bar counts its rows
+        left = len(rows)
+        for piece in rows.json_lines():
             yield piece
-            progress.advance(0)
+            done = min(left, rows.rows_at_once)
+            progress.advance(done)
+            left -= done
     else:
         for number, row in enumerate(rows):
             yield (",\n    " if number else "") + json.dumps(row, ensure_ascii=False)

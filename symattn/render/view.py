@@ -87,7 +87,7 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     """The strings of one step: closed forms (up to ``max_terms``) and decimals on show;
     with ``arrays``, a large step whole as ``TextArray`` cells."""
     grid = step.value
-    if arrays and limit is None and grid.shape[0] * grid.shape[1] >= ARRAY_MIN_ENTRIES:
+    if _whole_arrays(step, limit, arrays):
         return _array_view(step, number_format, max_terms)
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
@@ -104,6 +104,12 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     progress.advance(len(rows))       # the decimals: the other half of the bar's total
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                     grid.shape, rows, columns, tuple(exact), decimal, max_terms, step.variant)
+
+
+def _whole_arrays(step: Step, limit: int | None, arrays: bool) -> bool:
+    """Whether ``step_view`` writes the step whole as ``TextArray`` cells."""
+    rows, columns = step.value.shape
+    return arrays and limit is None and rows * columns >= ARRAY_MIN_ENTRIES
 
 
 def _array_view(step: Step, number_format: NumberFormat, max_terms: int | None) -> StepView:
@@ -147,8 +153,11 @@ def iter_step_views(derivation: Derivation, number_format: NumberFormat,
     writer that releases each step before the next (JSON) holds one at a time.
     ``arrays``: large steps come as ``TextArray`` cells (for ``render_json_steps``)."""
     chosen = [s for s in derivation.steps if steps is None or s.name in steps]
-    # One bar for the whole view: a row's closed forms, then its decimals.
-    rows = sum(len(shown_indices(step.value.shape[0], limit)) for step in chosen)
+    # One bar for the whole view: a row's closed forms, then its decimals; a step written
+    # whole as arrays also counts its two matrices' rows as the writer writes them
+    # (render.text), which is as long again.
+    rows = sum(len(shown_indices(step.value.shape[0], limit)) *
+               (2 if _whole_arrays(step, limit, arrays) else 1) for step in chosen)
     try:
         with progress.task(2 * rows, "writing"):
             for step in chosen:

@@ -85,6 +85,11 @@ class TextArray:
                          for p in self.json_lines())
         return joined.split(ROW_BREAK) if self.shape[0] else []
 
+    @property
+    def rows_at_once(self) -> int:
+        """How many rows each piece of ``json_lines`` holds (the last may hold fewer)."""
+        return max(1, _SEGMENTS // max(self.shape[1], 1))
+
     def json_lines(self) -> Iterator[str | bytes]:
         """``ROW_BREAK.join(self.json_rows())`` in pieces, a few rows at a time
         (bounded index arrays; a character matrix straight to UTF-8 bytes)."""
@@ -93,7 +98,7 @@ class TextArray:
         import numpy as np
 
         n, m = self.shape
-        step = max(1, _SEGMENTS // max(m, 1))
+        step = self.rows_at_once
         in_matrix = self.plain and m and self.width and self.null is None
         if in_matrix:     # where each text starts in its row of the character matrix
             offsets = self.starts - np.arange(n * m, dtype=np.int64) * self.width
