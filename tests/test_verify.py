@@ -368,3 +368,18 @@ def test_arithmetic_on_nan_stays_nan():
     assert arith.multiply(NAN, fmpq(0)) is NAN          # nan * 0 is nan, not 0
     for unary in (arith.exp, arith.sqrt, arith.relu, arith.gelu):
         assert unary(NAN) is NAN
+
+
+def test_claims_read_on_the_quick_path_equal_the_general_ones():
+    # the common claim (STEP[i,j] = plain decimal) is made without the dataclass
+    # constructors: every field must still be there and equal
+    from flint import fmpq
+
+    from symattn.verify.claims import Claim, Target, read_claims
+    from symattn.verify.printed import Printed, read_printed
+
+    quick = read_claims({"weights[2,1]": "0.250"}, {"weights": (2, 2)}, None)[0]
+    assert quick == Claim("weights[2,1]", "", Target("weights", 1, 0),
+                          Printed("0.250", fmpq(1, 4), 3), 0)
+    assert read_printed("-12.5") == Printed("-12.5", fmpq(-25, 2), 1)
+    assert hash(quick.target) == hash(Target("weights", 1, 0))

@@ -183,13 +183,21 @@ class _Judge:
         self.derivation = derivation
         self.rule = rule
         self.working = working
-        self.path = DocumentPath(derivation, claims)
+        self._claims = claims
+        self._path: DocumentPath | None = None
         self.hints = WrongHints(derivation, rule)
         grids = GridRoundings.for_claims(derivation, claims, rule)
         # decide(value, places, rule=None, at=None): rounded, from a grid's batch when it can
         self.decide = grids.decide
         # the verdict on a plain decimal that is ok, straight from the grids (else None)
         self.quick = QuickOk(derivation, rule, grids, working).verdict
+
+    def path(self) -> DocumentPath:
+        """The document's own numbers, indexed when the first claim that is not plainly
+        ok asks (a check of thousands of right numbers never needs them)."""
+        if self._path is None:
+            self._path = DocumentPath(self.derivation, self._claims)
+        return self._path
 
     def _shown(self, value: Exact, places: int, claim: Claim) -> str:
         """``shown_decimal`` of the claimed entry's value, from the batch when it can."""
@@ -271,7 +279,7 @@ class _Judge:
     def _follow(self, claim: Claim, reading: _Reading) -> _Followed | None:
         """The claim from the document's own numbers; None if it printed none on the way."""
         try:
-            value, used = self.path.recompute(claim.target, claim.label)
+            value, used = self.path().recompute(claim.target, claim.label)
             if not used:
                 return None
             scaled = self.decide(arith.multiply(value, reading.scale), reading.places)

@@ -28,7 +28,7 @@ from symattn.derivation.terms import PRINTABLE_TERMS, term_count
 from symattn.errors import InputError, Location, counted, cut
 from symattn.values.number_reading import uses_points
 from symattn.values.whole import ascii_whole
-from symattn.verify.printed import PLAIN_DECIMAL, Printed, read_printed
+from symattn.verify.printed import PLAIN_DECIMAL, Printed, made, read_printed
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
@@ -231,8 +231,9 @@ def _read_entry_key(key: str, raw: Any, shapes: Mapping[str, tuple[int, int]],
     printed = read_printed(raw) if type(raw) is str and PLAIN_DECIMAL.fullmatch(raw) else None
     if printed is None:
         return False
-    read.claims.append(Claim(key, "", Target(match[1], row - 1, column - 1), printed,
-                             len(read.claims)))
+    target = made(Target, step=match[1], row=row - 1, column=column - 1, part="entry", term=0)
+    read.claims.append(made(Claim, key=key, label="", target=target, printed=printed,
+                            order=len(read.claims)))
     return True
 
 

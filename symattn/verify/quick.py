@@ -27,6 +27,7 @@ from symattn.values.exact import Exact, Irrational, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, round_scaled
 from symattn.verify.batch import GridRoundings, Table, settled
 from symattn.verify.claims import Claim, Target
+from symattn.verify.printed import made
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
 from symattn.verify.targets import position
 from symattn.verify.verdicts import Reason, Verdict, reason_text
@@ -92,8 +93,8 @@ class QuickOk:
         decimal, rounded, flags = shown
         if printed.approximate:
             flags = ("approximate",) + flags
-        reasons = (Reason("ok", (("exact", decimal), ("rule", self._rule_name),
-                                 ("rounded", rounded))),)
+        reasons = (made(Reason, key="ok", args=(("exact", decimal), ("rule", self._rule_name),
+                                                ("rounded", rounded)), entries=()),)
         return Verdict.later(partial(exact_text, exact), partial(reason_text, reasons),
                              claim=claim, position=position(self.derivation.problem, target),
                              printed=printed.text, exact_decimal=decimal, exact_rounded=rounded,
