@@ -185,6 +185,7 @@ def _run(args: argparse.Namespace) -> int:
     from symattn.errors import InputError
     from symattn.render import text as render_text
     from symattn.render import view
+    from symattn.values.text_arrays import as_text
 
     sources = spec_sources(args)
     problem = load_one(args, "derive")
@@ -227,8 +228,7 @@ def _run(args: argparse.Namespace) -> int:
                                 max_terms=args.max_terms or None)
         text = render_text.render_text(built, language)
     if precision != "exact":
-        whole = text if isinstance(text, str) else \
-            "".join(p if isinstance(p, str) else p.decode("utf-8") for p in text)
+        whole = text if isinstance(text, str) else as_text(text)
         text = _with_precision(whole, args.format, precision, problem, language)
     write_output(text, args.output)
     return EXIT_OK

@@ -231,10 +231,10 @@ def write_output(text: str | Iterable[str | bytes], output: str | None) -> None:
     """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically;
     ``text`` in pieces goes to the file as it is made (``files.write_atomically``)."""
     from symattn.render.files import write_atomically, write_stdout
+    from symattn.values.text_arrays import as_text
 
     if output is None or output == "-":
-        write_stdout(text if isinstance(text, str) else
-                     "".join(p if isinstance(p, str) else p.decode("utf-8") for p in text))
+        write_stdout(text if isinstance(text, str) else as_text(text))
         return
     write_atomically(output, text)
 

@@ -23,14 +23,14 @@ error naming it, never an empty string.
 
 from __future__ import annotations
 
-__all__ = ["LANGUAGES", "Catalog", "load", "placeholders"]
+__all__ = ["LANGUAGES", "Catalog", "load", "placeholders", "interleaved"]
 
 import builtins
 import re
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 LANGUAGES = ("en", "pl", "cs", "ru", "uk")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
@@ -49,6 +49,19 @@ def placeholders(message: str) -> set[str]:
 def _wanted(message: str) -> frozenset[str]:
     """``placeholders``, remembered: a report fills the same few messages thousands of times."""
     return frozenset(_PLACEHOLDER.findall(message))
+
+
+def interleaved(texts: Sequence[str], values: Iterable[str]) -> str:
+    """``texts[0] + values[0] + texts[1] + ...``: a message split at its placeholders,
+    filled.
+
+    >>> interleaved(("a ", " b ", ""), ("1", "2"))
+    'a 1 b 2'
+    """
+    filled = [texts[0]]
+    for value, text in zip(values, texts[1:]):
+        filled += (value, text)
+    return "".join(filled)
 
 
 @lru_cache(maxsize=4096)
@@ -125,14 +138,11 @@ class Catalog:
         if found is None or found[0] is not self._data:  # looked up and checked once
             found = _CHECKED[key] = (self._data, self._checked_pieces(path, values))
         texts, names = found[1]
-        filled = [texts[0]]
-        for name, text in zip(names, texts[1:]):
-            value = values[name]
+        for name, value in values.items():
             if type(value) is not str and not isinstance(value, str):
                 raise TypeError(f"message {path}: {name} must be text, got "
                                 f"{type(value).__name__}")
-            filled += (value, text)
-        return "".join(filled)
+        return interleaved(texts, [values[name] for name in names])
 
     def _checked_pieces(self, path: str, values: dict[str, str]
                         ) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -34,7 +34,7 @@ from symattn.derivation.diagnostics import DIAGNOSTIC_STEP_INFO
 from symattn.derivation.layer import LAYER_STEP_INFO
 from symattn.derivation.names import split_name
 from symattn.derivation.steps import STEP_INFO, Derivation
-from symattn.messages import Catalog
+from symattn.messages import Catalog, interleaved
 from symattn.render import latex, prose
 from symattn.verify.claims import COLUMN_STEPS, Target
 from symattn.verify.verdicts import (NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdict,
@@ -203,10 +203,7 @@ class NoteWriter:
     def clause(self, reason: Reason) -> str:
         values = self._values(reason)
         texts, order = self._pieces(message_key(reason), tuple(values))
-        filled = [texts[0]]
-        for k, text in zip(order, texts[1:]):
-            filled += (values[k], text)
-        return "".join(filled)
+        return interleaved(texts, [values[name] for name in order])
 
     def _pieces(self, key: str, names: tuple[str, ...]
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -19,7 +19,7 @@ from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
 from symattn.render.view import Cells, DerivationView, StepView
-from symattn.values.text_arrays import TextArray
+from symattn.values.text_arrays import TextArray, as_text
 from symattn.values.number_format import NumberFormat
 
 EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
@@ -182,8 +182,7 @@ def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     """JSON of steps made one at a time (``view.iter_step_views``): the text of
     ``iter_json_steps`` in one string. The values are those of ``json.dumps``
     of ``derivation_document``; only the white space differs."""
-    return "".join(piece if isinstance(piece, str) else piece.decode("utf-8")
-                   for piece in iter_json_steps(title, fmt, steps, description, tokens))
+    return as_text(iter_json_steps(title, fmt, steps, description, tokens))
 
 
 def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],

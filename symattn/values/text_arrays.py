@@ -16,10 +16,10 @@ JSON rows byte for byte as ``json.dumps`` writes a list of them
 
 from __future__ import annotations
 
-__all__ = ["TextArray", "stack", "by_rows", "ROWS_AT_ONCE", "choose", "constant",
+__all__ = ["as_text", "TextArray", "stack", "by_rows", "ROWS_AT_ONCE", "choose", "constant",
            "from_rows"]
 
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Union
 
 from symattn.values.text_json import ROW_BREAK, matrix_json
 
@@ -32,6 +32,12 @@ if TYPE_CHECKING:
 
 _SEGMENTS = 1 << 18     # segments gathered at once: bounds the index arrays' memory
 _UNSAFE = frozenset('"\\') | frozenset(chr(c) for c in range(32))   # JSON would escape these
+
+
+def as_text(pieces: Iterable[str | bytes]) -> str:
+    """Pieces of a document (text, or UTF-8 bytes as a large matrix writes them) as one
+    string."""
+    return "".join(p if isinstance(p, str) else p.decode("utf-8") for p in pieces)
 
 
 class TextArray:
@@ -81,8 +87,7 @@ class TextArray:
 
     def json_rows(self) -> list[str]:
         """Each row as ``json.dumps(row, ensure_ascii=False)`` writes it."""
-        joined = "".join(p if isinstance(p, str) else p.decode("utf-8")
-                         for p in self.json_lines())
+        joined = as_text(self.json_lines())
         return joined.split(ROW_BREAK) if self.shape[0] else []
 
     @property

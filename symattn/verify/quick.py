@@ -13,14 +13,13 @@ tests/test_check_batch.py holds the two paths to the same verdicts.
 
 from __future__ import annotations
 
-__all__ = ["QuickOk", "tie_flags", "uncollected", "NEAR_TIE"]
+__all__ = ["QuickOk", "tie_flags", "NEAR_TIE"]
 
 from functools import partial
 from typing import Callable
 
 from flint import fmpq
 
-from symattn.collector import uncollected
 from symattn.derivation.steps import Derivation
 from symattn.values.decimals import UndecidedError
 from symattn.values.exact import Exact, Irrational, exact_text
