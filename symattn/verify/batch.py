@@ -42,7 +42,6 @@ _MIN_CLAIMS = 512
 
 # Rows of rounded entries, and rows saying which of them the enclosure settles.
 Table = tuple[list[list[int]], list[list[bool]]]
-_Table = Table
 
 
 class GridRoundings:
@@ -54,7 +53,7 @@ class GridRoundings:
 
     def __init__(self, derivation: Derivation, claims: dict[str, int]) -> None:
         self._enclosures: dict[str, Enclosure | None] = {}
-        self._tables: dict[tuple[str, int, bool], _Table | None] = {}
+        self._tables: dict[tuple[str, int, bool], Table | None] = {}
         self._lookup: Callable[[str], Enclosure | None] = lambda step: _enclosure_of(
             derivation, step)
         self._claims = claims
@@ -90,7 +89,7 @@ class GridRoundings:
         enclosure does not settle it (or the grid has none)."""
         return settled(self.table(step, places, rule), row, column)
 
-    def table(self, step: str, places: int, rule: Rounding) -> _Table | None:
+    def table(self, step: str, places: int, rule: Rounding) -> Table | None:
         """Every entry of the step rounded (rows of ints) and whether the enclosure settles
         it (rows of bools); None when the step has no table (few claims, no enclosure)."""
         key = (step, places, rule is Rounding.TRUNCATE)
@@ -116,7 +115,7 @@ def _enclosure_of(derivation: Derivation, step: str) -> Enclosure | None:
     return enclosure() if callable(enclosure) else None
 
 
-def _table(enclosure: Enclosure, places: int, truncate: bool) -> _Table:
+def _table(enclosure: Enclosure, places: int, truncate: bool) -> Table:
     """Every entry rounded at ``places`` (half rules: to nearest, which all half rules
     agree on away from a midpoint; truncation: towards zero), and where that is proved."""
     import numpy as np
@@ -146,7 +145,7 @@ def _table(enclosure: Enclosure, places: int, truncate: bool) -> _Table:
     return signed.tolist(), ok.tolist()
 
 
-def settled(table: _Table | None, row: int, column: int) -> int | None:
+def settled(table: Table | None, row: int, column: int) -> int | None:
     """The rounded entry of a ``GridRoundings.table``, or None where it is left open."""
     if table is None:
         return None

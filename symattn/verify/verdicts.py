@@ -18,6 +18,7 @@ from symattn import messages
 from symattn.errors import ArgumentError, Location
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
+from symattn.verify.printed import made
 
 _POSITION = re.compile(r"[^\[]*\[(?P<row>[0-9]+)(?:,(?P<column>[0-9]+))?\]")
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
@@ -170,9 +171,8 @@ class Verdict:
         missing = _REQUIRED - fields.keys()
         if missing:
             raise TypeError(f"Verdict.later needs {', '.join(sorted(missing))}")
-        verdict = object.__new__(cls)      # the fields as __init__ would set them, at once
-        verdict.__dict__.update(_DEFAULTS, **fields, _exact=exact, _reason=reason)
-        return verdict
+        # the defaults, then the fields given (which may replace them)
+        return made(cls, **{**_DEFAULTS, **fields, "_exact": exact, "_reason": reason})
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled (``check --jobs``) with its texts written."""
