@@ -15,7 +15,7 @@ import pytest
 import symattn.problem.examples
 from symattn import messages
 from reference import causal, fractions, is_attention_spec, numpy_attention
-from cli_support import run, assert_one_line_error
+from cli_support import run, assert_one_line_error, subprocess_env
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = symattn.problem.examples.names()
@@ -162,6 +162,23 @@ def test_subprocess_python_m_symattn(tmp_path):
                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert result.returncode == 2
     assert_one_line_error(result.stderr, "bad.toml", "row 1", "column 2")
+
+
+def test_the_command_ends_at_once_with_everything_written(capsys, tmp_path):
+    """``python -m symattn`` ends the process without freeing its objects: what it wrote to
+    a pipe (more than a pipe holds, so buffered and flushed at the end) is the whole of
+    what ``main`` writes, and its status is main's (1: a wrong printed number)."""
+    argv = ["check", "--example", "001-kocka-spi-venku", "--format", "json"]
+    status, expected, _ = run(capsys, *argv)
+    result = subprocess.run([sys.executable, "-m", "symattn", *argv], capture_output=True,
+                            text=True, env=subprocess_env(), cwd=tmp_path, timeout=120)
+    assert (result.returncode, status) == (1, 1), result.stderr
+    assert result.stdout == expected
+    big = subprocess.run([sys.executable, "-m", "symattn", "derive", "--example",
+                          "000-cat-chases-mouse", "--format", "json", "--digits", "1000"],
+                         capture_output=True, env=subprocess_env(), cwd=tmp_path, timeout=120)
+    assert big.returncode == 0 and len(big.stdout) > 65536
+    assert json.loads(big.stdout)["steps"]
 
 
 # ------------------------------------------------------- unusable input

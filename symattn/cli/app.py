@@ -13,13 +13,13 @@ modules are imported only inside the commands, so ``--help`` and
 
 from __future__ import annotations
 
-__all__ = ["main", "build_parser", "EPILOG"]
+__all__ = ["main", "run", "build_parser", "EPILOG"]
 
 import argparse
 import os
 import sys
 from types import ModuleType
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from symattn._version import __version__
 from symattn.cli.interleaved import CommandParser
@@ -166,6 +166,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     finally:
         _restore_sigterm(previous)
+
+
+def run() -> NoReturn:
+    """The ``symattn`` command (``python -m symattn`` and the installed script): ``main``,
+    then the process ends at once. Its standard streams are flushed and its files are
+    already closed; what is skipped is freeing every object of the run one by one,
+    a tenth of a second or more after a large derivation or check, which the
+    operating system reclaims anyway. An embedding program calls ``main`` instead."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed pipe or stream: nothing more to say
+            pass
+    os._exit(status)
 
 
 def _one_blas_thread() -> None:
