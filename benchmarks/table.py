@@ -11,12 +11,14 @@ Each row runs the command line a user would (``python -m symattn ...``) in a
 child process, on specs written here with seeded random two-digit decimals in
 [-1, 1] and a causal mask, and reports the child's CPU time (user + sys), its
 wall time and its peak resident memory (``os.wait4``). CPU time is the steadier
-figure on a shared machine, and a row whose target is under 5 s is run three times
+figure on a shared machine, and a row whose target is under 5 s is run five times
 (``--repeat``): the fastest run is its figure, since other work on the machine only
 ever adds time, and the median is printed beside it. The modules are compiled once
-beforehand, as pip does for an installed package; the load average is printed before
-and after. A row that passes ``--stop`` CPU seconds is stopped and shown as "> limit". The printed
-table is the one in docs/performance.md.
+beforehand, as pip does for an installed package. Before and after the rows, the
+load average and the machine's pace are printed: the CPU seconds of a fixed piece of
+pure Python (``pace``), so that runs on a fast and a slow stretch of a shared
+machine can be told apart. A row that passes ``--stop`` CPU seconds is stopped and
+shown as "> limit". The printed table is the one in docs/performance.md.
 
 Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
 (16 x 16 with a temperature T; a weight a in V), ``derive --format json``
@@ -206,7 +208,7 @@ def verdict(r: Run, limit_s: float, memory_mb: float | None = None,
 # Runs of each row under 5 s: the fastest is the row's figure. Other work on a shared
 # machine only ever adds time, so the fastest run is the command's own cost; the
 # median is printed beside it.
-REPEAT = 3
+REPEAT = 5
 
 
 def best_of(argv: Sequence[str], stop: float, folder: Path, repeat: int,
@@ -361,8 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stop", type=float, default=120.0,
                         help="CPU seconds after which a row is stopped (default 120)")
     args = parser.parse_args(argv)
-    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)",
-          file=sys.stderr)
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores); "
+          f"pace {pace():.2f} s", file=sys.stderr)
     print(HEADER, flush=True)
     with tempfile.TemporaryDirectory(prefix="symattn-bench-") as temporary:
         # pip compiles an installed package's modules; so does this, unmeasured
@@ -370,8 +372,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                        check=True, stdout=subprocess.DEVNULL)
         for row in all_rows(args, Path(temporary)):
             print(markdown(row), flush=True)
-    print(f"load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    print(f"load average after: {os.getloadavg()[0]:.2f}; pace {pace():.2f} s", file=sys.stderr)
     return 0
+
+
+def pace() -> float:
+    """CPU seconds of a fixed piece of pure Python (the fastest of three): the machine's
+    speed at the moment, beside the rows (about 0.5 s on a quiet stretch here)."""
+    def once() -> float:
+        start = time.process_time()
+        total = 0
+        for k in range(10_000_000):
+            total += k % 7
+        return time.process_time() - start
+
+    return min(once() for _ in range(3))
 
 
 if __name__ == "__main__":
