@@ -181,6 +181,20 @@ def test_the_command_ends_at_once_with_everything_written(capsys, tmp_path):
     assert json.loads(big.stdout)["steps"]
 
 
+def test_under_a_profiler_the_command_ends_normally(tmp_path):
+    """A profiler (or a coverage tracer) writes what it measured at exit: the command
+    leaves it that exit instead of ending at once."""
+    profile = tmp_path / "run.prof"
+    result = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m",
+                             "symattn", "derive", "--example", "000-cat-chases-mouse", "-o",
+                             str(tmp_path / "out.txt")], capture_output=True, text=True,
+                            env=subprocess_env(), cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    import pstats
+
+    assert pstats.Stats(str(profile)).total_calls > 0
+
+
 # ------------------------------------------------------- unusable input
 def spec_file(tmp_path, text, name="spec.toml"):
     path = tmp_path / name

@@ -173,14 +173,25 @@ def run() -> NoReturn:
     then the process ends at once. Its standard streams are flushed and its files are
     already closed; what is skipped is freeing every object of the run one by one,
     a tenth of a second or more after a large derivation or check, which the
-    operating system reclaims anyway. An embedding program calls ``main`` instead."""
+    operating system reclaims anyway. Under a profiler or a coverage tracer, the
+    process ends normally, so that they write what they measured at exit. An
+    embedding program calls ``main`` instead."""
     status = main()
+    if sys.getprofile() is not None or sys.gettrace() is not None or _watched():
+        raise SystemExit(status)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):   # a closed pipe or stream: nothing more to say
             pass
     os._exit(status)
+
+
+def _watched() -> bool:
+    """Whether a tool watches through ``sys.monitoring`` (Python 3.12+: coverage.py)."""
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(
+        monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def _one_blas_thread() -> None:
