@@ -194,9 +194,14 @@ def render_text(derivation: Derivation, *, places: int | None = None,
     return text_render.render_text(built, chosen)
 
 
-def report_json(reports: Report | Sequence[Report]) -> str:
-    """Reports as ``check --format json`` writes them (docs/cli.md, schemas/check.json)."""
-    return report_render.report_json(_reports(reports, "report_json"))
+def report_json(reports: Report | Sequence[Report], max_terms: int = defaults.MAX_TERMS
+                ) -> str:
+    """Reports as ``check --format json`` writes them (docs/cli.md, schemas/check.json):
+    a closed form of more than ``max_terms`` exponentials is null (0 writes every one)."""
+    if isinstance(max_terms, bool) or not isinstance(max_terms, int) or max_terms < 0:
+        raise argument("report_json", "max_terms",
+                       f"max_terms must be 0 (all) or more, got {max_terms!r}")
+    return report_render.report_json(_reports(reports, "report_json"), max_terms or None)
 
 
 def report_text(reports: Report | Sequence[Report], language: str | None = None) -> str:

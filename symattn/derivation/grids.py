@@ -27,8 +27,8 @@ from flint import arb, fmpq, fmpq_mat, fmpz
 
 from symattn.derivation.grid_data import GridData, bool_matrix
 from symattn.errors import FullyMaskedRowError, InputError
-from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
-                                  to_ball, working_precision)
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, exponentials,
+                                  RationalTexts, to_ball, working_precision)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,12 +129,13 @@ class ValueGrid(Grid):
     def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
               ) -> list[tuple[str | None, ...]]:
         """Closed forms, None past ``max_terms`` exponentials: a feed-forward, LayerNorm,
-        logit or shifted-sum entry grows with the softmax rows it is built from."""
-        block = [tuple(self.text(i, j) for j in columns) for i in rows]
-        if max_terms is None:
-            return list(block)
-        return [tuple(None if text.count("exp(") > max_terms else text for text in row)
-                for row in block]
+        logit or shifted-sum entry grows with the softmax rows it is built from (counted
+        before it is written: a long one is never written)."""
+        return [tuple(self.text(i, j) if max_terms is None or self.terms(i, j) <= max_terms
+                      else None for j in columns) for i in rows]
+
+    def terms(self, i: int, j: int) -> int:
+        return exponentials(self.values[i][j])
 
 
 class LazyValueGrid(Grid):
@@ -153,7 +154,7 @@ class LazyValueGrid(Grid):
         self._values: dict[tuple[int, int], Exact] = {}
 
     def terms(self, i: int, j: int) -> int:
-        return 1 if self._terms is None else self._terms(i, j)
+        return exponentials(self.exact(i, j)) if self._terms is None else self._terms(i, j)
 
     def exact(self, i: int, j: int) -> Exact:
         key = (i, j)

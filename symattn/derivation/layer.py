@@ -36,7 +36,7 @@ from symattn.problem.problem import Problem
 from symattn.problem.tables import EntryMatrix
 from symattn.values import arith
 from symattn.values.entries import Symbolic
-from symattn.values.exact import Exact, exact_text
+from symattn.values.exact import Exact, exact_text, to_ball
 
 LAYER_STEP_INFO: dict[str, StepInfo] = {
     "W_vocab": StepInfo("W_{vocab}", "W_{vocab}", (), "vocabulary embedding matrix"),
@@ -118,7 +118,7 @@ def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
         row = [operand(source, i, k) for k in range(width)]
         # Entries with the same closed form are the same number: a constant row is
         # centred to exact zeros even when its entries are irrational.
-        constant = len({exact_text(x) for x in row}) == 1
+        constant = _same_closed_form(row)
         if constant and epsilon == 0:
             raise InputError(f"LayerNorm of row {i + 1} of {source}: every entry is the same, "
                              "so the variance is 0 and the row is 0/0; set ffn.epsilon > 0")
@@ -129,6 +129,19 @@ def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
         variance = arith.divide(arith.total(arith.multiply(c, c) for c in centred), fmpq(width))
         return arith.divide(centred[j], arith.sqrt(arith.add(variance, epsilon)))
     return rule
+
+
+def _same_closed_form(row: list[Exact]) -> bool:
+    """Whether every entry has one closed form. Entries whose balls are apart are not
+    (checked first: the closed forms of a deep layer's entries are long to write)."""
+    try:
+        balls = [to_ball(x, 64) for x in row]
+    except (ValueError, ArithmeticError):     # no finite ball: the closed forms decide
+        balls = []
+    if balls and balls[0] is not None and any(
+            ball is not None and not balls[0].overlaps(ball) for ball in balls[1:]):
+        return False
+    return len({exact_text(x) for x in row}) == 1
 
 
 class _Appender:

@@ -40,14 +40,27 @@ def finite_ball(value: Exact, prec: int) -> arb:
     return ball
 
 
-def _wrap(text: Callable[[], str], parts: tuple[Exact, ...], combine: Callable[..., arb]
-          ) -> Irrational:
-    """An Irrational combining ``parts``; its text is written when first read."""
+def _wrap(text: Callable[[], str], parts: tuple[Exact, ...], combine: Callable[..., arb],
+          written: tuple[Exact, ...] | None = None, own_exponentials: int = 0) -> Irrational:
+    """An Irrational combining ``parts``; its text is written when first read.
+
+    Its balls are kept, one per precision: a value is often a part of many others
+    (a LayerNorm row's mean is in each of its centred entries, and each of those in
+    the variance), and without them every use would evaluate it again, at every
+    level of a layer, which grows exponentially with the depth. ``written``: the parts
+    as the text writes them, when it repeats one (``parts`` otherwise), and
+    ``own_exponentials`` the exponentials the text adds (``exact.exponentials``)."""
+    balls_at: dict[int, arb] = {}
+
     def evaluate(prec: int) -> arb:
-        balls = [finite_ball(p, prec + 10) for p in parts]
-        with working_precision(prec + 10):
-            return combine(*balls)
-    return Irrational(text, evaluate)
+        ball = balls_at.get(prec)
+        if ball is None:
+            balls = [finite_ball(p, prec + 10) for p in parts]
+            with working_precision(prec + 10):
+                ball = balls_at[prec] = combine(*balls)
+        return ball
+    return Irrational(text, evaluate, parts=parts if written is None else written,
+                      own_exponentials=own_exponentials)
 
 
 def parenthesised(value: Exact) -> str:
@@ -144,7 +157,8 @@ def exp(value: Exact) -> Exact:
         return fmpq(0)
     if isinstance(value, fmpq) and value == 0:
         return fmpq(1)
-    return _wrap(lambda: f"exp({exact_text(value)})", (value,), lambda a: a.exp())
+    return _wrap(lambda: f"exp({exact_text(value)})", (value,), lambda a: a.exp(),
+                 own_exponentials=1)
 
 
 def subtract(left: Exact, right: Exact) -> Exact:
@@ -194,4 +208,4 @@ def gelu(value: Exact) -> Exact:
         return fmpq(0)
     return _wrap(lambda: f"{parenthesised(value)}*(1 + erf({parenthesised(value)}/sqrt(2)))/2",
                  (value,),
-                 lambda a: a * (1 + (a / arb(2).sqrt()).erf()) / 2)
+                 lambda a: a * (1 + (a / arb(2).sqrt()).erf()) / 2, written=(value, value))

@@ -16,14 +16,15 @@ Values in symattn are one of:
 
 from __future__ import annotations
 
-__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN", "NotANumber",
-           "working_precision", "Surd", "RationalOrSurd", "Irrational", "ClosedForm", "Exact",
+__all__ = ["exponentials", "terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN",
+           "NotANumber", "working_precision", "Surd", "RationalOrSurd", "Irrational",
+           "ClosedForm", "Exact",
            "to_ball", "rational_text", "rational_texts", "RationalTexts", "exact_text",
            "is_rational", "squarefree_split", "surd_sqrt", "make_surd", "reciprocal"]
 
 from contextlib import contextmanager
 from math import gcd, isqrt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol, Sequence, Union, overload
 
 from flint import arb, ctx, fmpq, fmpq_mat, fmpz
@@ -197,6 +198,12 @@ class Irrational:
 
     describe: str | Callable[[], str]
     evaluate: Callable[[int], arb]
+    # For a value made by ``values.arith``: the values its closed form writes out, each
+    # as often as it is written, and how many exponentials it writes besides theirs
+    # (``exponentials`` counts from them without writing the text).
+    # (keyword-only: a subclass such as ``trig.TrigValue`` adds positional fields)
+    parts: tuple[object, ...] = field(default=(), repr=False, compare=False, kw_only=True)
+    own_exponentials: int = field(default=0, repr=False, compare=False, kw_only=True)
 
     @property
     def text(self) -> str:
@@ -348,6 +355,31 @@ def exact_text(value: Exact) -> str:
         head = root if num == 1 else f"{num}*{root}"
         return f"{sign}{head}" if den == 1 else f"{sign}{head}/{den}"
     return value.text
+
+
+def exponentials(value: Exact) -> int:
+    """How many exponentials (``exp(``) the closed form of ``value`` writes, counted
+    without writing it: a value made by ``values.arith`` adds up its parts (each counted
+    once and remembered), whose texts its own repeats. A LayerNorm entry of a layer
+    over softmax rows repeats its row's mean in every centred entry and every centred
+    entry in the variance: its text grows exponentially with the depth, the count
+    costs one visit per part.
+
+    >>> from symattn.values import arith
+    >>> e = arith.exp(fmpq(1, 2))
+    >>> exponentials(arith.add(arith.multiply(e, e), e)), exponentials(fmpq(3))
+    (3, 0)
+    """
+    if isinstance(value, (fmpq, Surd, NegInf, NotANumber)):
+        return 0
+    if not isinstance(value, Irrational) or not value.parts:
+        return exact_text(value).count("exp(")
+    counted = value.__dict__.get("_exponentials")
+    if counted is None:
+        counted = value.own_exponentials + sum(
+            exponentials(part) for part in value.parts)   # type: ignore[misc, arg-type]
+        object.__setattr__(value, "_exponentials", counted)   # frozen: a cache, not a field
+    return int(counted)
 
 
 def terminating_places(q: fmpq) -> int | None:
