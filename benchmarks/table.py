@@ -21,7 +21,8 @@ machine can be told apart. A row that passes ``--stop`` CPU seconds is stopped a
 shown as "> limit". The printed table is the one in docs/performance.md.
 
 Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
-(16 x 16 with a temperature T; a weight a in V), ``derive --format json``
+(16 x 16 with a temperature T; a weight a in V), the layer after attention
+(residual, LayerNorm, FFN, residual, LayerNorm at 8 and 16 tokens), ``derive --format json``
 against the text report of the same derivation (128 x 64, the two run by turns) and alone
 (1024 x 64, time and memory), ``check`` of 24,576 claims (every weight and
 output entry of 128 x 64), a 30-variant Polish class set with PDFs (judged by
@@ -124,6 +125,21 @@ def weight_symbol_spec(folder: Path, n: int, d: int, where: str = "V") -> Path:
     out = folder / f"weight-{where}-{n}x{d}.json"
     out.write_text(json.dumps(spec), encoding="utf-8")
     return out
+
+
+def layer_spec(folder: Path, n: int, d: int) -> Path:
+    """Attention, then the layer after it: residual, LayerNorm (epsilon 1/100), a feed-forward
+    map, residual, LayerNorm."""
+    rng = random.Random(n * 11 + d)
+    spec = {"title": f"layer {n}x{d}",
+            "inputs": {"X": matrix(rng, n, d), "W_Q": "identity", "W_K": "identity",
+                       "W_V": "identity"},
+            "options": {"mask": "causal"},
+            "ffn": {"W": matrix(rng, d, d), "residual": True, "layernorm": True,
+                    "epsilon": "1/100"}}
+    path = folder / f"layer-{n}x{d}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
 
 
 def positions_spec(folder: Path, n: int, d: int) -> Path:
@@ -310,6 +326,10 @@ def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
         attention_spec(folder, 16, 16, temperature="T"))], folder, stop, repeat=repeat)[0]
     yield timed_row("one symbol (weight a in V), 16 x 16", 5, ["derive", str(
         weight_symbol_spec(folder, 16, 16))], folder, stop, repeat=repeat)[0]
+    for n in (8, 16):
+        yield timed_row(f"layer after attention (residual, LayerNorm, FFN) {n} x {n}", 5,
+                        ["derive", str(layer_spec(folder, n, n))], folder, stop,
+                        repeat=repeat)[0]
     yield growth_row(folder, stop)
     if not args.skip_tex and shutil.which("latexmk"):
         # --jobs 2 compiles on both cores: the teacher waits the wall time, CPU is summed
