@@ -44,20 +44,23 @@ def _wrap(text: Callable[[], str], parts: tuple[Exact, ...], combine: Callable[.
           written: tuple[Exact, ...] | None = None, own_exponentials: int = 0) -> Irrational:
     """An Irrational combining ``parts``; its text is written when first read.
 
-    Its balls are kept, one per precision: a value is often a part of many others
-    (a LayerNorm row's mean is in each of its centred entries, and each of those in
-    the variance), and without them every use would evaluate it again, at every
+    Its ball at the highest precision asked is kept: a value is often a part of many
+    others (a LayerNorm row's mean is in each of its centred entries, and each of those
+    in the variance), and without it every use would evaluate it again, at every
     level of a layer, which grows exponentially with the depth. ``written``: the parts
     as the text writes them, when it repeats one (``parts`` otherwise), and
     ``own_exponentials`` the exponentials the text adds (``exact.exponentials``)."""
-    balls_at: dict[int, arb] = {}
+    kept: list[tuple[int, arb]] = []    # the ball made at the highest precision yet
 
     def evaluate(prec: int) -> arb:
-        ball = balls_at.get(prec)
-        if ball is None:
-            balls = [finite_ball(p, prec + 10) for p in parts]
-            with working_precision(prec + 10):
-                ball = balls_at[prec] = combine(*balls)
+        # A ball made at a higher precision is as certified and serves a lower one: a
+        # part reached along paths of different depths is asked at different precisions.
+        if kept and kept[0][0] >= prec:
+            return kept[0][1]
+        balls = [finite_ball(p, prec + 10) for p in parts]
+        with working_precision(prec + 10):
+            ball = combine(*balls)
+        kept[:] = [(prec, ball)]
         return ball
     return Irrational(text, evaluate, parts=parts if written is None else written,
                       own_exponentials=own_exponentials)
