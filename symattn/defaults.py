@@ -17,7 +17,7 @@ and prints as it, so reports and JSON stay as they were when these were strings.
 from __future__ import annotations
 
 __all__ = ["TextEnum", "DIGITS", "MAX_DIGITS", "ROUNDING", "ROWS_SHOWN", "MAX_TERMS",
-           "POSITION_BASE", "MAX_ENTRIES"]
+           "POSITION_BASE", "MAX_ENTRIES", "MAX_WRITTEN"]
 
 from enum import Enum
 
@@ -26,6 +26,7 @@ MAX_DIGITS = 10_000         # the largest --digits, --places and options.digits
 ROUNDING = "half-up"        # the rounding rule, by name (symattn.values.rules.Rounding)
 ROWS_SHOWN = 8              # rows and columns of a matrix shown before the middle is elided
 MAX_TERMS = 64              # closed forms of more exponentials are left out (--max-terms)
+MAX_WRITTEN = 100_000       # ... and, under --max-terms, closed forms longer than this
 POSITION_BASE = 10_000      # the 10000 in the sinusoid and RoPE frequencies
 MAX_ENTRIES = 2048 * 2048   # entries of any one matrix, scores included (--max-size)
 MAX_SPEC_BYTES = 256 * 2**20   # a spec file larger is refused (/dev/zero is endless)

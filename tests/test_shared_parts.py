@@ -19,7 +19,8 @@ from flint import fmpq
 
 import symattn
 from symattn.values import arith
-from symattn.values.exact import exact_text, exponentials, to_ball
+from symattn.values.exact import exact_text, to_ball
+from symattn.values.written import exponentials
 from cli_support import run
 
 

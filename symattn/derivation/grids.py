@@ -27,8 +27,9 @@ from flint import arb, fmpq, fmpq_mat, fmpz
 
 from symattn.derivation.grid_data import GridData, bool_matrix
 from symattn.errors import FullyMaskedRowError, InputError
-from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, exponentials,
-                                  RationalTexts, to_ball, working_precision)
+from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
+                                  to_ball, working_precision)
+from symattn.values.written import closed_form_terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -135,7 +136,7 @@ class ValueGrid(Grid):
                       else None for j in columns) for i in rows]
 
     def terms(self, i: int, j: int) -> int:
-        return exponentials(self.values[i][j])
+        return closed_form_terms(self.values[i][j])
 
 
 class LazyValueGrid(Grid):
@@ -154,7 +155,8 @@ class LazyValueGrid(Grid):
         self._values: dict[tuple[int, int], Exact] = {}
 
     def terms(self, i: int, j: int) -> int:
-        return exponentials(self.exact(i, j)) if self._terms is None else self._terms(i, j)
+        return closed_form_terms(self.exact(i, j)) if self._terms is None else \
+            self._terms(i, j)
 
     def exact(self, i: int, j: int) -> Exact:
         key = (i, j)

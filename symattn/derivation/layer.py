@@ -114,7 +114,14 @@ def _sum_rule(left: str, right: str) -> EntryRule:
 
 
 def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
-    def rule(operand: Operand, i: int, j: int) -> Exact:
+    # A row's centred entries and its deviation, made once for the row's entries (which
+    # then share them as parts: one evaluation each, ``values.arith``); kept for the
+    # last operand only, as the checker runs the rule on a document's own numbers too.
+    rows: dict[int, tuple[list[Exact], Exact] | None] = {}
+    reading: list[Operand] = []
+
+    def statistics(operand: Operand, i: int) -> tuple[list[Exact], Exact] | None:
+        """The centred entries and sqrt(variance + epsilon); None for a constant row."""
         row = [operand(source, i, k) for k in range(width)]
         # Entries with the same closed form are the same number: a constant row is
         # centred to exact zeros even when its entries are irrational.
@@ -123,11 +130,20 @@ def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
             raise InputError(f"LayerNorm of row {i + 1} of {source}: every entry is the same, "
                              "so the variance is 0 and the row is 0/0; set ffn.epsilon > 0")
         if constant:
-            return fmpq(0)
+            return None
         mean = arith.divide(arith.total(row), fmpq(width))
         centred = [arith.subtract(x, mean) for x in row]
         variance = arith.divide(arith.total(arith.multiply(c, c) for c in centred), fmpq(width))
-        return arith.divide(centred[j], arith.sqrt(arith.add(variance, epsilon)))
+        return centred, arith.sqrt(arith.add(variance, epsilon))
+
+    def rule(operand: Operand, i: int, j: int) -> Exact:
+        if not reading or reading[0] is not operand:
+            reading[:] = [operand]
+            rows.clear()
+        if i not in rows:
+            rows[i] = statistics(operand, i)
+        found = rows[i]
+        return fmpq(0) if found is None else arith.divide(found[0][j], found[1])
     return rule
 
 
@@ -314,10 +330,12 @@ def most_likely_tokens(derivation: Derivation) -> list[str]:
     values = [logits.exact(0, j) for j in range(size)]
     best = [0]
     for j in range(1, size):
-        if exact_text(values[j]) == exact_text(values[best[0]]):
+        direction = _apart(values[j], values[best[0]])
+        if direction == 0 and exact_text(values[j]) == exact_text(values[best[0]]):
             best.append(j)
             continue
-        direction = arith.sign(arith.subtract(values[j], values[best[0]]))
+        if direction == 0:
+            direction = arith.sign(arith.subtract(values[j], values[best[0]]))
         if direction > 0:
             best = [j]
         elif direction == 0:
@@ -325,6 +343,18 @@ def most_likely_tokens(derivation: Derivation) -> list[str]:
     vocabulary = derivation.problem.vocabulary
     names = vocabulary.tokens if vocabulary else None
     return [names[j] if names and j < len(names) else str(j) for j in best]
+
+
+def _apart(left: Exact, right: Exact) -> int:
+    """1 or -1 when balls tell ``left`` from ``right`` (left above or below), else 0: the
+    closed forms of a deep layer's logits are long to write and compare."""
+    try:
+        low, high = to_ball(left, 128), to_ball(right, 128)
+    except (ValueError, ArithmeticError):    # no finite ball: the closed forms decide
+        return 0
+    if low is None or high is None or low.overlaps(high):
+        return 0
+    return 1 if low > high else -1
 
 
 STAGES = (feed_forward, readout)

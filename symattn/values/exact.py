@@ -16,16 +16,15 @@ Values in symattn are one of:
 
 from __future__ import annotations
 
-__all__ = ["exponentials", "terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN",
+__all__ = ["terminating_places", "EXACT_ZERO", "NEG_INF", "NegInf", "NAN",
            "NotANumber", "working_precision", "Surd", "RationalOrSurd", "Irrational",
            "ClosedForm", "Exact",
            "to_ball", "rational_text", "rational_texts", "RationalTexts", "exact_text",
            "is_rational", "squarefree_split", "surd_sqrt", "make_surd", "reciprocal"]
 
-from contextlib import contextmanager
 from math import gcd, isqrt
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Protocol, Sequence, Union, overload
+from typing import Callable, Protocol, Sequence, Union, overload
 
 from flint import arb, ctx, fmpq, fmpq_mat, fmpz
 
@@ -202,7 +201,7 @@ class Irrational:
     # as often as it is written, and how many exponentials it writes besides theirs
     # (``exponentials`` counts from them without writing the text).
     # (keyword-only: a subclass such as ``trig.TrigValue`` adds positional fields)
-    parts: tuple[object, ...] = field(default=(), repr=False, compare=False, kw_only=True)
+    parts: tuple[Exact, ...] = field(default=(), repr=False, compare=False, kw_only=True)
     own_exponentials: int = field(default=0, repr=False, compare=False, kw_only=True)
 
     @property
@@ -241,15 +240,28 @@ def is_rational(value: Exact) -> bool:
     return isinstance(value, fmpq)
 
 
-@contextmanager
-def working_precision(bits: int) -> Iterator[None]:
-    """Run arb arithmetic at ``bits`` of precision, restoring the old setting."""
-    old = ctx.prec
-    ctx.prec = bits
-    try:
-        yield
-    finally:
-        ctx.prec = old   # the one place that sets flint's precision
+class working_precision:
+    """Run arb arithmetic at ``bits`` of precision, restoring the old setting
+    (``with working_precision(128): ...``). A class, not a generator: a layer's values
+    enter it hundreds of thousands of times.
+
+    >>> with working_precision(80):
+    ...     ctx.prec
+    80
+    """
+
+    __slots__ = ("bits", "old")
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+        self.old = 0
+
+    def __enter__(self) -> None:
+        self.old = ctx.prec
+        ctx.prec = self.bits
+
+    def __exit__(self, *exception: object) -> None:
+        ctx.prec = self.old   # the one place that sets flint's precision
 
 
 @overload
@@ -355,31 +367,6 @@ def exact_text(value: Exact) -> str:
         head = root if num == 1 else f"{num}*{root}"
         return f"{sign}{head}" if den == 1 else f"{sign}{head}/{den}"
     return value.text
-
-
-def exponentials(value: Exact) -> int:
-    """How many exponentials (``exp(``) the closed form of ``value`` writes, counted
-    without writing it: a value made by ``values.arith`` adds up its parts (each counted
-    once and remembered), whose texts its own repeats. A LayerNorm entry of a layer
-    over softmax rows repeats its row's mean in every centred entry and every centred
-    entry in the variance: its text grows exponentially with the depth, the count
-    costs one visit per part.
-
-    >>> from symattn.values import arith
-    >>> e = arith.exp(fmpq(1, 2))
-    >>> exponentials(arith.add(arith.multiply(e, e), e)), exponentials(fmpq(3))
-    (3, 0)
-    """
-    if isinstance(value, (fmpq, Surd, NegInf, NotANumber)):
-        return 0
-    if not isinstance(value, Irrational) or not value.parts:
-        return exact_text(value).count("exp(")
-    counted = value.__dict__.get("_exponentials")
-    if counted is None:
-        counted = value.own_exponentials + sum(
-            exponentials(part) for part in value.parts)   # type: ignore[misc, arg-type]
-        object.__setattr__(value, "_exponentials", counted)   # frozen: a cache, not a field
-    return int(counted)
 
 
 def terminating_places(q: fmpq) -> int | None:
