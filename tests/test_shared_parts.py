@@ -115,3 +115,36 @@ def test_a_layer_of_eight_tokens_takes_seconds(tmp_path, capsys):
             row = [mpmath.mpf(to_ball(grid.exact(i, j), 128).mid().str(35, radius=False))
                    for j in range(8)]
             assert abs(sum(row)) < mpmath.mpf(10) ** -25
+
+
+def test_a_layernorm_entry_carried_from_printed_rounded_inputs_is_propagated():
+    """The checker runs LayerNorm's rule on the document's own printed numbers: an entry
+    worked from the printed (rounded) residual row is ``propagated``, not wrong; the
+    value it should have is computed here with mpmath from those printed numbers."""
+    text = _layer_spec(4, 4)
+    derivation = symattn.derive(symattn.loads(text, "layer.toml"))
+    residual = derivation["residual_1"].value
+    for i in range(1, 4):
+        printed = [f"{float(to_ball(residual.exact(i, k), 64).mid()):.2f}" for k in range(4)]
+        with mpmath.workdps(40):
+            row = [mpmath.mpf(p) for p in printed]
+            mean = sum(row) / 4
+            variance = sum((x - mean) ** 2 for x in row) / 4
+            carried = [(x - mean) / mpmath.sqrt(variance + mpmath.mpf(1) / 100) for x in row]
+            exact = [mpmath.mpf(to_ball(derivation["norm_1"].value.exact(i, k), 128)
+                                .mid().str(35, radius=False)) for k in range(4)]
+        differing = [k for k in range(4)
+                     if mpmath.nstr(carried[k], 4, strip_zeros=False) !=
+                     mpmath.nstr(exact[k], 4, strip_zeros=False)]
+        if differing:
+            break
+    assert differing, "no entry of this spec carries a rounding forward"
+    k = differing[0]
+    claims = {f"residual_1[{i + 1},{c + 1}]": printed[c] for c in range(4)}
+    claims[f"norm_1[{i + 1},{k + 1}]"] = mpmath.nstr(carried[k], 4, strip_zeros=False)
+    spec = text + "[claims]\n" + "".join(f'"{key}" = "{value}"\n' for key, value in
+                                         claims.items())
+    report = symattn.check(symattn.loads(spec, "layer.toml"))
+    verdict = next(v for v in report.verdicts if v.step == "norm_1")
+    assert verdict.verdict == "propagated", (verdict.verdict, verdict.reason)
+    assert len(verdict.carried_from) == 4
