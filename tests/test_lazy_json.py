@@ -185,6 +185,17 @@ def test_compact_json_keeps_values():
         assert json.loads(compact_json(document, depth)) == document
 
 
+def test_compact_json_writes_deep_values_as_json_dumps_does():
+    """Below ``depth``, each value on one line exactly as ``json.dumps(value,
+    ensure_ascii=False)`` writes it (the C encoder is made once, not per claim)."""
+    values = [{"a": 1, "b": [1.5, None, True, "x\"y\n\u00e9\u2212\x00"],
+               "c": {"d": -0.0, "e": 1e300, "f": 10 ** 30}},
+              "s\u0000\U0001F600", 3, None, [], {}, [float("inf"), float("nan")], False]
+    for value in values:
+        line = compact_json({"deep": [value]}, 1).splitlines()[1]
+        assert line == ' "deep": ' + json.dumps([value], ensure_ascii=False)
+
+
 def test_ratio_decimal_against_decimal_module():
     rng = random.Random(8)
     for _ in range(3000):

@@ -21,7 +21,7 @@ from __future__ import annotations
 __all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table"]
 
 import json
-from typing import Sequence
+from typing import Callable, Sequence
 
 from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
@@ -181,8 +181,27 @@ def compact_json(document: object, depth: int = 4) -> str:
     return _compact(document, depth, 0) + "\n"
 
 
-# json.dumps(value, ensure_ascii=False), without making an encoder for each claim
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+def _one_line_encoder() -> Callable[[object], str]:
+    """``json.dumps(value, ensure_ascii=False)``, the C encoder made once rather than for
+    each claim (a check of every weight encodes tens of thousands); json's own encode
+    where the C accelerator is missing."""
+    from json import encoder
+
+    plain = json.JSONEncoder(ensure_ascii=False)
+    make = getattr(encoder, "c_make_encoder", None)
+    if make is None:
+        return plain.encode
+    chunks = make(None, plain.default, encoder.encode_basestring, None, ": ", ", ", False,
+                  False, True)
+
+    def encode(value: object) -> str:
+        if isinstance(value, str):    # a bare string: json's own path, as dumps takes it
+            return plain.encode(value)
+        return "".join(chunks(value, 0))
+    return encode
+
+
+_ENCODE = _one_line_encoder()
 
 
 def _compact(value: object, depth: int, level: int) -> str:
