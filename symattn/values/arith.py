@@ -49,7 +49,7 @@ def _wrap(text: Callable[[], str], parts: tuple[Exact, ...], combine: Callable[.
     in the variance), and without it every use would evaluate it again, at every
     level of a layer, which grows exponentially with the depth. ``written``: the parts
     as the text writes them, when it repeats one (``parts`` otherwise), and
-    ``own_exponentials`` the exponentials the text adds (``exact.exponentials``)."""
+    ``own_exponentials`` the exponentials the text adds (``values.written``)."""
     kept: list[tuple[int, arb]] = []    # the ball made at the highest precision yet
 
     def evaluate(prec: int) -> arb:

@@ -199,7 +199,7 @@ class Irrational:
     evaluate: Callable[[int], arb]
     # For a value made by ``values.arith``: the values its closed form writes out, each
     # as often as it is written, and how many exponentials it writes besides theirs
-    # (``exponentials`` counts from them without writing the text).
+    # (``values.written`` counts from them without writing the text).
     # (keyword-only: a subclass such as ``trig.TrigValue`` adds positional fields)
     parts: tuple[Exact, ...] = field(default=(), repr=False, compare=False, kw_only=True)
     own_exponentials: int = field(default=0, repr=False, compare=False, kw_only=True)
