@@ -249,3 +249,20 @@ def test_the_bar_of_a_large_json_counts_its_writing(tmp_path, monkeypatch):
         list(pieces)
     assert seen == [(expected, expected)]
     assert before < expected - 72
+
+
+def test_the_bar_moves_while_long_softmax_closed_forms_are_written(tmp_path):
+    # with every closed form asked for (--max-terms 0), a softmax step's texts are written
+    # 64 rows at a time by the grid: the bar hears of each block, and the step's rows are
+    # counted once in all
+    import symattn
+
+    derivation = symattn.derive(symattn.load(_spec(tmp_path, 150, 2, ["0.25", "-0.5", "1"],
+                                                   2)))
+    told: list[int] = []
+    texts = grid_arrays.text_array(derivation["weights"].value, None, told.append)
+    assert told == [64, 64, 22]
+    assert texts.rows(149, 150)[0][0].startswith("exp(")
+    told.clear()
+    grid_arrays.text_array(derivation["scores"].value, None, told.append)
+    assert told == []        # a rational grid: one pass, the view counts it

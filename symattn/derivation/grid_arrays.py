@@ -18,7 +18,7 @@ from __future__ import annotations
 
 __all__ = ["text_array", "rational_parts"]
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from flint import fmpq, fmpq_mat
 
@@ -177,9 +177,11 @@ def _softmax_array(grid: Grid, max_terms: int | None) -> TextArray | None:
     return softmax_arrays.output_array(grid, parts, values[0], max_terms)
 
 
-def text_array(grid: Grid, max_terms: int | None) -> TextArray:
+def text_array(grid: Grid, max_terms: int | None,
+               advance: Callable[[int], object] | None = None) -> TextArray:
     """The closed forms of every entry of ``grid`` (None past ``max_terms``), as
-    ``grid.texts`` writes them."""
+    ``grid.texts`` writes them; ``advance(rows)`` is told of the rows written where they
+    are written a few at a time (long softmax rows: a progress bar moves)."""
     whole = range(grid.shape[0]), range(grid.shape[1])
     if isinstance(grid, MaskGrid):
         return choose(_allowed(grid), b"0", constant(grid.shape, "-oo"))
@@ -200,5 +202,8 @@ def text_array(grid: Grid, max_terms: int | None) -> TextArray:
         return found
     rows: list[tuple[str | None, ...]] = []
     for start in range(0, grid.shape[0], 64):
-        rows += grid.texts(whole[0][start:start + 64], whole[1], max_terms)
+        chunk = whole[0][start:start + 64]
+        rows += grid.texts(chunk, whole[1], max_terms)
+        if advance is not None:
+            advance(len(chunk))
     return from_rows(rows, grid.shape[1])

@@ -118,8 +118,13 @@ def _array_view(step: Step, number_format: NumberFormat, max_terms: int | None) 
 
     grid = step.value
     rows, columns = tuple(range(grid.shape[0])), tuple(range(grid.shape[1]))
-    exact = grid_arrays.text_array(grid, max_terms)
-    progress.advance(len(rows))
+    written = [0]      # rows the closed forms told the bar of as they were written
+
+    def advance(count: int) -> None:
+        written[0] += count
+        progress.advance(count)
+    exact = grid_arrays.text_array(grid, max_terms, advance)
+    progress.advance(len(rows) - written[0])
     try:
         decimal = number_format.format_array(grid, grid_arrays.rational_parts(grid))
     except UndecidedError as error:   # a number too large to write out: say which step
