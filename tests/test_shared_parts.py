@@ -148,3 +148,46 @@ def test_a_layernorm_entry_carried_from_printed_rounded_inputs_is_propagated():
     verdict = next(v for v in report.verdicts if v.step == "norm_1")
     assert verdict.verdict == "propagated", (verdict.verdict, verdict.reason)
     assert len(verdict.carried_from) == 4
+
+
+def test_the_heads_mixed_by_w_o_keep_to_max_terms(tmp_path, capsys):
+    """``output = concat W_O`` repeats every head's output closed form: it is counted from
+    its parts, so that ``--max-terms`` leaves the long ones out (counted here by writing
+    each closed form and counting its ``exp(``), and the rest are written as before."""
+    import json
+
+    rng = random.Random(12)
+
+    def matrix(rows: int, columns: int) -> list[list[str]]:
+        return [[f"{rng.randint(-9, 9) / 10:.1f}" for _ in range(columns)] for _ in range(rows)]
+    spec = tmp_path / "heads.json"
+    spec.write_text(json.dumps({"inputs": {"X": matrix(12, 8), "W_Q": matrix(8, 8),
+                                           "W_K": matrix(8, 8), "W_V": matrix(8, 8),
+                                           "W_O": matrix(8, 8)},
+                                "options": {"heads": 4, "mask": "causal"}}), encoding="utf-8")
+    status, out, err = run(capsys, "derive", str(spec), "--format", "json")
+    assert status == 0, err
+    written = {s["name"]: s for s in json.loads(out)["steps"]}["output"]
+    grid = symattn.derive(symattn.load(str(spec)))["output"].value
+    texts = [[exact_text(grid.exact(i, j)) for j in range(8)] for i in range(12)]
+    longer = sum(text.count("exp(") > 64 for row in texts for text in row)
+    assert 0 < longer < 96 and written["exact_omitted"] == longer
+    assert written["exact"] == [[None if text.count("exp(") > 64 else text for text in row]
+                                for row in texts]
+
+
+def test_a_short_closed_form_is_written_once_and_a_long_one_each_time():
+    from symattn.values.exact import Irrational
+
+    calls = []
+
+    def writer(text: str):
+        def write() -> str:
+            calls.append(text[:5])
+            return text
+        return write
+    short = Irrational(writer("exp(1/2)"), lambda prec: to_ball(fmpq(1), prec))
+    long = Irrational(writer("x" * 10_000), lambda prec: to_ball(fmpq(1), prec))
+    assert [short.text, short.text, exact_text(short)] == ["exp(1/2)"] * 3
+    assert len(long.text) == len(long.text) == 10_000
+    assert calls == ["exp(1"] + ["xxxxx"] * 2

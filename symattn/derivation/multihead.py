@@ -18,7 +18,8 @@ __all__ = ["build_steps", "ConcatGrid", "ProductGrid"]
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Generator, Iterator, Sequence
+from functools import lru_cache
+from typing import Callable, Generator, Iterator, Sequence
 
 from flint import arb, arb_mat, fmpq_mat
 
@@ -29,6 +30,7 @@ from symattn.derivation.steps import Operand, Step
 from symattn.problem.problem import Problem
 from symattn.values import arith
 from symattn.values.exact import Exact, working_precision
+from symattn.values.written import closed_form_terms
 
 # The steps attention_core makes for each head, renamed head1.Q, head1.scores, ...
 _HEAD_STEPS = {"Q", "K", "V", "scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights",
@@ -70,10 +72,20 @@ class ProductGrid(grids.Grid):
         self.source = source
         self.matrix = matrix
         self.shape = (source.shape[0], matrix.ncols())
+        # The source's row, made once for the row's entries: each entry of the row then
+        # shares its values as parts, written and evaluated once (values.arith).
+        self._row: Callable[[int], list[Exact]] = lru_cache(maxsize=2)(
+            lambda i: [source.exact(i, k) for k in range(matrix.nrows())])
 
     def exact(self, i: int, j: int) -> Exact:
-        return arith.total(arith.multiply(self.source.exact(i, k), self.matrix[k, j])
+        row = self._row(i)
+        return arith.total(arith.multiply(row[k], self.matrix[k, j])
                            for k in range(self.matrix.nrows()) if self.matrix[k, j] != 0)
+
+    def terms(self, i: int, j: int) -> int:
+        """Counted from its parts (``values.written``): ``--max-terms`` leaves out a long
+        one before it is written."""
+        return closed_form_terms(self.exact(i, j))
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:

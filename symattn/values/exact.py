@@ -186,6 +186,10 @@ def reciprocal(value: RationalOrSurd) -> RationalOrSurd:
     return value.reciprocal()
 
 
+# The longest closed form an Irrational keeps once written (characters).
+_KEPT_TEXT = 8192
+
+
 @dataclass(frozen=True)
 class Irrational:
     """A number proved irrational, with its exact text and certified balls.
@@ -206,7 +210,18 @@ class Irrational:
 
     @property
     def text(self) -> str:
-        return self.describe if isinstance(self.describe, str) else self.describe()
+        """The closed form; written once and kept when it is short (a value used as a part
+        of many others, such as a head's output in every entry of ``concat W_O``, is
+        written once, not once per use; a long one is written again rather than held)."""
+        if isinstance(self.describe, str):
+            return self.describe
+        kept = self.__dict__.get("_text")
+        if kept is not None:
+            return str(kept)
+        text = self.describe()
+        if len(text) <= _KEPT_TEXT:
+            object.__setattr__(self, "_text", text)    # frozen: a cache, not a field
+        return text
 
     def ball(self, prec: int) -> arb:
         """A certified ball at ``prec`` bits."""
