@@ -191,3 +191,24 @@ def test_a_short_closed_form_is_written_once_and_a_long_one_each_time():
     assert [short.text, short.text, exact_text(short)] == ["exp(1/2)"] * 3
     assert len(long.text) == len(long.text) == 10_000
     assert calls == ["exp(1"] + ["xxxxx"] * 2
+
+
+def test_an_entry_of_concat_w_o_takes_its_ball_from_the_rows_product():
+    """``output = concat W_O`` entry by entry (as permute and check ask for it): its ball
+    is the row's ball-matrix product, which lies in the ball of the sum of products it
+    stands for, as narrow; its closed form is that sum's."""
+    from symattn.problem import examples
+
+    derivation = symattn.derive(symattn.load(str(examples.path("003-multi-head"))))
+    grid = derivation["output"].value
+    checked = 0
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            value = grid.exact(i, j)
+            if not getattr(value, "parts", ()):    # a rational entry stays rational
+                continue
+            ball, sum_ball = to_ball(value, 200), to_ball(value.parts[0], 200)
+            assert sum_ball.overlaps(ball) and float(ball.rad()) < 1e-50
+            assert exact_text(value) == exact_text(value.parts[0])
+            checked += 1
+    assert checked >= 4

@@ -29,7 +29,7 @@ from symattn.derivation.attention import (SOURCE_SYMBOLS, attention_core, input_
 from symattn.derivation.steps import Operand, Step
 from symattn.problem.problem import Problem
 from symattn.values import arith
-from symattn.values.exact import Exact, working_precision
+from symattn.values.exact import Exact, Irrational, working_precision
 from symattn.values.written import closed_form_terms
 
 # The steps attention_core makes for each head, renamed head1.Q, head1.scores, ...
@@ -77,10 +77,40 @@ class ProductGrid(grids.Grid):
         self._row: Callable[[int], list[Exact]] = lru_cache(maxsize=2)(
             lambda i: [source.exact(i, k) for k in range(matrix.nrows())])
 
+        self._row_balls: dict[tuple[int, int], list[arb] | None] = {}
+
     def exact(self, i: int, j: int) -> Exact:
         row = self._row(i)
-        return arith.total(arith.multiply(row[k], self.matrix[k, j])
-                           for k in range(self.matrix.nrows()) if self.matrix[k, j] != 0)
+        value = arith.total(arith.multiply(row[k], self.matrix[k, j])
+                            for k in range(self.matrix.nrows()) if self.matrix[k, j] != 0)
+        if not isinstance(value, Irrational):      # rational, a surd, -oo: exact as it is
+            return value
+        # Its ball from the row's ball-matrix product, made once per row and precision,
+        # rather than a Python sum of products per entry; its closed form as the sum's.
+        return Irrational(lambda: value.text, lambda prec: self._ball(i, j, prec, value),
+                          parts=(value,))
+
+    def _ball(self, i: int, j: int, prec: int, value: Irrational) -> arb:
+        key = (i, prec)
+        if key not in self._row_balls:
+            if len(self._row_balls) > 8:
+                self._row_balls.clear()
+            product = self._product(prec, [i])
+            self._row_balls[key] = None if product is None else product[0]
+        row = self._row_balls[key]
+        # a row with an entry of no ball (-oo, nan): the sum's own ball
+        return value.ball(prec) if row is None else row[j]
+
+    def _product(self, prec: int, rows: Sequence[int]) -> list[list[arb]] | None:
+        """The rows of ``source @ matrix`` as one ball-matrix product; None when a source
+        entry has no ball."""
+        inner = self.matrix.nrows()
+        flat = grids.flatten_balls(self.source.balls(prec, rows, range(inner)))
+        if flat is None:
+            return None
+        with working_precision(prec):
+            product = arb_mat(len(rows), inner, flat) * arb_mat(self.matrix)
+            return [[product[r, c] for c in range(self.shape[1])] for r in range(len(rows))]
 
     def terms(self, i: int, j: int) -> int:
         """Counted from its parts (``values.written``): ``--max-terms`` leaves out a long
@@ -89,13 +119,10 @@ class ProductGrid(grids.Grid):
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
-        inner = self.matrix.nrows()
-        flat = grids.flatten_balls(self.source.balls(prec, rows, range(inner)))
-        if flat is None:
+        product = self._product(prec, rows)
+        if product is None:
             return super().balls(prec, rows, columns)
-        with working_precision(prec):
-            product = arb_mat(len(rows), inner, flat) * arb_mat(self.matrix)
-            return [[product[r, c] for c in columns] for r in range(len(rows))]
+        return [[row[c] for c in columns] for row in product]
 
 
 @dataclass(frozen=True)
