@@ -22,7 +22,8 @@ shown as "> limit". The printed table is the one in docs/performance.md.
 
 Rows: sinusoidal positions (8 x 8, 64 x 16, 512 x 64 causal), one symbol
 (16 x 16 with a temperature T; a weight a in V), the layer after attention
-(residual, LayerNorm, FFN, residual, LayerNorm at 8 and 16 tokens), ``derive --format json``
+(residual, LayerNorm, FFN, residual, LayerNorm at 8 and 16 tokens), four heads
+mixed by W_O in JSON (64 x 32), ``derive --format json``
 against the text report of the same derivation (128 x 64, the two run by turns) and alone
 (1024 x 64, time and memory), ``check`` of 24,576 claims (every weight and
 output entry of 128 x 64), a 30-variant Polish class set with PDFs (judged by
@@ -138,6 +139,19 @@ def layer_spec(folder: Path, n: int, d: int) -> Path:
             "ffn": {"W": matrix(rng, d, d), "residual": True, "layernorm": True,
                     "epsilon": "1/100"}}
     path = folder / f"layer-{n}x{d}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+def heads_spec(folder: Path, n: int, d: int, heads: int) -> Path:
+    """Several heads with projections and W_O, causal."""
+    rng = random.Random(n * 13 + d)
+    spec = {"title": f"{heads} heads {n}x{d}",
+            "inputs": {"X": matrix(rng, n, d), "W_Q": matrix(rng, d, d),
+                       "W_K": matrix(rng, d, d), "W_V": matrix(rng, d, d),
+                       "W_O": matrix(rng, d, d)},
+            "options": {"heads": heads, "mask": "causal"}}
+    path = folder / f"heads-{heads}-{n}x{d}.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     return path
 
@@ -330,6 +344,9 @@ def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
         yield timed_row(f"layer after attention (residual, LayerNorm, FFN) {n} x {n}", 5,
                         ["derive", str(layer_spec(folder, n, n))], folder, stop,
                         repeat=repeat)[0]
+    yield timed_row("4 heads and W_O, 64 x 32, --format json", 5, ["derive", str(
+        heads_spec(folder, 64, 32, 4)), "-f", "json", "-o", "heads.json"], folder, stop,
+        repeat=repeat)[0]
     yield growth_row(folder, stop)
     if not args.skip_tex and shutil.which("latexmk"):
         # --jobs 2 compiles on both cores: the teacher waits the wall time, CPU is summed
