@@ -29,7 +29,7 @@ from symattn.derivation.grid_data import GridData, bool_matrix
 from symattn.errors import FullyMaskedRowError, InputError
 from symattn.values.exact import (NEG_INF, Exact, RationalOrSurd, exact_text, RationalTexts,
                                   to_ball, working_precision)
-from symattn.values.written import closed_form_terms
+from symattn.values.written import closed_form_terms, written_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,8 +132,7 @@ class ValueGrid(Grid):
         """Closed forms, None past ``max_terms`` exponentials: a feed-forward, LayerNorm,
         logit or shifted-sum entry grows with the softmax rows it is built from (counted
         before it is written: a long one is never written)."""
-        return [tuple(self.text(i, j) if max_terms is None or self.terms(i, j) <= max_terms
-                      else None for j in columns) for i in rows]
+        return written_texts(self.exact, rows, columns, max_terms)
 
     def terms(self, i: int, j: int) -> int:
         return closed_form_terms(self.values[i][j])

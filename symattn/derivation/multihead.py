@@ -30,7 +30,7 @@ from symattn.derivation.steps import Operand, Step
 from symattn.problem.problem import Problem
 from symattn.values import arith
 from symattn.values.exact import Exact, Irrational, working_precision
-from symattn.values.written import closed_form_terms
+from symattn.values.written import closed_form_terms, exponentials, written_texts
 
 # The steps attention_core makes for each head, renamed head1.Q, head1.scores, ...
 _HEAD_STEPS = {"Q", "K", "V", "scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights",
@@ -78,8 +78,15 @@ class ProductGrid(grids.Grid):
             lambda i: [source.exact(i, k) for k in range(matrix.nrows())])
 
         self._row_balls: dict[tuple[int, int], list[arb] | None] = {}
+        self._entries: Callable[[int], list[Exact]] = lru_cache(maxsize=2)(
+            lambda i: [self._entry(i, j) for j in range(self.shape[1])])
 
     def exact(self, i: int, j: int) -> Exact:
+        """Entry (i, j); the row's entries are made once for the row (the closed forms,
+        their counts and balls asked of one entry after another)."""
+        return self._entries(i)[j]
+
+    def _entry(self, i: int, j: int) -> Exact:
         row = self._row(i)
         value = arith.total(arith.multiply(row[k], self.matrix[k, j])
                             for k in range(self.matrix.nrows()) if self.matrix[k, j] != 0)
@@ -116,6 +123,23 @@ class ProductGrid(grids.Grid):
         """Counted from its parts (``values.written``): ``--max-terms`` leaves out a long
         one before it is written."""
         return closed_form_terms(self.exact(i, j))
+
+    def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
+              ) -> list[tuple[str | None, ...]]:
+        if max_terms is None:
+            return written_texts(self.exact, rows, columns, max_terms)
+        # An entry writes the exponentials of the source entries it sums (those of W_O's
+        # nonzero column entries): one with too many is left out before it is made.
+        inner = range(self.matrix.nrows())
+        used = [[k for k in inner if self.matrix[k, j] != 0] for j in columns]
+        block: list[tuple[str | None, ...]] = []
+        for i in rows:
+            counts = [exponentials(value) for value in self._row(i)]
+            block.append(tuple(
+                None if sum(counts[k] for k in keys) > max_terms else
+                written_texts(self.exact, [i], [j], max_terms)[0][0]
+                for j, keys in zip(columns, used)))
+        return block
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:

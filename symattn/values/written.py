@@ -10,7 +10,9 @@ such a closed form out before anything is written.
 
 from __future__ import annotations
 
-__all__ = ["exponentials", "closed_form_terms", "TOO_LONG"]
+__all__ = ["exponentials", "closed_form_terms", "writes", "written_texts", "TOO_LONG"]
+
+from typing import Callable, Sequence
 
 from flint import fmpq
 
@@ -33,11 +35,12 @@ def exponentials(value: Exact) -> int:
     """
     if isinstance(value, (fmpq, Surd)) or value is NEG_INF or value is NAN:
         return 0
-    if not isinstance(value, Irrational) or not value.parts:
+    if not isinstance(value, Irrational):
         return exact_text(value).count("exp(")
     counted = value.__dict__.get("_exponentials")
     if counted is None:
-        counted = value.own_exponentials + sum(exponentials(part) for part in value.parts)
+        counted = value.text.count("exp(") if not value.parts else \
+            value.own_exponentials + sum(exponentials(part) for part in value.parts)
         object.__setattr__(value, "_exponentials", counted)   # frozen: a cache, not a field
     return int(counted)
 
@@ -62,6 +65,32 @@ def closed_form_terms(value: Exact) -> int:
     return TOO_LONG if _written_length(value) > MAX_WRITTEN else exponentials(value)
 
 
+def writes(value: Exact, max_terms: int | None) -> bool:
+    """Whether ``--max-terms`` (None: no bound) lets the closed form of ``value`` be
+    written: ``closed_form_terms(value) <= max_terms``, its length measured only when its
+    exponentials are few enough (most long ones are left out for those alone).
+
+    >>> from symattn.values import arith
+    >>> writes(arith.exp(fmpq(1)), 1), writes(arith.exp(fmpq(1)), None), writes(fmpq(2), 0)
+    (True, True, True)
+    """
+    if max_terms is None:
+        return True
+    return exponentials(value) <= max_terms and _written_length(value) <= MAX_WRITTEN
+
+
+def written_texts(exact: Callable[[int, int], Exact], rows: Sequence[int],
+                  columns: Sequence[int], max_terms: int | None
+                  ) -> list[tuple[str | None, ...]]:
+    """The closed forms of a block of values made by ``values.arith`` (``exact(i, j)``),
+    None where ``writes`` says ``--max-terms`` leaves one out: a grid's ``texts``."""
+    block: list[tuple[str | None, ...]] = []
+    for i in rows:
+        values = [exact(i, j) for j in columns]
+        block.append(tuple(exact_text(v) if writes(v, max_terms) else None for v in values))
+    return block
+
+
 # Characters an ``arith`` value writes around its parts, at most: its own text
 # ("*(1 + erf(/sqrt(2)))/2") and, for each part, parentheses and a " + ".
 _OWN_TEXT, _PER_PART = 24, 5
@@ -70,10 +99,11 @@ _OWN_TEXT, _PER_PART = 24, 5
 def _written_length(value: Exact) -> int:
     """The length of ``exact_text(value)``, at most (written for a value made without parts,
     counted from the parts, once each and remembered, for one made by ``values.arith``)."""
-    if not isinstance(value, Irrational) or not value.parts:
+    if not isinstance(value, Irrational):
         return len(exact_text(value))
     counted = value.__dict__.get("_length")
     if counted is None:
-        counted = _OWN_TEXT + sum(_PER_PART + _written_length(part) for part in value.parts)
+        counted = len(value.text) if not value.parts else \
+            _OWN_TEXT + sum(_PER_PART + _written_length(part) for part in value.parts)
         object.__setattr__(value, "_length", counted)     # frozen: a cache, not a field
     return int(counted)
