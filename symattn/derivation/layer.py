@@ -150,12 +150,7 @@ def _layernorm_rule(source: str, width: int, epsilon: Exact) -> EntryRule:
 def _same_closed_form(row: list[Exact]) -> bool:
     """Whether every entry has one closed form. Entries whose balls are apart are not
     (checked first: the closed forms of a deep layer's entries are long to write)."""
-    try:
-        balls = [to_ball(x, 64) for x in row]
-    except (ValueError, ArithmeticError):     # no finite ball: the closed forms decide
-        balls = []
-    if balls and balls[0] is not None and any(
-            ball is not None and not balls[0].overlaps(ball) for ball in balls[1:]):
+    if any(_apart(row[0], x) for x in row[1:]):
         return False
     return len({exact_text(x) for x in row}) == 1
 
@@ -347,7 +342,7 @@ def most_likely_tokens(derivation: Derivation) -> list[str]:
 
 def _apart(left: Exact, right: Exact) -> int:
     """1 or -1 when balls tell ``left`` from ``right`` (left above or below), else 0: the
-    closed forms of a deep layer's logits are long to write and compare."""
+    closed forms of a deep layer's entries and logits are long to write and compare."""
     try:
         low, high = to_ball(left, 128), to_ball(right, 128)
     except (ValueError, ArithmeticError):    # no finite ball: the closed forms decide

@@ -29,8 +29,8 @@ from symattn.derivation.attention import (SOURCE_SYMBOLS, attention_core, input_
 from symattn.derivation.steps import Operand, Step
 from symattn.problem.problem import Problem
 from symattn.values import arith
-from symattn.values.exact import Exact, Irrational, working_precision
-from symattn.values.written import closed_form_terms, exponentials, written_texts
+from symattn.values.exact import Exact, Irrational, exact_text, working_precision
+from symattn.values.written import closed_form_terms, exponentials, writes, written_texts
 
 # The steps attention_core makes for each head, renamed head1.Q, head1.scores, ...
 _HEAD_STEPS = {"Q", "K", "V", "scores", "scaled", "mask", "masked", "exp", "exp_sum", "weights",
@@ -136,8 +136,8 @@ class ProductGrid(grids.Grid):
         for i in rows:
             counts = [exponentials(value) for value in self._row(i)]
             block.append(tuple(
-                None if sum(counts[k] for k in keys) > max_terms else
-                written_texts(self.exact, [i], [j], max_terms)[0][0]
+                None if sum(counts[k] for k in keys) > max_terms or
+                not writes(self.exact(i, j), max_terms) else exact_text(self.exact(i, j))
                 for j, keys in zip(columns, used)))
         return block
 
