@@ -301,3 +301,30 @@ def test_a_later_verdict_is_the_verdict_made_at_once() -> None:
     assert pickle.loads(pickle.dumps(Verdict.later(lambda: "1/2", "x", **fields))).exact == "1/2"
     with pytest.raises(TypeError, match="verdict"):
         Verdict.later("1/2", "fine", **{k: v for k, v in fields.items() if k != "verdict"})
+
+
+@pytest.mark.parametrize("example", ["000-cat-chases-mouse", "001-kocka-spi-venku",
+                                     "003-multi-head", "003-entropy-temperature",
+                                     "015-cosine-norms", "003-positions-sinusoidal"])
+def test_positions_written_at_once_are_the_positions_reports_write(example):
+    """The quick path writes ``step[row,column]`` at once where ``targets.plain_positions``
+    says so: there it is what ``targets.position`` writes, for every step of examples with
+    query positions, heads, column vectors and a single scale; elsewhere some entry's
+    position is not that."""
+    from symattn.verify.claims import Target
+    from symattn.verify.targets import plain_positions, position
+
+    derivation = symattn.derive(symattn.load_example(example))
+    problem = derivation.problem
+    plain = set()
+    for step in derivation.steps:
+        rows, columns = step.shape
+        entries = {(r, c) for r in (0, rows - 1) for c in (0, columns - 1)}
+        written = {position(problem, Target(step.name, r, c)) == f"{step.name}[{r + 1},{c + 1}]"
+                   for r, c in entries}
+        if plain_positions(problem, step.name):
+            plain.add(step.name)
+            assert written == {True}, step.name
+        else:
+            assert False in written or step.shape == (1, 1), step.name
+    assert "weights" in plain or "head1.weights" in plain or problem.query_positions

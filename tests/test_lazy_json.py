@@ -18,7 +18,11 @@ import pytest
 from flint import fmpq, fmpq_mat
 
 from cli_support import run
-from symattn.render.report import compact_json
+import symattn
+from symattn.cli.check import check_one
+from symattn.problem import examples
+from symattn.verify.verdicts import Failed
+from symattn.render.report import compact_json, report_document, report_json
 from symattn.values.rounding import ratio_decimal
 from symattn.values.exact import RationalTexts
 from symattn.values.rounding import Rounding
@@ -237,3 +241,44 @@ def test_max_terms_reaches_the_next_token_probabilities(capsys):
     texts = [text for row in steps["probs"]["exact"] for text in row]
     assert all(texts) and max(text.count("exp(") for text in texts) > 64
     assert "exact_omitted" not in steps["probs"]
+
+
+def _tricky_report(tmp_path):
+    """A report with labels json must escape, flags, carried and wrong numbers, a line
+    number per claim and query positions (rows named by position)."""
+    spec = {"title": "t \"q\" \u00fc", "inputs": {"Q": [["1", "0"], ["0", "1"]],
+                                                  "K": [["1", "0"], ["0", "1"], ["1", "1"]],
+                                                  "V": [["1", "2"], ["3", "4"], ["5", "6"]]},
+            "options": {"query_positions": [2, 3], "mask": "causal"},
+            "claims": {"weights[2,1] @ tab\there \"quoted\" \\ \u00e9\u2212": "0.670",
+                       "weights[2,1]": "0.67", "weights[2,2]": "~0.33",
+                       "weights[3]": ["0.25", "0.25", "0.5"], "output[2,1]": "1.66",
+                       "scaled[2,1]": "0.707", "divisor": "1.41"}}
+    path = tmp_path / "tricky.json"
+    path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    return symattn.check(symattn.load(str(path)))
+
+
+def test_report_json_writes_each_claim_as_json_dumps_writes_its_record(tmp_path):
+    """``report_json`` writes a claim's line from its verdict directly: each line is
+    ``json.dumps`` of the claim's record (``Report.to_records``), for every bundled
+    example and for a report with every kind of field, with and without ``max_terms``."""
+    reports = [_tricky_report(tmp_path)]
+    for name in examples.names():     # a spec with [[variants]] gives a report for each
+        checked = check_one(str(examples.path(name)), None)
+        reports += checked if isinstance(checked, list) else [checked]
+    assert not any(isinstance(report, Failed) for report in reports)
+    verdicts = {v.verdict for r in reports for v in r.verdicts}
+    assert {"ok", "propagated", "wrong"} <= verdicts
+    assert any(v.flags for v in reports[0].verdicts) and any(v.label for v in reports[0].verdicts)
+    for report in reports:
+        for max_terms in (None, 2):
+            text = report_json([report], max_terms)
+            lines = [line.strip() for line in text.splitlines()
+                     if line.strip().startswith('{"step"')]
+            records = report.to_records(max_terms)
+            assert lines == [json.dumps(r, ensure_ascii=False) + ("," if k < len(records) - 1
+                                                                 else "")
+                             for k, r in enumerate(records)]
+            assert json.loads(text) == json.loads(json.dumps(report_document([report],
+                                                                             max_terms)))

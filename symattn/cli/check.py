@@ -242,11 +242,11 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     from symattn.render import report as render_report
     from symattn.verify.verdicts import Failed
 
+    if args.format == "json" and args.summary:
+        return render_report.compact_json(summary_document(
+            render_report.report_document(results, args.max_terms or None)))
     if args.format == "json":
-        document = render_report.report_document(results, args.max_terms or None)
-        if args.summary:
-            document = summary_document(document)
-        return render_report.compact_json(document)
+        return render_report.report_json(results, args.max_terms or None)
     reports = [r for r in results if not isinstance(r, Failed)]
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")

@@ -85,6 +85,8 @@ class NoteWriter:
         # A message converted once per key and placeholder names: the same for every verdict.
         self._converted: dict[tuple[str, ...], str] = {}
         self._split: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._plans: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...],
+                                                  tuple[str, ...]]] = {}
         # Numbers already written: a report shows most of them twice (column and reason).
         self._numbers: dict[str, str] = {}
 
@@ -201,9 +203,33 @@ class NoteWriter:
         return "; ".join(self.clause(reason) for reason in verdict.reasons)
 
     def clause(self, reason: Reason) -> str:
+        if not reason.entries and len(reason.args) == 3:   # ok, rounds: most of a report
+            return self._three(reason)
         values = self._values(reason)
         texts, order = self._pieces(message_key(reason), tuple(values))
         return interleaved(texts, [values[name] for name in order])
+
+    def _three(self, reason: Reason) -> str:
+        """``clause`` of a reason of three placeholders, the most common: the same text,
+        the message's pieces and each placeholder's kind found once per message."""
+        (name_1, _), (name_2, _), (name_3, _) = reason.args
+        cache_key = ("\x02three", reason.key, name_1, name_2, name_3)
+        plan = self._plans.get(cache_key)
+        if plan is None:
+            names = (name_1, name_2, name_3)
+            texts, order = self._pieces(message_key(reason), names)
+            kinds = tuple("number" if n in _PLAIN_NUMBERS else "rule" if n in RULE_ARGS
+                          else "other" for n in names)
+            plan = self._plans[cache_key] = (texts, tuple(names.index(n) for n in order),
+                                             kinds)
+        texts, places, kinds = plan        # places: where each placeholder's value is
+        if "other" in kinds:
+            values = list(self._values(reason).values())
+        else:
+            values = [self.number(value) if kind == "number" else
+                      self._message(f"rounding.{value}")
+                      for kind, (_, value) in zip(kinds, reason.args)]
+        return interleaved(texts, [values[k] for k in places])
 
     def _pieces(self, key: str, names: tuple[str, ...]
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -106,16 +106,31 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
         heading = visible(_heading(report))
         out += [heading, "=" * len(heading), f"{_rounding(report, notes)} "
                 f"{_summary(report, notes)}", ""]
-        rows = [_columns(notes)]
-        for v in report.verdicts:
-            rows.append(tuple(cell if cell.isprintable() else visible(cell) for cell in (
-                _where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v))))
-        widths = [max(len(row[c]) for row in rows) for c in range(4)]
-        for row in rows:
-            out.append("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
-                       + "  " + row[4])
+        rows = [_columns(notes)] + _rows(report, notes)
+        widths = [max(map(len, column)) for column in list(zip(*rows))[:4]]
+        out += [f"{where.ljust(widths[0])}  {printed.ljust(widths[1])}  "
+                f"{rounded.ljust(widths[2])}  {verdict.ljust(widths[3])}  {reason}"
+                for where, printed, rounded, verdict, reason in rows]
         out.append("")
     return "\n".join(out)
+
+
+def _rows(report: Report, notes: NoteWriter) -> list[tuple[str, str, str, str, str]]:
+    """Each verdict's cells of the text table: where, printed, exact rounded, verdict,
+    reason (a cell with characters a terminal would not show is made visible)."""
+    rows = []
+    words: dict[str, str] = {}      # a verdict without flags, in words
+    for v in report.verdicts:
+        if v.flags:
+            word = _verdict_text(v, notes)
+        else:
+            word = words.get(v.verdict) or words.setdefault(v.verdict, _verdict_text(v, notes))
+        printed, rounded = _numbers(v, notes)
+        row = (_where(v), printed, rounded, word, notes.reason(v))
+        if not "".join(row).isprintable():
+            row = (visible(row[0]), visible(row[1]), visible(row[2]), word, visible(row[4]))
+        rows.append(row)
+    return rows
 
 
 def _md(text: str) -> str:
@@ -155,23 +170,76 @@ def report_document(reports: Sequence[Report | Failed], max_terms: int | None = 
     that failed is an entry with its ``error`` line and exit ``status`` instead of claims.
     A closed form of more than ``max_terms`` exponentials is null (None: every one
     written), and its report says how many (``exact_omitted``) and ``max_terms``."""
+    return _document(reports, max_terms, lambda r: r.to_records(max_terms))
+
+
+def report_json(reports: Sequence[Report | Failed], max_terms: int | None = None) -> str:
+    """The reports as one JSON document (``report_document``), one claim a line: the
+    text ``compact_json(report_document(reports, max_terms))`` writes, each claim's line
+    written from its verdict at once (a check of every weight writes tens of thousands)."""
+    return compact_json(_document(reports, max_terms, lambda r: _claim_lines(r, max_terms)))
+
+
+def _document(reports: Sequence[Report | Failed], max_terms: int | None,
+              claims: Callable[[Report], Sequence[object]]) -> dict[str, object]:
     return {"symattn": __version__, "schema_version": SCHEMA_VERSION,
-            "reports": [_report_entry(r, max_terms) for r in reports]}
+            "reports": [_report_entry(r, max_terms, claims) for r in reports]}
 
 
-def _report_entry(r: Report | Failed, max_terms: int | None) -> dict[str, object]:
+def _report_entry(r: Report | Failed, max_terms: int | None,
+                  claims: Callable[[Report], Sequence[object]]) -> dict[str, object]:
     if isinstance(r, Failed):
         return {"source": r.source, "error": r.error, "status": r.status}
     omitted = r.exact_omitted(max_terms)
     return {"title": r.title, **({"variant": r.variant} if r.variant else {}),
             "source": r.source, "rounding": r.rounding.value,
-            "summary": r.counts, "claims": r.to_records(max_terms),
+            "summary": r.counts, "claims": claims(r),
             **({"exact_omitted": omitted, "max_terms": max_terms} if omitted else {})}
 
 
-def report_json(reports: Sequence[Report | Failed], max_terms: int | None = None) -> str:
-    """The reports as one JSON document (``report_document``), one claim a line."""
-    return compact_json(report_document(reports, max_terms))
+def _claim_lines(report: Report, max_terms: int | None) -> _Lines:
+    """``report.to_records(max_terms)``, each record written as its JSON line."""
+    lines = report.lines
+    return _Lines(_claim_line(v, lines.get(v.claim.key), report.writes_exact(k, max_terms))
+                  for k, v in enumerate(report.verdicts))
+
+
+class _Lines(list[str]):
+    """Values already written as JSON, one a line: ``compact_json`` lays them out as
+    they are."""
+
+
+def _claim_line(v: Verdict, line: int | None, with_exact: bool) -> str:
+    """``_ENCODE(verdict_record(v, ...))``: the fields in ``RECORD_FIELDS``' order (the
+    text fields a ``Verdict`` always has are written as text: anything else fails)."""
+    text = _STRING
+    row, column = v.row_column
+    return (f'{{"step": {text(v.step)}, "position": {text(v.position)}, "row": '
+            f'{_plain(row)}, "column": {_plain(column)}, "line": {_plain(line)}, "label": '
+            f'{text(v.label)}, "printed": {text(v.printed)}, "exact": '
+            f'{_plain(v.exact) if with_exact else "null"}, "exact_decimal": '
+            f'{_plain(v.exact_decimal)}, "exact_rounded": {_plain(v.exact_rounded)}, '
+            f'"recomputed": {_plain(v.recomputed)}, "verdict": {text(v.verdict)}, '
+            f'"flags": {_texts(v.flags)}, "reason": {text(v.reason)}, "carried_from": '
+            f'{_texts(v.carried_from)}, "carried_wrong": {_texts(v.carried_wrong)}}}')
+
+
+def _plain(value: object) -> str:
+    """A text, a whole number or None, as json writes it."""
+    if value is None:
+        return "null"
+    if type(value) is str:
+        return _STRING(value)
+    return int.__repr__(value) if type(value) is int else _ENCODE(value)
+
+
+def _texts(values: object) -> str:
+    """A tuple of texts as a JSON list."""
+    if values == ():
+        return "[]"
+    if type(values) is tuple and all(type(value) is str for value in values):
+        return "[" + ", ".join(map(_STRING, values)) + "]"
+    return _ENCODE(list(values) if isinstance(values, tuple) else values)
 
 
 def compact_json(document: object, depth: int = 4) -> str:
@@ -202,12 +270,15 @@ def _one_line_encoder() -> Callable[[object], str]:
 
 
 _ENCODE = _one_line_encoder()
+_STRING: Callable[[str], str] = json.encoder.encode_basestring   # as ensure_ascii=False writes
 
 
 def _compact(value: object, depth: int, level: int) -> str:
     if level >= depth or not isinstance(value, (dict, list)) or not value:
         return _ENCODE(value)
     inner = "\n" + " " * (level + 1)
+    if isinstance(value, _Lines):
+        return "[" + inner + ("," + inner).join(value) + "\n" + " " * level + "]"
     if isinstance(value, dict):
         items = [f"{_ENCODE(key)}: {_compact(item, depth, level + 1)}"
                  for key, item in value.items()]

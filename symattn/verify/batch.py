@@ -16,7 +16,7 @@ None, and the caller decides it exactly, one by one, as before.
 
 from __future__ import annotations
 
-__all__ = ["GridRoundings", "Table", "settled"]
+__all__ = ["GridRoundings", "Table", "settled", "MAX_PLACES"]
 
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from symattn.derivation.steps import Derivation
 
 # 10**k is an exact double up to k = 22; further places are left to the exact path.
-_MAX_PLACES = 22
+MAX_PLACES = 22
 # Below this many claims on a grid, the per-claim balls are cheaper than numpy's import.
 _MIN_CLAIMS = 512
 
@@ -96,7 +96,7 @@ class GridRoundings:
         if key in self._tables:
             return self._tables[key]
         table = None
-        if self._claims.get(step, 0) >= _MIN_CLAIMS and 0 <= places <= _MAX_PLACES:
+        if self._claims.get(step, 0) >= _MIN_CLAIMS and 0 <= places <= MAX_PLACES:
             enclosure = self._enclosure(step)
             table = None if enclosure is None else _table(enclosure, places, key[2])
         self._tables[key] = table

@@ -24,11 +24,11 @@ from symattn.derivation.steps import Derivation
 from symattn.values.decimals import UndecidedError
 from symattn.values.exact import Exact, Irrational, exact_text
 from symattn.values.rounding import Rounding, format_scaled, is_tie, round_scaled
-from symattn.verify.batch import GridRoundings, Table, settled
+from symattn.verify.batch import MAX_PLACES, GridRoundings, Table, settled
 from symattn.verify.claims import Claim, Target
 from symattn.verify.printed import made
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
-from symattn.verify.targets import position
+from symattn.verify.targets import plain_positions, position
 from symattn.verify.verdicts import Reason, Verdict, reason_text
 
 NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
@@ -68,9 +68,8 @@ class QuickOk:
         self.rule = rule
         self.grids = grids
         self.working = working
-        self._tables: dict[tuple[str, int, Rounding], Table | None] = {}
-        self._exact_of: dict[str, Callable[[int, int], Exact]] = {}
-        self._rule_name = rule.value
+        self._steps: dict[str, _Step] = {}
+        self._rule_arg = ("rule", rule.value)
 
     def verdict(self, claim: Claim) -> Verdict | None:
         """The verdict on ``claim`` when it is a plain decimal that is ok; else None."""
@@ -78,13 +77,13 @@ class QuickOk:
         if self.working or target.part != "entry" or printed.percent or printed.scientific \
                 or printed.continues or printed.exact or not isinstance(printed.value, fmpq):
             return None
-        places = printed.places
-        exact = self._exact(target)
+        step = self._steps.get(target.step) or self._step(target.step)
+        row, column, places = target.row, target.column, printed.places
+        exact = step.exact(row, column)
         if isinstance(exact, fmpq):
             shown = self._rational(exact, printed.value, places, claim)
         elif isinstance(exact, Irrational):
-            shown = self._irrational(target.step, target.row, target.column, printed.value,
-                                     places)
+            shown = self._irrational(step, row, column, printed.value, places)
         else:
             return None
         if shown is None:
@@ -92,19 +91,17 @@ class QuickOk:
         decimal, rounded, flags = shown
         if printed.approximate:
             flags = ("approximate",) + flags
-        reasons = (made(Reason, key="ok", args=(("exact", decimal), ("rule", self._rule_name),
+        reasons = (made(Reason, key="ok", args=(("exact", decimal), self._rule_arg,
                                                 ("rounded", rounded)), entries=()),)
         return Verdict.later(partial(exact_text, exact), partial(reason_text, reasons),
-                             claim=claim, position=position(self.derivation.problem, target),
+                             claim=claim, position=step.position(target),
                              printed=printed.text, exact_decimal=decimal, exact_rounded=rounded,
                              recomputed=None, verdict="ok", flags=flags, reasons=reasons)
 
-    def _exact(self, target: Target) -> Exact:
-        """``targets.exact_value`` of an entry, its grid looked up once per step."""
-        exact = self._exact_of.get(target.step)
-        if exact is None:
-            exact = self._exact_of[target.step] = self.derivation[target.step].value.exact
-        return exact(target.row, target.column)
+    def _step(self, name: str) -> _Step:
+        """The step's grid and tables, looked up once per step."""
+        step = self._steps[name] = _Step(self.derivation, name, self.grids, self.rule)
+        return step
 
     def _rational(self, exact: fmpq, printed: fmpq, places: int, claim: Claim
                   ) -> tuple[str, str, tuple[str, ...]] | None:
@@ -121,28 +118,61 @@ class QuickOk:
             return None
         return shown_decimal(exact, places), format_scaled(rounded, places), flags
 
-    def _irrational(self, step: str, row: int, column: int, printed: fmpq, places: int
+    def _irrational(self, step: _Step, row: int, column: int, printed: fmpq, places: int
                     ) -> tuple[str, str, tuple[str, ...]] | None:
         """The same from the grid's tables, when they settle every rounding asked."""
-        rounded = self._settled(step, row, column, places, self.rule)
-        if rounded is None or rounded != printed * 10 ** places:
+        tables = step.tables.get(places) or step.tables_at(places)
+        rounded = settled(tables[0], row, column)
+        if rounded is None or rounded != printed * _POWERS[places]:
             return None
         flags: tuple[str, ...] = ()
         if self.rule is not Rounding.TRUNCATE:
-            fine = self._settled(step, row, column, places + 3, Rounding.TRUNCATE)
+            fine = settled(tables[1], row, column)
             if fine is None:
                 return None
             flags = ("near-tie",) if abs(fine) % 1000 in (499, 500) else ()
-        extra = places + SHOWN_EXTRA_PLACES
-        digits = self._settled(step, row, column, extra, Rounding.HALF_UP)
+        digits = settled(tables[2], row, column)
         if digits is None:
             return None
-        return format_scaled(digits, extra) + "...", format_scaled(rounded, places), flags
+        return (format_scaled(digits, places + SHOWN_EXTRA_PLACES) + "...",
+                format_scaled(rounded, places), flags)
 
-    def _settled(self, step: str, row: int, column: int, places: int, rule: Rounding
-                 ) -> int | None:
-        """``GridRoundings.rounded``, its tables looked up once per step and question."""
-        key = (step, places, rule)
-        if key not in self._tables:
-            self._tables[key] = self.grids.table(step, places, rule)
-        return settled(self._tables[key], row, column)
+
+# 10**places, for the places a table can have
+_POWERS = [10 ** places for places in range(MAX_PLACES + 1)]
+
+
+class _Step:
+    """One step's exact entries, report positions and ``GridRoundings`` tables: per
+    printed places, the rounding at those places under the rule, at three more
+    truncated (the near-tie flag) and at ``SHOWN_EXTRA_PLACES`` more half up (the
+    shown decimal)."""
+
+    def __init__(self, derivation: Derivation, name: str, grids: GridRoundings,
+                 rule: Rounding) -> None:
+        self.name = name
+        self.exact: Callable[[int, int], Exact] = derivation[name].value.exact
+        self._plain = plain_positions(derivation.problem, name)
+        self._problem = derivation.problem
+        self._grids = grids
+        self._rule = rule
+        self.tables: dict[int, tuple[Table | None, Table | None, Table | None]] = {}
+
+    def position(self, target: Target) -> str:
+        """``targets.position``: ``step[row,column]`` written at once where that is it."""
+        if self._plain:
+            return f"{self.name}[{target.row + 1},{target.column + 1}]"
+        return position(self._problem, target)
+
+    def tables_at(self, places: int) -> tuple[Table | None, Table | None, Table | None]:
+        """The three tables for numbers printed with ``places`` places."""
+        if not 0 <= places <= MAX_PLACES:
+            tables: tuple[Table | None, Table | None, Table | None] = (None, None, None)
+        else:
+            table = self._grids.table
+            truncating = self._rule is Rounding.TRUNCATE     # no midpoints: no near-ties
+            tables = (table(self.name, places, self._rule),
+                      None if truncating else table(self.name, places + 3, Rounding.TRUNCATE),
+                      table(self.name, places + SHOWN_EXTRA_PLACES, Rounding.HALF_UP))
+        self.tables[places] = tables
+        return tables

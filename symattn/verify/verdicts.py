@@ -18,7 +18,6 @@ from symattn import messages
 from symattn.errors import ArgumentError, Location
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
-from symattn.verify.printed import made
 
 _POSITION = re.compile(r"[^\[]*\[(?P<row>[0-9]+)(?:,(?P<column>[0-9]+))?\]")
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
@@ -84,7 +83,9 @@ def reason_text(reasons: tuple[Reason, ...]) -> str:
             values["entries"] = ", ".join(
                 named.position + (f" = {named.printed}" if named.printed else "")
                 for named in reason.entries)
-        parts.append(_plain(catalog.fill(message_key(reason), **values)))
+        # ``catalog.fill`` (a value not text fails in the join), pieces found once a message
+        texts, order = catalog.pieces(message_key(reason), tuple(values))
+        parts.append(_plain(messages.interleaved(texts, [values[name] for name in order])))
     return "; ".join(parts)
 
 
@@ -168,11 +169,15 @@ class Verdict:
     def later(cls, exact: TextOrLater, reason: TextOrLater, **fields: Any) -> Verdict:
         """A verdict whose ``exact`` and ``reason`` may be functions writing them, called
         when the field is first read (``fields``: the other fields, by name)."""
-        missing = _REQUIRED - fields.keys()
-        if missing:
+        if not _REQUIRED <= fields.keys():
+            missing = _REQUIRED - fields.keys()
             raise TypeError(f"Verdict.later needs {', '.join(sorted(missing))}")
-        # the defaults, then the fields given (which may replace them)
-        return made(cls, **{**_DEFAULTS, **fields, "_exact": exact, "_reason": reason})
+        verdict = object.__new__(cls)   # frozen: its fields set at once (``printed.made``)
+        state = verdict.__dict__
+        state.update(_DEFAULTS)         # the defaults, then the fields given
+        state.update(fields)
+        state["_exact"], state["_reason"] = exact, reason
+        return verdict
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled (``check --jobs``) with its texts written."""
