@@ -8,14 +8,15 @@ from __future__ import annotations
 
 __all__ = ["names", "path", "describe"]
 
-from importlib import resources
 from pathlib import Path
 
 from symattn.errors import InputError
 
 
 def _folder() -> Path:
-    return Path(str(resources.files("symattn") / "examples"))
+    # beside the package's modules (not importlib.resources: its zip support costs every
+    # command an import of zipfile, and an example is read as a file anyway)
+    return Path(__file__).resolve().parent.parent / "examples"
 
 
 def names() -> list[str]:

@@ -28,7 +28,7 @@ from symattn.derivation.terms import PRINTABLE_TERMS, term_count
 from symattn.errors import InputError, Location, counted, cut
 from symattn.values.number_reading import uses_points
 from symattn.values.whole import ascii_whole
-from symattn.verify.printed import PLAIN_DECIMAL, Printed, made, read_printed
+from symattn.verify.printed import Printed, made, plain_printed, read_printed
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
@@ -228,7 +228,7 @@ def _read_entry_key(key: str, raw: Any, shapes: Mapping[str, tuple[int, int]],
     row, column = int(match[2]), int(match[3])
     if not (row <= rows and column <= columns) or read.number_format:
         return False
-    printed = read_printed(raw) if type(raw) is str and PLAIN_DECIMAL.fullmatch(raw) else None
+    printed = plain_printed(raw) if type(raw) is str else None
     if printed is None:
         return False
     target = made(Target, step=match[1], row=row - 1, column=column - 1, part="entry", term=0)

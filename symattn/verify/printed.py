@@ -10,7 +10,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Printed", "read_printed", "PLAIN_DECIMAL", "made"]
+__all__ = ["Printed", "read_printed", "plain_printed", "PLAIN_DECIMAL", "made"]
 
 import re
 from dataclasses import dataclass
@@ -90,6 +90,21 @@ _E_NOTATION = re.compile(r"[+\-\u2212]?[0-9][0-9.,]*[eE][+\-]?[0-9]+")
 PLAIN_DECIMAL = re.compile(r"-?[0-9]{1,30}(?:\.[0-9]{1,30})?")
 
 
+def plain_printed(text: str) -> Printed | None:
+    """``read_printed(text)`` of a plain decimal (``PLAIN_DECIMAL``: no mark, no grouping),
+    read at once; None for any other text (the common case of a large check, kept cheap).
+
+    >>> plain_printed("-0.0167186").value, plain_printed("1,5")
+    (-83593/5000000, None)
+    """
+    if PLAIN_DECIMAL.fullmatch(text) is None:
+        return None
+    whole, _, fraction = text.partition(".")
+    return made(Printed, text=text, value=fmpq(int(whole + fraction), 10 ** len(fraction)),
+                places=len(fraction), percent=False, approximate=False, continues=False,
+                exact=False, scientific=False)
+
+
 def read_printed(raw: Any, location: Location | None = None, number_format: str = "",
                  points: bool = False) -> Printed | None:
     """Parse one printed number; None for a skipped entry ("?" or "").
@@ -101,11 +116,10 @@ def read_printed(raw: Any, location: Location | None = None, number_format: str 
     >>> read_printed("1.5 × 10⁻³").value, read_printed("0.666...").continues
     (3/2000, True)
     """
-    if type(raw) is str and not number_format and PLAIN_DECIMAL.fullmatch(raw):
-        whole, _, fraction = raw.partition(".")     # the common case, kept cheap
-        return made(Printed, text=raw, value=fmpq(int(whole + fraction), 10 ** len(fraction)),
-                    places=len(fraction), percent=False, approximate=False, continues=False,
-                    exact=False, scientific=False)
+    if type(raw) is str and not number_format:
+        plain = plain_printed(raw)
+        if plain is not None:
+            return plain
     if isinstance(raw, bool) or raw is None or isinstance(raw, (list, dict)):
         raise InputError(f"a printed number must be a number or text, got {raw!r}", location)
     text = native_text(raw, location).strip()

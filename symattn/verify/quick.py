@@ -29,7 +29,7 @@ from symattn.verify.claims import Claim, Target
 from symattn.verify.printed import made
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, shown_decimal
 from symattn.verify.targets import plain_positions, position
-from symattn.verify.verdicts import Reason, Verdict, reason_text
+from symattn.verify.verdicts import Reason, Verdict, reason_writer
 
 NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
 
@@ -70,6 +70,7 @@ class QuickOk:
         self.working = working
         self._steps: dict[str, _Step] = {}
         self._rule_arg = ("rule", rule.value)
+        self._ok_text = reason_writer("ok", "exact", "rule", "rounded")   # its English reason
 
     def verdict(self, claim: Claim) -> Verdict | None:
         """The verdict on ``claim`` when it is a plain decimal that is ok; else None."""
@@ -93,7 +94,8 @@ class QuickOk:
             flags = ("approximate",) + flags
         reasons = (made(Reason, key="ok", args=(("exact", decimal), self._rule_arg,
                                                 ("rounded", rounded)), entries=()),)
-        return Verdict.later(partial(exact_text, exact), partial(reason_text, reasons),
+        return Verdict.later(partial(exact_text, exact),
+                             partial(self._ok_text, decimal, self._rule_arg[1], rounded),
                              claim=claim, position=step.position(target),
                              printed=printed.text, exact_decimal=decimal, exact_rounded=rounded,
                              recomputed=None, verdict="ok", flags=flags, reasons=reasons)

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
-           "message_key", "Failed"]
+           "reason_writer", "message_key", "Failed"]
 
 import re
 from dataclasses import dataclass, field
@@ -87,6 +87,22 @@ def reason_text(reasons: tuple[Reason, ...]) -> str:
         texts, order = catalog.pieces(message_key(reason), tuple(values))
         parts.append(_plain(messages.interleaved(texts, [values[name] for name in order])))
     return "; ".join(parts)
+
+
+def reason_writer(key: str, *names: str) -> Callable[..., str]:
+    """``reason_text`` of one reason ``key`` without entries, as a function of its
+    placeholders' values in the order of ``names``: the message looked up once for a
+    clause written thousands of times.
+
+    >>> reason_writer("wrong", "rounded", "exact")("0.35", "0.3478")
+    'should be 0.35 (exact 0.3478)'
+    """
+    texts, order = messages.load("en").pieces(message_key(Reason(key)), names)
+    places = [names.index(name) for name in order]
+
+    def write(*values: str) -> str:
+        return _plain(messages.interleaved(texts, [values[k] for k in places]))
+    return write
 
 
 def _plain(text: str) -> str:
