@@ -24,7 +24,7 @@ from typing import NoReturn, Sequence
 from symattn._version import __version__
 from symattn.cli.interleaved import CommandParser
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
-                                 EXIT_TERMINATED, Handler, one_line)
+                                 EXIT_TERMINATED, Handler, end_at_once, one_line)
 from symattn.errors import SymattnError
 
 
@@ -176,8 +176,11 @@ def run() -> NoReturn:
     operating system reclaims anyway. Under a profiler or a coverage tracer, the
     process ends normally, so that they write what they measured at exit. An
     embedding program calls ``main`` instead."""
+    watched = sys.getprofile() is not None or sys.gettrace() is not None or _watched()
+    if not watched:
+        end_at_once()       # the commands keep what they made (``keep_until_exit``)
     status = main()
-    if sys.getprofile() is not None or sys.gettrace() is not None or _watched():
+    if watched:
         raise SystemExit(status)
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Iterator
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
                                  add_limit_option, add_number_options, add_precision_option,
-                                 add_source, language_of, load_one, number_format_of,
-                                 spec_sources, whole, write_output)
+                                 add_source, keep_until_exit, language_of, load_one,
+                                 number_format_of, spec_sources, whole, write_output)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -204,6 +204,7 @@ def _run(args: argparse.Namespace) -> int:
         problem = dataclasses.replace(problem, max_shift=shift)
     _check_written(args, problem, sources[0], number_format)
     derivation = pipeline.derive(problem)
+    keep_until_exit(derivation)
     latex = args.pdf or args.format == "latex"
     if args.precision not in (None, "exact") and latex:
         raise InputError("--precision shows the steps in a floating-point format in text, "
