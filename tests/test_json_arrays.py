@@ -140,21 +140,33 @@ def test_text_array_json_rows_are_json_dumps():
 
 @pytest.mark.parametrize("width", [1, 3, 13, 59, 60, 61, 90])
 def test_character_matrix_json_is_json_dumps_at_every_width(width):
-    # texts placed anywhere in rows of one width, across the widths where the
-    # writer's mask comes from its table (rows up to 64 bytes) and by comparison
+    # texts placed anywhere in rows of one width, any bytes around them (zeros, quotes),
+    # some of them multi-byte UTF-8, across the widths where the writer's mask comes
+    # from its table (rows up to 64 bytes) and by comparison
     rng = np.random.default_rng(width)
     n, m = 7, 5
     lengths = rng.integers(1, width + 1, size=n * m)
     offsets = np.array([rng.integers(0, width - size + 1) for size in lengths])
     matrix = rng.integers(ord("a"), ord("z") + 1, size=(n * m, width), dtype=np.uint8)
+    if width >= 3:     # a few texts of two- and three-byte UTF-8 characters
+        for k in range(0, n * m, 4):
+            letters = "\u00e9\u2212"[:int(lengths[k]) // 2] or "x"
+            encoded = letters.encode()[:lengths[k]].decode("utf-8", "ignore").encode()
+            lengths[k] = len(encoded)
+            matrix[k, offsets[k]:offsets[k] + len(encoded)] = np.frombuffer(encoded, np.uint8)
+    outside = np.ones(matrix.shape, dtype=bool)       # any byte around the texts: 0, '"', ...
+    for k, (o, size) in enumerate(zip(offsets, lengths)):
+        outside[k, o:o + size] = False
+    matrix[outside] = rng.integers(0, 256, size=int(outside.sum()), dtype=np.uint8)
     texts = [bytes(matrix[k, o:o + size]).decode() for k, (o, size) in
              enumerate(zip(offsets, lengths))]
     array = stack([choose(np.zeros((n, m), dtype=bool), b"", from_rows(
         [texts[r * m:(r + 1) * m] for r in range(n)], m))])
-    assert array.json_rows() == [json.dumps(texts[r * m:(r + 1) * m]) for r in range(n)]
+    expected = [json.dumps(texts[r * m:(r + 1) * m], ensure_ascii=False) for r in range(n)]
+    assert array.json_rows() == expected
     starts = np.arange(n * m) * width + offsets
     wide = TextArray((n, m), matrix.ravel(), starts, lengths, None, True, width)
-    assert wide.json_rows() == [json.dumps(texts[r * m:(r + 1) * m]) for r in range(n)]
+    assert wide.json_rows() == expected
     pieces = b"".join(p if isinstance(p, bytes) else p.encode() for p in wide.json_lines())
     assert json.loads("[" + pieces.decode() + "]") == [texts[r * m:(r + 1) * m]
                                                      for r in range(n)]

@@ -2,10 +2,12 @@
 width), written a block of rows at a time in numpy, byte for byte as ``json.dumps``
 writes each row.
 
-Each text is copied into a wider row with room for its quotes and separator, and
-the bytes in use are gathered in order. Which bytes are in use depends only on
-where the text starts in its row and how long the written piece is, so the mask
-rows come from a table made once per width instead of two comparisons per byte.
+Each row of the block is laid out at once in a wider matrix: ``[``, then for each
+text its slot of the matrix's width between quotes and followed by ``", "`` (``]``
+after the last), then the break to the next row - every mark in a column of its own,
+written by slicing. The bytes of a slot outside its text are set to zero (a mask
+per text, from a table made once per width), and a text that needs no escapes
+holds no zero byte, so the JSON is the laid-out bytes without their zeros.
 
 >>> import numpy as np
 >>> rows = matrix_json(np.frombuffer(b"1/2-3 ", dtype=np.uint8).reshape(2, 3),
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 ROW_BREAK = ",\n    "      # between the rows of a matrix in a JSON document
+_BREAK = ROW_BREAK.encode("ascii")
 _TABLE_WIDTH = 64          # wider rows: the mask by comparison (a table would be too big)
 
 
@@ -37,32 +40,24 @@ def matrix_json(matrix: NDArray[np.uint8], offsets: NDArray[np.int64],
     import numpy as np
 
     width = matrix.shape[1]
+    rows = last - first
     part = slice(first * m, last * m)
-    count = (last - first) * m
-    rows = np.arange(count, dtype=np.int64)
-    size = sizes[part]
-    start = offsets[part] + 2            # in the wide row
-    opening = np.zeros(count, dtype=bool)
-    opening[::m] = True
-    closing = np.zeros(count, dtype=bool)
-    closing[m - 1::m] = True
-    wide = np.empty((count, width + 5), dtype=np.uint8)
-    wide[:, 2:width + 2] = matrix[part]
-    flat = wide.ravel()
-    begin = rows * (width + 5) + start
-    end = begin + size
-    flat[begin - 1] = ord('"')
-    flat[end] = ord('"')
-    flat[begin[opening] - 2] = ord("[")
-    flat[end[~closing] + 1] = ord(",")
-    flat[end[~closing] + 2] = ord(" ")
-    flat[end[closing] + 1] = ord("]")
-    low = start - 1 - opening            # the first byte in use: a quote or a bracket
-    spans = size + 1 + opening + np.where(closing, 2, 3)
-    raw = wide[_in_use(low, spans, width + 5)].tobytes()
-    ends = np.cumsum(spans)[m - 1::m].tolist()
-    lines = [raw[a:b] for a, b in zip([0] + ends[:-1], ends)]
-    return ROW_BREAK.encode("ascii").join(lines)
+    slot = width + 4                   # a quote, the text's columns, a quote, ", "
+    laid = np.empty((rows, 1 + m * slot + len(_BREAK)), dtype=np.uint8)
+    laid[:, 0] = ord("[")
+    slots = laid[:, 1:1 + m * slot].reshape(rows, m, slot)
+    in_text = _in_use(offsets[part], sizes[part], width).reshape(rows, m, width)
+    np.multiply(matrix[part].reshape(rows, m, width), in_text, out=slots[:, :, 1:width + 1])
+    slots[:, :, 0] = slots[:, :, width + 1] = ord('"')
+    slots[:, :, width + 2] = ord(",")
+    slots[:, :, width + 3] = ord(" ")
+    slots[:, m - 1, width + 2] = ord("]")
+    slots[:, m - 1, width + 3] = 0
+    laid[:, 1 + m * slot:] = np.frombuffer(_BREAK, dtype=np.uint8)
+    laid[-1, 1 + m * slot:] = 0        # no break after the block's last row
+    flat = laid.ravel()
+    written: bytes = flat[flat != 0].tobytes()
+    return written
 
 
 def _in_use(low: NDArray[np.int64], spans: NDArray[np.int64], width: int) -> NDArray[np.bool_]:
