@@ -44,7 +44,8 @@ def _int64(matrix: fmpq_mat) -> tuple[NDArray[np.int64], int] | None:
     if int(denominator) >= LIMIT:
         return None
     try:
-        values = np.array([int(n) for n in numerators.entries()], dtype=np.int64)
+        entries = numerators.entries()
+        values = np.fromiter(map(int, entries), dtype=np.int64, count=len(entries))
     except OverflowError:
         return None
     if values.size and int(np.abs(values).max()) >= LIMIT:

@@ -380,7 +380,7 @@ def _choose_in_matrix(where: Bools, text: bytes, array: TextArray) -> TextArray:
     import numpy as np
 
     wide = array.widened(len(text))
-    matrix = wide._matrix().copy()
+    matrix = wide._matrix() if wide is not array else wide._matrix().copy()   # widened: new
     matrix[where, :len(text)] = np.frombuffer(text, dtype=np.uint8)
     rows = np.arange(len(where), dtype=np.int64)
     return TextArray(array.shape, matrix.ravel(), np.where(where, rows * wide.width, wide.starts),

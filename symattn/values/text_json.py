@@ -7,7 +7,8 @@ text its slot of the matrix's width between quotes and followed by ``", "`` (``]
 after the last), then the break to the next row - every mark in a column of its own,
 written by slicing. The bytes of a slot outside its text are set to zero (a mask
 per text, from a table made once per width), and a text that needs no escapes
-holds no zero byte, so the JSON is the laid-out bytes without their zeros.
+holds no zero byte, so the JSON is the laid-out bytes without their zeros
+(``bytes.translate`` deletes them, faster than a numpy gather).
 
 >>> import numpy as np
 >>> rows = matrix_json(np.frombuffer(b"1/2-3 ", dtype=np.uint8).reshape(2, 3),
@@ -55,9 +56,7 @@ def matrix_json(matrix: NDArray[np.uint8], offsets: NDArray[np.int64],
     slots[:, m - 1, width + 3] = 0
     laid[:, 1 + m * slot:] = np.frombuffer(_BREAK, dtype=np.uint8)
     laid[-1, 1 + m * slot:] = 0        # no break after the block's last row
-    flat = laid.ravel()
-    written: bytes = flat[flat != 0].tobytes()
-    return written
+    return laid.tobytes().translate(None, b"\0")     # bytes.translate deletes in one pass
 
 
 def _in_use(low: NDArray[np.int64], spans: NDArray[np.int64], width: int) -> NDArray[np.bool_]:
