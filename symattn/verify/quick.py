@@ -95,7 +95,7 @@ class QuickOk:
         reasons = (made(Reason, key="ok", args=(("exact", decimal), self._rule_arg,
                                                 ("rounded", rounded)), entries=()),)
         return Verdict.later(partial(exact_text, exact),
-                             partial(self._ok_text, decimal, self._rule_arg[1], rounded),
+                             partial(self._ok_text, decimal, self.rule.value, rounded),
                              claim=claim, position=step.position(target),
                              printed=printed.text, exact_decimal=decimal, exact_rounded=rounded,
                              recomputed=None, verdict="ok", flags=flags, reasons=reasons)
