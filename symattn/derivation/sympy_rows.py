@@ -33,6 +33,7 @@ from __future__ import annotations
 
 __all__ = ["SoftmaxRow", "joined"]
 
+from functools import lru_cache
 from typing import Sequence
 
 import sympy
@@ -59,6 +60,14 @@ def _text(expr: sympy.Expr) -> str:
     if expr.is_Rational:
         return rational_text(fmpq(int(expr.p), int(expr.q)))
     return str(sympy.sstr(expr))
+
+
+@lru_cache(maxsize=1 << 14)
+def _product_text(value: sympy.Expr, numerator: sympy.Expr) -> str:
+    """``_text(value * numerator)``, remembered: ``kvcache`` writes each decoded row's
+    terms again for the full derivation's same row, and printing a product of
+    positional values and an exponential is most of its time."""
+    return _text(value * numerator)
 
 
 class SoftmaxRow:
@@ -129,7 +138,7 @@ class SoftmaxRow:
         for a symbolic ``v`` or a numerator that is not an exponential."""
         factor, numerator = self._texts[j], self.numerators[j]
         if not value.is_Rational or not isinstance(numerator, sympy.exp):
-            return _text(value * numerator)
+            return _product_text(value, numerator)
         if value == 1:
             return factor
         if value == -1:
