@@ -249,3 +249,28 @@ def test_cli_kvcache_rope(capsys, tmp_path):
     assert status == 0, err
     assert "cached already rotated" in out and "compared as exact expressions" in out
     assert "k_2 = x_2 W_K (rotated to p = 1) = [" in out
+
+
+@pytest.mark.parametrize("command", ["kvcache", "permute"])
+def test_a_rational_spec_is_decoded_and_permuted_without_sympy(tmp_path, command):
+    """Proving a rational spec's rows equal needs no SymPy (half a second to import):
+    the command's report is written and SymPy was never imported."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom symattn.cli import main\n"
+            f"status = main(['{command}', '--example', '000-cat-chases-mouse', '-o', "
+            f"{str(tmp_path / 'out.txt')!r}])\n"
+            "print(status, 'sympy' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.split() == ["0", "False"], result.stdout + result.stderr
+    assert (tmp_path / "out.txt").stat().st_size > 500
+
+
+def test_values_known_by_sympy_are_still_proved_equal_by_expansion():
+    from symattn.values.symbolic import SympyValue
+
+    x = sympy.Symbol("x")
+    assert same_exact(SympyValue((x + 1) ** 2), SympyValue(x ** 2 + 2 * x + 1))
+    assert not same_exact(SympyValue((x + 1) ** 2), SympyValue(x ** 2 + 1))

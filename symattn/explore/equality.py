@@ -18,13 +18,15 @@ from __future__ import annotations
 
 __all__ = ["same_exact", "proved_different", "same_closed_form", "sum_order_free"]
 
-import sympy
+import sys
+from typing import TYPE_CHECKING
+
 from flint import arb, fmpq
 
 from symattn.values.exact import NAN, NEG_INF, Exact, Irrational, Surd, to_ball
-from symattn.values.symbolic import SympyValue, WrittenValue, value_to_sympy
 
-_SYMPY_KINDS = (SympyValue, WrittenValue)   # values known by their SymPy expression
+if TYPE_CHECKING:
+    import sympy
 
 
 def same_exact(a: Exact, b: Exact) -> bool:
@@ -35,12 +37,26 @@ def same_exact(a: Exact, b: Exact) -> bool:
         return a == b
     if isinstance(a, Surd) and isinstance(b, Surd):
         return a == b
-    if isinstance(a, _SYMPY_KINDS) and isinstance(b, _SYMPY_KINDS):
-        x, y = a.to_sympy(), b.to_sympy()
-        return bool(x == y or sympy.expand(x - y) == 0)
     if isinstance(a, Irrational) and isinstance(b, Irrational):
         return a.text == b.text
-    return False
+    return _same_sympy(a, b)
+
+
+def _same_sympy(a: Exact, b: Exact) -> bool:
+    """Two values known by their SymPy expressions, proved equal by expanding their
+    difference. No such value exists before its module is imported, and that imports
+    SymPy: a rational spec's ``permute`` and ``kvcache`` never do (half a second)."""
+    if "symattn.values.symbolic" not in sys.modules:
+        return False
+    import sympy
+
+    from symattn.values.symbolic import SympyValue, WrittenValue
+
+    if not (isinstance(a, (SympyValue, WrittenValue)) and
+            isinstance(b, (SympyValue, WrittenValue))):
+        return False
+    x, y = a.to_sympy(), b.to_sympy()
+    return bool(x == y or sympy.expand(x - y) == 0)
 
 
 def proved_different(a: Exact, b: Exact, max_bits: int = 4096) -> bool:
@@ -64,6 +80,8 @@ def _canonical(value: Exact) -> sympy.Expr | None:
     The fast path's closed forms (Irrational) are text only; symattn never hands
     text to a SymPy parser, so they get no second, SymPy-side comparison.
     """
+    from symattn.values.symbolic import value_to_sympy
+
     return None if isinstance(value, Irrational) else value_to_sympy(value)
 
 
@@ -71,6 +89,10 @@ def same_closed_form(a: Exact, b: Exact) -> bool | None:
     """Whether the exact closed forms agree (None: they cannot be compared)."""
     if isinstance(a, Irrational) and isinstance(b, Irrational):
         return sum_order_free(a.text) == sum_order_free(b.text)
+    if isinstance(a, Irrational) or isinstance(b, Irrational):
+        return None           # text on one side only: no SymPy form to compare with
+    if isinstance(a, fmpq) and isinstance(b, fmpq):
+        return a == b         # a rational's closed form is the rational itself
     x, y = _canonical(a), _canonical(b)
     if x is None or y is None:
         return None
