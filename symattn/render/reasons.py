@@ -84,9 +84,8 @@ class NoteWriter:
         self.convert: Callable[[str], str] = convert or _MODES[mode]
         # A message converted once per key and placeholder names: the same for every verdict.
         self._converted: dict[tuple[str, ...], str] = {}
-        self._split: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._plans: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...],
-                                                  tuple[str, ...]]] = {}
+                                                  tuple[Callable[[str], str], ...]]] = {}
         # Numbers already written: a report shows most of them twice (column and reason).
         self._numbers: dict[str, str] = {}
 
@@ -203,70 +202,47 @@ class NoteWriter:
         return "; ".join(self.clause(reason) for reason in verdict.reasons)
 
     def clause(self, reason: Reason) -> str:
-        if not reason.entries and len(reason.args) == 3:   # ok, rounds: most of a report
-            return self._three(reason)
-        values = self._values(reason)
-        texts, order = self._pieces(message_key(reason), tuple(values))
-        return interleaved(texts, [values[name] for name in order])
-
-    def _three(self, reason: Reason) -> str:
-        """``clause`` of a reason of three placeholders, the most common: the same text,
-        the message's pieces and each placeholder's kind found once per message."""
-        (name_1, _), (name_2, _), (name_3, _) = reason.args
-        cache_key = ("\x02three", reason.key, name_1, name_2, name_3)
-        plan = self._plans.get(cache_key)
-        if plan is None:
-            names = (name_1, name_2, name_3)
-            texts, order = self._pieces(message_key(reason), names)
-            kinds = tuple("number" if n in _PLAIN_NUMBERS else "rule" if n in RULE_ARGS
-                          else "other" for n in names)
-            plan = self._plans[cache_key] = (texts, tuple(names.index(n) for n in order),
-                                             kinds)
-        texts, places, kinds = plan        # places: where each placeholder's value is
-        if "other" in kinds:
-            values = list(self._values(reason).values())
-        else:
-            values = [self.number(value) if kind == "number" else
-                      self._message(f"rounding.{value}")
-                      for kind, (_, value) in zip(kinds, reason.args)]
+        """One reason in the catalog's language: its message filled with its placeholders
+        as the output writes them (each placeholder's writer found once per message)."""
+        names = tuple(name for name, _ in reason.args)
+        if reason.entries:
+            names += ("entries",)
+        texts, places, writers = self._plan(message_key(reason), names)
+        values = [write(value) for write, (_, value) in zip(writers, reason.args)]
+        if reason.entries:
+            values.append(", ".join(self.named(named) for named in reason.entries))
         return interleaved(texts, [values[k] for k in places])
 
-    def _pieces(self, key: str, names: tuple[str, ...]
-                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """``_message(key, *names)`` split at its placeholders: the texts around them and
-        the name at each (a report fills the same few messages thousands of times)."""
-        cache_key = ("\x02pieces", key, *names)
-        found = self._split.get(cache_key)
-        if found is None:
+    def _plan(self, key: str, names: tuple[str, ...]
+              ) -> tuple[tuple[str, ...], tuple[int, ...], tuple[Callable[[str], str], ...]]:
+        """``_message(key, *names)`` split at its placeholders (the texts around them),
+        where among ``names`` the value of each placeholder is, and the writer of each
+        name's value (``_writer``): made once per message and names, as a report fills
+        the same few messages thousands of times."""
+        cache_key = (key, *names)
+        plan = self._plans.get(cache_key)
+        if plan is None:
             parts = _TOKEN.split(self._message(key, *names))
-            found = self._split[cache_key] = (tuple(parts[0::2]),
-                                              tuple(names[int(k)] for k in parts[1::2]))
-        return found
+            plan = self._plans[cache_key] = (tuple(parts[0::2]),
+                                             tuple(int(k) for k in parts[1::2]),
+                                             tuple(self._writer(n) for n in names))
+        return plan
 
-    def _values(self, reason: Reason) -> dict[str, str]:
-        """The reason's placeholders as the output writes them."""
-        c = self.catalog
-        values: dict[str, str] = {}
-        for name, value in reason.args:
-            if name in _PLAIN_NUMBERS:              # the common case first
-                values[name] = self.number(value)
-            elif name in RULE_ARGS:
-                values[name] = self._message(f"rounding.{value}")
-            elif name.startswith("size_"):
-                values[name] = self.size(value)
-            elif name.startswith("math_"):          # symbols the code wrote (sizes.symbols)
-                values[name] = self.convert(f"${value}$")
-            elif name == "what":                    # a catalog message naming a quantity
-                values[name] = self.convert(c.text(value))
-            elif name == "others":
-                values[name] = self._numbers_in_text(value)
-            elif name in NUMBER_ARGS:
-                values[name] = self.number(value)
-            else:
-                values[name] = self.escape(value)
-        if reason.entries:
-            values["entries"] = ", ".join(self.named(named) for named in reason.entries)
-        return values
+    def _writer(self, name: str) -> Callable[[str], str]:
+        """How the value of the placeholder ``name`` is written in the output."""
+        if name in _PLAIN_NUMBERS:
+            return self.number
+        if name in RULE_ARGS:
+            return lambda value: self._message(f"rounding.{value}")
+        if name.startswith("size_"):
+            return self.size
+        if name.startswith("math_"):          # symbols the code wrote (sizes.symbols)
+            return lambda value: self.convert(f"${value}$")
+        if name == "what":                    # a catalog message naming a quantity
+            return lambda value: self.convert(self.catalog.text(value))
+        if name == "others":
+            return self._numbers_in_text
+        return self.escape
 
     def flags(self, verdict: Verdict) -> str:
         """The verdict's flags in words, joined by commas."""
