@@ -37,11 +37,18 @@ def exponentials(value: Exact) -> int:
         return 0
     if not isinstance(value, Irrational):
         return exact_text(value).count("exp(")
-    counted = value.__dict__.get("_exponentials")
+    return _remembered(value, "_exponentials", lambda: value.text.count("exp(") if not
+                       value.parts else value.own_exponentials +
+                       sum(exponentials(part) for part in value.parts))
+
+
+def _remembered(value: Irrational, slot: str, count: Callable[[], int]) -> int:
+    """``count()``, made once per value and kept on it in ``slot`` (each part of a deep
+    value is reached along many paths: it is counted once)."""
+    counted = value.__dict__.get(slot)
     if counted is None:
-        counted = value.text.count("exp(") if not value.parts else \
-            value.own_exponentials + sum(exponentials(part) for part in value.parts)
-        object.__setattr__(value, "_exponentials", counted)   # frozen: a cache, not a field
+        counted = count()
+        object.__setattr__(value, slot, counted)    # frozen: a cache, not a field
     return int(counted)
 
 
@@ -101,9 +108,6 @@ def _written_length(value: Exact) -> int:
     counted from the parts, once each and remembered, for one made by ``values.arith``)."""
     if not isinstance(value, Irrational):
         return len(exact_text(value))
-    counted = value.__dict__.get("_length")
-    if counted is None:
-        counted = len(value.text) if not value.parts else \
-            _OWN_TEXT + sum(_PER_PART + _written_length(part) for part in value.parts)
-        object.__setattr__(value, "_length", counted)     # frozen: a cache, not a field
-    return int(counted)
+    return _remembered(value, "_length", lambda: len(value.text) if not value.parts else
+                       _OWN_TEXT + sum(_PER_PART + _written_length(part)
+                                       for part in value.parts))
