@@ -125,7 +125,7 @@ class QuickOk:
         """The same from the grid's tables, when they settle every rounding asked."""
         tables = step.tables.get(places) or step.tables_at(places)
         rounded = settled(tables[0], row, column)
-        if rounded is None or rounded != printed * _POWERS[places]:
+        if rounded is None or rounded != printed * 10 ** places:
             return None
         flags: tuple[str, ...] = ()
         if self.rule is not Rounding.TRUNCATE:
@@ -138,10 +138,6 @@ class QuickOk:
             return None
         return (format_scaled(digits, places + SHOWN_EXTRA_PLACES) + "...",
                 format_scaled(rounded, places), flags)
-
-
-# 10**places, for the places a table can have
-_POWERS = [10 ** places for places in range(MAX_PLACES + 1)]
 
 
 class _Step:
