@@ -20,7 +20,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Union
 
-from symattn.cli.gates import add_gate_options, fail_on, fails, summary_document, summary_text
+from symattn.cli.gates import add_gate_options, fail_on, fails, summary_text
 from symattn.defaults import MAX_TERMS, ROUNDING
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler,
                                  Subparsers,
@@ -245,8 +245,8 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     from symattn.verify.verdicts import Failed
 
     if args.format == "json" and args.summary:
-        return render_report.compact_json(summary_document(
-            render_report.report_document(results, args.max_terms or None)))
+        return render_report.compact_json(render_report.report_document(
+            results, args.max_terms or None, claims=False))
     if args.format == "json":
         return render_report.report_json(results, args.max_terms or None)
     reports = [r for r in results if not isinstance(r, Failed)]

@@ -15,7 +15,7 @@ symattn.errors.InputError: --fail-on: unknown 'ok'; use wrong, propagated, ... s
 
 from __future__ import annotations
 
-__all__ = ["FAIL_ON", "add_gate_options", "fail_on", "fails", "summary_document"]
+__all__ = ["FAIL_ON", "add_gate_options", "fail_on", "fails"]
 
 import argparse
 from typing import TYPE_CHECKING, Sequence
@@ -54,14 +54,6 @@ def fails(report: Report, names: Sequence[str]) -> bool:
     """Whether a verdict of ``report`` is one of ``names`` (``inconsistent``: the flag)."""
     return any(v.verdict in names or ("inconsistent" in names and "inconsistent" in v.flags)
                for v in report.verdicts)
-
-
-def summary_document(document: dict[str, object]) -> dict[str, object]:
-    """The check JSON without the claims of each report (``--summary``)."""
-    reports = document.get("reports", [])
-    assert isinstance(reports, list)
-    return {**document, "reports": [{k: v for k, v in report.items() if k != "claims"}
-                                    for report in reports]}
 
 
 def summary_text(reports: Sequence[Report], language: str | None,

@@ -164,13 +164,15 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     return "\n".join(out)
 
 
-def report_document(reports: Sequence[Report | Failed], max_terms: int | None = None
-                    ) -> dict[str, object]:
+def report_document(reports: Sequence[Report | Failed], max_terms: int | None = None,
+                    claims: bool = True) -> dict[str, object]:
     """The JSON document of check reports as Python data (schemas/check.json); a spec
     that failed is an entry with its ``error`` line and exit ``status`` instead of claims.
     A closed form of more than ``max_terms`` exponentials is null (None: every one
-    written), and its report says how many (``exact_omitted``) and ``max_terms``."""
-    return _document(reports, max_terms, lambda r: r.to_records(max_terms))
+    written), and its report says how many (``exact_omitted``) and ``max_terms``. With
+    ``claims`` False, each report has its counts and no claims (``check --summary``)."""
+    return _document(reports, max_terms, (lambda r: r.to_records(max_terms)) if claims
+                     else None)
 
 
 def report_json(reports: Sequence[Report | Failed], max_terms: int | None = None) -> str:
@@ -181,19 +183,19 @@ def report_json(reports: Sequence[Report | Failed], max_terms: int | None = None
 
 
 def _document(reports: Sequence[Report | Failed], max_terms: int | None,
-              claims: Callable[[Report], Sequence[object]]) -> dict[str, object]:
+              claims: Callable[[Report], Sequence[object]] | None) -> dict[str, object]:
     return {"symattn": __version__, "schema_version": SCHEMA_VERSION,
             "reports": [_report_entry(r, max_terms, claims) for r in reports]}
 
 
 def _report_entry(r: Report | Failed, max_terms: int | None,
-                  claims: Callable[[Report], Sequence[object]]) -> dict[str, object]:
+                  claims: Callable[[Report], Sequence[object]] | None) -> dict[str, object]:
     if isinstance(r, Failed):
         return {"source": r.source, "error": r.error, "status": r.status}
     omitted = r.exact_omitted(max_terms)
     return {"title": r.title, **({"variant": r.variant} if r.variant else {}),
             "source": r.source, "rounding": r.rounding.value,
-            "summary": r.counts, "claims": claims(r),
+            "summary": r.counts, **({"claims": claims(r)} if claims else {}),
             **({"exact_omitted": omitted, "max_terms": max_terms} if omitted else {})}
 
 
