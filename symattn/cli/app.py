@@ -24,7 +24,7 @@ from typing import NoReturn, Sequence
 from symattn._version import __version__
 from symattn.cli.interleaved import CommandParser
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
-                                 EXIT_TERMINATED, Handler, end_at_once, one_line)
+                                 EXIT_TERMINATED, Handler, one_line)
 from symattn.errors import SymattnError
 
 
@@ -170,31 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> NoReturn:
     """The ``symattn`` command (``python -m symattn`` and the installed script): ``main``,
-    then the process ends at once. Its standard streams are flushed and its files are
-    already closed; what is skipped is freeing every object of the run one by one,
-    a tenth of a second or more after a large derivation or check, which the
-    operating system reclaims anyway. Under a profiler or a coverage tracer, the
-    process ends normally, so that they write what they measured at exit. An
-    embedding program calls ``main`` instead."""
-    watched = sys.getprofile() is not None or sys.gettrace() is not None or _watched()
-    if not watched:
-        end_at_once()       # the commands keep what they made (``keep_until_exit``)
-    status = main()
-    if watched:
-        raise SystemExit(status)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):   # a closed pipe or stream: nothing more to say
-            pass
-    os._exit(status)
-
-
-def _watched() -> bool:
-    """Whether a tool watches through ``sys.monitoring`` (Python 3.12+: coverage.py)."""
-    monitoring = getattr(sys, "monitoring", None)
-    return monitoring is not None and any(
-        monitoring.get_tool(tool) is not None for tool in range(6))
+    then exit with its status. An embedding program calls ``main`` instead."""
+    raise SystemExit(main())
 
 
 def _one_blas_thread() -> None:

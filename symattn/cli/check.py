@@ -26,7 +26,7 @@ from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXI
                                  Subparsers,
                                  add_language_options, add_limit_option,
                                  add_precision_option, add_source,
-                                 display_name, keep_until_exit, one_line, spec_sources, whole,
+                                 display_name, one_line, spec_sources, whole,
                                  write_output)
 
 if TYPE_CHECKING:
@@ -222,7 +222,6 @@ def run(args: argparse.Namespace) -> int:
     parallel = args.jobs > 1 and len(sources) > 1
     results = [one for result in (_check_in_parallel if parallel else _check_in_turn)(
         sources, args) for one in (result if isinstance(result, list) else [result])]
-    keep_until_exit(results)
     reports = [r for r in results if not isinstance(r, Failed)]
     failed = [r for r in results if isinstance(r, Failed)]
     for failure in failed:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterator
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
                                  add_limit_option, add_number_options, add_precision_option,
-                                 add_source, keep_until_exit, language_of, load_one,
+                                 add_source, language_of, load_one,
                                  number_format_of, spec_sources, whole, write_output)
 
 if TYPE_CHECKING:
@@ -185,7 +185,6 @@ def _run(args: argparse.Namespace) -> int:
     from symattn.errors import InputError
     from symattn.render import text as render_text
     from symattn.render import view
-    from symattn.values.text_arrays import as_text
 
     sources = spec_sources(args)
     problem = load_one(args, "derive")
@@ -204,7 +203,6 @@ def _run(args: argparse.Namespace) -> int:
         problem = dataclasses.replace(problem, max_shift=shift)
     _check_written(args, problem, sources[0], number_format)
     derivation = pipeline.derive(problem)
-    keep_until_exit(derivation)
     latex = args.pdf or args.format == "latex"
     if args.precision not in (None, "exact") and latex:
         raise InputError("--precision shows the steps in a floating-point format in text, "
@@ -218,10 +216,10 @@ def _run(args: argparse.Namespace) -> int:
     limit = None if args.format == "json" or args.max_rows == 0 else max(args.max_rows, 2)
     # Text shows the steps a page shows (a max-shift hides e^z); JSON has every step.
     shown = None if args.format == "json" else tuple(s.name for s in derivation if not s.hidden)
-    text: str | Iterator[str | bytes]
-    if args.format == "json":   # step by step, each large step a matrix at a time,
-        steps = view.iter_step_views(derivation, number_format, limit, shown,   # streamed
-                                     args.max_terms or None, arrays=True)
+    text: str | Iterator[str]
+    if args.format == "json":   # step by step, streamed
+        steps = view.iter_step_views(derivation, number_format, limit, shown,
+                                     args.max_terms or None)
         text = render_text.iter_json_steps(problem.title, number_format, steps,
                                            problem.description, problem.tokens)
     else:
@@ -229,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
                                 max_terms=args.max_terms or None)
         text = render_text.render_text(built, language)
     if precision != "exact":
-        whole = text if isinstance(text, str) else as_text(text)
+        whole = text if isinstance(text, str) else "".join(text)
         text = _with_precision(whole, args.format, precision, problem, language)
     write_output(text, args.output)
     return EXIT_OK

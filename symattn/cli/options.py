@@ -11,8 +11,7 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
            "limits_of", "write_output", "write_report", "add_language_options", "language_of",
-           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole",
-           "keep_until_exit", "end_at_once"]
+           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole"]
 
 import argparse
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeAlias
@@ -228,14 +227,13 @@ def limits_of(args: argparse.Namespace) -> Limits:
     return Limits.scaled(size)
 
 
-def write_output(text: str | Iterable[str | bytes], output: str | None) -> None:
+def write_output(text: str | Iterable[str], output: str | None) -> None:
     """``text`` to stdout (no ``-o``, or ``-o -``) or to the file ``output``, atomically;
     ``text`` in pieces goes to the file as it is made (``files.write_atomically``)."""
     from symattn.render.files import write_atomically, write_stdout
-    from symattn.values.text_arrays import as_text
 
     if output is None or output == "-":
-        write_stdout(text if isinstance(text, str) else as_text(text))
+        write_stdout(text if isinstance(text, str) else "".join(text))
         return
     write_atomically(output, text)
 
@@ -264,27 +262,3 @@ def add_precision_option(parser: argparse.ArgumentParser) -> None:
                         help="the format the numbers were computed in, as NumPy and PyTorch "
                              "do on the CPU (default: the spec's options.precision, else "
                              "exact); docs/checking.md, Framework precision")
-
-
-# What a command made, kept to the end of a process that ``app.run`` ends at once
-# (``end_at_once``): freeing a large check's or derivation's objects one by one costs
-# a tenth of a second, for memory the operating system takes back anyway. None: the
-# command runs inside a program (``app.main``), which frees them as usual.
-_KEPT: list[object] | None = None
-
-
-def end_at_once() -> None:
-    """Say that the process ends as soon as the command returns (``app.run``)."""
-    global _KEPT
-    _KEPT = []
-
-
-def keep_until_exit(*made: object) -> None:
-    """Keep ``made`` to the end of the process when it ends at once; else nothing.
-
-    >>> keep_until_exit([1, 2])   # in a program: nothing is kept
-    >>> _KEPT is None
-    True
-    """
-    if _KEPT is not None:
-        _KEPT.extend(made)

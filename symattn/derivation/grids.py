@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from flint import arb, fmpq, fmpq_mat, fmpz
+from flint import arb, fmpq, fmpq_mat
 
 from symattn.derivation.grid_data import GridData, bool_matrix
 from symattn.errors import FullyMaskedRowError, InputError
@@ -168,8 +168,6 @@ class LazyValueGrid(Grid):
 class RationalGrid(Grid):
     """A matrix of rationals (inputs, Q, K, V, QK^T)."""
 
-    all_rational = True    # every entry a rational: decimals decided exactly at little cost
-
     def __init__(self, matrix: fmpq_mat,
                  factors: tuple[fmpq_mat, fmpq_mat] | None = None) -> None:
         self.matrix = matrix
@@ -187,11 +185,6 @@ class RationalGrid(Grid):
     def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
               ) -> list[tuple[str | None, ...]]:
         return list(self.rational_texts.block(rows, columns))
-
-    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
-        """Entry (i, j) is ``numerators[i * width + j] / denominator``."""
-        texts = self.rational_texts
-        return texts.numerators, texts.denominator, texts.width
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
@@ -211,7 +204,7 @@ class RationalGrid(Grid):
         return enclosures.scaled_enclosure(matrix.numerators, errors, scale)
 
     def enclosure(self) -> Enclosure | None:
-        """Double-precision enclosure of every entry, for writing many decimals at once."""
+        """Double-precision enclosure of every entry (``verify.batch``, ``max_shift``)."""
         return self._enclosure
 
 
@@ -233,11 +226,6 @@ class ScaledGrid(Grid):
         if (i, j) in self.holes:
             return NEG_INF
         return self.factor * self.base[i, j]
-
-    @property
-    def all_rational(self) -> bool:
-        """Every finite entry is rational (a rational factor)."""
-        return isinstance(self.factor, fmpq)
 
     def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
               ) -> list[tuple[str | None, ...]]:
@@ -272,12 +260,6 @@ class ScaledGrid(Grid):
             self._rational_texts = RationalTexts(self.base * self.factor)
         return self._rational_texts
 
-    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
-        """Entry (i, j) is ``numerators[i * width + j] / denominator`` (with
-        ``all_rational``; holes are -oo whatever their numerator)."""
-        texts = self._scaled_texts()
-        return texts.numerators, texts.denominator, texts.width
-
     def factor_ball(self, prec: int) -> arb:
         """A certified ball for the factor (a rational or a surd: always finite)."""
         return to_ball(self.factor, prec)
@@ -305,7 +287,7 @@ class ScaledGrid(Grid):
         return enclosures.scaled_enclosure(inputs[0], inputs[1], scale, holes)
 
     def enclosure(self) -> Enclosure | None:
-        """Double-precision enclosure of every entry, for writing many decimals at once."""
+        """Double-precision enclosure of every entry (``verify.batch``, ``max_shift``)."""
         return self._enclosure
 
 
@@ -346,6 +328,12 @@ class MaskedGrid(Grid):
     def exact(self, i: int, j: int) -> Exact:
         return self.scaled.exact(i, j) if self.allowed[i][j] else NEG_INF
 
+    @property
+    def unmasked(self) -> ScaledGrid:
+        """The grid whose entries this one shows where the mask allows (``NumberFormat``
+        writes its decimals from that grid's)."""
+        return self.scaled
+
     def texts(self, rows: Sequence[int], columns: Sequence[int], max_terms: int | None = None
               ) -> list[tuple[str | None, ...]]:
         masked = exact_text(NEG_INF)
@@ -361,14 +349,6 @@ class MaskedGrid(Grid):
         for i, j in self.scaled.holes:
             allowed[i, j] = False
         return allowed  # type: ignore[no-any-return]
-
-    @property
-    def all_rational(self) -> bool:
-        return self.scaled.all_rational
-
-    def ratio_parts(self) -> tuple[list[fmpz], int, int]:
-        """The scaled scores' numerators (masked entries are -oo whatever theirs)."""
-        return self.scaled.ratio_parts()
 
     def enclosure(self) -> Enclosure | None:
         """The scaled scores' enclosure with the masked entries -oo."""

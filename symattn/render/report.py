@@ -176,10 +176,8 @@ def report_document(reports: Sequence[Report | Failed], max_terms: int | None = 
 
 
 def report_json(reports: Sequence[Report | Failed], max_terms: int | None = None) -> str:
-    """The reports as one JSON document (``report_document``), one claim a line: the
-    text ``compact_json(report_document(reports, max_terms))`` writes, each claim's line
-    written from its verdict at once (a check of every weight writes tens of thousands)."""
-    return compact_json(_document(reports, max_terms, lambda r: _claim_lines(r, max_terms)))
+    """The reports as one JSON document (``report_document``), one claim a line."""
+    return compact_json(report_document(reports, max_terms))
 
 
 def _document(reports: Sequence[Report | Failed], max_terms: int | None,
@@ -199,90 +197,18 @@ def _report_entry(r: Report | Failed, max_terms: int | None,
             **({"exact_omitted": omitted, "max_terms": max_terms} if omitted else {})}
 
 
-def _claim_lines(report: Report, max_terms: int | None) -> _Lines:
-    """``report.to_records(max_terms)``, each record written as its JSON line."""
-    lines = report.lines
-    return _Lines(_claim_line(v, lines.get(v.claim.key), report.writes_exact(k, max_terms))
-                  for k, v in enumerate(report.verdicts))
-
-
-class _Lines(list[str]):
-    """Values already written as JSON, one a line: ``compact_json`` lays them out as
-    they are."""
-
-
-def _claim_line(v: Verdict, line: int | None, with_exact: bool) -> str:
-    """``_ENCODE(verdict_record(v, ...))``: the fields in ``RECORD_FIELDS``' order (the
-    text fields a ``Verdict`` always has are written as text: anything else fails)."""
-    text = _STRING
-    row, column = v.row_column
-    return (f'{{"step": {text(v.step)}, "position": {text(v.position)}, "row": '
-            f'{_plain(row)}, "column": {_plain(column)}, "line": {_plain(line)}, "label": '
-            f'{text(v.label)}, "printed": {text(v.printed)}, "exact": '
-            f'{_plain(v.exact) if with_exact else "null"}, "exact_decimal": '
-            f'{_plain(v.exact_decimal)}, "exact_rounded": {_plain(v.exact_rounded)}, '
-            f'"recomputed": {_plain(v.recomputed)}, "verdict": {text(v.verdict)}, '
-            f'"flags": {_texts(v.flags)}, "reason": {text(v.reason)}, "carried_from": '
-            f'{_texts(v.carried_from)}, "carried_wrong": {_texts(v.carried_wrong)}}}')
-
-
-def _plain(value: object) -> str:
-    """A text, a whole number or None, as json writes it."""
-    if value is None:
-        return "null"
-    if type(value) is str:
-        return _STRING(value)
-    return int.__repr__(value) if type(value) is int else _ENCODE(value)
-
-
-def _texts(values: object) -> str:
-    """A tuple of texts as a JSON list."""
-    if values == ():
-        return "[]"
-    if type(values) is tuple and all(type(value) is str for value in values):
-        return "[" + ", ".join(map(_STRING, values)) + "]"
-    return _ENCODE(list(values) if isinstance(values, tuple) else values)
-
-
 def compact_json(document: object, depth: int = 4) -> str:
     """``json.dumps(document, indent=1)`` down to ``depth`` levels; anything deeper
-    (one claim, one matrix row) on one line by json's C encoder, which the
-    indenting encoder does not use: the same values, a fraction of the time."""
+    (one claim, one matrix row) on one line, by ``json.dumps`` without indenting."""
     return _compact(document, depth, 0) + "\n"
-
-
-def _one_line_encoder() -> Callable[[object], str]:
-    """``json.dumps(value, ensure_ascii=False)``, the C encoder made once rather than for
-    each claim (a check of every weight encodes tens of thousands); json's own encode
-    where the C accelerator is missing."""
-    from json import encoder
-
-    plain = json.JSONEncoder(ensure_ascii=False)
-    make = getattr(encoder, "c_make_encoder", None)
-    if make is None:
-        return plain.encode
-    chunks = make(None, plain.default, encoder.encode_basestring, None, ": ", ", ", False,
-                  False, True)
-
-    def encode(value: object) -> str:
-        if isinstance(value, str):    # a bare string: json's own path, as dumps takes it
-            return plain.encode(value)
-        return "".join(chunks(value, 0))
-    return encode
-
-
-_ENCODE = _one_line_encoder()
-_STRING: Callable[[str], str] = json.encoder.encode_basestring   # as ensure_ascii=False writes
 
 
 def _compact(value: object, depth: int, level: int) -> str:
     if level >= depth or not isinstance(value, (dict, list)) or not value:
-        return _ENCODE(value)
+        return json.dumps(value, ensure_ascii=False)
     inner = "\n" + " " * (level + 1)
-    if isinstance(value, _Lines):
-        return "[" + inner + ("," + inner).join(value) + "\n" + " " * level + "]"
     if isinstance(value, dict):
-        items = [f"{_ENCODE(key)}: {_compact(item, depth, level + 1)}"
+        items = [f"{json.dumps(key, ensure_ascii=False)}: {_compact(item, depth, level + 1)}"
                  for key, item in value.items()]
         return "{" + inner + ("," + inner).join(items) + "\n" + " " * level + "}"
     items = [_compact(item, depth, level + 1) for item in value]

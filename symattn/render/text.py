@@ -19,7 +19,6 @@ from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
 from symattn.render.view import Cells, DerivationView, StepView
-from symattn.values.text_arrays import TextArray, as_text
 from symattn.values.number_format import NumberFormat
 
 EXACT_WIDTH = 60   # longer closed forms are left to the JSON output
@@ -182,18 +181,16 @@ def render_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     """JSON of steps made one at a time (``view.iter_step_views``): the text of
     ``iter_json_steps`` in one string. The values are those of ``json.dumps``
     of ``derivation_document``; only the white space differs."""
-    return as_text(iter_json_steps(title, fmt, steps, description, tokens))
+    return "".join(iter_json_steps(title, fmt, steps, description, tokens))
 
 
 def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
                     description: str = "", tokens: Sequence[str] = ()
-                    ) -> Iterator[str | bytes]:
+                    ) -> Iterator[str]:
     """``render_json_steps`` in pieces, a step at a time: each step is written and
-    released before the next is made (a writer may stream the pieces to a file;
-    a large matrix comes as UTF-8 bytes),
-    and each matrix row is one line (json's C encoder, or a ``TextArray``'s rows
-    written at once), so a large derivation is neither held whole nor slowed by
-    the indenting encoder."""
+    released before the next is made (a writer may stream the pieces to a file),
+    and each matrix row is one line (``json.dumps`` of the row), so a large
+    derivation is neither held whole nor slowed by the indenting encoder."""
     head = _head(title, fmt, description, tokens)
     yield json.dumps(head, ensure_ascii=False, indent=1)[:-2] + ',\n "steps": ['
     written = False
@@ -205,7 +202,7 @@ def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     yield "\n ]\n}\n" if written else "]\n}\n"
 
 
-def _step_json(step: StepView) -> Iterator[str | bytes]:
+def _step_json(step: StepView) -> Iterator[str]:
     """One step's members, each matrix row on a line of its own, in pieces."""
     cells = {"exact": step.exact, "value": step.decimal}
     plain = StepView(step.name, step.symbol, step.formula, step.operands, step.description,
@@ -223,20 +220,12 @@ def _step_json(step: StepView) -> Iterator[str | bytes]:
         yield f',\n   "exact_omitted": {omitted},\n   "max_terms": {json.dumps(step.max_terms)}'
 
 
-def _rows_json(rows: Cells) -> Iterator[str | bytes]:
-    if not len(rows):
+def _rows_json(rows: Cells) -> Iterator[str]:
+    if not rows:
         yield "[]"
         return
     yield "[\n    "
-    if isinstance(rows, TextArray):      # a step written whole: the bar counts its rows
-        left = len(rows)
-        for piece in rows.json_lines():
-            yield piece
-            done = min(left, rows.rows_at_once)
-            progress.advance(done)
-            left -= done
-    else:
-        for number, row in enumerate(rows):
-            yield (",\n    " if number else "") + json.dumps(row, ensure_ascii=False)
-            progress.advance(0)
+    for number, row in enumerate(rows):
+        yield (",\n    " if number else "") + json.dumps(row, ensure_ascii=False)
+        progress.advance(0)
     yield "\n   ]"

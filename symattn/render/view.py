@@ -13,19 +13,16 @@ __all__ = ["StepView", "DerivationView", "build_view", "iter_step_views", "shown
            "MAX_TERMS"]
 
 from dataclasses import dataclass
-from typing import Iterator, Union
+from typing import Iterator
 
 from symattn import defaults, progress
 from symattn.derivation.steps import Derivation, Step
 from symattn.errors import Location
 from symattn.values.number_format import NumberFormat
 from symattn.values.decimals import UndecidedError
-from symattn.values.text_arrays import TextArray
 
-# A step's strings: rows of texts, or (a whole large step for JSON) a ``TextArray``.
-Cells = Union[tuple[tuple[Union[str, None], ...], ...], TextArray]
-# Steps of at least this many entries are written a whole matrix at once for JSON.
-ARRAY_MIN_ENTRIES = 4096
+# A step's strings on show, row by row (None: no text, e.g. a closed form left out).
+Cells = tuple[tuple[str | None, ...], ...]
 
 
 # Closed forms with more exponentials than this are left out of views by default.
@@ -63,8 +60,6 @@ class StepView:
     @property
     def omitted(self) -> int:
         """How many closed forms on show were too long to write (``max_terms``)."""
-        if isinstance(self.exact, TextArray):
-            return self.exact.nulls
         return sum(text is None for row in self.exact for text in row)
 
     @property
@@ -83,12 +78,9 @@ class DerivationView:
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
-              max_terms: int | None = MAX_TERMS, arrays: bool = False) -> StepView:
-    """The strings of one step: closed forms (up to ``max_terms``) and decimals on show;
-    with ``arrays``, a large step whole as ``TextArray`` cells."""
+              max_terms: int | None = MAX_TERMS) -> StepView:
+    """The strings of one step: closed forms (up to ``max_terms``) and decimals on show."""
     grid = step.value
-    if _whole_arrays(step, limit, arrays):
-        return _array_view(step, number_format, max_terms)
     rows = shown_indices(grid.shape[0], limit)
     columns = shown_indices(grid.shape[1], limit)
     # closed forms can be long (a softmax row has one term per key): a few rows at a time
@@ -104,34 +96,6 @@ def step_view(step: Step, number_format: NumberFormat, limit: int | None,
     progress.advance(len(rows))       # the decimals: the other half of the bar's total
     return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
                     grid.shape, rows, columns, tuple(exact), decimal, max_terms, step.variant)
-
-
-def _whole_arrays(step: Step, limit: int | None, arrays: bool) -> bool:
-    """Whether ``step_view`` writes the step whole as ``TextArray`` cells."""
-    rows, columns = step.value.shape
-    return arrays and limit is None and rows * columns >= ARRAY_MIN_ENTRIES
-
-
-def _array_view(step: Step, number_format: NumberFormat, max_terms: int | None) -> StepView:
-    """``step_view`` of a whole large step, each matrix written at once."""
-    from symattn.derivation import grid_arrays
-
-    grid = step.value
-    rows, columns = tuple(range(grid.shape[0])), tuple(range(grid.shape[1]))
-    written = [0]      # rows the closed forms told the bar of as they were written
-
-    def advance(count: int) -> None:
-        written[0] += count
-        progress.advance(count)
-    exact = grid_arrays.text_array(grid, max_terms, advance)
-    progress.advance(len(rows) - written[0])
-    try:
-        decimal = number_format.format_array(grid, grid_arrays.rational_parts(grid))
-    except UndecidedError as error:   # a number too large to write out: say which step
-        raise type(error)(f"step {step.name}: {error.message}", error.location) from None
-    progress.advance(len(rows))
-    return StepView(step.name, step.symbol, step.formula, step.operands, step.description,
-                    grid.shape, rows, columns, exact, decimal, max_terms, step.variant)
 
 
 def build_view(derivation: Derivation, number_format: NumberFormat | None = None,
@@ -152,21 +116,16 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
 
 def iter_step_views(derivation: Derivation, number_format: NumberFormat,
                     limit: int | None = defaults.ROWS_SHOWN, steps: tuple[str, ...] | None = None,
-                    max_terms: int | None = MAX_TERMS, arrays: bool = False
-                    ) -> Iterator[StepView]:
+                    max_terms: int | None = MAX_TERMS) -> Iterator[StepView]:
     """``build_view``'s steps one at a time, each made only when asked for: a
-    writer that releases each step before the next (JSON) holds one at a time.
-    ``arrays``: large steps come as ``TextArray`` cells (for ``render_json_steps``)."""
+    writer that releases each step before the next (JSON) holds one at a time."""
     chosen = [s for s in derivation.steps if steps is None or s.name in steps]
-    # One bar for the whole view: a row's closed forms, then its decimals; a step written
-    # whole as arrays also counts its two matrices' rows as the writer writes them
-    # (render.text), which is as long again.
-    rows = sum(len(shown_indices(step.value.shape[0], limit)) *
-               (2 if _whole_arrays(step, limit, arrays) else 1) for step in chosen)
+    # One bar for the whole view: a row's closed forms, then its decimals.
+    rows = sum(len(shown_indices(step.value.shape[0], limit)) for step in chosen)
     try:
         with progress.task(2 * rows, "writing"):
             for step in chosen:
-                yield step_view(step, number_format, limit, max_terms, arrays)
+                yield step_view(step, number_format, limit, max_terms)
     except UndecidedError as error:
         if error.location is not None:
             raise

@@ -101,7 +101,7 @@ def _verdict(claim: SizeClaim, printed: Printed, judgement: Judgement, order: in
 
     record = Claim(claim.key, claim.label, Target(claim.position), printed, order)
     return Verdict(claim=record, position=claim.position, printed=printed.text,
-                   exact=judgement.exact, exact_decimal=judgement.exact_decimal,
+                   value=judgement.exact, exact_decimal=judgement.exact_decimal,
                    exact_rounded=judgement.exact_rounded, recomputed=None,
                    verdict=judgement.verdict, flags=judgement.flags, reason=judgement.reason,
                    reasons=tuple(Reason(key, args) for key, args in judgement.clauses))

@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = ["NumberFormat", "DECIMAL_SEPARATORS"]
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from flint import arb, fmpq
 
@@ -24,22 +24,13 @@ from symattn import progress
 from symattn.defaults import DIGITS, ROUNDING
 from symattn.errors import InputError, argument
 from symattn.values.arith import NoFiniteValue
-from symattn.values.decimal_arrays import (FAST_DIGITS, text_array_from_enclosure,
-                                           texts_from_enclosure)
 from symattn.values.decimals import (fixed_decimal, fixed_from_ball, float_decimal_from_ball,
                                      significant_decimal, significant_from_ball, to_scientific)
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import EXACT_ZERO, NAN, NEG_INF, Exact
-from symattn.values.rounding import Rounding, format_scaled, ratio_decimal
+from symattn.values.rounding import Rounding, format_scaled
 from symattn.values.rules import parse_rounding
-from symattn.values.text_arrays import TextArray, choose, from_rows
 
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
-
-    # a rational grid's int64 numerators, denominator and -oo entries (grid_arrays)
-    Parts = tuple[NDArray[np.int64], int, NDArray[np.bool_] | None]
 
 def _whole(value: object, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
@@ -47,15 +38,16 @@ def _whole(value: object, least: int) -> bool:
 
 # Positional notation is kept while it adds at most this many zeros to the digits.
 SCIENTIFIC_BEYOND = 7
-# Blocks at least this large are decided from a numpy enclosure first (importing
-# numpy costs more than the ball path saves on a worked example's small matrices).
+# Blocks at least this large are decided from the grid's numpy enclosure first
+# (``enclosure_roundings``); below it, importing numpy costs more than it saves.
 ENCLOSURE_MIN_ENTRIES = 4096
-# Entries the enclosure leaves open are decided exactly one by one; past this
-# share of the block (many digits, huge values) the ball batch is quicker.
-UNDECIDED_SHARE = 0.01
-
-# The decimals of the last two rational numerators written, with their format.
-_LAST: list[tuple[object, NumberFormat, tuple[TextArray, NDArray[np.bool_]]]] = []
+# Beyond about 15 significant digits a double cannot decide anything.
+ENCLOSURE_MAX_DIGITS = 15
+# The last two large blocks decided from an enclosure (grid, rows, columns, format,
+# texts), kept for the masked grid that follows them (``_format_masked``; the mask
+# itself comes in between).
+_LAST: list[tuple[object, tuple[int, ...], tuple[int, ...], object,
+                  tuple[tuple[str | None, ...], ...]]] = []
 
 DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 
@@ -63,7 +55,7 @@ DECIMAL_SEPARATORS = {"en": ".", "pl": ",", "cs": ",", "ru": ",", "uk": ","}
 class Block(Protocol):
     """What ``format_block`` reads: a grid's exact entries and certified balls
     (``derivation.grids.Grid``); a grid may also offer ``enclosure()``, a
-    double-precision ``Enclosure`` of every entry, or None."""
+    double-precision ``Enclosure`` of every entry, or None, and ``entry_cost``."""
 
     shape: tuple[int, int]
 
@@ -155,115 +147,80 @@ class NumberFormat:
             return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
         target = self.places if self.places is not None else self.digits
         assert target is not None
-        # A sum's decimal costs a row of terms by balls: the batch pays off sooner.
+        # A sum's decimal costs a row of terms by balls: the enclosure pays off sooner.
         cost = int(getattr(grid, "entry_cost", 1))
-        if len(rows) * len(columns) * cost >= ENCLOSURE_MIN_ENTRIES:
-            texts = self._format_enclosure(grid, rows, columns)
-            if texts is not None:
+        if len(rows) * len(columns) * cost < ENCLOSURE_MIN_ENTRIES:
+            pass
+        elif getattr(grid, "unmasked", None) is not None:
+            return self._format_masked(grid, rows, columns)
+        elif target <= ENCLOSURE_MAX_DIGITS and callable(getattr(grid, "enclosure", None)):
+            whole = grid.enclosure()    # type: ignore[attr-defined]
+            if whole is not None:
+                texts = self._format_enclosure(grid, whole.block(rows, columns), rows,
+                                               columns)
+                _LAST[:] = [*_LAST[-1:], (grid, tuple(rows), tuple(columns), self, texts)]
                 return texts
         with progress.task(len(rows), "decimals"):
             return self._format_balls(grid, rows, columns, target)
 
-    def format_array(self, grid: Block, parts: Parts | None = None) -> TextArray:
-        """``format_block`` of the whole grid as a ``TextArray``: from a rational grid's
-        integer ``parts`` exactly (``ratio_arrays``), else from its enclosure, a whole
-        matrix at once; entries either leaves open are decided one by one."""
-        n, m = grid.shape
-        rows, columns = range(n), range(m)
-        if parts is not None:
-            texts, open_ = self._ratio_decimals(parts)
-            if parts[2] is not None:
-                texts, open_ = choose(parts[2], b"-inf", texts), open_ & ~parts[2]
-        else:
-            found = self._enclosure_array(grid)
-            if found is None:
-                return from_rows(self.format_block(grid, rows, columns), m)
-            texts, open_ = found
-        where = open_.ravel().nonzero()[0].tolist()
-        exact = self._ratio_format(grid) if len(where) > 1000 else \
-            (lambda i, j: self.format(grid.exact(i, j)))
-        return texts.replaced(where, [exact(k // m, k % m) for k in where])
+    def _format_masked(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
+                       ) -> tuple[tuple[str | None, ...], ...]:
+        """A masked grid's decimals: its ``unmasked`` grid's (written just before, as a
+        derivation's steps come: the scaled scores, the mask, the masked scores) with
+        -inf."""
+        unmasked: Block = grid.unmasked    # type: ignore[attr-defined]
+        key = (unmasked, tuple(rows), tuple(columns), self)
+        kept = [last[4] for last in _LAST if last[:4] == key]
+        texts = kept[0] if kept else self.format_block(unmasked, rows, columns)
+        _LAST.clear()
+        exact = grid.exact
+        return tuple(tuple("-inf" if exact(i, j) is NEG_INF else text
+                           for j, text in zip(columns, row)) for i, row in zip(rows, texts))
 
-    def _ratio_decimals(self, parts: Parts) -> tuple[TextArray, NDArray[np.bool_]]:
-        """``ratio_arrays.ratio_decimals`` of the parts, kept for the next grid with the
-        same numerators (the masked scores are the scaled ones with -oo)."""
-        from symattn.values.ratio_arrays import ratio_decimals
+    def _format_enclosure(self, grid: Block, block: Enclosure, rows: Sequence[int],
+                          columns: Sequence[int]) -> tuple[tuple[str | None, ...], ...]:
+        """The block's decimals from its enclosure (``enclosure_roundings``), each written
+        by ``format_scaled``; entries it leaves open are decided by balls, row by row."""
+        import numpy as np
 
-        for index, (numerators, number_format, found) in enumerate(_LAST):
-            if numerators is parts[0] and number_format == self:
-                del _LAST[index]      # the masked scores are the last to ask
-                return found
-        found = ratio_decimals(parts[0], parts[1], self.places, self.digits, self.rounding,
-                               self.separator, SCIENTIFIC_BEYOND)
-        _LAST[:] = [*_LAST[-1:], (parts[0], self, found)]     # the mask comes in between
-        return found
+        from symattn.values.enclosure_roundings import enclosure_roundings
 
-    def _enclosure_of(self, grid: Block) -> Enclosure | None:
-        """The grid's double-precision enclosure, when this format can be read from one
-        (not truncation, not more digits than doubles settle)."""
-        enclosure: Callable[[], Enclosure | None] | None = getattr(grid, "enclosure", None)
-        shown = self.places if self.places is not None else self.digits
-        if enclosure is None or self.rounding is Rounding.TRUNCATE or \
-                shown is None or shown > FAST_DIGITS:
-            return None
-        return enclosure()
-
-    def _enclosure_array(self, grid: Block) -> tuple[TextArray, NDArray[np.bool_]] | None:
-        """``_format_enclosure``'s numpy batch as a ``TextArray``, or None (no enclosure,
-        or too many entries left open)."""
-        whole = self._enclosure_of(grid)
-        if whole is None:
-            return None
-        texts, open_ = text_array_from_enclosure(whole, self.places, self.digits,
-                                                 self.separator, SCIENTIFIC_BEYOND)
-        if open_[whole.known].sum() > UNDECIDED_SHARE * open_.size and \
-                not getattr(grid, "all_rational", False):
-            return None
-        return texts, open_
-
-    def _format_enclosure(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
-                          ) -> tuple[tuple[str | None, ...], ...] | None:
-        """The numpy batch: decide the whole block from a double-precision
-        enclosure; entries it leaves open are decided exactly, one by one."""
-        whole = self._enclosure_of(grid)
-        if whole is None:
-            return None
-        block = whole.block(rows, columns)
-        texts, undecided = texts_from_enclosure(block, self.places, self.digits, self.separator,
-                                                SCIENTIFIC_BEYOND)
-        # Rows the enclosure does not cover (fully masked ones) are cheap exactly.
-        # A grid of rationals (``all_rational``) decides its open entries (exact
-        # halfway cases) as cheaply one by one as the ball batch would.
-        if undecided[block.known].sum() > UNDECIDED_SHARE * undecided.size and \
-                not getattr(grid, "all_rational", False):
-            return None      # too many for one-by-one exact decisions: the ball batch
-        exact = self._ratio_format(grid)
-        for index in undecided.any(axis=1).nonzero()[0].tolist():
-            i, row = rows[index], texts[index]
-            texts[index] = [exact(i, j) if text is None else text
-                            for j, text in zip(columns, row)]
+        rounded = enclosure_roundings(block, self.places, self.digits if self.places is None
+                                      else None, self.rounding is Rounding.TRUNCATE)
+        texts: list[list[str | None]] = np.full(rounded.proved.shape, None, object).tolist()
+        zero_text = "0" if self.places is None else format_scaled(0, self.places,
+                                                                  self.separator)
+        separator, notation = self.separator, self._notation
+        for i, j, scaled, places in zip(*(a.tolist() for a in (
+                *rounded.proved.nonzero(), rounded.scaled[rounded.proved],
+                rounded.places[rounded.proved]))):
+            texts[i][j] = notation(format_scaled(scaled, places, separator))
+        for i, j in zip(*(a.tolist() for a in rounded.zero.nonzero())):
+            texts[i][j] = zero_text
+        if block.neg_inf is not None:       # exactly -oo: written as ``format`` writes it
+            for i, j in zip(*(a.tolist() for a in (block.neg_inf & block.known[:, None]
+                                                    ).nonzero())):
+                texts[i][j] = "-inf"
+        target = self.places if self.places is not None else self.digits
+        assert target is not None
+        for i, row in enumerate(texts):
+            # a rational (an exact tie, mostly) is rounded exactly at once; others by balls
+            open_ = [k for k, text in enumerate(row) if text is None and not self._rational(
+                grid, rows[i], columns[k], row, k)]
+            if open_:
+                decided = self._format_balls(grid, [rows[i]], [columns[k] for k in open_],
+                                             target)[0]
+                for k, text in zip(open_, decided):
+                    row[k] = text
         return tuple(map(tuple, texts))
 
-    def _ratio_format(self, grid: Block) -> Callable[[int, int], str | None]:
-        """Entry (i, j) decided exactly: from the grid's integer numerators over one
-        common denominator where it has them (``ratio_parts``), else ``format``."""
-        parts = getattr(grid, "ratio_parts", None)
-        fallback = lambda i, j: self.format(grid.exact(i, j))   # noqa: E731
-        if parts is None or not getattr(grid, "all_rational", False):
-            return fallback
-        numerators, denominator, width = parts()
-        places, rule, separator = self.places, self.rounding, self.separator
-        digits = self.digits if places is None else None     # fixed places win
-
-        def exact(i: int, j: int) -> str | None:
-            value = grid.exact(i, j)
-            if not isinstance(value, fmpq) or (places is not None and abs(places) > 400):
-                return self.format(value)
-            text = ratio_decimal(int(numerators[i * width + j]), denominator, places, digits,
-                                 rule, separator)
-            return text if places is not None else self._notation(text)
-
-        return exact
+    def _rational(self, grid: Block, i: int, j: int, row: list[str | None], k: int) -> bool:
+        """Write entry (i, j) into ``row[k]`` when it is a rational; False otherwise."""
+        value = grid.exact(i, j)
+        if not isinstance(value, fmpq):
+            return False
+        row[k] = self.format(value)
+        return True
 
     def _format_balls(self, grid: Block, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 __all__ = ["Rounding", "decimal_digits", "round_scaled", "round_ratio", "decimal_bounds",
            "round_bounds", "round_ball", "format_scaled", "is_tie", "distance_to_tie",
-           "parse_rounding", "printed_interval", "intervals_meet", "ratio_decimal"]
+           "parse_rounding", "printed_interval", "intervals_meet"]
 
 from flint import arb, fmpq, fmpz
 
@@ -136,30 +136,3 @@ def format_scaled(scaled: int, places: int, decimal_separator: str = ".") -> str
     sign = "-" if scaled < 0 else ""
     digits = decimal_digits(abs(scaled)).rjust(places + 1, "0")
     return f"{sign}{digits[:-places]}{decimal_separator}{digits[-places:]}"
-
-
-def ratio_decimal(numerator: int, denominator: int, places: int | None, digits: int | None,
-                  rule: Rounding, separator: str = ".") -> str:
-    """``fixed_decimal`` / ``significant_decimal`` of ``numerator / denominator``
-    (denominator > 0) in Python integers alone: the many exact halfway cases of a
-    large rational block, decided without building a rational for each.
-
-    >>> up, even = Rounding.HALF_UP, Rounding.HALF_EVEN
-    >>> ratio_decimal(12345, 100000, None, 3, up), ratio_decimal(-5, 8, 2, None, even)
-    ('0.123', '-0.62')
-    """
-    if places is None:
-        assert digits is not None
-        if numerator == 0:
-            return "0"
-        p = abs(numerator)
-        exponent = len(decimal_digits(p)) - len(decimal_digits(denominator))
-        if (p < denominator * 10 ** exponent) if exponent >= 0 else \
-                (p * 10 ** -exponent < denominator):
-            exponent -= 1                      # p/q lies in [10**(e - 1), 10**(e + 1))
-        places = digits - 1 - exponent
-    scaled = round_ratio(numerator * 10 ** places, denominator, rule) if places >= 0 else \
-        round_ratio(numerator, denominator * 10 ** -places, rule)
-    if digits is not None and len(decimal_digits(abs(scaled))) > digits:
-        return format_scaled(scaled // 10, places - 1, separator)   # 9.9995 -> 10.00
-    return format_scaled(scaled, places, separator)

@@ -5,13 +5,10 @@ roundings per claim (at the printed places under the rule, at three more
 places truncated for the near-tie flag, at four more for the shown decimal).
 One ``arb`` ball per question costs microseconds; here the grid's certified
 double-precision enclosure (``values.enclosures``, the one derive's decimals
-use) answers each question for every entry in one numpy pass, with the test of
-``values.decimal_arrays``: the value lies within ``delta`` of the double
-``x``; when ``x * 10**places`` is farther from every rounding boundary (a
-midpoint for the half rules, an integer for truncation) than all the errors
-made, the value rounds as ``x`` does. An entry the enclosure cannot settle
-(an exact tie, a value hugging a boundary, a row without an enclosure) gives
-None, and the caller decides it exactly, one by one, as before.
+use) answers each question for every entry in one numpy pass
+(``values.enclosure_roundings``). An entry the enclosure cannot settle (an exact
+tie, a value hugging a boundary, a row without an enclosure) gives None, and the
+caller decides it exactly, one by one.
 """
 
 from __future__ import annotations
@@ -23,16 +20,14 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from flint import fmpq
 
-from symattn.values.decimals import _EPS, _POWERS, _SLACK, decide_scaled
+from symattn.values.decimals import decide_scaled
+from symattn.values.enclosure_roundings import enclosure_roundings
 from symattn.values.enclosures import Enclosure
 from symattn.values.exact import Exact
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim
 
 if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
-
     from symattn.derivation.steps import Derivation
 
 # 10**k is an exact double up to k = 22; further places are left to the exact path.
@@ -118,31 +113,8 @@ def _enclosure_of(derivation: Derivation, step: str) -> Enclosure | None:
 def _table(enclosure: Enclosure, places: int, truncate: bool) -> Table:
     """Every entry rounded at ``places`` (half rules: to nearest, which all half rules
     agree on away from a midpoint; truncation: towards zero), and where that is proved."""
-    import numpy as np
-
-    x = enclosure.mid
-    magnitude = np.abs(x)
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok: NDArray[np.bool_] = enclosure.known[:, None] & (magnitude > 1e-290) & \
-            (magnitude < 1e290) & np.isfinite(enclosure.rad)
-        if enclosure.neg_inf is not None:
-            ok &= ~enclosure.neg_inf
-        delta = enclosure.rad * (1 + _EPS) + magnitude * _EPS
-        power = _POWERS[places]
-        scaled = magnitude * power
-        ok &= scaled < 2.0 ** 52
-        floor = np.floor(scaled)
-        fraction = scaled - floor
-        if truncate:
-            distance = np.minimum(fraction, 1.0 - fraction)
-            result = floor
-        else:
-            distance = np.abs(fraction - 0.5)
-            result = np.floor(scaled + 0.5)
-        margin = distance - scaled * _SLACK - delta * power * (1 + _EPS)
-        ok &= margin > 0.0
-        signed = np.where(ok, np.where(x < 0, -result, result), 0.0).astype(np.int64)
-    return signed.tolist(), ok.tolist()
+    rounded = enclosure_roundings(enclosure, places, truncate=truncate)
+    return rounded.scaled.tolist(), rounded.proved.tolist()
 
 
 def settled(table: Table | None, row: int, column: int) -> int | None:

@@ -24,7 +24,6 @@ __all__ = ["Verdict", "Report", "check", "VERDICTS", "FLAGS"]
 
 import dataclasses
 from dataclasses import dataclass
-from functools import partial
 from typing import Callable, Sequence
 
 from flint import fmpq
@@ -44,14 +43,39 @@ from symattn.verify.batch import GridRoundings
 from symattn.verify.claims import Claim, read_claims
 from symattn.verify.consistency import flag_carried_wrong, flag_inconsistent
 from symattn.verify.hints import WrongHints
-from symattn.verify.quick import QuickOk, tie_flags
 from symattn.verify.recompute import DocumentPath
 from symattn.verify.shown import SHOWN_EXTRA_PLACES, short_exponent, shown_decimal
 from symattn.verify.targets import exact_value, has_divisor, position
-from symattn.verify.verdicts import (FLAGS, VERDICTS, Named, Reason, Report, TextOrLater, Verdict,
+from symattn.verify.verdicts import (FLAGS, VERDICTS, Named, Reason, Report, Verdict,
                                     reason_text)
 
 _NO_DECIMAL = Reason.of("no_decimal")
+NEAR_TIE = fmpq(1, 1000)   # within a thousandth of a unit in the last place of a midpoint
+
+# decide(value, places, rule=None, at=None): ``GridRoundings.decide``
+Decide = Callable[[Exact, int, "Rounding | None", "Claim | None"], int]
+
+
+def tie_flags(decide: Decide, rule: Rounding, value: Exact, places: int, claim: Claim
+              ) -> tuple[str, ...]:
+    """("tie",) when the value is exactly halfway at the printed places, ("near-tie",)
+    when it is within ``NEAR_TIE`` of a unit in the last place of a midpoint (not under
+    truncation, which has no midpoints)."""
+    if rule is Rounding.TRUNCATE:
+        return ()
+    if isinstance(value, fmpq):
+        if is_tie(value, places, rule):
+            return ("tie",)
+        scaled = abs(value) * fmpq(10) ** places
+        fraction = scaled - int(scaled.p) // int(scaled.q)
+        return ("near-tie",) if abs(fraction - fmpq(1, 2)) < NEAR_TIE else ()
+    # Irrational: is it within NEAR_TIE of a midpoint? Decide it on the
+    # grid of thousandths of the last place (certified, like any rounding).
+    try:
+        fine = decide(value, places + 3, Rounding.TRUNCATE, claim)
+    except UndecidedError:   # e.g. 1 - 10^-(10^9): not near a midpoint at these places
+        return ()
+    return ("near-tie",) if abs(fine) % 1000 in (499, 500) else ()
 
 
 def check(derivation: Derivation | Problem, rounding: Rounding | str | None = None,
@@ -101,8 +125,7 @@ def _checked(derivation: Derivation, rule: Rounding, working: bool, precision: s
                              "or the scale is symbolic", Location(file=problem.source,
                                                                   key=f"claims.{claim.key}"))
     judge = _Judge(derivation, rule, claims, working)
-    judged = framework.reconsider(problem, [judge.quick(claim) or judge.judge(claim)
-                                            for claim in claims], rule,
+    judged = framework.reconsider(problem, [judge.judge(claim) for claim in claims], rule,
                                   precision or problem.precision)
     judged = input_rounding.reconsider(problem, judged, rule)
     verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
@@ -133,18 +156,16 @@ class _Heading:
 
     claim: Claim
     position: str
-    exact: TextOrLater     # the closed form, written when a report shows it
+    value: Exact           # the exact value (the verdict writes its closed form)
     flags: tuple[str, ...]
     exact_decimal: str = ""
     exact_rounded: str = ""
 
     def verdict(self, verdict: str, *reasons: Reason, recomputed: str | None = None,
                 carried_from: tuple[str, ...] = (), used: tuple[Claim, ...] = ()) -> Verdict:
-        return Verdict.later(self.exact, partial(reason_text, reasons), claim=self.claim,
-                             position=self.position, printed=self.claim.printed.text,
-                             exact_decimal=self.exact_decimal, exact_rounded=self.exact_rounded,
-                             recomputed=recomputed, verdict=verdict, flags=self.flags,
-                             carried_from=carried_from, reasons=reasons, used=used)
+        return Verdict(self.claim, self.position, self.claim.printed.text, self.value,
+                       self.exact_decimal, self.exact_rounded, recomputed, verdict, self.flags,
+                       reason_text(reasons), carried_from, reasons, used=used)
 
 
 @dataclass(frozen=True)
@@ -189,8 +210,6 @@ class _Judge:
         grids = GridRoundings.for_claims(derivation, claims, rule)
         # decide(value, places, rule=None, at=None): rounded, from a grid's batch when it can
         self.decide = grids.decide
-        # the verdict on a plain decimal that is ok, straight from the grids (else None)
-        self.quick = QuickOk(derivation, rule, grids, working).verdict
 
     def path(self) -> DocumentPath:
         """The document's own numbers, indexed when the first claim that is not plainly
@@ -212,8 +231,7 @@ class _Judge:
     def judge(self, claim: Claim) -> Verdict:
         """The verdict on one printed number."""
         exact = exact_value(self.derivation, claim.target)
-        heading = _Heading(claim, self.position(claim),
-                           partial(exact_text, exact) if exact is not NAN else "nan",
+        heading = _Heading(claim, self.position(claim), exact,
                            ("approximate",) if claim.printed.approximate else ())
         if claim.printed.value is NEG_INF or exact is NEG_INF:
             return _masked(heading, exact)

@@ -28,7 +28,7 @@ from symattn.derivation.terms import PRINTABLE_TERMS, term_count
 from symattn.errors import InputError, Location, counted, cut
 from symattn.values.number_reading import uses_points
 from symattn.values.whole import ascii_whole
-from symattn.verify.printed import Printed, made, plain_printed, read_printed
+from symattn.verify.printed import Printed, read_printed
 
 # Steps whose rows are queries: with query_positions, their rows are named by position.
 QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "exp_sum",
@@ -41,8 +41,6 @@ QUERY_ROW_STEPS = frozenset({"Q", "scores", "scaled", "mask", "masked", "exp", "
 COLUMN_STEPS = frozenset({"exp_sum", "entropy", "entropy_max", "jacobian_norm",
                           "jacobian_norm_unscaled", "row_max", "exp_shifted_sum", "q_norm",
                           "k_norm"})
-# The common key, one entry of a step with 1-based row and column (weights[3,1]).
-_ENTRY_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([1-9][0-9]{0,8}),([1-9][0-9]{0,8})\]")
 _KEY = re.compile(r"^\s*(?P<step>(?:head\d+\.)?[A-Za-z_]\w*)\s*(?:\[(?P<position>[^\]]*)\])?\s*"
                   r"(?:\.\s*(?P<part>terms|sum|factors))?\s*(?:@\s*(?P<label>.*?))?\s*$")
 
@@ -207,34 +205,10 @@ def read_claims(claims: Mapping[str, Any], shapes: Mapping[str, tuple[int, int]]
     points = not number_format and uses_points(_leaves(claims.values()))
     read = _Claims(number_format, points)
     for key, raw in claims.items():
-        if _read_entry_key(key, raw, shapes, query_positions, read):
-            continue
         here = where.at(key=f'"{key}"' if not key.isidentifier() else key)
         claim_key = _read_key(str(key), here, shapes, query_positions)
         _reader(claim_key)(claim_key, raw, read)
     return read.claims
-
-
-def _read_entry_key(key: str, raw: Any, shapes: Mapping[str, tuple[int, int]],
-                    query_positions: tuple[int, ...] | None, read: _Claims) -> bool:
-    """The common claim, ``STEP[i,j]`` inside the step with a plain printed decimal, read
-    as the general path reads it (``_read_position``), without building its location;
-    False for anything else (the general path reads it, and words its errors)."""
-    match = _ENTRY_KEY.fullmatch(key) if isinstance(key, str) else None
-    if match is None or match[1] == "divisor" or match[1] not in shapes or (
-            query_positions is not None and base_name(match[1]) in QUERY_ROW_STEPS):
-        return False
-    rows, columns = shapes[match[1]]
-    row, column = int(match[2]), int(match[3])
-    if not (row <= rows and column <= columns) or read.number_format:
-        return False
-    printed = plain_printed(raw) if type(raw) is str else None
-    if printed is None:
-        return False
-    target = made(Target, step=match[1], row=row - 1, column=column - 1, part="entry", term=0)
-    read.claims.append(made(Claim, key=key, label="", target=target, printed=printed,
-                            order=len(read.claims)))
-    return True
 
 
 def _leaves(values: Iterable[Any]) -> Iterator[Any]:

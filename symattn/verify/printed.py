@@ -10,11 +10,11 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Printed", "read_printed", "plain_printed", "PLAIN_DECIMAL", "made"]
+__all__ = ["Printed", "read_printed"]
 
 import re
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from flint import fmpq
 
@@ -24,18 +24,6 @@ from symattn.values.entries import parse_entry
 from symattn.values.native import native_text
 from symattn.values.exact import NEG_INF, Exact, Surd
 from symattn.values.number_reading import normalise
-
-
-T = TypeVar("T")
-
-
-def made(cls: type[T], **fields: Any) -> T:
-    """``cls(**fields)`` of a frozen dataclass without ``__post_init__``, every field
-    given: the fields set at once, not one ``object.__setattr__`` each (a check reads
-    tens of thousands of claims)."""
-    made_object = object.__new__(cls)
-    made_object.__dict__.update(fields)
-    return made_object
 
 
 @dataclass(frozen=True)
@@ -77,34 +65,12 @@ class Printed:
         return arith.divide(self.value, fmpq(100)) if self.percent else self.value
 
 
-
-
 _SKIP = ("?", "")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _TIMES_TEN = re.compile(r"^(?P<mantissa>[+\-\u2212]?[0-9][0-9.,]*)\s*(?:[×x·*]|\\times|\\cdot)\s*"
                         r"10\s*(?:\^|\*\*)?\s*\{?\s*(?P<exponent>[+\-\u2212]?[0-9]+)\s*\}?$")
 _ELLIPSIS = ("...", "\u2026")
 _E_NOTATION = re.compile(r"[+\-\u2212]?[0-9][0-9.,]*[eE][+\-]?[0-9]+")
-# A plain decimal (-0.0167186) read under no number format: every mark above is absent,
-# and its value is its digits over a power of ten.
-PLAIN_DECIMAL = re.compile(r"-?[0-9]{1,30}(?:\.[0-9]{1,30})?")
-
-
-def plain_printed(text: str) -> Printed | None:
-    """``read_printed(text)`` of a plain decimal (``PLAIN_DECIMAL``: no mark, no grouping),
-    read at once; None for any other text (the common case of a large check, kept cheap).
-
-    >>> plain_printed("-0.0167186").value, plain_printed("1,5")
-    (-83593/5000000, None)
-    """
-    if PLAIN_DECIMAL.fullmatch(text) is None:
-        return None
-    whole, _, fraction = text.partition(".")
-    return made(Printed, text=text, value=fmpq(int(whole + fraction), 10 ** len(fraction)),
-                places=len(fraction), percent=False, approximate=False, continues=False,
-                exact=False, scientific=False)
-
-
 def read_printed(raw: Any, location: Location | None = None, number_format: str = "",
                  points: bool = False) -> Printed | None:
     """Parse one printed number; None for a skipped entry ("?" or "").
@@ -116,10 +82,6 @@ def read_printed(raw: Any, location: Location | None = None, number_format: str 
     >>> read_printed("1.5 × 10⁻³").value, read_printed("0.666...").continues
     (3/2000, True)
     """
-    if type(raw) is str and not number_format:
-        plain = plain_printed(raw)
-        if plain is not None:
-            return plain
     if isinstance(raw, bool) or raw is None or isinstance(raw, (list, dict)):
         raise InputError(f"a printed number must be a number or text, got {raw!r}", location)
     text = native_text(raw, location).strip()

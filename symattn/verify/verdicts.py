@@ -1,6 +1,8 @@
 """The records of a check: a ``Verdict`` per printed number, a ``Report`` per spec.
 
->>> from symattn.values.rounding import Rounding
+>>> from symattn.values.exact import Exact, exact_text
+from symattn.values.exact import Exact, exact_text
+from symattn.values.rounding import Rounding
 >>> Report("empty", None, Rounding.HALF_UP, ()).counts
 {'ok': 0, 'propagated': 0, 'wrong': 0, 'undecided': 0}
 """
@@ -8,14 +10,16 @@
 from __future__ import annotations
 
 __all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
-           "reason_writer", "message_key", "Failed"]
+           "message_key", "Failed"]
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
+from functools import cached_property
+from typing import Any, Mapping
 
 from symattn import messages
 from symattn.errors import ArgumentError, Location
+from symattn.values.exact import Exact, exact_text
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
 
@@ -89,22 +93,6 @@ def reason_text(reasons: tuple[Reason, ...]) -> str:
     return "; ".join(parts)
 
 
-def reason_writer(key: str, *names: str) -> Callable[..., str]:
-    """``reason_text`` of one reason ``key`` without entries, as a function of its
-    placeholders' values in the order of ``names``: the message looked up once for a
-    clause written thousands of times.
-
-    >>> reason_writer("wrong", "rounded", "exact")("0.35", "0.3478")
-    'should be 0.35 (exact 0.3478)'
-    """
-    texts, order = messages.load("en").pieces(message_key(Reason(key)), names)
-    places = [names.index(name) for name in order]
-
-    def write(*values: str) -> str:
-        return _plain(messages.interleaved(texts, [values[k] for k in places]))
-    return write
-
-
 def _plain(text: str) -> str:
     """A [reason] message without its little LaTeX: the ASCII the reports have used."""
     if "$" not in text and "~" not in text:
@@ -113,59 +101,34 @@ def _plain(text: str) -> str:
     return re.sub(r"[$~]", lambda m: "" if m.group() == "$" else " ", text)
 
 
-# A text field given as its text or as the function that writes it when first read.
-TextOrLater = Union[str, Callable[[], str]]
-
-
-class _Deferred:
-    """A text field of a frozen dataclass that may be given as a function of no
-    arguments: the text is written when the field is first read (and kept). A check of
-    thousands of numbers writes closed forms and English reasons only for the reports
-    that show them (JSON shows them all, the text tables none of the closed forms)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._slot = "_" + name
-
-    def __get__(self, instance: object, owner: type | None = None) -> str:
-        if instance is None:      # a dataclass asking for a default: there is none
-            raise AttributeError(self._slot[1:])
-        value: TextOrLater = instance.__dict__[self._slot]
-        if not isinstance(value, str):
-            value = value()
-            instance.__dict__[self._slot] = value
-        return value
-
-    def __set__(self, instance: object, value: TextOrLater) -> None:
-        instance.__dict__[self._slot] = value
-
-
 @dataclass(frozen=True)
 class Verdict:
-    """The judgement on one printed number (all fields are plain text; ``later`` makes
-    one whose ``exact`` and ``reason`` are written when first read)."""
+    """The judgement on one printed number: its texts, and its reason as data
+    (``reasons``) and in English (``reason``). ``exact``, the exact closed form, is
+    written from ``value`` when first read: a check of thousands of numbers writes
+    only the closed forms a report shows (the JSON report leaves out long ones)."""
 
     claim: Claim
     position: str                 # 1-based, e.g. "weights[3,1]"
     printed: str
-    if TYPE_CHECKING:             # text to every reader (``later`` gives functions)
-        exact: str
-    else:
-        exact: _Deferred = _Deferred()      # exact closed form
+    value: Exact | str = field(compare=False, repr=False)   # the exact value (or its text)
     exact_decimal: str            # exact value with a few more places than printed
     exact_rounded: str            # exact value rounded as the document should print it
     recomputed: str | None        # from the document's own numbers, same places
     verdict: str                  # ok | propagated | wrong | undecided
     flags: tuple[str, ...]
-    if TYPE_CHECKING:
-        reason: str
-    else:
-        reason: _Deferred = _Deferred()     # in English (``reason_text`` of ``reasons``)
+    reason: str                   # in English (``reason_text`` of ``reasons``)
     carried_from: tuple[str, ...] = ()
     reasons: tuple[Reason, ...] = ()   # the reason as data, for rendering in any language
     # The printed numbers it was carried from that are themselves wrong ("weights[2,1] = 0.37").
     carried_wrong: tuple[str, ...] = ()
     # The printed numbers a propagated verdict was carried from (the claims themselves).
     used: tuple[Claim, ...] = field(default=(), compare=False, repr=False)
+
+    @cached_property
+    def exact(self) -> str:
+        """The exact closed form (``values.exact.exact_text`` of ``value``)."""
+        return self.value if isinstance(self.value, str) else exact_text(self.value)
 
     @property
     def step(self) -> str:
@@ -180,25 +143,6 @@ class Verdict:
             return None, None
         column = match.group("column")
         return int(match.group("row")), int(column) if column else None
-
-    @classmethod
-    def later(cls, exact: TextOrLater, reason: TextOrLater, **fields: Any) -> Verdict:
-        """A verdict whose ``exact`` and ``reason`` may be functions writing them, called
-        when the field is first read (``fields``: the other fields, by name)."""
-        if not _REQUIRED <= fields.keys():
-            missing = _REQUIRED - fields.keys()
-            raise TypeError(f"Verdict.later needs {', '.join(sorted(missing))}")
-        verdict = object.__new__(cls)   # frozen: its fields set at once (``printed.made``)
-        state = verdict.__dict__
-        state.update(_DEFAULTS)         # the defaults, then the fields given
-        state.update(fields)
-        state["_exact"], state["_reason"] = exact, reason
-        return verdict
-
-    def __getstate__(self) -> dict[str, object]:
-        """Pickled (``check --jobs``) with its texts written."""
-        return {"_exact": self.exact, "_reason": self.reason,
-                **{k: v for k, v in self.__dict__.items() if k not in ("_exact", "_reason")}}
 
     def __repr__(self) -> str:
         label = f" @{self.label}" if self.label else ""
@@ -268,12 +212,6 @@ class Report:
                                 Location(key="Report.to_frame")) from None
         return pandas.DataFrame.from_records(self.to_records(), columns=list(RECORD_FIELDS))
 
-
-# The fields ``Verdict.later`` needs, and the defaults of the others.
-_REQUIRED = frozenset({"claim", "position", "printed", "exact_decimal", "exact_rounded",
-                       "recomputed", "verdict", "flags"})
-_DEFAULTS: dict[str, object] = {"carried_from": (), "reasons": (), "carried_wrong": (),
-                                "used": ()}
 
 RECORD_FIELDS = ("step", "position", "row", "column", "line", "label", "printed", "exact",
                  "exact_decimal", "exact_rounded", "recomputed", "verdict", "flags", "reason",
