@@ -211,6 +211,8 @@ class RationalGrid(Grid):
 class ScaledGrid(Grid):
     """``factor * base``: the scores after 1/sqrt(d_k) and the temperature."""
 
+    shown_again = True    # the masked scores show its entries (``NumberFormat`` keeps them)
+
     def __init__(self, base: fmpq_mat, factor: RationalOrSurd,
                  holes: frozenset[tuple[int, int]] = frozenset(),
                  factors: tuple[fmpq_mat, fmpq_mat] | None = None) -> None:

@@ -193,13 +193,13 @@ def iter_json_steps(title: str, fmt: NumberFormat, steps: Iterable[StepView],
     derivation is neither held whole nor slowed by the indenting encoder."""
     head = _head(title, fmt, description, tokens)
     yield json.dumps(head, ensure_ascii=False, indent=1)[:-2] + ',\n "steps": ['
-    written = False
-    for number, step in enumerate(steps):
+    views, number = iter(steps), 0
+    while (step := next(views, None)) is not None:
         yield ",\n  {" if number else "\n  {"
         yield from _step_json(step)
         yield "\n  }"
-        written = True
-    yield "\n ]\n}\n" if written else "]\n}\n"
+        step, number = None, number + 1     # released before the next step is made
+    yield "\n ]\n}\n" if number else "]\n}\n"
 
 
 def _step_json(step: StepView) -> Iterator[str]:

@@ -43,9 +43,8 @@ SCIENTIFIC_BEYOND = 7
 ENCLOSURE_MIN_ENTRIES = 4096
 # Beyond about 15 significant digits a double cannot decide anything.
 ENCLOSURE_MAX_DIGITS = 15
-# The last two large blocks decided from an enclosure (grid, rows, columns, format,
-# texts), kept for the masked grid that follows them (``_format_masked``; the mask
-# itself comes in between).
+# The last large block decided from an enclosure of a grid ``shown_again`` (grid, rows,
+# columns, format, texts), kept for the masked grid that follows (``_format_masked``).
 _LAST: list[tuple[object, tuple[int, ...], tuple[int, ...], object,
                   tuple[tuple[str | None, ...], ...]]] = []
 
@@ -158,7 +157,8 @@ class NumberFormat:
             if whole is not None:
                 texts = self._format_enclosure(grid, whole.block(rows, columns), rows,
                                                columns)
-                _LAST[:] = [*_LAST[-1:], (grid, tuple(rows), tuple(columns), self, texts)]
+                if getattr(grid, "shown_again", False):
+                    _LAST[:] = [(grid, tuple(rows), tuple(columns), self, texts)]
                 return texts
         with progress.task(len(rows), "decimals"):
             return self._format_balls(grid, rows, columns, target)
@@ -167,7 +167,7 @@ class NumberFormat:
                        ) -> tuple[tuple[str | None, ...], ...]:
         """A masked grid's decimals: its ``unmasked`` grid's (written just before, as a
         derivation's steps come: the scaled scores, the mask, the masked scores) with
-        -inf."""
+        -inf: the exact ties of rational scores are decided once."""
         unmasked: Block = grid.unmasked    # type: ignore[attr-defined]
         key = (unmasked, tuple(rows), tuple(columns), self)
         kept = [last[4] for last in _LAST if last[:4] == key]
@@ -180,39 +180,57 @@ class NumberFormat:
     def _format_enclosure(self, grid: Block, block: Enclosure, rows: Sequence[int],
                           columns: Sequence[int]) -> tuple[tuple[str | None, ...], ...]:
         """The block's decimals from its enclosure (``enclosure_roundings``), each written
-        by ``format_scaled``; entries it leaves open are decided by balls, row by row."""
-        import numpy as np
+        by ``format_scaled``, a few rows at a time (bounded temporaries); entries it
+        leaves open are decided exactly."""
+        step = max(1, ENCLOSURE_MIN_ENTRIES * 16 // max(len(columns), 1))
+        texts: list[tuple[str | None, ...]] = []
+        for first in range(0, len(rows), step):
+            chunk = range(first, min(first + step, len(rows)))
+            part = block.block(chunk, range(len(columns)))
+            texts += self._enclosure_rows(grid, part, [rows[i] for i in chunk], columns)
+        return tuple(texts)
 
+    def _enclosure_rows(self, grid: Block, block: Enclosure, rows: Sequence[int],
+                        columns: Sequence[int]) -> list[tuple[str | None, ...]]:
+        """``_format_enclosure`` of a few rows."""
         from symattn.values.enclosure_roundings import enclosure_roundings
 
         rounded = enclosure_roundings(block, self.places, self.digits if self.places is None
                                       else None, self.rounding is Rounding.TRUNCATE)
-        texts: list[list[str | None]] = np.full(rounded.proved.shape, None, object).tolist()
         zero_text = "0" if self.places is None else format_scaled(0, self.places,
                                                                   self.separator)
+        # exactly -oo (masked), written as ``format`` writes it; no such entry without a mask
+        neg_inf = (block.neg_inf if block.neg_inf is not None else
+                   rounded.zero & ~rounded.zero) & block.known[:, None]
         separator, notation = self.separator, self._notation
-        for i, j, scaled, places in zip(*(a.tolist() for a in (
-                *rounded.proved.nonzero(), rounded.scaled[rounded.proved],
-                rounded.places[rounded.proved]))):
-            texts[i][j] = notation(format_scaled(scaled, places, separator))
-        for i, j in zip(*(a.tolist() for a in rounded.zero.nonzero())):
-            texts[i][j] = zero_text
-        if block.neg_inf is not None:       # exactly -oo: written as ``format`` writes it
-            for i, j in zip(*(a.tolist() for a in (block.neg_inf & block.known[:, None]
-                                                    ).nonzero())):
-                texts[i][j] = "-inf"
-        target = self.places if self.places is not None else self.digits
-        assert target is not None
-        for i, row in enumerate(texts):
-            # a rational (an exact tie, mostly) is rounded exactly at once; others by balls
-            open_ = [k for k, text in enumerate(row) if text is None and not self._rational(
-                grid, rows[i], columns[k], row, k)]
-            if open_:
-                decided = self._format_balls(grid, [rows[i]], [columns[k] for k in open_],
-                                             target)[0]
-                for k, text in zip(open_, decided):
-                    row[k] = text
-        return tuple(map(tuple, texts))
+        texts = []
+        for i, proved, scaled, places, zero, minus in zip(
+                rows, rounded.proved, rounded.scaled, rounded.places, rounded.zero, neg_inf):
+            row: list[str | None] = [None] * len(columns)
+            where = proved.nonzero()[0]
+            for j, digits, place in zip(where.tolist(), scaled[where].tolist(),
+                                        places[where].tolist()):
+                row[j] = notation(format_scaled(digits, place, separator))
+            for j in zero.nonzero()[0].tolist():
+                row[j] = zero_text
+            for j in minus.nonzero()[0].tolist():
+                row[j] = "-inf"
+            texts.append(self._settled(grid, i, columns, row))
+        return texts
+
+    def _settled(self, grid: Block, i: int, columns: Sequence[int], row: list[str | None]
+                 ) -> tuple[str | None, ...]:
+        """Row ``i`` with the entries the enclosure left open decided: a rational (an
+        exact tie, mostly) exactly at once, anything else by balls."""
+        open_ = [k for k, text in enumerate(row) if text is None and
+                 not self._rational(grid, i, columns[k], row, k)]
+        if open_:
+            target = self.places if self.places is not None else self.digits
+            assert target is not None
+            decided = self._format_balls(grid, [i], [columns[k] for k in open_], target)[0]
+            for k, text in zip(open_, decided):
+                row[k] = text
+        return tuple(row)
 
     def _rational(self, grid: Block, i: int, j: int, row: list[str | None], k: int) -> bool:
         """Write entry (i, j) into ``row[k]`` when it is a rational; False otherwise."""
