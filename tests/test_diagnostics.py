@@ -291,6 +291,23 @@ def test_sweep_is_monotonic_for_the_six_token_example():
         pytest.approx([math.log2(6)] * 6, rel=1e-15)
 
 
+def test_sweep_of_a_spec_with_a_symbolic_temperature_and_symbol_questions():
+    """The spec's T is a symbol with [symbols] questions: the sweep replaces T by each
+    number and leaves the questions aside (they were once a crash)."""
+    problem = symattn.load_example("003-entropy-temperature-symbolic")
+    [result] = sweep.sweep(problem, sweep.parse_temperatures("1"))
+    q = np.array([[3, 0.2, 0, 0], [0, 2.8, 0, 0.3], [0.2, 0, 3, 0], [0, 0.3, 0, 2.9],
+                  [-3, 0, 1.2, 0], [0, -2.8, 0, 1.2]])
+    k = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [-1, 0, 0.5, 0],
+                  [0, -1, 0, 0.5]])
+    z = q @ k.T / 2
+    w = np.exp(z - z.max(axis=1, keepdims=True))
+    w /= w.sum(axis=1, keepdims=True)
+    h = -(w * np.log2(w)).sum(axis=1)
+    got = [float(THIRTY.format(x)) for x in result.rows[0].entropy]
+    assert got == pytest.approx(list(h), rel=1e-12)
+
+
 def test_sweep_of_scaled_scores_divides_them_by_t():
     problem = symattn.load_example("001-scores-times-10")     # scaled = [4.85, 4.45, 7.30]
     [result] = sweep.sweep(problem, sweep.parse_temperatures("1,2"))

@@ -108,6 +108,25 @@ def test_steps_match_numpy_on_100_random_problems(name: str) -> None:
                 (name, step, inputs)
 
 
+@pytest.mark.parametrize("name", ["float64", "float32"])
+def test_queries_keys_and_values_from_three_matrices_match_numpy(name: str) -> None:
+    """Q = X_q W_Q, K = X_k W_K, V = X_v W_V, each from its own input (once a crash)."""
+    inputs = {"X_q": [[1, 0, 1], [0, 2, 1]], "X_k": [[1, 1], [0, 1], [2, 0]],
+              "X_v": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [0, 1], [1, 1]],
+              "W_K": [["0.5", 0], [0, 1]], "W_V": [[2, 0], [0, 2]]}
+    dtype = np.dtype(name).type
+    X_q, X_k, X_v, W_Q, W_K, W_V = (np.array([[float(v) for v in row] for row in inputs[key]],
+                                             dtype=dtype)
+                                    for key in ("X_q", "X_k", "X_v", "W_Q", "W_K", "W_V"))
+    scaled = (X_q @ W_Q) @ (X_k @ W_K).T / dtype(math.sqrt(2))
+    e = np.exp(scaled - scaled.max(-1, keepdims=True))
+    weights = e / e.sum(-1, keepdims=True)
+    run = compute(symattn.Problem.from_mapping({"inputs": inputs}), name)
+    assert np.array_equal(np.array(run["weights"].values), weights.astype(np.float64))
+    assert np.array_equal(np.array(run["output"].values),
+                          (weights @ (X_v @ W_V)).astype(np.float64))
+
+
 @pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
 def test_steps_match_pytorch_on_100_random_problems(name: str) -> None:
     torch = pytest.importorskip("torch")

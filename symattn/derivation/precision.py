@@ -47,6 +47,7 @@ from flint import fmpq
 from symattn.errors import InputError, Location
 from symattn.problem.modes import Normalisation
 from symattn.problem.problem import EntryMatrix, Problem
+from symattn.problem.shapes import projection_source
 from symattn.values.exact import NEG_INF
 from symattn.values.floats import (FORMATS, FloatFormat, bfloat16_bits, fused_multiply_add,
                                    round_float, round_to)
@@ -96,10 +97,9 @@ def compute(problem: Problem, precision: str) -> Framework:
     steps: dict[str, Matrix] = {name: _input(matrix, fmt, name, problem.source)
                                 for name, matrix in problem.inputs.items()}
     if "scaled" not in steps and "scores" not in steps:
-        source = "X_kv" if "X_kv" in steps else "X"
-        for name, weight, origin in (("Q", "W_Q", "X"), ("K", "W_K", source),
-                                     ("V", "W_V", source)):
-            if name not in steps and weight in steps:
+        for name, weight in (("Q", "W_Q"), ("K", "W_K"), ("V", "W_V")):
+            if name not in steps and weight in steps:   # from X, X_kv or its own X_q ...
+                origin = projection_source(name, steps)
                 steps[name] = _product(steps[origin], steps[weight], fmt)
         steps["scores"] = _product(steps["Q"], _transpose(steps["K"]), fmt)
     if "scaled" not in steps:

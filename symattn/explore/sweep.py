@@ -31,6 +31,7 @@ from symattn.derivation.pipeline import derive
 from symattn.errors import InputError
 from symattn.explore.shared import attention_only, largest_weight, mean_entropy, shown
 from symattn.problem.limits import DEFAULT, Limits, check_sweep
+from symattn.problem.symbols import SymbolQuestions
 from symattn.problem.problem import Problem
 from symattn.values.entries import Entry, parse_entry
 from symattn.values.exact import Exact, Surd
@@ -89,7 +90,8 @@ class Sweep:
 
 
 def _sweep_base(problem: Problem) -> tuple[Problem, list[str]]:
-    base = attention_only(problem)
+    # the sweep reports entropies: the spec's [symbols] questions about T do not apply
+    base = dataclasses.replace(attention_only(problem), symbols=SymbolQuestions())
     notes = []
     if "scaled" in base.inputs:
         # A temperature does not apply to scores given already scaled; read them
