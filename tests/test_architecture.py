@@ -9,13 +9,22 @@ is the one of docs/design.md::
 
 ``verify`` and ``explore`` never import each other; ``symattn/__init__.py``
 and ``__main__`` alone may import anything.
+
+Sizes: a module is split by meaning, not to meet a number. A module over
+600 lines or a function over 80 is reported as a warning (shown in the test
+summary), a sign that it may have grown into more than one thing; only 900
+lines or a function of 120 fail, so that nothing grows without bound.
 """
 
 from __future__ import annotations
 
 import ast
+import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "symattn"
 BASE = ("errors", "defaults", "progress", "collector", "messages", "_version")
@@ -23,8 +32,10 @@ ORDER = [BASE, ("values",), ("problem",), ("derivation",), ("verify", "explore")
          ("sizes",),
          ("worksheets",), ("render",), ("api",), ("cli",)]
 RANK = {name: rank for rank, names in enumerate(ORDER) for name in names}
-MAX_MODULE_LINES = 400
-MAX_FUNCTION_LINES = 60
+# (soft, hard): over soft a warning, over hard a failure
+MODULE_LINES = (600, 900)
+FUNCTION_LINES = (80, 120)
+SOFT = "over the soft size limit"     # the start of each warning (the filter below matches it)
 
 
 def _modules() -> dict[str, Path]:
@@ -144,15 +155,25 @@ def test_the_stage_checks_see_imports_inside_functions() -> None:
     assert "symattn.derivation.layer" in _graph()["symattn.derivation.pipeline"]
 
 
-def test_modules_and_functions_stay_small() -> None:
-    too_big = []
+def _sizes() -> Iterator[tuple[str, int, tuple[int, int]]]:
+    """(what, lines, its limits) for every module and every function in it."""
     for module, path in MODULES.items():
         source = path.read_text(encoding="utf-8")
-        if source.count("\n") > MAX_MODULE_LINES:
-            too_big.append(f"{module}: {source.count(chr(10))} lines")
+        yield module, source.count("\n"), MODULE_LINES
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
-                if length > MAX_FUNCTION_LINES:
-                    too_big.append(f"{module}.{node.name}: {length} lines")
+                yield f"{module}.{node.name}", length, FUNCTION_LINES
+
+
+# pyproject turns warnings into errors; these are meant to be seen, not to fail
+@pytest.mark.filterwarnings(f"always:{SOFT}:UserWarning")
+def test_modules_and_functions_stay_small() -> None:
+    too_big = []
+    for name, lines, (soft, hard) in _sizes():
+        if lines > hard:
+            too_big.append(f"{name}: {lines} lines (the limit is {hard})")
+        elif lines > soft:
+            warnings.warn(f"{SOFT} ({soft} lines): {name} has {lines}; is it still one "
+                          "thing?", UserWarning, stacklevel=1)
     assert not too_big, "over the size limits:\n" + "\n".join(too_big)

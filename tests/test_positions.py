@@ -1,4 +1,5 @@
-"""Positions (symattn.derivation.positions): sinusoidal encodings, RoPE, permutation equivariance.
+"""Positions (derivation.positions, sympy_positions): sinusoidal encodings, RoPE, permutation
+equivariance.
 
 Every number is compared with a computation written here without symattn:
 mpmath at 50 digits for the encodings, numpy float64 for RoPE (written with
@@ -22,7 +23,7 @@ from reference import assert_close_to_digits, sinusoidal_encoding
 from symattn import NumberFormat, derive
 from symattn.errors import InputError, ShapeError
 from symattn.explore.permute import parse_order, permutation_check, permute_problem
-from symattn.derivation.positions import rotate, sinusoidal_entry
+from symattn.derivation.sympy_positions import rotate, sinusoidal_entry
 from symattn.problem.problem import Problem
 from symattn.values.symbolic import to_ball
 from cli_support import run, assert_one_line_error

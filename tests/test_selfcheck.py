@@ -33,7 +33,7 @@ from symattn.render.worked.printed import page_claims, plain, self_check
 from symattn.values.number_format import NumberFormat
 from symattn.verify.checker import check
 from symattn.worksheets import sheet as worksheet
-from symattn.worksheets import kinds as exercises
+from symattn.worksheets.answers import derive_spec
 from symattn.worksheets.catalog import KINDS
 
 EXAMPLES = sorted(p.stem for p in Path(symattn.__file__).parent.joinpath("examples").glob(
@@ -113,7 +113,7 @@ def test_every_worksheet_key_passes_its_own_check(sheets: list[worksheet.Workshe
     for sheet in sheets:
         for exercise in sheet.exercises:
             for key_step in exercise.key_steps:
-                derivation = exercises.derive_spec(exercise.problems[key_step.problem])
+                derivation = derive_spec(exercise.problems[key_step.problem])
                 fmt = NumberFormat(digits=None, places=key_step.places, locale="pl")
                 options = _options(fmt, expand_rows=key_step.rows or (), limit=None)
                 report = self_check(derivation, options)

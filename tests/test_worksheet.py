@@ -20,10 +20,11 @@ from symattn.derivation.diagnostics import DIAGNOSTIC_STEP_INFO
 from symattn.errors import InputError
 from symattn.values.exact import NEG_INF
 from symattn.worksheets.mistakes import MISTAKES, PLANTED_STEP, STEPS
-from symattn.worksheets.model import decimal_value, half_ulp
+from symattn.worksheets.model import Setup, decimal_value, half_ulp
 from symattn.worksheets.catalog import KINDS
-from symattn.worksheets.kinds import Setup, derive_spec, softmax_carried, variant_random
-from symattn.worksheets.numbers import clear_of_midpoints, draw_attention, scores_of
+from symattn.worksheets.answers import derive_spec, softmax_carried
+from symattn.worksheets.numbers import (clear_of_midpoints, draw_attention, scores_of,
+                                        variant_random)
 from symattn.render.worksheet import key_latex, sheet_latex
 
 ALL = tuple(KINDS)

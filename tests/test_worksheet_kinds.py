@@ -18,11 +18,11 @@ import pytest
 
 from symattn.render.worksheet import key_latex, sheet_latex
 from symattn.worksheets import sheet as worksheet
-from symattn.worksheets.kinds import Setup, variant_random
-from symattn.worksheets.kinds_more import kv_cache, multi_head, next_token, projection
-from symattn.worksheets.kinds_more import stable_softmax
-from symattn.worksheets.kinds_reason import check_design, design, permutation
-from symattn.worksheets.model import Blank, decimal_value
+from symattn.worksheets.attention_steps import projection, stable_softmax
+from symattn.worksheets.model import Blank, Setup, decimal_value
+from symattn.worksheets.numbers import variant_random
+from symattn.worksheets.reasoning import check_design, design, permutation
+from symattn.worksheets.transformer import kv_cache, multi_head, next_token
 
 mpmath.mp.dps = 40
 NEW = ("projection", "multi_head", "kv_cache", "next_token", "stable_softmax", "permutation",
@@ -295,7 +295,7 @@ def test_the_design_keys_reference_weights_pass_the_checker(seed: int) -> None:
     """The key prints the reference query's weights: as claims they are ok."""
     from symattn.values.number_format import NumberFormat
     from symattn.verify import checker
-    from symattn.worksheets.kinds import derive_spec
+    from symattn.worksheets.answers import derive_spec
 
     exercise = design(variant_random(seed, 1, 1, "design"), Setup())
     weights = check_design(exercise.facts["check"], exercise.facts["reference"]).weights

@@ -13,7 +13,8 @@ from fractions import Fraction
 import pytest
 
 from symattn.values.exact import NEG_INF
-from symattn.worksheets.kinds import Setup, variant_random
+from symattn.worksheets.model import Setup
+from symattn.worksheets.numbers import variant_random
 from symattn.worksheets.mistakes import find_error
 from suite_profile import examples, languages
 

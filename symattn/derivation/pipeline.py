@@ -1,7 +1,7 @@
 """``derive(problem)``: the one function that calls every stage of the derivation.
 
 Rational inputs take the fast exact core (``derivation.attention``), with
-positions the fast position path (``derivation.position_steps``); inputs with
+positions the fast position path (``derivation.positions``); inputs with
 roots or identifiers take the SymPy path (``derivation.sympy_path``); then the
 rest of the layer and the diagnostics.
 
@@ -50,15 +50,15 @@ def _derive(problem: Problem, sympy_positions: bool = False) -> Derivation:
                          "(not scaled scores given directly)",
                          Location(file=problem.source, key="options.order"))
     fast_positions = False
-    if problem.positions != "none":   # sines and cosines (derivation.positions)
-        from symattn.derivation import position_steps   # without SymPy
+    if problem.positions != "none":   # sines and cosines
+        from symattn.derivation import positions   # without SymPy
 
-        position_steps.check(problem)
-        fast_positions = not sympy_positions and position_steps.applies(problem)
+        positions.check(problem)
+        fast_positions = not sympy_positions and positions.applies(problem)
     if fast_positions:   # rational inputs: exact sines and cosines with certified balls
-        from symattn.derivation import position_steps
+        from symattn.derivation import positions
 
-        steps += position_steps.build_steps(problem)
+        steps += positions.build_steps(problem)
     elif problem.is_symbolic:   # roots, identifiers, or positions with them
         if multi_head:
             raise InputError("several heads and W_O need numeric inputs (no symbols or roots)")

@@ -1,7 +1,8 @@
-"""The steps of attention with positions on the fast path, as grids.
+"""The steps of attention with positions on the fast path, as grids, up to the output.
 
-Rational inputs with ``options.positions`` take this path (``position_values``
-holds the exact sums of sines and cosines and the ball matrices). From the
+Rational inputs with ``options.positions`` take this path (``positions``
+lists the steps; ``position_values`` holds the exact sums of sines and cosines
+and the ball matrices that ``TrigGrid`` reads, PE to the scores). From the
 scores on, exactness is decided as on the rational core, by structure: an
 exponential is 1 only for a score exactly 0; a softmax row is rational
 (1/count) only when its open scores are exactly equal; an output entry is
@@ -13,7 +14,7 @@ an ``Irrational``: its closed form, written when read, and certified balls.
 >>> from symattn.problem.problem import Problem
 >>> problem = Problem.from_mapping({"inputs": {"Q": [[1, 2], [1, 2]], "K": [[3, 0], [1, 1]]},
 ...                                 "options": {"positions": "rope"}})
->>> from symattn.derivation.position_steps import build_steps
+>>> from symattn.derivation.positions import build_steps
 >>> steps = {step.name: step for step in build_steps(problem)}
 >>> steps["scores"].value.exact(0, 0), steps["scores"].value.text(0, 1)
 (3, '3*cos(1) + sin(1)')
@@ -22,11 +23,11 @@ an ``Irrational``: its closed form, written when read, and certified balls.
 from __future__ import annotations
 
 __all__ = ["TrigGrid", "ScaledTrigGrid", "MaskedTrigGrid", "ExpTrigGrid",
-           "ExpSumTrigGrid", "WeightsTrigGrid", "exp_text", "row_terms", "ROUGH"]
+           "ExpSumTrigGrid", "WeightsTrigGrid", "OutputTrigGrid"]
 
 from typing import Sequence
 
-from flint import arb, fmpq
+from flint import arb, arb_mat, fmpq
 
 from symattn.defaults import MAX_TERMS
 from symattn.derivation import grids
@@ -38,7 +39,7 @@ from symattn.values.exact import (NAN, NEG_INF, Exact, Irrational, exact_text, t
                                   working_precision)
 from symattn.values.trig import TrigSum, TrigValue
 
-ROUGH = 64       # bits of the balls that refute an equality before exact forms are built
+_ROUGH = 64       # bits of the balls that refute an equality before exact forms are built
 # Closed forms whose bound (terms before like ones are collected) is at most the default
 # --max-terms are counted exactly; a longer bound is taken as the count, so that the
 # default report never builds a score's sum only to leave it out (a millisecond a score).
@@ -140,7 +141,7 @@ class ScaledTrigGrid(Grid):
 
     def is_zero(self, i: int, j: int) -> bool:
         """Whether the entry is exactly 0 (a ball first, the exact form if it must)."""
-        if not self.ball_of(i, j, ROUGH).contains(0):
+        if not self.ball_of(i, j, _ROUGH).contains(0):
             return False
         return self.scores.rational(i, j) == 0
 
@@ -148,7 +149,7 @@ class ScaledTrigGrid(Grid):
         """Whether entries (i, j) and (i, k) are exactly equal."""
         if j == k:
             return True
-        if not self.ball_of(i, j, ROUGH).overlaps(self.ball_of(i, k, ROUGH)):
+        if not self.ball_of(i, j, _ROUGH).overlaps(self.ball_of(i, k, _ROUGH)):
             return False
         return self.trig(i, j) == self.trig(i, k)
 
@@ -172,7 +173,7 @@ class MaskedTrigGrid(Grid):
 
     def row_terms(self, i: int) -> int:
         """A bound on the exponentials, sines and cosines of a sum over row i."""
-        return row_terms(self, i)
+        return _row_terms(self, i)
 
     def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
               ) -> Sequence[Sequence[arb | None]]:
@@ -181,12 +182,12 @@ class MaskedTrigGrid(Grid):
                 for i, row in zip(rows, block)]
 
 
-def exp_text(masked: MaskedTrigGrid, i: int, j: int) -> str:
+def _exp_text(masked: MaskedTrigGrid, i: int, j: int) -> str:
     value = masked.exact(i, j)
     return "1" if value == 0 else f"exp({exact_text(value)})"
 
 
-def row_terms(masked: MaskedTrigGrid, i: int) -> int:
+def _row_terms(masked: MaskedTrigGrid, i: int) -> int:
     """Exponentials and their sines and cosines in a sum over row i (a bound)."""
     values = masked.scaled.scores.values
     return sum(1 + values.bound("scores", i, c) for c in masked.open[i])
@@ -212,7 +213,7 @@ class ExpTrigGrid(Grid):
             with working_precision(prec + 8):
                 return scaled.ball_of(i, j, prec + 8).exp()
 
-        return Irrational(lambda: exp_text(self.masked, i, j), evaluate)
+        return Irrational(lambda: _exp_text(self.masked, i, j), evaluate)
 
 
 class ExpSumTrigGrid(Grid):
@@ -223,7 +224,7 @@ class ExpSumTrigGrid(Grid):
         self.shape = (exp.shape[0], 1)
 
     def terms(self, i: int, j: int = 0) -> int:
-        return row_terms(self.exp_grid.masked, i)
+        return _row_terms(self.exp_grid.masked, i)
 
     def exact(self, i: int, j: int = 0) -> Exact:
         masked = self.exp_grid.masked
@@ -236,7 +237,7 @@ class ExpSumTrigGrid(Grid):
             with working_precision(prec + 8):
                 return sum((ball.exp() for ball in balls), arb(0))
 
-        return Irrational(lambda: " + ".join(exp_text(masked, i, c) for c in columns),
+        return Irrational(lambda: " + ".join(_exp_text(masked, i, c) for c in columns),
                           evaluate)
 
 
@@ -271,7 +272,7 @@ class WeightsTrigGrid(Grid):
     def terms(self, i: int, j: int) -> int:
         if not self.masked.allowed[i][j] or self.row_is_rational(i):
             return 1
-        return 1 + self.masked.terms(i, j) + row_terms(self.masked, i)
+        return 1 + self.masked.terms(i, j) + _row_terms(self.masked, i)
 
     def exact(self, i: int, j: int) -> Exact:
         columns = self.masked.open[i]
@@ -291,8 +292,8 @@ class WeightsTrigGrid(Grid):
         if self.normalisation == "sum":
             terms = " + ".join(f"({exact_text(self.masked.exact(i, c))})" for c in columns)
             return f"({exact_text(self.masked.exact(i, j))})/({terms})"
-        terms = " + ".join(exp_text(self.masked, i, c) for c in columns)
-        return f"{exp_text(self.masked, i, j)}/({terms})"
+        terms = " + ".join(_exp_text(self.masked, i, c) for c in columns)
+        return f"{_exp_text(self.masked, i, j)}/({terms})"
 
     def row(self, i: int, prec: int) -> list[arb]:
         """Certified weights of row i (shifted by a midpoint near the row maximum)."""
@@ -326,8 +327,8 @@ class WeightsTrigGrid(Grid):
     def _check_sum(self, i: int) -> None:
         """Refuse a row whose scores sum to exactly 0 (normalisation = sum)."""
         columns, scaled = self.masked.open[i], self.masked.scaled
-        with working_precision(ROUGH):
-            total = sum((scaled.ball_of(i, c, ROUGH) for c in columns), arb(0))
+        with working_precision(_ROUGH):
+            total = sum((scaled.ball_of(i, c, _ROUGH) for c in columns), arb(0))
         if not total.contains(0):
             return
         exact = TrigSum(scaled.scores.values.basis)
@@ -346,3 +347,82 @@ class WeightsTrigGrid(Grid):
             row = self.row(i, prec)
             result.append([row[j] for j in columns])
         return result
+
+
+class OutputTrigGrid(Grid):
+    """``weights @ V``, V rational (RoPE, given V) or sums of sines and cosines."""
+
+    def __init__(self, weights: WeightsTrigGrid, values: TrigGrid) -> None:
+        self.weights = weights
+        self.values = values
+        self.shape = (weights.shape[0], values.shape[1])
+
+    def terms(self, i: int, k: int) -> int:
+        return 1 if self.weights.row_is_rational(i) else 2 * _row_terms(self.weights.masked, i)
+
+    def exact(self, i: int, k: int) -> Exact:
+        weights = self.weights
+        columns = weights.masked.open[i]
+        if not columns:
+            return NAN if weights.fully_masked == "nan" else fmpq(0)
+        if weights.row_is_rational(i):
+            total = TrigSum(self.values.values.basis)
+            for c in columns:
+                total.add_scaled(self.values.trig(c, k), _as_fmpq(weights.exact(i, c)))
+            return self._value(total, i, k)
+        if self._shared(columns, k):   # the weights add up to 1
+            return self.values.exact(columns[0], k)
+        return Irrational(lambda: self._text(i, k), lambda prec: self._ball(i, k, prec))
+
+    def _value(self, total: TrigSum, i: int, k: int) -> Exact:
+        if total.is_rational:
+            return total.constant
+        return TrigValue(total.text, lambda prec: self._ball(i, k, prec), lambda: total)
+
+    def _shared(self, columns: Sequence[int], k: int) -> bool:
+        """Whether every open key's value in column k is exactly the same."""
+        first = self.values.balls(_ROUGH, [columns[0]], [k])[0][0]
+        for c in columns[1:]:
+            ball = self.values.balls(_ROUGH, [c], [k])[0][0]
+            if ball is None or first is None or not ball.overlaps(first):
+                return False
+        value = self.values.trig(columns[0], k)
+        return all(self.values.trig(c, k) == value for c in columns[1:])
+
+    def _text(self, i: int, k: int) -> str:
+        masked = self.weights.masked
+        columns = masked.open[i]
+        if self.weights.normalisation == "sum":
+            return " + ".join(f"({self.weights.text(i, c)})*({self.values.text(c, k)})"
+                              for c in columns)
+        numerator = " + ".join(f"{arith.parenthesised(self.values.exact(c, k))}*"
+                               f"{_exp_text(masked, i, c)}" for c in columns
+                               if self.values.exact(c, k) != 0)
+        denominator = " + ".join(_exp_text(masked, i, c) for c in columns)
+        return f"({numerator or 0})/({denominator})"
+
+    def _ball(self, i: int, k: int, prec: int) -> arb:
+        row = self.weights.row(i, prec + 8)
+        column = self.values.values.matrix(self.values.step, prec + 8)
+        with working_precision(prec + 8):
+            return sum((row[c] * column[c, k] for c in self.weights.masked.open[i]), arb(0))
+
+    def balls(self, prec: int, rows: Sequence[int], columns: Sequence[int]
+              ) -> Sequence[Sequence[arb | None]]:
+        """weights @ V for the chosen rows as one ball-matrix product."""
+        weights = self.weights
+        if any(not weights.masked.open[i] for i in rows):
+            return [[self.ball(i, k, prec) if weights.masked.open[i] or
+                     weights.fully_masked != "nan" else None for k in columns] for i in rows]
+        values = self.values.values.matrix(self.values.step, prec + 8)
+        m = values.nrows()
+        with working_precision(prec + 8):
+            block = arb_mat(len(rows), m, [ball for i in rows for ball in weights.row(i, prec + 8)])
+            product = block * values
+        return [[product[r, k] for k in columns] for r in range(len(rows))]
+
+
+def _as_fmpq(value: Exact) -> fmpq:
+    if not isinstance(value, fmpq):
+        raise TypeError(f"expected a rational weight, got {value!r}")
+    return value

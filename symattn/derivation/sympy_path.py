@@ -68,10 +68,10 @@ class _SympySteps:
             if name in problem.inputs:
                 matrices[name] = sympy_matrix(problem.inputs[name])
                 self.steps.append(input_step(problem, name, SympyGrid(matrices[name])))
-        if problem.positions == "sinusoidal":   # (symattn.derivation.positions) PE added to X
-            from symattn.derivation import positions
+        if problem.positions == "sinusoidal":   # (derivation.sympy_positions) PE added to X
+            from symattn.derivation import sympy_positions
 
-            self.steps += positions.encoding_steps(problem, matrices)
+            self.steps += sympy_positions.encoding_steps(problem, matrices)
 
     def projections(self, start: str | None) -> None:
         """Q, K and V, given or projected (V only when the scores are given)."""
@@ -102,14 +102,14 @@ class _SympySteps:
             scores = (matrices["Q"] * matrices["K"].T).applyfunc(sympy.expand)
             self.add("scores", scores)
             return scores
-        from symattn.derivation import positions
+        from symattn.derivation import sympy_positions
 
         left, right = "Q", "K"
         if problem.positions == "rope":
-            self.steps += positions.rotation_steps(problem, matrices)
+            self.steps += sympy_positions.rotation_steps(problem, matrices)
             left, right = "Q_rot", "K_rot"
         scores = (matrices[left] * matrices[right].T).applyfunc(sympy.expand)
-        scores = scores.applyfunc(positions.linearise)
+        scores = scores.applyfunc(sympy_positions.linearise)
         if left == "Q":
             self.add("scores", scores)
         else:

@@ -140,9 +140,9 @@ def check_decodable(problem: Problem) -> None:
         raise InputError("kvcache decodes every token in turn: give one query per key "
                          "(no query_positions)", _where(problem, "options.query_positions"))
     if problem.positions != "none":
-        from symattn.derivation import position_steps
+        from symattn.derivation import positions
 
-        position_steps.check(problem)
+        positions.check(problem)
 
 
 def decode(problem: Problem) -> list[DecodingStep]:
@@ -277,14 +277,14 @@ class _SympyRows:
         else:
             x_t = self.x[t, :]
             if problem.positions == "sinusoidal":
-                from symattn.derivation.positions import sinusoidal_entry
+                from symattn.derivation.sympy_positions import sinusoidal_entry
 
                 x_t = x_t + sympy.Matrix([[sinusoidal_entry(t, c, x_t.cols,
                                                             problem.position_base)
                                            for c in range(x_t.cols)]])
             row = (x_t * self.weights[name]).applyfunc(sympy.expand)
         if problem.positions == "rope" and name in ("Q", "K"):
-            from symattn.derivation.positions import rotate
+            from symattn.derivation.sympy_positions import rotate
 
             row = rotate(row, problem.position_base, first_position=t)
         return row
@@ -306,7 +306,7 @@ class _SympyRows:
             score = sympy.expand(sum((a * value_to_sympy(b) for a, b in zip(query, key)),
                                      sympy.S.Zero))
             if problem.positions != "none":
-                from symattn.derivation.positions import linearise
+                from symattn.derivation.sympy_positions import linearise
 
                 score = linearise(score)
             scores.append(score)

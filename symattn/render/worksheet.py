@@ -221,13 +221,13 @@ def _choice(part: Choice, context: _Context) -> PartView:
 # ------------------------------------------------------------------ key steps
 def _derivation(exercise: Exercise, context: _Context) -> tuple[dict[str, str], ...]:
     """The key's derivations: the chosen steps of each problem, in the sheet's language."""
-    from symattn.worksheets import kinds as exercises
+    from symattn.worksheets.answers import derive_spec
     from symattn.render import worked
     from symattn.render.latex_document import render_steps
 
     out = []
     for key_step in exercise.key_steps:
-        derivation = exercises.derive_spec(exercise.problems[key_step.problem])
+        derivation = derive_spec(exercise.problems[key_step.problem])
         number_format = NumberFormat(digits=None, places=key_step.places, locale=context.locale)
         options = worked.Options(number_format=number_format, language=context.catalog.language,
                                  expand_rows=key_step.rows or (), limit=None)

@@ -1,8 +1,9 @@
 """Exercise sheets with answer keys, as data.
 
-Seeded nice numbers (``numbers``), the exercise kinds (``kinds``, ``whatif``,
-``mistakes``, listed by name in ``catalog``) built on the exercise records
-(``model``), lesson presets and calculator-free numbers (``presets``,
+Seeded nice numbers (``numbers``), the exercise kinds (``attention_steps``,
+``transformer``, ``reasoning``, ``whatif``, ``mistakes``, listed by name in
+``catalog``) built on the exercise records (``model``) and their answers read
+from the engine (``answers``), lesson presets and calculator-free numbers (``presets``,
 ``calcfree``), the short key's line of working (``shortkey``), and a class set
 with its answers (``sheet``). The LaTeX of a sheet and of its keys comes from
 ``symattn.render.worksheet`` and ``symattn.render.worksheet_short``.

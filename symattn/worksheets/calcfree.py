@@ -7,7 +7,8 @@ checker judges the weights and outputs on a spec that gives the
 exponentials k and normalises them by their sum (``normalisation = "sum"``),
 which is the same computation.
 
->>> from symattn.worksheets.kinds import Setup, variant_random
+>>> from symattn.worksheets.model import Setup
+>>> from symattn.worksheets.numbers import variant_random
 >>> exercise = softmax_table(variant_random(3, 1, 1, "softmax_table"), Setup(compact=True))
 >>> [blank.expected() for blank in exercise.blanks]
 ['2', '1/6', '6', '1/2', '4', '1/3', '12']
@@ -22,9 +23,9 @@ from typing import Any, Sequence
 
 from flint import fmpq
 
-from symattn.worksheets.kinds import Setup, derive_spec
-from symattn.worksheets.model import (Blank, Blanks, Exercise, Given, Math, Msg, Note, Num, Table,
-                                      Text, spec_number)
+from symattn.worksheets.answers import derive_spec
+from symattn.worksheets.model import (Blank, Blanks, Exercise, Given, Math, Msg, Note, Num, Setup,
+                                      Table, Text, spec_number)
 
 WHOLE = (1, 2, 3, 4, 6)          # e^{z} for z = ln k: small, with short sums
 

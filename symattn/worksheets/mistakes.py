@@ -20,7 +20,8 @@ first number that is not ok must be in the step the key names, it must be
 exactly what that verdict means), and everything printed before it ok.
 A draw that fails is redrawn.
 
->>> from symattn.worksheets.kinds import Setup, variant_random
+>>> from symattn.worksheets.model import Setup
+>>> from symattn.worksheets.numbers import variant_random
 >>> exercise = find_error(variant_random(5, 1, 1, "find_error"), Setup())
 >>> exercise.facts["mistake"], exercise.facts["step"], exercise.facts["first"]
 ('column_softmax', 'weights', ('weights[1,1]', 'wrong'))
@@ -32,15 +33,14 @@ __all__ = ["MISTAKES", "STEPS", "PLANTED_STEP", "find_error", "printed_claims", 
            "asked_row"]
 
 import random
-from typing import Any, Mapping, Sequence
-
-from flint import fmpq
+from typing import Any, Mapping
 
 from symattn.values import arith
 from symattn.values.exact import NEG_INF
+from symattn.worksheets.answers import attention_spec, derive_spec, number_blank
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
-                                    Note, Num, Text, User, decimal_value, spec_matrix)
-from symattn.worksheets.kinds import Setup, attention_spec, derive_spec, number_blank
+                                      Note, Num, Setup, Text, User, decimal_value, num_rows,
+                                      spec_matrix)
 from symattn.values.number_format import NumberFormat
 from symattn.worksheets.numbers import Attention, draw_attention, scores_of
 
@@ -150,6 +150,7 @@ def well_posed(attention: Attention) -> bool:
     """A problem worth asking about: every key, value and column of K non-zero, and
     no two scores of a query row equal (so no row of weights is flat or tied).
 
+    >>> from flint import fmpq
     >>> one, zero = fmpq(1), fmpq(0)
     >>> rows = ((one, zero), (zero, one), (one, one))
     >>> well_posed(Attention(((one, fmpq(2)),) * 3, rows, rows, 2))
@@ -244,8 +245,8 @@ def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
                                right[step].value.exact(row, j), row_places,
                                (0, f"{step}[{row + 1},{j + 1}]")) for j in range(width))
     parts = (Text(Msg.of("kind.find_error.prompt", d_k=Num(attention.d_k))),
-             Given((("Q", _rows(attention.Q)), ("K", _rows(attention.K)),
-                    ("V", _rows(attention.V))), Msg.of("kind.find_error.given")),
+             Given((("Q", num_rows(attention.Q)), ("K", num_rows(attention.K)),
+                    ("V", num_rows(attention.V))), Msg.of("kind.find_error.given")),
              Given(tuple(shown), Msg.of("kind.find_error.printed")),
              Choice(step_blank, tuple(Math(SYMBOLS[name]) for name in STEPS),
                     Msg.of("kind.find_error.which_step")),
@@ -270,7 +271,3 @@ def _exercise(attention: Attention, spec: Mapping[str, Any], mistake: str,
 def _lower(step: str) -> str:
     return {"scores": "s", "scaled": r"\tilde{s}", "masked": "z", "exp": "e", "weights": "a",
             "output": "o"}[step]
-
-
-def _rows(matrix: Sequence[Sequence[fmpq]]) -> tuple[tuple[Num, ...], ...]:
-    return tuple(tuple(Num(x) for x in row) for row in matrix)

@@ -9,6 +9,8 @@ answers (JSON) and into specs whose claims ``symattn check`` judges.
 Layout parts, in order: ``Text`` (a paragraph), ``Given`` (matrices shown as
 given), ``Blanks`` (``label = ____`` in a line), ``Grid`` (a matrix with some
 cells blank), ``Table`` (a table with blank cells) and ``Choice`` (tick one).
+An exercise kind is a ``Builder``: a seeded generator and the sheet's ``Setup``
+in, an ``Exercise`` out.
 
 >>> from flint import fmpq
 >>> blank = Blank("w1", "a_{1}", fmpq(1, 3), places=3, claim=(0, "weights[1,1]"))
@@ -21,18 +23,21 @@ cells blank), ``Table`` (a table with blank cells) and ``Choice`` (tick one).
 from __future__ import annotations
 
 __all__ = ["Num", "Math", "Msg", "User", "Fragment", "Blank", "Text", "Given", "Blanks",
-           "Grid", "Table", "Choice", "Part", "KeyStep", "Note", "Exercise", "spec_number",
-           "spec_matrix", "decimal_value", "is_fraction", "fraction_text", "half_ulp", "unit_of",
-           "tolerance_for", "CHOICE_LETTERS"]
+           "Grid", "Table", "Choice", "Part", "KeyStep", "Note", "Exercise", "Setup", "Builder",
+           "spec_number", "spec_matrix", "num_rows", "token_text", "decimal_value",
+           "is_fraction", "fraction_text", "half_ulp", "unit_of", "tolerance_for",
+           "CHOICE_LETTERS"]
 
+import random
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Sequence, Union
 
 from flint import fmpq
 
 from symattn.values.exact import NEG_INF
 from symattn.values.number_format import NumberFormat
 from symattn.values.exact import terminating_places
+from symattn.worksheets.numbers import Attention
 
 CHOICE_LETTERS = "ABCDEFGH"
 
@@ -75,6 +80,16 @@ class User:
 Fragment = Union[Num, Math, Msg, User, str]
 
 
+def num_rows(matrix: Sequence[Sequence[Any]]) -> tuple[tuple[Num, ...], ...]:
+    """A matrix of exact values as rows of numbers (a ``Given`` item)."""
+    return tuple(tuple(Num(x) for x in row) for row in matrix)
+
+
+def token_text(tokens: Sequence[str], i: int) -> Any:
+    """``(the token "cat")`` for query ``i`` of a prompt, or nothing without tokens."""
+    return Msg.of("sheet.token", token=User(tokens[i])) if tokens else ""
+
+
 # --------------------------------------------------------------------- blanks
 @dataclass(frozen=True)
 class Blank:
@@ -86,7 +101,7 @@ class Blank:
     ``choice`` (``value`` is the option id; ``options`` the ids in order) or
     ``design`` (any answer that meets a pattern is right; ``value`` is a reference
     answer, a tuple of whole numbers, and the exercise's ``facts["check"]`` the
-    pattern, graded by ``kinds_reason.check_design``).
+    pattern, graded by ``reasoning.check_design``).
     ``claim`` is (problem index, claim key) when ``symattn check`` can judge
     the printed answer; ``carried`` is how far an answer computed from the
     student's own correctly rounded earlier answers may be from the exact value.
@@ -288,6 +303,26 @@ class Exercise:
             elif isinstance(part, (Grid, Table)):
                 out.extend(c for row in part.rows for c in row if isinstance(c, Blank))
         return tuple(out)
+
+
+# ------------------------------------------------------------------- building
+@dataclass(frozen=True)
+class Setup:
+    """What every exercise of a sheet shares."""
+
+    places: int = 3                      # decimal places of rounded answers
+    d_k: int = 4                         # key dimension of generated problems
+    sentences: tuple[str, ...] = ("the cat sat on the warm mat",)   # token names to draw
+    base: Attention | None = None        # the spec's own Q, K, V (a worksheet from a spec)
+    mistakes: tuple[str, ...] = ()       # find_error: which mistakes may be planted (all)
+    shape: Mapping[str, Any] | None = None   # sizes: d_model, heads, seq_len, layers, dtype
+    # Lesson presets (worksheets.presets): shorter exercises, calculator-free numbers.
+    compact: bool = False                # softmax over 3 scores, 3 x 3 score matrices
+    numbers: str = "standard"            # or "calculator-free" (worksheets.calcfree)
+
+
+# The builder of one exercise kind (``catalog.KINDS``): its seeded generator and the setup.
+Builder = Callable[[random.Random, Setup], Exercise]
 
 
 # ------------------------------------------------------------------ spec text

@@ -27,7 +27,8 @@ True
 from __future__ import annotations
 
 __all__ = ["Attention", "variant_random", "draw_attention", "draw_row", "draw_tokens",
-           "clear_of_midpoints", "is_square", "scores_of", "NICE_ROW", "from_problem"]
+           "draw_matrix", "clear_of_midpoints", "is_square", "scores_of", "NICE_ROW", "SMALL",
+           "from_problem"]
 
 import random
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ NICE_ROW = tuple(fmpq(k, 2) for k in range(-2, 5))       # -1, -0.5, ..., 2
 _QK = (-1, 0, 0, 1, 1, 1, 2)                             # entries of Q and K (weighted)
 _QK_SPARSE = (-1, 0, 0, 0, 0, 0, 0, 1, 1, 2)             # for d_k > 4: more zeros
 _V = (-1, 0, 1, 1, 2, 2, 3)                              # entries of V
+SMALL = (-1, 0, 0, 1, 1, 2)                              # X, Q, K of projection, multi_head
 MAX_TRIES = 2000
 
 
@@ -85,7 +87,8 @@ def clear_of_midpoints(value: Any, places: int, margin: int = 20) -> bool:
     return not 500 - margin <= tail <= 500 + margin
 
 
-def _matrix(rng: random.Random, rows: int, columns: int, pool: Sequence[int]) -> Matrix:
+def draw_matrix(rng: random.Random, rows: int, columns: int, pool: Sequence[int]) -> Matrix:
+    """rows x columns entries drawn from ``pool`` (repeat an entry to make it likelier)."""
     return tuple(tuple(fmpq(rng.choice(pool)) for _ in range(columns)) for _ in range(rows))
 
 
@@ -114,12 +117,12 @@ def draw_attention(rng: random.Random, n: int, m: int, d_k: int, d_v: int,
     for attempt in range(MAX_TRIES):
         strict = attempt < MAX_TRIES // 2     # then allow equal keys (d_k = 1 has few)
         pool = _QK if d_k <= 4 else _QK_SPARSE
-        Q = tuple(tuple(x * step for x in row) for row in _matrix(rng, n, d_k, pool))
-        K = _matrix(rng, m, d_k, pool)
+        Q = tuple(tuple(x * step for x in row) for row in draw_matrix(rng, n, d_k, pool))
+        K = draw_matrix(rng, m, d_k, pool)
         scaled = [[s / root for s in row] for row in scores_of(Q, K)]
         if all(_spread_ok(row, low, high) for row in scaled) and \
                 (len(set(K)) == m or not strict):
-            V = _matrix(rng, m, d_v, _V)
+            V = draw_matrix(rng, m, d_v, _V)
             columns = set(zip(*V))
             if (len(set(V)) == m or not strict) and len(columns) == d_v and \
                     (0,) * m not in columns:

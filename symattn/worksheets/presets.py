@@ -37,7 +37,7 @@ from typing import Sequence
 from symattn.errors import InputError
 import symattn.worksheets.calcfree as calcfree
 from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
-from symattn.worksheets.kinds import Builder
+from symattn.worksheets.model import Builder
 
 NUMBERS = ("standard", "calculator-free")
 LESSON_MISTAKES = ("no_scaling", "column_softmax", "kv_swapped", "leaked_future")

@@ -34,10 +34,9 @@ from typing import Any, Sequence
 
 from symattn.errors import InputError, Location, PositionError, StepNotFoundError, cut
 from symattn.values.exact import NEG_INF, exact_text
-from symattn.worksheets.model import Exercise
+from symattn.worksheets.model import Exercise, Setup
 import symattn.worksheets.presets as presets
 from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
-from symattn.worksheets.kinds import Setup
 from symattn.values.number_format import NumberFormat
 from symattn.messages import LANGUAGES, load
 from symattn.worksheets.numbers import from_problem, is_square, variant_random

@@ -18,7 +18,9 @@ explained, the first entropy worked out, a reference answer); calculator-free
 exercises their own working. A step the key works in another problem than the
 answer's claim (stable softmax: the shifted scores) is written out there.
 
->>> from symattn.worksheets.kinds import Setup, softmax_table, variant_random
+>>> from symattn.worksheets.attention_steps import softmax_table
+>>> from symattn.worksheets.model import Setup
+>>> from symattn.worksheets.numbers import variant_random
 >>> line = working(softmax_table(variant_random(3, 1, 1, "softmax_table"), Setup()))
 >>> [type(part).__name__ for part in line][:3]
 ['Math', 'Math', 'Num']
@@ -35,7 +37,7 @@ from typing import Any, Iterable, Sequence
 from flint import fmpq
 
 from symattn.values.exact import NEG_INF
-from symattn.worksheets.kinds import derive_spec
+from symattn.worksheets.answers import derive_spec
 from symattn.worksheets.model import Blank, Exercise, Fragment, Math, Num
 
 Line = tuple[Fragment, ...]

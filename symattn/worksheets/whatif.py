@@ -10,7 +10,8 @@
 * ``sizes``: head dimension, score-matrix entries and bytes, KV-cache bytes
   per token and for a sequence, checked by ``symattn.sizes``.
 
->>> from symattn.worksheets.kinds import Setup, variant_random
+>>> from symattn.worksheets.model import Setup
+>>> from symattn.worksheets.numbers import variant_random
 >>> exercise = entropy(variant_random(2, 1, 1, "entropy"), Setup())
 >>> [(blank.id, blank.expected("pl")) for blank in exercise.blanks]
 [('h1', '0'), ('h2', '1,75'), ('hmax', '2'), ('focused', 'A')]
@@ -26,10 +27,10 @@ from typing import Any, Sequence
 
 from flint import fmpq
 
+from symattn.worksheets.answers import (all_clear, derive_spec, entry, number_blank,
+                                        softmax_blanks)
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
-                                    Note, Num, Table, Text, spec_number, unit_of)
-from symattn.worksheets.kinds import (Setup, _clear, _softmax_blanks, _value, derive_spec,
-                               number_blank)
+                                      Note, Num, Setup, Table, Text, spec_number, unit_of)
 from symattn.worksheets.numbers import draw_row
 
 # Rows of weights whose entropy is a short exact decimal: every weight is 0 or 1/2^k.
@@ -43,7 +44,7 @@ def _row_spec(scores: Sequence[fmpq], **options: Any) -> dict[str, Any]:
 
 
 def _weights(derivation: Any, problem: int, places: int, ids: str) -> tuple[Blank, ...]:
-    _, _, weights = _softmax_blanks(derivation, 0, places, ids, "a" if problem == 0 else "a'")
+    _, _, weights = softmax_blanks(derivation, 0, places, ids, "a" if problem == 0 else "a'")
     return tuple(replace(b, claim=(problem, b.claim[1])) if b.claim else b for b in weights)
 
 
@@ -56,9 +57,9 @@ def temperature(rng: random.Random, setup: Setup) -> Exercise:
         cold, hot = derive_spec(_row_spec(z)), derive_spec(_row_spec(z, temperature=
                                                                       spec_number(t)))
         before, after = _weights(cold, 0, p, "a"), _weights(hot, 1, p, "b")
-        if _clear([b.value for b in before + after], p):
+        if all_clear([b.value for b in before + after], p):
             break
-    scaled = tuple(number_blank(f"t{j + 1}", f"z_{{{j + 1}}}/T", _value(hot, "scaled", 0, j), p,
+    scaled = tuple(number_blank(f"t{j + 1}", f"z_{{{j + 1}}}/T", entry(hot, "scaled", 0, j), p,
                                 (1, f"scaled[1,{j + 1}]")) for j in range(3))
     answer = "flatter" if t > 1 else "sharper"
     choice = Blank("effect", r"\text{effect}", answer, kind="choice",
@@ -90,10 +91,10 @@ def no_scaling(rng: random.Random, setup: Setup) -> Exercise:
         raw_spec = _row_spec(s)
         with_scale, without = derive_spec(scaled_spec), derive_spec(raw_spec)
         before, after = _weights(with_scale, 0, p, "a"), _weights(without, 1, p, "b")
-        if _clear([b.value for b in before + after], p):
+        if all_clear([b.value for b in before + after], p):
             break
     scaled = tuple(number_blank(f"t{j + 1}", rf"\tilde{{s}}_{{{j + 1}}}",
-                                _value(with_scale, "scaled", 0, j), p, (0, f"scaled[1,{j + 1}]"))
+                                entry(with_scale, "scaled", 0, j), p, (0, f"scaled[1,{j + 1}]"))
                    for j in range(3))
     choice = Blank("largest", r"\text{largest}", "larger", kind="choice",
                    options=("larger", "smaller", "same"))
@@ -142,10 +143,10 @@ def entropy(rng: random.Random, setup: Setup) -> Exercise:
     spec = {"inputs": {"scaled": [[str(x) for x in row] for row in rows]},
             "options": {"normalisation": "sum"}, "diagnostics": {"entropy": True}}
     derivation = derive_spec(spec)
-    weights = [[_value(derivation, "weights", i, j) for j in range(4)] for i in range(2)]
-    h = [number_blank(f"h{i + 1}", f"H_{{{i + 1}}}", _value(derivation, "entropy", i, 0),
+    weights = [[entry(derivation, "weights", i, j) for j in range(4)] for i in range(2)]
+    h = [number_blank(f"h{i + 1}", f"H_{{{i + 1}}}", entry(derivation, "entropy", i, 0),
                       setup.places, (0, f"entropy[{i + 1}]")) for i in range(2)]
-    h_max = number_blank("hmax", r"H_{\max}", _value(derivation, "entropy_max", 0, 0),
+    h_max = number_blank("hmax", r"H_{\max}", entry(derivation, "entropy_max", 0, 0),
                          setup.places, (0, "entropy_max[1]"))
     focused = "row1" if h[0].value < h[1].value else "row2"
     choice = Blank("focused", r"\text{row}", focused, kind="choice", options=("row1", "row2"))

@@ -1,4 +1,5 @@
-"""Exercise kinds about what attention does: token order, and designing a query.
+"""Exercise kinds about what attention does, reasoned more than computed: token order,
+and designing a query.
 
 * ``permutation``: the weights A and output O of three tokens are given; two
   tokens are swapped. Without positions the student writes the new rows
@@ -12,7 +13,8 @@
   Any q that meets the pattern is right: ``check_design`` decides it exactly,
   and the key gives a reference answer that passes the same check.
 
->>> from symattn.worksheets.kinds import Setup, variant_random
+>>> from symattn.worksheets.model import Setup
+>>> from symattn.worksheets.numbers import variant_random
 >>> exercise = design(variant_random(4, 1, 1, "design"), Setup())
 >>> facts = exercise.facts["check"]
 >>> check_design(facts, exercise.facts["reference"]).meets
@@ -23,7 +25,7 @@ False
 
 from __future__ import annotations
 
-__all__ = ["permutation", "design", "check_design", "DesignCheck", "KINDS", "PATTERNS"]
+__all__ = ["permutation", "design", "check_design", "DesignCheck", "PATTERNS"]
 
 import random
 from dataclasses import dataclass
@@ -38,10 +40,10 @@ from symattn.values import arith
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 from symattn.values.whole import ascii_whole
-from symattn.worksheets.kinds import (Builder, Setup, _clear, _rows, _value, derive_spec,
-                                      number_blank)
+from symattn.worksheets.answers import all_clear, derive_spec, entry, number_blank
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Msg, Note,
-                                      Num, Text, User, spec_matrix, spec_number, unit_of)
+                                      Num, Setup, Text, User, num_rows, spec_matrix, spec_number,
+                                      unit_of)
 from symattn.worksheets.numbers import draw_attention, draw_tokens
 
 PATTERNS = ("copy", "average")
@@ -88,10 +90,10 @@ def permutation(rng: random.Random, setup: Setup) -> Exercise:
                                            "W_K": "identity", "W_V": spec_matrix(_W_V)}}
         a, b = sorted(rng.sample(range(3), 2))
         original = derive_spec(spec)
-        A = [[_value(original, "weights", i, j) for j in range(3)] for i in range(3)]
-        out = [[_value(original, "output", i, k) for k in range(2)] for i in range(3)]
+        A = [[entry(original, "weights", i, j) for j in range(3)] for i in range(3)]
+        out = [[entry(original, "output", i, k) for k in range(2)] for i in range(3)]
         shown = [NumberFormat(digits=None, places=p).format(w) for w in A[a]]
-        if len(set(shown)) == 3 and _clear(A[a] + out[a] + out[b], p):
+        if len(set(shown)) == 3 and all_clear(A[a] + out[a] + out[b], p):
             break
     tokens = draw_tokens(rng, setup.sentences, 3)
     order = [1, 2, 3]
@@ -105,11 +107,11 @@ def permutation(rng: random.Random, setup: Setup) -> Exercise:
     derivation = derive_spec(swapped)
     r = a + 1
     row = tuple(number_blank(f"a{j + 1}", f"a'_{{{r},{j + 1}}}",
-                             _value(derivation, "weights", a, j), p, (0, f"weights[{r},{j + 1}]"))
+                             entry(derivation, "weights", a, j), p, (0, f"weights[{r},{j + 1}]"))
                 for j in range(3))
     outputs = tuple(number_blank(f"o{i + 1}{k + 1}", f"o'_{{{i + 1},{k + 1}}}",
-                                 _value(derivation, "output", i, k), q, (0, f"output[{i + 1},"
-                                                                           f"{k + 1}]"))
+                                 entry(derivation, "output", i, k), q, (0, f"output[{i + 1},"
+                                                                          f"{k + 1}]"))
                     for i in (a, b) for k in range(2))
     answer = "swapped" if placed else "changed"
     choice = Blank("positions", r"\text{positions}", answer, kind="choice",
@@ -169,13 +171,13 @@ def check_design(facts: Mapping[str, Any], answer: Sequence[Any]) -> DesignCheck
     spec = {"inputs": {"Q": [[str(x) for x in query]], "K": facts["K"]},
             "options": {"d_k": width}}
     derivation = derive_spec(spec)
-    weights = tuple(_value(derivation, "weights", 0, j) for j in range(len(facts["K"])))
+    weights = tuple(entry(derivation, "weights", 0, j) for j in range(len(facts["K"])))
     fraction = Fraction(str(facts["threshold"]))
     threshold = fmpq(fraction.numerator, fraction.denominator)
     a = facts["a"] - 1
     if facts["pattern"] == "average":
         b = facts["b"] - 1
-        scores = [_value(derivation, "scores", 0, j) for j in range(len(weights))]
+        scores = [entry(derivation, "scores", 0, j) for j in range(len(weights))]
         if scores[a] != scores[b]:
             return DesignCheck(False, weights, "equal")
         chosen: tuple[int, ...] = (a, b)
@@ -222,7 +224,7 @@ def design(rng: random.Random, setup: Setup) -> Exercise:
         if pattern == "average" else Msg.of("kind.design.copy", a=Num(a), threshold=threshold)
     parts = (Text(Msg.of("kind.design.prompt", bound=Num(BOUND), target=target,
                          unit=unit_of(setup.places))),
-             Given((("K", _rows(attention.K)), ("V", _rows(attention.V)))),
+             Given((("K", num_rows(attention.K)), ("V", num_rows(attention.V)))),
              Blanks((blank,)),
              Choice(choice, tuple(Msg.of(f"kind.design.{o}") for o in choice.options),
                     Msg.of("kind.design.question")))
@@ -235,9 +237,3 @@ def design(rng: random.Random, setup: Setup) -> Exercise:
                              setup.places),),
                     (note, Note(Msg.of("kind.design.why"))),
                     facts={"check": facts, "reference": reference})
-
-
-KINDS: dict[str, Builder] = {
-    "permutation": permutation,
-    "design": design,
-}

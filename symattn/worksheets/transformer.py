@@ -1,99 +1,45 @@
-"""More exercise kinds: projections, two heads, one KV-cache step, the next token, max-shift.
+"""Exercise kinds on attention inside a Transformer: heads, a KV cache, the next token.
 
 | kind | the student |
 |---|---|
-| ``projection`` | computes one row of Q = X W_Q and of K = X W_K, and their score |
 | ``multi_head`` | two heads of width 1: each head's weights and output, concat, W_O |
 | ``kv_cache`` | one decode step: the new query against cached keys and values |
 | ``next_token`` | logits z = hU, probabilities softmax(z), the most likely word |
-| ``stable_softmax`` | softmax of large scores after subtracting the largest, and why |
 
-As in ``kinds``, every answer is the engine's exact value of the exercise's
-own spec, and every number blank names the claim ``symattn check`` judges.
+As in ``attention_steps``, every answer is the engine's exact value of the
+exercise's own spec (``answers``), and every number blank names the claim
+``symattn check`` judges.
 
->>> from symattn.worksheets.kinds import Setup, variant_random
->>> exercise = projection(variant_random(3, 1, 1, "projection"), Setup())
->>> [blank.claim[1][:2] for blank in exercise.blanks]
-['Q[', 'Q[', 'K[', 'K[', 'sc']
+>>> from symattn.worksheets.model import Setup
+>>> from symattn.worksheets.numbers import variant_random
+>>> exercise = kv_cache(variant_random(3, 1, 1, "kv_cache"), Setup())
+>>> exercise.problems[0]["options"]["query_positions"], exercise.blanks[-1].value
+([3], 'new')
 """
 
 from __future__ import annotations
 
-__all__ = ["projection", "multi_head", "kv_cache", "next_token", "stable_softmax", "KINDS",
-           "carried_sum"]
+__all__ = ["multi_head", "kv_cache", "next_token"]
 
 import random
 from typing import Any, Sequence
 
 from flint import fmpq
 
-from symattn.worksheets.kinds import (Builder, Setup, _clear, _rows, _softmax_blanks,
-                                      _token_text, _value, attention_spec, derive_spec,
-                                      number_blank)
+from symattn.values import arith
+from symattn.worksheets.answers import (all_clear, attention_spec, carried_sum, derive_spec,
+                                        entry, number_blank, shown, softmax_blanks,
+                                        softmax_carried)
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
-                                      Note, Num, Table, Text, User, decimal_value, spec_matrix,
-                                      spec_number, tolerance_for, unit_of)
-from symattn.worksheets.numbers import draw_attention, draw_tokens
+                                      Note, Num, Setup, Table, Text, User, num_rows, spec_matrix,
+                                      tolerance_for, unit_of)
+from symattn.worksheets.numbers import SMALL, draw_attention, draw_matrix
 
-_SMALL = (-1, 0, 0, 1, 1, 2)
-_WEIGHT = (-1, 0, 0, 1, 1)
-_TRIES = 400
-
-
-def _matrix(rng: random.Random, rows: int, columns: int, pool: Sequence[int]
-            ) -> tuple[tuple[fmpq, ...], ...]:
-    return tuple(tuple(fmpq(rng.choice(pool)) for _ in range(columns)) for _ in range(rows))
-
-
-def _shown(blank: Blank) -> fmpq:
-    """What a student who rounds as asked writes for ``blank``."""
-    return blank.value if blank.places is None else decimal_value(blank.value, blank.places)
-
-
-def carried_sum(weights: Sequence[Blank], values: Sequence[fmpq]) -> fmpq:
-    """sum_j w_j v_j from the weights as a student rounds them.
-
-    >>> carried_sum([Blank("a", "a", fmpq(1, 3), 2), Blank("b", "b", fmpq(2, 3), 2)], [3, 0])
-    99/100
-    """
-    return sum((_shown(w) * fmpq(v) for w, v in zip(weights, values)), fmpq(0))
+_TRIES = 400                      # draws before the last one is taken as it is
 
 
 def _column(grid: Sequence[Sequence[fmpq]], k: int) -> list[fmpq]:
     return [row[k] for row in grid]
-
-
-# ----------------------------------------------------------------- projection
-def projection(rng: random.Random, setup: Setup) -> Exercise:
-    """One row of Q = X W_Q and K = X W_K, and the raw score of the token with itself."""
-    for _ in range(_TRIES):
-        X = _matrix(rng, 3, 3, _SMALL)
-        W_Q, W_K = _matrix(rng, 3, 2, _WEIGHT), _matrix(rng, 3, 2, _WEIGHT)
-        row = rng.randrange(3)
-        spec: dict[str, Any] = {"inputs": {"X": spec_matrix(X), "W_Q": spec_matrix(W_Q),
-                                           "W_K": spec_matrix(W_K)}}
-        derivation = derive_spec(spec)
-        q = [_value(derivation, "Q", row, j) for j in range(2)]
-        k = [_value(derivation, "K", row, j) for j in range(2)]
-        if len(set(q)) == 2 and len(set(k)) == 2 and all(x != 0 for x in X[row]) and \
-                _value(derivation, "scores", row, row) != 0:
-            break
-    tokens = draw_tokens(rng, setup.sentences, 3)
-    spec["tokens"] = list(tokens)
-    r = row + 1
-    blanks = tuple(number_blank(f"q{j + 1}", f"q_{{{r},{j + 1}}}", q[j], setup.places,
-                                (0, f"Q[{r},{j + 1}]")) for j in range(2)) + \
-        tuple(number_blank(f"k{j + 1}", f"k_{{{r},{j + 1}}}", k[j], setup.places,
-                           (0, f"K[{r},{j + 1}]")) for j in range(2))
-    score = number_blank("s", f"s_{{{r},{r}}}", _value(derivation, "scores", row, row),
-                         setup.places, (0, f"scores[{r},{r}]"))
-    parts = (Text(Msg.of("kind.projection.prompt", row=Num(r), token=_token_text(tokens, row))),
-             Given((("X", _rows(X)), ("W_Q", _rows(W_Q)), ("W_K", _rows(W_K)))),
-             Blanks(blanks[:2], Msg.of("kind.projection.query", row=Num(r))),
-             Blanks(blanks[2:], Msg.of("kind.projection.key", row=Num(r))),
-             Blanks((score,), Msg.of("kind.projection.score")))
-    return Exercise("projection", parts, (spec,),
-                    (KeyStep(0, ("Q", "K", "scores"), (r,), setup.places),))
 
 
 # ----------------------------------------------------------------- multi_head
@@ -101,17 +47,15 @@ def _head_blanks(derivation: Any, head: int, row: int, V: Sequence[Sequence[fmpq
                  p: int, q: int) -> tuple[list[Blank], Blank]:
     """Head ``head``'s weights of ``row`` and its output (one number: d_v = 1)."""
     prefix, r = f"head{head}.", row + 1
-    exps = [_value(derivation, prefix + "exp", row, j) for j in range(len(V))]
-    from symattn.worksheets.kinds import softmax_carried
-
+    exps = [entry(derivation, prefix + "exp", row, j) for j in range(len(V))]
     _, carried = softmax_carried(exps, p)
     weights = []
     for j in range(len(V)):
-        exact = _value(derivation, prefix + "weights", row, j)
+        exact = entry(derivation, prefix + "weights", row, j)
         weights.append(number_blank(f"a{head}{j + 1}", f"a^{{({head})}}_{{{r},{j + 1}}}", exact,
                                     p, (0, f"{prefix}weights[{r},{j + 1}]"),
                                     tolerance_for(exact, carried[j], p)))
-    exact = _value(derivation, prefix + "output", row, 0)
+    exact = entry(derivation, prefix + "output", row, 0)
     output = number_blank(f"h{head}", f"o^{{({head})}}_{{{r}}}", exact, q,
                           (0, f"{prefix}output[{r},1]"),
                           tolerance_for(exact, carried_sum(weights, _column(V, head - 1)), q))
@@ -122,8 +66,8 @@ def multi_head(rng: random.Random, setup: Setup) -> Exercise:
     """Two heads of width 1 over two tokens: weights, head outputs, concat, output = C W_O."""
     p, q = setup.places, max(setup.places - 1, 1)
     for _ in range(_TRIES):
-        Q, K = _matrix(rng, 2, 2, _SMALL), _matrix(rng, 2, 2, _SMALL)
-        V, W_O = _matrix(rng, 2, 2, (-1, 0, 1, 2, 3)), _matrix(rng, 2, 2, (-1, 0, 1, 1, 2))
+        Q, K = draw_matrix(rng, 2, 2, SMALL), draw_matrix(rng, 2, 2, SMALL)
+        V, W_O = draw_matrix(rng, 2, 2, (-1, 0, 1, 2, 3)), draw_matrix(rng, 2, 2, (-1, 0, 1, 1, 2))
         row = rng.randrange(2)
         spec = {"inputs": {"Q": spec_matrix(Q), "K": spec_matrix(K), "V": spec_matrix(V),
                            "W_O": spec_matrix(W_O)}, "options": {"heads": 2}}
@@ -134,20 +78,21 @@ def multi_head(rng: random.Random, setup: Setup) -> Exercise:
         derivation = derive_spec(spec)
         first, out1 = _head_blanks(derivation, 1, row, V, p, q)
         second, out2 = _head_blanks(derivation, 2, row, V, p, q)
-        if _clear([b.value for b in first + second + [out1, out2]], p) and \
+        if all_clear([b.value for b in first + second + [out1, out2]], p) and \
                 [b.expected() for b in first] != [b.expected() for b in second]:
             break
     r = row + 1
-    concat = [_shown(out1), _shown(out2)]
+    concat = [shown(out1), shown(out2)]
     outputs = []
     for k in range(2):
-        exact = _value(derivation, "output", row, k)
+        exact = entry(derivation, "output", row, k)
         carried = concat[0] * W_O[0][k] + concat[1] * W_O[1][k]
         outputs.append(number_blank(f"o{k + 1}", f"o_{{{r},{k + 1}}}", exact, q,
                                     (0, f"output[{r},{k + 1}]"), tolerance_for(exact, carried, q)))
     parts = (Text(Msg.of("kind.multi_head.prompt", row=Num(r), unit=unit_of(p),
                          out_unit=unit_of(q))),
-             Given((("Q", _rows(Q)), ("K", _rows(K)), ("V", _rows(V)), ("W_O", _rows(W_O)))),
+             Given((("Q", num_rows(Q)), ("K", num_rows(K)), ("V", num_rows(V)),
+                    ("W_O", num_rows(W_O)))),
              Blanks(tuple(first) + (out1,), Msg.of("kind.multi_head.head", head=Num(1))),
              Blanks(tuple(second) + (out2,), Msg.of("kind.multi_head.head", head=Num(2))),
              Blanks(tuple(outputs), Msg.of("kind.multi_head.output")))
@@ -170,23 +115,23 @@ def kv_cache(rng: random.Random, setup: Setup) -> Exercise:
         spec["inputs"]["Q"] = spec_matrix(attention.Q[2:])
         spec["options"]["query_positions"] = [3]
         derivation = derive_spec(spec)
-        _, _, weights = _softmax_blanks(derivation, 0, p, label="a_{3}")
+        _, _, weights = softmax_blanks(derivation, 0, p, label="a_{3}")
         weights = [_relabel(b, 3) for b in weights]
         outputs = _outputs(derivation, weights, attention.V, q)
-        if _clear([b.value for b in weights + outputs], p):
+        if all_clear([b.value for b in weights + outputs], p):
             break
     scaled = tuple(number_blank(f"t{j + 1}", rf"\tilde{{s}}_{{3,{j + 1}}}",
-                                _value(derivation, "scaled", 0, j), p, (0, f"scaled[3,{j + 1}]"))
+                                entry(derivation, "scaled", 0, j), p, (0, f"scaled[3,{j + 1}]"))
                    for j in range(3))
     choice = Blank("computed", r"\text{computed}", "new", kind="choice",
                    options=("new", "all", "none"))
     parts = (Text(Msg.of("kind.kv_cache.prompt", d_k=Num(attention.d_k), unit=unit_of(p),
                          out_unit=unit_of(q))),
-             Given(((r"K_{\text{cache}}", _rows(attention.K[:2])),
-                    (r"V_{\text{cache}}", _rows(attention.V[:2]))),
+             Given(((r"K_{\text{cache}}", num_rows(attention.K[:2])),
+                    (r"V_{\text{cache}}", num_rows(attention.V[:2]))),
                    Msg.of("kind.kv_cache.cache")),
-             Given((("q_3", _rows(attention.Q[2:])), ("k_3", _rows(attention.K[2:])),
-                    ("v_3", _rows(attention.V[2:]))), Msg.of("kind.kv_cache.arrives")),
+             Given((("q_3", num_rows(attention.Q[2:])), ("k_3", num_rows(attention.K[2:])),
+                    ("v_3", num_rows(attention.V[2:]))), Msg.of("kind.kv_cache.arrives")),
              Blanks(scaled), Blanks(tuple(weights)), Blanks(tuple(outputs)),
              Choice(choice, tuple(Msg.of(f"kind.kv_cache.{o}") for o in choice.options),
                     Msg.of("kind.kv_cache.question")))
@@ -209,7 +154,7 @@ def _outputs(derivation: Any, weights: Sequence[Blank], V: Sequence[Sequence[fmp
              places: int) -> list[Blank]:
     out = []
     for k in range(len(V[0])):
-        exact = _value(derivation, "output", 0, k)
+        exact = entry(derivation, "output", 0, k)
         out.append(number_blank(f"o{k + 1}", f"o_{{3,{k + 1}}}", exact, places,
                                 (0, f"output[3,{k + 1}]"),
                                 tolerance_for(exact, carried_sum(weights, _column(V, k)),
@@ -227,8 +172,8 @@ def next_token(rng: random.Random, setup: Setup) -> Exercise:
     """z = hU over four words, p = softmax(z), and the most likely next word."""
     p = setup.places
     for _ in range(_TRIES):
-        h = _matrix(rng, 1, 2, (-1, 1, 1, 2))
-        U = _matrix(rng, 2, 4, (-1, 0, 0, 1, 1))
+        h = draw_matrix(rng, 1, 2, (-1, 1, 1, 2))
+        U = draw_matrix(rng, 2, 4, (-1, 0, 0, 1, 1))
         logits = [h[0][0] * U[0][j] + h[0][1] * U[1][j] for j in range(4)]
         best = max(logits)
         if logits.count(best) != 1 or len(set(logits)) < 3 or best - min(logits) > 3 or \
@@ -238,7 +183,7 @@ def next_token(rng: random.Random, setup: Setup) -> Exercise:
                 "readout": {"unembedding": spec_matrix(U)}}
         derivation = derive_spec(spec)
         probs = _probability_blanks(derivation, p)
-        if _clear([b.value for b in probs], p):
+        if all_clear([b.value for b in probs], p):
             break
     words = _vocabulary(rng, setup.sentences, 4)
     z = tuple(number_blank(f"z{j + 1}", f"z_{{{j + 1}}}", logits[j], p, (0, f"logits[1,{j + 1}]"))
@@ -249,7 +194,7 @@ def next_token(rng: random.Random, setup: Setup) -> Exercise:
     header = (Msg.of("kind.next_token.word"), Math("z_j"), Math("p_j"))
     rows = tuple((User(words[j]), z[j], probs[j]) for j in range(4))
     parts = (Text(Msg.of("kind.next_token.prompt", unit=unit_of(p))),
-             Given((("h", _rows(h)), ("U", _rows(U)))),
+             Given((("h", num_rows(h)), ("U", num_rows(U)))),
              Table(header, rows, Msg.of("kind.next_token.columns")),
              Choice(choice, tuple(User(w) for w in words), Msg.of("kind.next_token.question")))
     return Exercise("next_token", parts, (spec,), (KeyStep(0, ("logits", "probs"), (), p),),
@@ -257,65 +202,12 @@ def next_token(rng: random.Random, setup: Setup) -> Exercise:
 
 
 def _probability_blanks(derivation: Any, places: int) -> list[Blank]:
-    from symattn.values import arith
-    from symattn.worksheets.kinds import softmax_carried
-
-    logits = [_value(derivation, "logits", 0, j) for j in range(4)]
+    logits = [entry(derivation, "logits", 0, j) for j in range(4)]
     _, carried = softmax_carried([arith.exp(z) for z in logits], places)
     out = []
     for j in range(4):
-        exact = _value(derivation, "probs", 0, j)
+        exact = entry(derivation, "probs", 0, j)
         out.append(number_blank(f"p{j + 1}", f"p_{{{j + 1}}}", exact, places,
                                 (0, f"probs[1,{j + 1}]"), tolerance_for(exact, carried[j],
                                                                         places)))
     return out
-
-
-# ------------------------------------------------------------- stable_softmax
-def stable_softmax(rng: random.Random, setup: Setup) -> Exercise:
-    """Scores near 1000: subtract the largest, softmax the small numbers, and say why."""
-    p = setup.places
-    for _ in range(_TRIES):
-        base = fmpq(rng.choice((800, 900, 1000, 1200)))
-        shifts = [fmpq(x) for x in rng.sample((-3, -2, -1, 0), 3)]
-        if 0 not in shifts:
-            continue
-        z = [base + s for s in shifts]
-        shifted_spec = {"inputs": {"scaled": [[spec_number(x) for x in shifts]]}}
-        derivation = derive_spec(shifted_spec)
-        e_blanks, sum_blank, weights = _softmax_blanks(derivation, 0, p, label="a")
-        if _clear([b.value for b in e_blanks + [sum_blank] + weights], p):
-            break
-    original = {"inputs": {"scaled": [[spec_number(x) for x in z]]}}
-    from dataclasses import replace
-
-    shifted = tuple(number_blank(f"d{j + 1}", f"z_{{{j + 1}}} - m", shifts[j], p,
-                                 (1, f"scaled[1,{j + 1}]")) for j in range(3))
-    e_blanks = [replace(b, label=f"e^{{z_{{{j + 1}}} - m}}", claim=(1, b.claim[1]))
-                for j, b in enumerate(e_blanks) if b.claim]
-    sum_blank = replace(sum_blank, claim=(1, "exp_sum[1]")) if sum_blank.claim else sum_blank
-    # The weights are claimed on the original scores: softmax(z - m) = softmax(z).
-    weights = [replace(b, claim=(0, b.claim[1])) for b in weights if b.claim]
-    reason = Blank("why", r"\text{why}", "overflow", kind="choice",
-                   options=("overflow", "normalise", "sharper"))
-    parts = (Text(Msg.of("kind.stable_softmax.prompt", unit=unit_of(p))),
-             Given((("z", (tuple(Num(x) for x in z),)),)),
-             Blanks(shifted, Msg.of("kind.stable_softmax.shifted")),
-             Blanks(tuple(e_blanks) + (sum_blank,)),
-             Blanks(tuple(weights)),
-             Choice(reason, tuple(Msg.of(f"kind.stable_softmax.{o}", largest=Num(max(z)))
-                                  if o == "overflow" else Msg.of(f"kind.stable_softmax.{o}")
-                                  for o in reason.options),
-                    Msg.of("kind.stable_softmax.question", largest=Num(max(z)))))
-    return Exercise("stable_softmax", parts, (original, shifted_spec),
-                    (KeyStep(1, ("exp", "exp_sum", "weights"), (1,), p),),
-                    (Note(Msg.of("kind.stable_softmax.why", largest=Num(max(z)))),))
-
-
-KINDS: dict[str, Builder] = {
-    "projection": projection,
-    "multi_head": multi_head,
-    "kv_cache": kv_cache,
-    "next_token": next_token,
-    "stable_softmax": stable_softmax,
-}
