@@ -233,6 +233,12 @@ def test_to_ball_translates_sin_cos_pi_and_rational_powers():
     ({"Q": [[1, 0, 1]], "K": [[1, 0, 0]]}, {"positions": "rope"}, ShapeError, "even"),
     ({"X": [[1, 0], [0, 1]], "W_Q": "identity", "W_K": "identity", "W_V": "identity"},
      {"positions": "rope", "heads": 2}, InputError, "several heads"),
+    ({"X_q": [[1, 0], [0, 1]], "X_k": [[1, 1], [0, 1]], "X_v": [[1, 0], [0, 1]],
+      "W_Q": "identity", "W_K": "identity", "W_V": "identity"},
+     {"positions": "sinusoidal"}, InputError, "separate sources"),
+    ({"X": [[1, 0], [0, 1]], "X_v": [[1, 0], [0, 1]], "W_Q": "identity",
+      "W_K": "identity", "W_V": "identity"}, {"positions": "rope"}, InputError,
+     "separate sources"),
 ])
 def test_unsupported_combinations_are_clear_errors(inputs, options, error, words):
     with pytest.raises(error, match=words):

@@ -77,6 +77,11 @@ def check(problem: Problem) -> None:
         if name in inputs:
             raise InputError(f"positions = \"{kind}\" needs the token vectors (X with W_Q, "
                              f"W_K, W_V, or Q and K), not {name}", _where(problem))
+    for name in ("X_q", "X_k", "X_v"):
+        if name in inputs:     # which sequence each position belongs to is not defined
+            raise InputError(f"positions = \"{kind}\" is not supported with separate "
+                             f"sources ({name}) yet; give X (and X_kv for keys and values)",
+                             _where(problem))
     if problem.heads > 1 or "W_O" in inputs:
         raise InputError(f"positions = \"{kind}\" is not supported with several heads or W_O "
                          "yet; use one head", _where(problem))
