@@ -1,8 +1,6 @@
 """The records of a check: a ``Verdict`` per printed number, a ``Report`` per spec.
 
->>> from symattn.values.exact import Exact, exact_text
-from symattn.values.exact import Exact, exact_text
-from symattn.values.rounding import Rounding
+>>> from symattn.values.rounding import Rounding
 >>> Report("empty", None, Rounding.HALF_UP, ()).counts
 {'ok': 0, 'propagated': 0, 'wrong': 0, 'undecided': 0}
 """
@@ -129,6 +127,11 @@ class Verdict:
     def exact(self) -> str:
         """The exact closed form (``values.exact.exact_text`` of ``value``)."""
         return self.value if isinstance(self.value, str) else exact_text(self.value)
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (``check --jobs``) with the closed form written: an exact value may
+        keep functions that write its parts, which do not pickle."""
+        return {**self.__dict__, "value": self.exact}
 
     @property
     def step(self) -> str:
