@@ -227,7 +227,9 @@ class NumberFormat:
         if open_:
             target = self.places if self.places is not None else self.digits
             assert target is not None
-            decided = self._format_balls(grid, [i], [columns[k] for k in open_], target)[0]
+            with progress.task(1, "decimals"):     # a row of the caller's task, not one more
+                decided = self._format_balls(grid, [i], [columns[k] for k in open_],
+                                             target)[0]
             for k, text in zip(open_, decided):
                 row[k] = text
         return tuple(row)
