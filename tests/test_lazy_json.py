@@ -23,9 +23,7 @@ from symattn.cli.check import check_one
 from symattn.problem import examples
 from symattn.verify.verdicts import Failed
 from symattn.render.report import compact_json, report_document, report_json
-from symattn.values.rounding import ratio_decimal
 from symattn.values.exact import RationalTexts
-from symattn.values.rounding import Rounding
 
 N, D = 72, 4     # 72 x 72 = 5,184 scores: past the 4,096-entry batch threshold
 
@@ -200,24 +198,6 @@ def test_compact_json_writes_deep_values_as_json_dumps_does():
         assert line == ' "deep": ' + json.dumps([value], ensure_ascii=False)
 
 
-def test_ratio_decimal_against_decimal_module():
-    rng = random.Random(8)
-    for _ in range(3000):
-        denominator = rng.choice([1, 2, 8, 200, 1000, 3, 7, 10 ** rng.randint(0, 8)])
-        numerator = rng.randint(-10 ** rng.randint(0, 10), 10 ** rng.randint(0, 10))
-        value = Fraction(numerator, denominator)
-        digits = rng.randint(1, 8)
-        for rule, name in ((Rounding.HALF_UP, "half-up"), (Rounding.HALF_EVEN, "half-even")):
-            assert ratio_decimal(numerator, denominator, None, digits, rule) == \
-                _significant(value, digits, name), (numerator, denominator, digits, rule)
-            places = rng.randint(0, 6)
-            exact = Decimal(numerator) / Decimal(denominator)
-            expected = exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP
-                                      if name == "half-up" else ROUND_HALF_EVEN)
-            got = ratio_decimal(numerator, denominator, places, None, rule)
-            assert Decimal(got) == expected and len(got.partition(".")[2]) == places
-
-
 def test_rational_texts_of_a_block():
     rng = random.Random(9)
     values = [[Fraction(rng.randint(-50, 50), rng.randint(1, 12)) for _ in range(9)]
@@ -260,7 +240,7 @@ def _tricky_report(tmp_path):
 
 
 def test_report_json_writes_each_claim_as_json_dumps_writes_its_record(tmp_path):
-    """``report_json`` writes a claim's line from its verdict directly: each line is
+    """``report_json`` writes each claim on a line of its own: each line is
     ``json.dumps`` of the claim's record (``Report.to_records``), for every bundled
     example and for a report with every kind of field, with and without ``max_terms``."""
     reports = [_tricky_report(tmp_path)]
