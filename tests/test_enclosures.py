@@ -1,5 +1,5 @@
 """Double-precision enclosures (symattn.values.enclosures) and their decimals
-(symattn.values.decimal_arrays, NumberFormat.format_block's numpy path).
+(symattn.values.enclosure_roundings, NumberFormat.format_block's numpy path).
 
 Every expected number here is computed independently: exact ``Fraction``
 scores from the input strings, then softmax and outputs with mpmath at 60
@@ -22,8 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from symattn.values import enclosure_roundings as roundings_module
 from symattn.values import number_format as formatting
-from symattn.values.decimal_arrays import texts_from_enclosure
+from symattn.values.enclosure_roundings import enclosure_roundings
 from symattn.values.enclosures import Enclosure
 from symattn.derivation.pipeline import derive
 from symattn.values.number_format import NumberFormat
@@ -324,33 +325,34 @@ def assert_contains(enclosure: Enclosure, values: list, allowed_rows: list[bool]
 
 
 class Spy:
-    """Which path each ``format_block`` call took: the numpy enclosure or the ball batch."""
+    """Which path each ``format_block`` call took: the numpy enclosure (its open entries
+    then decided exactly, or by balls row by row) or the ball batch."""
 
     def __init__(self, monkeypatch) -> None:
         self.monkeypatch = monkeypatch
         self.enclosure_calls = 0
         self.ball_calls = 0
-        real_texts = formatting.texts_from_enclosure
+        real_roundings = roundings_module.enclosure_roundings
         real_balls = NumberFormat._format_balls
 
-        def texts(*args, **kwargs):
+        def roundings(*args, **kwargs):
             self.enclosure_calls += 1
-            return real_texts(*args, **kwargs)
+            return real_roundings(*args, **kwargs)
 
         def balls(fmt, *args, **kwargs):
             self.ball_calls += 1
             return real_balls(fmt, *args, **kwargs)
 
-        monkeypatch.setattr(formatting, "texts_from_enclosure", texts)
+        monkeypatch.setattr(roundings_module, "enclosure_roundings", roundings)
         monkeypatch.setattr(NumberFormat, "_format_balls", balls)
 
     def format(self, fmt: NumberFormat, grid, rows, columns) -> tuple[tuple, str]:
         """The texts and the path: "enclosure", "balls" or "exact" (tiny blocks)."""
         before = (self.enclosure_calls, self.ball_calls)
         texts = fmt.format_block(grid, rows, columns)
-        if self.ball_calls > before[1]:
-            return texts, "balls"
-        return texts, "enclosure" if self.enclosure_calls > before[0] else "exact"
+        if self.enclosure_calls > before[0]:
+            return texts, "enclosure"
+        return texts, "balls" if self.ball_calls > before[1] else "exact"
 
     def ball_path(self, fmt: NumberFormat, grid, rows, columns) -> tuple:
         """The older ball batch, as the reference path."""
@@ -360,11 +362,10 @@ class Spy:
         assert path == "balls"
         return texts
 
-    def forced(self, fmt: NumberFormat, grid, rows, columns) -> tuple:
-        """The enclosure path even when it leaves many entries to the exact path."""
-        with self.monkeypatch.context() as patch:
-            patch.setattr(formatting, "UNDECIDED_SHARE", 1.0, raising=False)
-            texts, path = self.format(fmt, grid, rows, columns)
+    def enclosure_path(self, fmt: NumberFormat, grid, rows, columns) -> tuple:
+        """The texts, which the enclosure path must have written (however many entries
+        it leaves open)."""
+        texts, path = self.format(fmt, grid, rows, columns)
         assert path == "enclosure"
         return texts
 
@@ -536,9 +537,8 @@ def test_exact_ties_are_never_decided_by_floats(monkeypatch, equal):
     for rule, eighth, sixteenth in ((Rounding.HALF_UP, "0.13", "0.063"),
                                     (Rounding.HALF_EVEN, "0.12", "0.062")):
         fmt = NumberFormat(digits=2, rounding=rule)
-        got, path = spy.format(fmt, weights, rows, rows)
-        assert path == "enclosure"
-        assert got == spy.forced(fmt, weights, rows, rows)
+        got = spy.enclosure_path(fmt, weights, rows, rows)
+        assert got == spy.ball_path(fmt, weights, rows, rows)
         # row 8 (count 8): exactly 1/8 = 0.125; count 16: 0.0625; count 40: 0.025
         assert got[7][:8] == (eighth,) * 8 and got[7][8] == "0"
         assert got[15][0] == sixteenth and got[39][0] == "0.025" and got[0][0] == "1.0"
@@ -555,8 +555,8 @@ def test_exact_ties_are_never_decided_by_floats(monkeypatch, equal):
                 NumberFormat(places=2), NumberFormat(places=2, rounding=Rounding.HALF_EVEN),
                 NumberFormat(digits=2), NumberFormat(digits=2, rounding=Rounding.HALF_EVEN)):
         expected = expected_block(means, fmt)
-        assert spy.format(fmt, output, rows, columns)[0] == expected      # whichever path
-        assert spy.forced(fmt, output, rows, columns) == expected         # the enclosure path
+        assert spy.enclosure_path(fmt, output, rows, columns) == expected
+        assert spy.ball_path(fmt, output, rows, columns) == expected
     # one half-way output checked by hand: row 2 is the mean of two integers
     a, b = int(V[0][0]), int(V[1][0])
     if (a + b) % 2:
@@ -604,8 +604,8 @@ def test_near_ties_are_decided_by_their_side(monkeypatch):
                 NumberFormat(places=2, locale="pl"),
                 NumberFormat(places=2, rounding=Rounding.HALF_EVEN)):
         expected = expected_block(ref.weights, fmt)
-        assert spy.forced(fmt, weights, rows, rows) == expected
-        assert spy.format(fmt, weights, rows, rows)[0] == expected
+        assert spy.enclosure_path(fmt, weights, rows, rows) == expected
+        assert spy.ball_path(fmt, weights, rows, rows) == expected
     # by hand: delta = +1e-14 in row 2 -> the moved weight is above 0.125, the rest below
     up = NumberFormat(digits=2).format_block(weights, rows, rows)
     even = NumberFormat(digits=2, rounding=Rounding.HALF_EVEN).format_block(weights, rows, rows)
@@ -672,12 +672,14 @@ def test_large_numerators_take_the_inexact_enclosure(monkeypatch, kind):
     for fmt in (NumberFormat(digits=6), NumberFormat(places=4)):
         got, path = spy.format(fmt, weights, rows, rows)
         assert got == expected_block(ref.weights, fmt) and path == "enclosure"
+        balls = spy.ball_calls
         got, path = spy.format(fmt, output, rows, list(range(d_v)))
-        assert got == expected_block(ref.output, fmt)
+        assert got == expected_block(ref.output, fmt) and path == "enclosure"
         # Outputs near 1e9: 6 digits round to thousands (negative places, which
         # the double test does not take on), and 4 places need a bound below
-        # 1e-5, about the double's own: the ball path decides them.
-        assert path == ("balls" if kind == "huge-V" else "enclosure")
+        # 1e-5, about the double's own: the enclosure leaves them open and the
+        # balls decide them, a row at a time (row 1, a rational row, exactly).
+        assert (spy.ball_calls - balls > n // 2) == (kind == "huge-V")
 
 
 def test_numerators_beyond_double_range_fall_back(monkeypatch):
@@ -700,21 +702,24 @@ def test_numerators_beyond_double_range_fall_back(monkeypatch):
         (expected_block(ref.output, fmt), "balls")
 
 
-def test_truncate_takes_the_ball_path(monkeypatch, head70):
+def test_truncation_takes_the_enclosure_and_many_digits_the_balls(monkeypatch, head70):
     weights, output, ref = head70
     n = weights.shape[0]
     spy = Spy(monkeypatch)
     fmt = NumberFormat(digits=4, rounding=Rounding.TRUNCATE)
     assert spy.format(fmt, weights, range(n), range(n)) == (expected_block(ref.weights, fmt),
-                                                            "balls")
+                                                            "enclosure")
+    assert spy.ball_path(fmt, weights, range(n), range(n)) == expected_block(ref.weights, fmt)
     fmt = NumberFormat(places=3, rounding=Rounding.TRUNCATE, locale="cs")
     assert spy.format(fmt, output, range(n), range(64)) == (expected_block(ref.output, fmt),
-                                                            "balls")
-    # more digits than a double can decide: the ball path as well
-    fmt = NumberFormat(digits=20)
-    assert spy.format(fmt, weights, range(n), range(n)) == (expected_block(ref.weights, fmt),
-                                                            "balls")
-    assert spy.enclosure_calls == 0
+                                                            "enclosure")
+    # more digits than a double can decide (ENCLOSURE_MAX_DIGITS): the ball path
+    calls = spy.enclosure_calls
+    for digits in (16, 20):
+        fmt = NumberFormat(digits=digits)
+        assert spy.format(fmt, weights, range(n), range(n)) == \
+            (expected_block(ref.weights, fmt), "balls")
+    assert spy.enclosure_calls == calls
 
 
 @pytest.mark.parametrize("policy", ["nan", "zeros"])
@@ -749,13 +754,12 @@ def test_fully_masked_rows(monkeypatch, policy):
         expected_w, expected_o = expected_block(ref_w, fmt), expected_block(ref_o, fmt)
         for i in dead:
             assert expected_w[i] == (filler,) * n and expected_o[i] == (filler,) * d_v
-        got_w, got_o = spy.forced(fmt, weights, rows, rows), spy.forced(fmt, output, rows, columns)
+        got_w = spy.enclosure_path(fmt, weights, rows, rows)
+        got_o = spy.enclosure_path(fmt, output, rows, columns)
         assert got_w == expected_w and got_o == expected_o
-        assert spy.format(fmt, weights, rows, rows)[0] == expected_w     # whichever path
         assert spy.ball_path(fmt, weights, rows, rows) == expected_w
     # (the ball path of a nan output block goes entry by entry: slow, so once)
     fmt = NumberFormat(digits=6)
-    assert spy.format(fmt, output, rows, columns)[0] == expected_block(ref_o, fmt)
     assert spy.ball_path(fmt, output, rows, columns) == expected_block(ref_o, fmt)
 
 
@@ -854,91 +858,218 @@ def test_scientific_notation_rule(monkeypatch):
         assert got == expected_block(ref.weights, other)
 
 
-# ===================================== 7. texts_from_enclosure by hand
-def enclose(mids, rads=None, known=None) -> Enclosure:
+# ============================== 7. enclosure_roundings by hand and against Fractions
+def enclose(mids, rads=None, known=None, neg_inf=None) -> Enclosure:
     mid = np.array(mids, dtype=np.float64)
     rad = np.full(mid.shape, 1e-15) if rads is None else np.array(rads, dtype=np.float64)
     k = np.ones(mid.shape[0], dtype=bool) if known is None else np.array(known, dtype=bool)
-    return Enclosure(mid, rad, k)
+    return Enclosure(mid, rad, k, None if neg_inf is None else np.array(neg_inf, dtype=bool))
 
 
-def texts_of(enclosure: Enclosure, places, digits, separator=".", beyond=7):
-    """texts_from_enclosure, with its second result checked and reduced to open rows.
-
-    The second result marks the undecided entries (n x m) - or, in an older
-    form of the API, the rows holding one (n): either way it must agree with
-    the Nones in the texts.
-    """
-    texts, undecided = texts_from_enclosure(enclosure, places, digits, separator, beyond)
-    undecided = np.asarray(undecided)
-    nones = np.array([[t is None for t in row] for row in texts], dtype=bool).reshape(
-        enclosure.mid.shape)
-    if undecided.ndim == 2:
-        assert (undecided == nones).all()
-        return texts, undecided.any(axis=1).tolist()
-    assert undecided.tolist() == nones.any(axis=1).tolist()
-    return texts, undecided.tolist()
+def proved(enclosure: Enclosure, places, digits=None, truncate=False) -> list[list]:
+    """``enclosure_roundings`` as rows of (scaled, places) where proved, else None."""
+    r = enclosure_roundings(enclosure, places, digits, truncate)
+    assert r.scaled.shape == r.places.shape == r.proved.shape == enclosure.mid.shape
+    return [[(int(v), int(p)) if ok else None for v, p, ok in zip(*row)]
+            for row in zip(r.scaled, r.places, r.proved)]
 
 
-def test_texts_straddling_a_midpoint_are_open():
+def test_roundings_straddling_a_midpoint_are_open():
     # 0.1235 is the 3-digit midpoint between 0.123 and 0.124
     enclosure = enclose([[0.12349999, 0.12349, 0.1235, 0.5], [0.25, 0.75, 0.2, 0.3]],
                         [[1e-7, 1e-15, 1e-6, 0.0], [1e-15, 1e-15, 1e-15, 1e-15]])
-    texts, open_rows = texts_of(enclosure, None, 3)
-    assert texts[0] == [None, "0.123", None, "0.500"]
-    assert texts[1] == ["0.250", "0.750", "0.200", "0.300"]
-    assert open_rows == [True, False]
+    assert proved(enclosure, None, 3) == [[None, (123, 3), None, (500, 3)],
+                                          [(250, 3), (750, 3), (200, 3), (300, 3)]]
     # just clear of the midpoint, with a radius that does not reach it: decided
-    texts, _ = texts_of(enclose([[0.12350001, 0.12349999]], [[1e-12, 1e-12]]), None, 3)
-    assert texts == [["0.124", "0.123"]]
-    # 0.125 exactly, rad 0: a true halfway case is never decided by floats
-    texts, open_rows = texts_of(enclose([[0.125, -0.375]], [[0.0, 0.0]]), None, 2)
-    assert texts == [[None, None]] and open_rows == [True]
-    texts, _ = texts_of(enclose([[0.125, 2.5]], [[0.0, 0.0]]), 2, None)
-    assert texts == [[None, "2.50"]]
+    assert proved(enclose([[0.12350001, 0.12349999]], [[1e-12, 1e-12]]), None, 3) == \
+        [[(124, 3), (123, 3)]]
+    # 0.125 and -0.375 are doubles: true halfway cases, never decided by floats
+    assert proved(enclose([[0.125, -0.375]], [[0.0, 0.0]]), None, 2) == [[None, None]]
+    assert proved(enclose([[0.125, 2.5]], [[0.0, 0.0]]), 2) == [[None, (250, 2)]]
+    assert proved(enclose([[0.5, -2.5]], [[0.0, 0.0]]), 0) == [[None, None]]
 
 
-def test_texts_rounding_up_to_a_power_of_ten():
-    texts, open_rows = texts_of(
-        enclose([[0.0099996, 0.99996, 9.9996, -0.0099996, 9.99996e-7]]), None, 3)
-    assert texts == [["0.0100", "1.00", "10.0", "-0.0100", "0.00000100"]]
-    assert open_rows == [False]
-    texts, _ = texts_of(enclose([[0.99996, 0.0099996]]), None, 4)
-    assert texts == [["1.000", "0.01000"]]
+def test_truncation_is_open_beside_an_integer():
+    # 0.12 is the double 0.11999999999999999556: it truncates to 0.11, not to 0.12,
+    # although 0.12 * 100 is 12.0 in floating point
+    assert Fraction(0.12) * 100 < 12
+    enclosure = enclose([[0.125, 0.12, -0.129, 0.1299999]], [[0.0] * 4])
+    assert proved(enclosure, 2, truncate=True) == [[(12, 2), None, (-12, 2), (12, 2)]]
+    assert proved(enclose([[0.125]], [[0.0]]), None, 2, truncate=True) == [[(12, 2)]]
+    # truncation never carries to the next power of ten
+    assert proved(enclose([[0.99996, -9.99996]]), None, 3, truncate=True) == \
+        [[(999, 3), (-999, 2)]]
 
 
-def test_texts_negative_tiny_and_zero():
-    texts, _ = texts_of(enclose([[-1e-5, -0.004999, -0.005001, 1e-9]]), 2, None)
-    assert texts == [["0.00", "0.00", "-0.01", "0.00"]]
-    zero = enclose([[0.0, 0.0, 0.0]], [[0.0, 0.0, 1e-20]])
-    texts, open_rows = texts_of(zero, None, 4)
-    assert texts == [["0", "0", None]] and open_rows == [True]
-    texts, _ = texts_of(zero, 2, None)
-    assert texts[0][:2] == ["0.00", "0.00"]
-    texts, _ = texts_of(zero, 3, None, ",")
-    assert texts[0][:2] == ["0,000", "0,000"]
+def test_roundings_up_to_a_power_of_ten():
+    # 0.0100, 1.00, 10.0, -0.0100, 0.00000100: the same number with one place fewer
+    assert proved(enclose([[0.0099996, 0.99996, 9.9996, -0.0099996, 9.99996e-7]]), None, 3) \
+        == [[(100, 4), (100, 2), (100, 1), (-100, 4), (100, 8)]]
+    assert proved(enclose([[0.99996, 0.0099996]]), None, 4) == [[(1000, 3), (1000, 5)]]
+    # 999999.6 at 6 digits is 1000000: no place left to drop, decided exactly
+    assert proved(enclose([[999999.6]]), None, 6) == [[None]]
 
 
-def test_texts_separator_and_places_win():
+def test_roundings_negative_tiny_zero_and_places_win():
+    assert proved(enclose([[-1e-5, -0.004999, -0.005001, 1e-9]]), 2) == \
+        [[(0, 2), (0, 2), (-1, 2), (0, 2)]]
+    r = enclosure_roundings(enclose([[0.0, 0.0, 0.0]], [[0.0, 0.0, 1e-20]]), None, 4)
+    assert r.zero.tolist() == [[True, True, False]] and not r.proved.any()
     enclosure = enclose([[0.123456, -2.71828, 1.5e-9]])
-    texts, _ = texts_of(enclosure, None, 3, ",")
-    assert texts == [["0,123", "-2,72", "1,50e-09"]]
-    texts, _ = texts_of(enclosure, 2, 3, ",")   # places win over digits
-    assert texts == [["0,12", "-2,72", "0,00"]]
+    assert proved(enclosure, 2, 3) == [[(12, 2), (-272, 2), (0, 2)]]       # places win
+    assert proved(enclosure, None, 3) == [[(123, 3), (-272, 2), (150, 11)]]
 
 
-def test_texts_scientific_boundary_and_unknown_rows():
-    enclosure = enclose([[1.5e-6, 9.5e-7, 1.234567e-9, -1.234567e-9],
-                         [0.3, 0.4, 0.5, 0.6]], known=[True, False])
-    texts, open_rows = texts_of(enclosure, None, 6)
-    assert texts[0] == ["0.00000150000", "9.50000e-07", "1.23457e-09", "-1.23457e-09"]
-    assert texts[1] == [None] * 4 and open_rows == [False, True]
-    # scientific_beyond moves the boundary: 1.5e-6 at 6 digits has 13 characters
-    texts, _ = texts_of(enclosure, None, 6, ".", 6)
-    assert texts[0][0] == "1.50000e-06"
-    # too large for the positional places (place < 0): left open
-    texts, _ = texts_of(enclose([[123456.0, 123.456]]), None, 3)
-    assert texts == [[None, "123"]]
+def test_roundings_of_unknown_rows_minus_inf_and_out_of_range():
+    enclosure = enclose([[0.3, 0.4], [0.5, 0.0]], [[0.0, 0.0], [0.0, 0.0]],
+                        known=[True, False], neg_inf=[[False, True], [False, False]])
+    assert proved(enclosure, None, 3) == [[(300, 3), None], [None, None]]
+    assert not enclosure_roundings(enclosure, None, 3).zero.any()   # an unknown row's 0
+    assert proved(enclose([[123456.0, 123.456]]), None, 3) == [[None, (123, 0)]]
+    assert proved(enclose([[1e17, 3.0]]), 0) == [[None, (3, 0)]]      # past 2**52
+    assert proved(enclose([[1e-5]]), 300) == [[None]]                 # no such power
+    assert proved(enclose([[0.25]], [[float("inf")]]), 1) == [[None]]
+    with pytest.raises(ValueError):
+        enclosure_roundings(enclose([[0.25]]), None, None)
+
+
+def _floor_log10(value: Fraction) -> int:
+    e = len(str(value.numerator)) - len(str(value.denominator))
+    while Fraction(10) ** e > value:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= value:
+        e += 1
+    return e
+
+
+def _fraction_rounding(value: Fraction, places: int | None, digits: int | None,
+                       rule: str) -> tuple[int, int, bool]:
+    """(signed value * 10**p rounded under ``rule``, p, exactly halfway) with Fractions:
+    p = ``places``, or ``digits`` significant digits (one place fewer when rounding
+    reaches the next power of ten)."""
+    magnitude = abs(value)
+    p = places if places is not None else digits - 1 - _floor_log10(magnitude)
+    scaled = magnitude * Fraction(10) ** p
+    whole = scaled.numerator // scaled.denominator
+    rest = scaled - whole
+    if rule == "truncate":
+        result = whole
+    elif rule == "half-up":
+        result = whole + (rest >= Fraction(1, 2))
+    else:
+        result = whole + (rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2))
+    if places is None and result == 10 ** digits:
+        result, p = result // 10, p - 1
+    return (-result if value < 0 else result), p, rest == Fraction(1, 2)
+
+
+def _values_at_and_beside_boundaries(rng: random.Random, count: int,
+                                     places: int | None) -> tuple:
+    """Doubles at rounding boundaries and a few ulps beside them, with radii from 0 to
+    far wider than the gap: odd / 2**(p+1) (exactly halfway at p places, mostly at
+    ``places``), the double nearest a decimal midpoint, values a hair under a power of
+    ten, and random ones. Also, for each, the places it is exactly halfway at, or None."""
+    mids, rads, ties = [], [], []
+    for _ in range(count):
+        kind = rng.randrange(4)
+        p = places if places is not None and rng.random() < 0.7 else rng.randint(0, 6)
+        if kind == 0:
+            x = rng.randrange(1, 2 * 10 ** rng.randint(1, 5), 2) / 2 ** (p + 1)
+        elif kind == 1:
+            x = float(Fraction(2 * rng.randint(0, 10 ** 5) + 1, 2 * 10 ** p))
+        elif kind == 2:
+            x = float(10 ** rng.randint(-8, 5)) * (1 - 10.0 ** -rng.randint(3, 15))
+        else:
+            x = rng.uniform(0.1, 10) * 10.0 ** rng.randint(-12, 6)
+        tie = kind == 0
+        for _ in range(rng.choice([0, 0, 1, 2, 5])):     # a few ulps to one side
+            x, tie = float(np.nextafter(x, rng.choice([-np.inf, np.inf]))), False
+        x = -x if rng.random() < 0.5 else x
+        rad = rng.choice([0.0, 0.0, abs(x) * 2.0 ** -53, abs(x) * 1e-15, abs(x) * 1e-9])
+        mids.append(x)
+        rads.append(rad)
+        ties.append(p if tie and rad == 0 else None)
+    return mids, rads, ties
+
+
+@pytest.mark.parametrize("places, digits", [(0, None), (1, None), (2, None), (3, None),
+                                            (5, None), (None, 1), (None, 2), (None, 3),
+                                            (None, 6)])
+@pytest.mark.parametrize("truncate", [False, True], ids=["nearest", "truncate"])
+def test_roundings_against_fractions_at_and_beside_boundaries(places, digits, truncate):
+    """Every proved entry: both ends of its interval, as exact Fractions, round to the
+    proved number under every rule it stands for (half up and half even agree: no end
+    is exactly halfway, and no midpoint lies between them); and an exact tie at the
+    places asked is never proved under the half rules."""
+    rng = random.Random(f"{places}-{digits}-{truncate}")
+    mids, rads, ties = _values_at_and_beside_boundaries(rng, examples(6000, 5), places)
+    r = enclosure_roundings(enclose([mids], [rads]), places, digits, truncate)
+    rules = ("truncate",) if truncate else ("half-up", "half-even")
+    for k, (mid, rad) in enumerate(zip(mids, rads)):
+        if places is not None and ties[k] == places and not truncate:
+            assert not r.proved[0, k], (mid, places)
+        if not r.proved[0, k]:
+            continue
+        got = (int(r.scaled[0, k]), int(r.places[0, k]))
+        for end in (Fraction(mid) - Fraction(rad), Fraction(mid) + Fraction(rad)):
+            for rule in rules:
+                value, p, halfway = _fraction_rounding(end, places, digits, rule)
+                assert (value, p) == got, (mid, rad, places, digits, rule)
+                assert truncate or not halfway, (mid, rad, places, digits)
+    decided = int(r.proved.sum())
+    assert 0.3 * len(mids) < decided < len(mids), decided    # both outcomes are exercised
+    if places is not None and not truncate:
+        assert sum(t == places for t in ties) > 10           # exact ties were offered
+
+
+# ============================= 8. a large rational block, at and beside boundaries
+def _boundary_values() -> list[Fraction]:
+    """x.xxxxx5 exactly (a tie at 6 significant digits and at 5 places), 1e-30 and
+    1e-12 on either side (the floats cannot or can decide them), both signs; values
+    that round up to a power of ten, near the scientific boundary, that round to
+    zero from below; and zero."""
+    values: list[Fraction] = [Fraction(0)]
+    for tie in (Fraction(1234565, 10 ** 6), Fraction(9999995, 10 ** 6), Fraction(5, 10 ** 6),
+                Fraction(-4735, 10 ** 5) / 2, Fraction(123455, 10 ** 5), Fraction(25, 10),
+                Fraction(125, 1000)):
+        for offset in (0, Fraction(1, 10 ** 30), -Fraction(1, 10 ** 30),
+                       Fraction(1, 10 ** 12), -Fraction(1, 10 ** 12)):
+            values += [tie + offset, -(tie + offset)]
+    values += [Fraction(99996, 10 ** 7), Fraction(9999996, 10 ** 6), Fraction(15, 10 ** 7),
+               Fraction(95, 10 ** 8), Fraction(-123456789, 10 ** 17), Fraction(-4, 10 ** 4),
+               Fraction(-1, 10 ** 9), -Fraction(1, 10 ** 30), Fraction(1, 3)]
+    return values
+
+
+@pytest.mark.parametrize("fmt", [
+    NumberFormat(digits=6), NumberFormat(digits=6, rounding=Rounding.HALF_EVEN),
+    NumberFormat(digits=3, locale="pl"), NumberFormat(digits=2, rounding=Rounding.TRUNCATE),
+    NumberFormat(places=5), NumberFormat(places=5, rounding=Rounding.HALF_EVEN, locale="cs"),
+    NumberFormat(places=3, rounding=Rounding.TRUNCATE), NumberFormat(places=0),
+    NumberFormat(digits=4, places=2, rounding=Rounding.HALF_EVEN)],
+    ids=["digits6", "digits6-even", "digits3-pl", "digits2-truncate", "places5",
+         "places5-even-cs", "places3-truncate", "places0", "places-win"])
+def test_large_rational_block_at_and_beside_boundaries(monkeypatch, fmt):
+    """``format_block`` of rational grids past ENCLOSURE_MIN_ENTRIES: the enclosure decides
+    what it can, the rest (the ties, the 1e-30 neighbours) is decided exactly."""
+    from flint import fmpq, fmpq_mat
+
+    from symattn.derivation.grids import RationalGrid
+
+    values = _boundary_values()
+    exact = [v for v in values if v.denominator < 10 ** 8]
+    spy = Spy(monkeypatch)
+    for row in (values, exact):      # 1e-30 offsets need 100-bit numerators; ties alone not
+        rows = -(-formatting.ENCLOSURE_MIN_ENTRIES // len(row))
+        grid = RationalGrid(fmpq_mat([[fmpq(v.numerator, v.denominator) for v in row]] * rows))
+        expected = (tuple(ref_text(v, digits=fmt.digits, places=fmt.places, rule=fmt.rounding,
+                                   separator=fmt.separator) for v in row),) * rows
+        assert spy.enclosure_path(fmt, grid, range(rows), range(len(row))) == expected
+        assert fmt.format_block(grid, range(1, rows), range(3, len(row))) == \
+            tuple(line[3:] for line in expected[1:])
+        decided = enclosure_roundings(grid.enclosure(), fmt.places, fmt.digits,
+                                      fmt.rounding is Rounding.TRUNCATE).proved
+        assert decided.any() and not decided.all()
 
 
 def test_own_exponential_is_enclosed_over_its_whole_range():
