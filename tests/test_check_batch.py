@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import random
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 import mpmath
@@ -162,7 +162,7 @@ def test_many_printings_of_one_entry_are_compared_once_per_distinct_pair(monkeyp
         assert ("inconsistent" in verdict.flags) == clashes[text], text
 
 
-# ---------------------------------------------------------------- the quick ok path
+# ------------------------------------- given scores: a masked row, labels, percentages
 M = 36   # 1,296 weights: a softmax of given scores, row 1 fully masked (nan: undecided)
 
 
@@ -222,20 +222,17 @@ def quick_spec() -> tuple[symattn.Problem, list[list[mpmath.mpf | None]], dict[s
     return _quick_spec()
 
 
-def test_quick_ok_verdicts_are_the_general_paths(quick_spec, monkeypatch) -> None:
+def test_verdicts_with_and_without_the_grid_tables_are_the_same(quick_spec, monkeypatch
+                                                                 ) -> None:
     """Every field of every verdict (closed form and English reason too), and the text
-    and JSON reports, with the quick path and tables on and with both off."""
-    from symattn.verify import quick
-
+    and JSON reports, with the grid tables (``verify.batch``) and without them."""
     problem, _, _ = quick_spec
-    taken = []
-    verdict = quick.QuickOk.verdict
-    monkeypatch.setattr(quick.QuickOk, "verdict",
-                        lambda self, claim: taken.append(1) or verdict(self, claim))
+    settled = []
+    real = batch.settled
+    monkeypatch.setattr(batch, "settled",
+                        lambda *args: (lambda got: settled.append(got) or got)(real(*args)))
     fast = checker.check(symattn.derive(problem))
-    quick_made = sum(1 for v in fast.verdicts if v.verdict == "ok")
-    assert len(taken) == len(fast.verdicts) and quick_made > 1000
-    monkeypatch.setattr(quick.QuickOk, "verdict", lambda self, claim: None)
+    assert sum(got is not None for got in settled) > 1000     # the tables decided
     monkeypatch.setattr(batch.GridRoundings, "rounded", lambda *args: None)
     slow = checker.check(symattn.derive(problem))
     assert len(fast.verdicts) == len(slow.verdicts)
@@ -248,7 +245,7 @@ def test_quick_ok_verdicts_are_the_general_paths(quick_spec, monkeypatch) -> Non
     assert min(counts.values()) > 0, counts     # ok, propagated, wrong and undecided
 
 
-def test_quick_ok_verdicts_agree_with_mpmath(quick_spec) -> None:
+def test_plain_weight_verdicts_agree_with_mpmath(quick_spec) -> None:
     """Each plain weight: ok exactly when the printed text is the exact value rounded
     half up (60 digits, Python's decimal), and then its rounded text is that text."""
     problem, weights, claims = quick_spec
@@ -277,38 +274,32 @@ def test_quick_ok_verdicts_agree_with_mpmath(quick_spec) -> None:
     assert seen > 1000
 
 
-def test_a_later_verdict_is_the_verdict_made_at_once() -> None:
-    """``Verdict.later`` fills the fields as ``Verdict(...)`` does (its defaults are the
-    dataclass's), and writes ``exact`` and ``reason`` once, when first read."""
-    import dataclasses
+def test_a_pickled_report_keeps_its_closed_forms() -> None:
+    """A report comes back from a ``check --jobs`` worker pickled: its verdicts keep their
+    closed forms (an irrational value's parts keep functions, which do not pickle)."""
     import pickle
 
-    from symattn.verify.verdicts import Verdict, _DEFAULTS
-
-    defaults = {f.name: f.default for f in dataclasses.fields(Verdict)
-                if f.default is not dataclasses.MISSING}
-    assert defaults == _DEFAULTS
-    claim = checker.read_claims({"weights[1,1]": "0.5"}, {"weights": (1, 1)}, None)[0]
-    fields = {"claim": claim, "position": "weights[1,1]", "printed": "0.5",
-              "exact_decimal": "0.5", "exact_rounded": "0.5", "recomputed": None,
-              "verdict": "ok", "flags": ()}
-    calls: list[str] = []
-    later = Verdict.later(lambda: calls.append("exact") or "1/2",
-                          lambda: calls.append("reason") or "fine", **fields)
-    assert calls == []
-    assert later == Verdict(exact="1/2", reason="fine", **fields)
-    assert (later.exact, later.reason, calls) == ("1/2", "fine", ["exact", "reason"])
-    assert pickle.loads(pickle.dumps(Verdict.later(lambda: "1/2", "x", **fields))).exact == "1/2"
-    with pytest.raises(TypeError, match="verdict"):
-        Verdict.later("1/2", "fine", **{k: v for k, v in fields.items() if k != "verdict"})
+    document = {"title": "t", "inputs": {"scaled": [["0", "1/2"]], "V": [["1"], ["2"]]},
+                "claims": {"weights[1,1]": "0.38", "weights[1,2]": "0.63",
+                           "output[1,1]": "1.62"}}
+    report = checker.check(symattn.derive(symattn.loads(json.dumps(document), kind="json")))
+    again = pickle.loads(pickle.dumps(report))
+    # softmax of (0, 1/2) by hand: e^0 = 1; the output is (1 * 1 + e^(1/2) * 2) / the sum
+    assert [v.exact for v in again.verdicts] == \
+        ["1/(1 + exp(1/2))", "exp(1/2)/(1 + exp(1/2))", "(1 + 2*exp(1/2))/(1 + exp(1/2))"]
+    assert [v.verdict for v in again.verdicts] == ["ok", "wrong", "ok"]
+    assert [(v.reason, v.flags, v.exact_decimal) for v in again.verdicts] == \
+        [(v.reason, v.flags, v.exact_decimal) for v in report.verdicts]
+    assert report_json([again]) == report_json([report])
+    assert report_text([again]) == report_text([report])
 
 
 @pytest.mark.parametrize("example", ["000-cat-chases-mouse", "001-kocka-spi-venku",
                                      "003-multi-head", "003-entropy-temperature",
                                      "015-cosine-norms", "003-positions-sinusoidal"])
 def test_positions_written_at_once_are_the_positions_reports_write(example):
-    """The quick path writes ``step[row,column]`` at once where ``targets.plain_positions``
-    says so: there it is what ``targets.position`` writes, for every step of examples with
+    """``targets.plain_positions`` says where ``targets.position`` writes
+    ``step[row,column]``: there it is what it writes, for every step of examples with
     query positions, heads, column vectors and a single scale; elsewhere some entry's
     position is not that."""
     from symattn.verify.claims import Target
@@ -328,3 +319,105 @@ def test_positions_written_at_once_are_the_positions_reports_write(example):
         else:
             assert False in written or step.shape == (1, 1), step.name
     assert "weights" in plain or "head1.weights" in plain or problem.query_positions
+
+
+# ------------------------------------------------- exact ties among many claims
+T = 24     # 576 scaled scores and 576 weights claimed: past batch._MIN_CLAIMS a step
+# Rows of Q that are zero: row i has i + 1 equal scores, so each weight is 1/(i + 1),
+# exactly halfway at these places (1/2 = 0.5, 1/4 = 0.25, 1/8 = 0.125, ...).
+TIE_ROWS = {1: 0, 3: 1, 7: 2, 15: 3, 19: 1}
+MODES = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN}
+OTHER = {"half-up": "half-even", "half-even": "half-up"}
+
+
+def _text(value: Fraction | Decimal, places: int, rule: str) -> str:
+    """``value`` rounded at ``places`` under ``rule`` by Python's decimal (no minus on 0)."""
+    exact = Decimal(value.numerator) / Decimal(value.denominator) \
+        if isinstance(value, Fraction) else value
+    rounded = exact.quantize(Decimal(1).scaleb(-places), rounding=MODES[rule])
+    return f"{abs(rounded) if rounded == 0 else rounded:f}"
+
+
+def _tie_spec() -> tuple[dict, dict[str, tuple[Fraction | None, int]]]:
+    """A causal head, d = 4 (scale 1/2) of one-decimal Q and K: every scaled score is a
+    multiple of 1/200, so at 2 places about half are exactly halfway. Each scaled score
+    printed at 2 places, each tie as either rule rounds it (a few one off in the last
+    digit, outside the TIE_ROWS); each weight of the TIE_ROWS likewise, the others (irrational) at 3 places
+    from mpmath. Also the exact value of each rational claim (None: irrational) and its
+    places."""
+    rng = random.Random(2811)
+    q = [[Fraction(0)] * 4 if i in TIE_ROWS else
+         [Fraction(rng.randint(-9, 9), 10) for _ in range(4)] for i in range(T)]
+    k = [[Fraction(rng.randint(-9, 9), 10) for _ in range(4)] for _ in range(T)]
+    v = [[str(rng.randint(-9, 9)) for _ in range(2)] for _ in range(T)]
+    scaled = [[sum(a * b for a, b in zip(q[i], k[j])) / 2 for j in range(T)] for i in range(T)]
+    claims, exact = {}, {}
+    mpmath.mp.dps = 60
+    for i in range(T):
+        for j in range(T):
+            key = f"scaled[{i + 1},{j + 1}]"
+            exact[key] = (scaled[i][j], 2)
+            text = _text(scaled[i][j], 2, rng.choice(list(MODES)))
+            if rng.random() < 0.03 and i not in TIE_ROWS:    # (their weights follow)
+                text = str(Decimal(text) + Decimal("0.01"))
+            claims[key] = text
+        open_ = [mpmath.mpf(s.numerator) / s.denominator for s in scaled[i][:i + 1]]
+        total = mpmath.fsum(mpmath.exp(s) for s in open_)
+        for j in range(T):
+            key = f"weights[{i + 1},{j + 1}]"
+            if j > i:
+                exact[key], claims[key] = (Fraction(0), 3), "0.000"
+            elif i in TIE_ROWS or i == 0:
+                places = TIE_ROWS.get(i, 3)
+                exact[key] = (Fraction(1, i + 1), places)
+                claims[key] = _text(Fraction(1, i + 1), places, rng.choice(list(MODES)))
+            else:
+                weight = Decimal(mpmath.nstr(mpmath.exp(open_[j]) / total, 50,
+                                             strip_zeros=False))
+                assert abs((weight * 1000) % 1 - Decimal("0.5")) > Decimal("1e-30")
+                exact[key], claims[key] = (None, 3), _text(weight, 3, "half-up")
+    document = {"title": "ties", "inputs": {"Q": [[str(x) for x in row] for row in q],
+                                            "K": [[str(x) for x in row] for row in k],
+                                            "V": v},
+                "options": {"mask": "causal"}, "claims": claims}
+    return document, exact
+
+
+@pytest.mark.parametrize("rule", ["half-up", "half-even"])
+def test_exact_ties_among_many_claims_are_flagged_and_judged_by_the_rule(rule, monkeypatch
+                                                                          ) -> None:
+    """With more than ``batch._MIN_CLAIMS`` claims on a step (its grid tables in use),
+    every claim exactly halfway at its printed places has the "tie" flag and the reason
+    that says so and what the other rule gives, and its verdict is the rule's: ok
+    exactly when the printed text is the value rounded under the rule (the decimal
+    module), else wrong. No other claim has the flag."""
+    document, exact = _tie_spec()
+    assert sum(key.startswith("weights") for key in document["claims"]) >= batch._MIN_CLAIMS
+    tables = []
+    real_table = batch._table
+    monkeypatch.setattr(batch, "_table", lambda *args: tables.append(args) or
+                        real_table(*args))
+    problem = symattn.loads(json.dumps(document), kind="json")
+    report = checker.check(symattn.derive(problem), rule)
+    assert tables, "the grid tables were used"
+    ties = {"scaled": 0, "weights": 0}
+    outcomes = {"ok": 0, "wrong": 0}
+    for verdict in report.verdicts:
+        key, printed = verdict.claim.key, document["claims"][verdict.claim.key]
+        value, places = exact[key]
+        if value is None:        # an irrational weight, printed right
+            assert verdict.verdict == "ok" and "tie" not in verdict.flags, verdict
+            continue
+        rounded = _text(value, places, rule)
+        assert verdict.exact_rounded == rounded, verdict
+        assert verdict.verdict == ("ok" if Decimal(printed) == Decimal(rounded) else "wrong"), \
+            (verdict, verdict.reason)
+        halfway = (value * 10 ** places).denominator == 2
+        assert ("tie" in verdict.flags) == halfway, verdict
+        sentence = (f"exactly halfway, so the rule decides ({OTHER[rule]} gives "
+                    f"{_text(value, places, OTHER[rule])})")
+        assert (sentence in verdict.reason) == halfway, verdict.reason
+        ties[verdict.step] += halfway
+        outcomes[verdict.verdict] += halfway
+    assert ties["scaled"] > 200 and ties["weights"] == sum(i + 1 for i in TIE_ROWS), ties
+    assert min(outcomes.values()) > 50, outcomes    # ties printed by the rule and not
