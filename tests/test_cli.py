@@ -164,10 +164,10 @@ def test_subprocess_python_m_symattn(tmp_path):
     assert_one_line_error(result.stderr, "bad.toml", "row 1", "column 2")
 
 
-def test_the_command_ends_at_once_with_everything_written(capsys, tmp_path):
-    """``python -m symattn`` ends the process without freeing its objects: what it wrote to
-    a pipe (more than a pipe holds, so buffered and flushed at the end) is the whole of
-    what ``main`` writes, and its status is main's (1: a wrong printed number)."""
+def test_python_m_symattn_writes_what_main_writes(capsys, tmp_path):
+    """What ``python -m symattn`` writes to a pipe (more than a pipe holds, so buffered
+    and flushed at the end) is the whole of what ``main`` writes, and its status is
+    main's (1: a wrong printed number)."""
     argv = ["check", "--example", "001-kocka-spi-venku", "--format", "json"]
     status, expected, _ = run(capsys, *argv)
     result = subprocess.run([sys.executable, "-m", "symattn", *argv], capture_output=True,

@@ -370,16 +370,15 @@ def test_arithmetic_on_nan_stays_nan():
         assert unary(NAN) is NAN
 
 
-def test_claims_read_on_the_quick_path_equal_the_general_ones():
-    # the common claim (STEP[i,j] = plain decimal) is made without the dataclass
-    # constructors: every field must still be there and equal
+def test_the_common_claim_is_read_into_its_dataclasses():
+    # STEP[i,j] = plain decimal: every field there and equal to one built by hand
     from flint import fmpq
 
     from symattn.verify.claims import Claim, Target, read_claims
     from symattn.verify.printed import Printed, read_printed
 
-    quick = read_claims({"weights[2,1]": "0.250"}, {"weights": (2, 2)}, None)[0]
-    assert quick == Claim("weights[2,1]", "", Target("weights", 1, 0),
+    read = read_claims({"weights[2,1]": "0.250"}, {"weights": (2, 2)}, None)[0]
+    assert read == Claim("weights[2,1]", "", Target("weights", 1, 0),
                           Printed("0.250", fmpq(1, 4), 3), 0)
     assert read_printed("-12.5") == Printed("-12.5", fmpq(-25, 2), 1)
-    assert hash(quick.target) == hash(Target("weights", 1, 0))
+    assert hash(read.target) == hash(Target("weights", 1, 0))
