@@ -41,9 +41,10 @@ def assert_one_line_error(err: str, *parts: str) -> None:
         assert part in lines[0], (part, err)
 
 
-def large_spec(folder: Path, n: int = 200) -> Path:
+def large_spec(folder: Path, n: int = 400) -> Path:
     """An n x n softmax: its JSON derivation with every closed form (--max-terms 0)
-    runs long enough to be interrupted."""
+    runs long enough to be interrupted (400 tokens: about a second to read and derive,
+    then six of writing, 0.9 GB if it ran to the end)."""
     rng = random.Random(1)
     rows = ",\n".join("[" + ", ".join(f"{rng.randint(-300, 300) / 100:.2f}" for _ in range(n))
                       + "]" for _ in range(n))

@@ -82,7 +82,7 @@ def test_ctrl_c_stops_cleanly_and_leaves_no_output(tmp_path: Path, existing: boo
         os.killpg(process.pid, signal.SIGINT)
         signalled = time.monotonic()
         stdout, stderr = process.communicate(timeout=60)
-        # at once, not when the document is done (about 7 s more of writing here)
+        # at once, not when the document is done (about 5 s more of writing here)
         assert time.monotonic() - signalled < 4
     finally:
         stop(process)
