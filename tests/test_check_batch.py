@@ -342,9 +342,9 @@ def _tie_spec() -> tuple[dict, dict[str, tuple[Fraction | None, int]]]:
     """A causal head, d = 4 (scale 1/2) of one-decimal Q and K: every scaled score is a
     multiple of 1/200, so at 2 places about half are exactly halfway. Each scaled score
     printed at 2 places, each tie as either rule rounds it (a few one off in the last
-    digit, outside the TIE_ROWS); each weight of the TIE_ROWS likewise, the others (irrational) at 3 places
-    from mpmath. Also the exact value of each rational claim (None: irrational) and its
-    places."""
+    digit, outside the TIE_ROWS); each weight of the TIE_ROWS likewise, the others
+    (irrational) at 3 places from mpmath. Also the exact value of each rational claim
+    (None: irrational) and its places."""
     rng = random.Random(2811)
     q = [[Fraction(0)] * 4 if i in TIE_ROWS else
          [Fraction(rng.randint(-9, 9), 10) for _ in range(4)] for i in range(T)]
