@@ -1,5 +1,7 @@
 """Every Python example in the README and docs/ runs, and prints what its comments say;
-every shell example that needs nothing of the reader's runs too (see ``_NOT_RUN``).
+every shell example that needs nothing of the reader's runs too (see ``_NOT_RUN``);
+every TOML spec (a block with ``[inputs]``; every block of docs/spec-format.md) is read
+and derived.
 
 A line ``expression   # 'text'`` (or ``# 33554432``, ``# Fraction(1, 4)``)
 states the expression's value: the test compares ``repr`` of the value with
@@ -122,3 +124,37 @@ def test_shell_example_runs(name: str, command: str, tmp_path: Path, capsys,
     assert "Traceback" not in err and "internal error" not in err, (name, err)
     assert status in ((0, 1) if argv[0] == "check" else (0,)), (name, status, err)
     assert out or list(tmp_path.iterdir()), name
+
+
+# ------------------------------------------------------------------ TOML specs
+TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.S | re.M)
+# Elsewhere a block may be a fragment (a table or two); a whole spec has [inputs].
+WHOLE_SPECS_ONLY = ("docs/spec-format.md",)
+
+
+def _toml_specs() -> list[tuple[str, str]]:
+    found = []
+    for document in DOCUMENTS:
+        name = document.relative_to(ROOT).as_posix()
+        blocks = TOML_BLOCK.findall(document.read_text(encoding="utf-8"))
+        for number, block in enumerate(blocks, 1):
+            if name in WHOLE_SPECS_ONLY or re.search(r"^\[inputs\]", block, re.M):
+                found.append((f"{name}#toml{number}", block))
+    return found
+
+
+TOML_SPECS = _toml_specs()
+
+
+def test_the_spec_format_page_has_toml_specs() -> None:
+    assert sum(name.startswith(WHOLE_SPECS_ONLY) for name, _ in TOML_SPECS) >= 5
+
+
+@pytest.mark.parametrize("name, block", TOML_SPECS, ids=[n for n, _ in TOML_SPECS])
+def test_toml_spec_is_read_and_derived(name: str, block: str) -> None:
+    """Each whole TOML spec of the docs is accepted and derives (every block of
+    docs/spec-format.md is one)."""
+    import symattn
+    from symattn.problem.spec import loads
+
+    symattn.derive(loads(block, f"{name}.toml"))

@@ -29,7 +29,7 @@ symattn.errors.InputError: compare: a temperature comparison needs `temperature`
 
 from __future__ import annotations
 
-__all__ = ["Comparison", "COMPARE_KINDS", "read_compare"]
+__all__ = ["Comparison", "COMPARE_KINDS", "COMPARE_KEYS", "read_compare"]
 
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -41,7 +41,7 @@ from symattn.problem.tables import check_keys, describe, literal
 from symattn.values.entries import parse_entry
 
 COMPARE_KINDS = ("times", "temperature", "scaling")
-_KEYS = ("kind", "factor", "temperature", "row")
+COMPARE_KEYS = ("kind", "factor", "temperature", "row")
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def read_compare(raw: Any, where: Location) -> tuple[Comparison, ...]:
 def _read_block(block: Any, where: Location) -> Comparison:
     if not isinstance(block, Mapping):
         raise InputError(f"each compare block must be a table, got {describe(block)}", where)
-    check_keys(block, _KEYS, where)
+    check_keys(block, COMPARE_KEYS, where)
     kind = str(block.get("kind", "")).strip().lower()
     if kind not in COMPARE_KINDS:
         raise InputError(f"compare kind must be one of {', '.join(COMPARE_KINDS)}, got "

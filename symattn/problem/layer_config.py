@@ -24,7 +24,8 @@ temperature = 1
 from __future__ import annotations
 
 __all__ = ["Vocabulary", "FeedForward", "Readout", "read_vocabulary", "read_feed_forward",
-           "read_readout", "read_sequence", "ACTIVATIONS"]
+           "read_readout", "read_sequence", "ACTIVATIONS", "VOCABULARY_KEYS", "FFN_KEYS",
+           "READOUT_KEYS"]
 
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -37,6 +38,10 @@ from symattn.values.exact import Exact
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_choice, read_matrix
 
 ACTIVATIONS = ("none", "relu", "gelu")
+# The keys each table may hold (an unknown key is an error naming the closest one)
+VOCABULARY_KEYS = ("tokens", "W_vocab", "layout")
+FFN_KEYS = ("W", "W_1", "b_1", "W_2", "b_2", "activation", "residual", "layernorm", "epsilon")
+READOUT_KEYS = ("position", "unembedding", "temperature")
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class Readout:
 def read_vocabulary(raw: Any, where: Location) -> Vocabulary:
     if not isinstance(raw, Mapping):
         raise InputError("[vocabulary] must be a table", where)
-    check_keys(raw, ("tokens", "W_vocab", "layout"), where)
+    check_keys(raw, VOCABULARY_KEYS, where)
     tokens = raw.get("tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
         raise InputError("tokens must be a list of token names", where.at(key="tokens"))
@@ -148,8 +153,7 @@ def _value(raw: Any, where: Location, what: str, positive: bool = False,
 def read_feed_forward(raw: Any, where: Location) -> FeedForward:
     if not isinstance(raw, Mapping):
         raise InputError("[ffn] must be a table", where)
-    check_keys(raw, ("W", "W_1", "b_1", "W_2", "b_2", "activation", "residual", "layernorm",
-                     "epsilon"), where)
+    check_keys(raw, FFN_KEYS, where)
     matrices = {name: read_matrix(raw[name], where.at(key=name))
                 for name in ("W", "W_1", "b_1", "W_2", "b_2") if name in raw}
     if "W" in matrices and any(n in matrices for n in ("W_1", "W_2", "b_1", "b_2")):
@@ -179,7 +183,7 @@ def read_feed_forward(raw: Any, where: Location) -> FeedForward:
 def read_readout(raw: Any, where: Location) -> Readout:
     if not isinstance(raw, Mapping):
         raise InputError("[readout] must be a table", where)
-    check_keys(raw, ("position", "unembedding", "temperature"), where)
+    check_keys(raw, READOUT_KEYS, where)
     position = None
     if "position" in raw:
         value = _value(raw["position"], where.at(key="position"), "position", positive=True)

@@ -12,8 +12,8 @@ matrices fit together is for ``shapes``, once the ``Problem`` is built.
 
 from __future__ import annotations
 
-__all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "ProblemFields", "read_spec",
-           "read_language"]
+__all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "INSIDE_INPUTS", "ProblemFields",
+           "read_spec", "read_language"]
 
 from typing import Any, Mapping, TypedDict
 
@@ -42,6 +42,8 @@ DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
                    "compare", "variants", "inputs_printed", "symbols")
+# Top-level keys that may also stand inside [inputs] (written after the table's header)
+INSIDE_INPUTS = ("inputs_printed",)
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -133,8 +135,7 @@ def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
     if not isinstance(raw_inputs, Mapping) or not raw_inputs:
         raise InputError("missing [inputs]: give X with W_Q, W_K, W_V, or Q, K, V, or "
                          "scores / scaled", where.at(key="inputs"))
-    # inputs_printed may also stand inside [inputs] (written after the table's header)
-    raw_inputs = {key: value for key, value in raw_inputs.items() if key != "inputs_printed"}
+    raw_inputs = {key: value for key, value in raw_inputs.items() if key not in INSIDE_INPUTS}
     check_keys(raw_inputs, INPUT_NAMES, where.at(key="inputs"))
     return raw_inputs
 

@@ -16,7 +16,7 @@ names must be symbols of the spec.
 
 from __future__ import annotations
 
-__all__ = ["Limit", "SymbolQuestions", "read_symbols", "parse_limit", "parse_subs",
+__all__ = ["SYMBOL_KEYS", "Limit", "SymbolQuestions", "read_symbols", "parse_limit", "parse_subs",
            "parse_subs_text", "symbol_names", "spec_symbols", "with_options"]
 
 import re
@@ -27,7 +27,7 @@ from symattn.errors import InputError, Location
 from symattn.values.entries import Symbolic, parse_entry
 from symattn.values.exact import Exact
 
-_NAMES = ("limits", "derivative", "subs")
+SYMBOL_KEYS = ("limits", "derivative", "subs")
 _LIMIT = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:->|→)\s*(0\s*\+|0\^\+|oo|inf|\+inf|∞)\s*$")
 _SUBS = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
 
@@ -119,8 +119,8 @@ def read_symbols(table: object, known: tuple[str, ...], where: Location) -> Symb
     if not isinstance(table, Mapping):
         raise InputError("[symbols] must be a table", where)
     for key in table:
-        if key not in _NAMES:
-            raise InputError(f"unknown key {key!r}; known: {', '.join(_NAMES)}",
+        if key not in SYMBOL_KEYS:
+            raise InputError(f"unknown key {key!r}; known: {', '.join(SYMBOL_KEYS)}",
                              where.at(key=f"symbols.{key}"))
     raw_limits = table.get("limits", [])
     if isinstance(raw_limits, str):

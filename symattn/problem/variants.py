@@ -24,7 +24,7 @@ claims (if any) and each variant's, one report per variant, in one run
 
 from __future__ import annotations
 
-__all__ = ["Variant", "read_variants"]
+__all__ = ["Variant", "VARIANT_KEYS", "read_variants"]
 
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -33,7 +33,7 @@ from symattn.errors import InputError, Location
 from symattn.problem.options import OPTION_NAMES, read_options
 from symattn.problem.tables import check_keys, describe
 
-_KEYS = ("name", "options", "claims")
+VARIANT_KEYS = ("name", "options", "claims")
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def read_variants(raw: Any, where: Location) -> tuple[Variant, ...]:
         here = where.at(key=f"variants[{k}]")
         if not isinstance(block, Mapping):
             raise InputError(f"a variant must be a table, got {describe(block)}", here)
-        check_keys(block, _KEYS, here)
+        check_keys(block, VARIANT_KEYS, here)
         name = block.get("name")
         if not isinstance(name, str) or not name.strip():
             raise InputError("a variant needs a name, e.g. name = \"T = 2\"", here.at(key="name"))
