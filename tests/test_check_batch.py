@@ -294,33 +294,6 @@ def test_a_pickled_report_keeps_its_closed_forms() -> None:
     assert report_text([again]) == report_text([report])
 
 
-@pytest.mark.parametrize("example", ["000-cat-chases-mouse", "001-kocka-spi-venku",
-                                     "003-multi-head", "003-entropy-temperature",
-                                     "015-cosine-norms", "003-positions-sinusoidal"])
-def test_positions_written_at_once_are_the_positions_reports_write(example):
-    """``targets.plain_positions`` says where ``targets.position`` writes
-    ``step[row,column]``: there it is what it writes, for every step of examples with
-    query positions, heads, column vectors and a single scale; elsewhere some entry's
-    position is not that."""
-    from symattn.verify.claims import Target
-    from symattn.verify.targets import plain_positions, position
-
-    derivation = symattn.derive(symattn.load_example(example))
-    problem = derivation.problem
-    plain = set()
-    for step in derivation.steps:
-        rows, columns = step.shape
-        entries = {(r, c) for r in (0, rows - 1) for c in (0, columns - 1)}
-        written = {position(problem, Target(step.name, r, c)) == f"{step.name}[{r + 1},{c + 1}]"
-                   for r, c in entries}
-        if plain_positions(problem, step.name):
-            plain.add(step.name)
-            assert written == {True}, step.name
-        else:
-            assert False in written or step.shape == (1, 1), step.name
-    assert "weights" in plain or "head1.weights" in plain or problem.query_positions
-
-
 # ------------------------------------------------- exact ties among many claims
 T = 24     # 576 scaled scores and 576 weights claimed: past batch._MIN_CLAIMS a step
 # Rows of Q that are zero: row i has i + 1 equal scores, so each weight is 1/(i + 1),

@@ -16,7 +16,7 @@ the row (exactly 1 for an open row of weights); of the divisor, 1/scale.
 
 from __future__ import annotations
 
-__all__ = ["exact_value", "has_divisor", "row_label", "position", "plain_positions"]
+__all__ = ["exact_value", "has_divisor", "row_label", "position"]
 
 from functools import reduce
 from typing import Callable
@@ -24,13 +24,13 @@ from typing import Callable
 from flint import fmpq
 
 from symattn.derivation.attention import scale_divisor
-from symattn.derivation.names import base_name, split_name
+from symattn.derivation.names import split_name
 from symattn.derivation.steps import Derivation
 from symattn.derivation.terms import claim_term
 from symattn.problem.problem import Problem
 from symattn.values import arith
 from symattn.values.exact import NAN, Exact, Surd
-from symattn.verify.claims import COLUMN_STEPS, QUERY_ROW_STEPS, Target
+from symattn.verify.claims import QUERY_ROW_STEPS, Target
 
 
 def exact_value(derivation: Derivation, target: Target) -> Exact:
@@ -83,15 +83,6 @@ def row_label(problem: Problem, target: Target) -> int:
     if positions is not None and split_name(target.step)[1] in QUERY_ROW_STEPS:
         return positions[target.row]
     return target.row + 1
-
-
-def plain_positions(problem: Problem, step: str) -> bool:
-    """Whether ``position`` writes every entry of ``step`` as ``step[row,column]``, both
-    counted from 1 (not a column vector, a single number, or rows named by query
-    position)."""
-    if step == "scale" or base_name(step) in COLUMN_STEPS:
-        return False
-    return problem.query_positions is None or split_name(step)[1] not in QUERY_ROW_STEPS
 
 
 def position(problem: Problem, target: Target) -> str:
