@@ -933,22 +933,13 @@ def test_roundings_of_unknown_rows_minus_inf_and_out_of_range():
         enclosure_roundings(enclose([[0.25]]), None, None)
 
 
-def _floor_log10(value: Fraction) -> int:
-    e = len(str(value.numerator)) - len(str(value.denominator))
-    while Fraction(10) ** e > value:
-        e -= 1
-    while Fraction(10) ** (e + 1) <= value:
-        e += 1
-    return e
-
-
 def _fraction_rounding(value: Fraction, places: int | None, digits: int | None,
                        rule: str) -> tuple[int, int, bool]:
     """(signed value * 10**p rounded under ``rule``, p, exactly halfway) with Fractions:
     p = ``places``, or ``digits`` significant digits (one place fewer when rounding
     reaches the next power of ten)."""
     magnitude = abs(value)
-    p = places if places is not None else digits - 1 - _floor_log10(magnitude)
+    p = places if places is not None else digits - 1 - _exponent(magnitude, False)
     scaled = magnitude * Fraction(10) ** p
     whole = scaled.numerator // scaled.denominator
     rest = scaled - whole
