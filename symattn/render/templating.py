@@ -18,8 +18,10 @@ Every template sees ``t``, the message catalog of the language being rendered
 
 from __future__ import annotations
 
-__all__ = ["break_long_lines", "TemplateError", "template_dirs", "environment", "render"]
+__all__ = ["break_long_lines", "closed_displays", "TemplateError", "template_dirs", "environment",
+           "render"]
 
+import re
 import traceback
 from contextvars import ContextVar
 from functools import lru_cache
@@ -145,7 +147,9 @@ def render(name: str, user_dir: str | Path | None = None, messages: Any = None,
     token = _CATALOG.set(messages)
     try:
         rendered = str(env.get_template(name).render(**context))
-        return break_long_lines(rendered) if name.endswith(".tex.j2") else rendered
+        if not name.endswith(".tex.j2"):
+            return rendered
+        return break_long_lines(closed_displays(rendered))
     except jinja2.TemplateSyntaxError as error:
         where = Path(error.filename).name if error.filename else (error.name or name)
         raise TemplateError(f"template {where}, line {error.lineno}: {error.message}") from None
@@ -186,3 +190,20 @@ def break_long_lines(tex: str, limit: int = LONG_LINE) -> str:
             line = line[cut + 1:]
         lines.append(line)
     return "\n".join(lines)
+
+
+# A display environment of amsmath, whose body may not hold a blank line (TeX reads one as
+# \par: "Paragraph ended before \align* was complete").
+_DISPLAY = re.compile(r"\\begin\{(align\*?|equation\*?|gather\*?|multline\*?|alignat\*?)\}"
+                      r".*?\\end\{\1\}", re.S)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+
+
+def closed_displays(tex: str) -> str:
+    r"""``tex`` without blank lines inside display environments: a template line whose
+    content came out empty (a step with no result line) must not end the display.
+
+    >>> closed_displays("\\begin{align*}\nx &= 1\n\n\\end{align*}\n\nNext")
+    '\\begin{align*}\nx &= 1\n\\end{align*}\n\nNext'
+    """
+    return _DISPLAY.sub(lambda display: _BLANK_LINE.sub("", display.group()), tex)
