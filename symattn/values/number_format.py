@@ -137,10 +137,10 @@ class NumberFormat:
 
     def format_block(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
                      ) -> tuple[tuple[str | None, ...], ...]:
-        """Decimals of a block of a grid, evaluated as balls in one batch.
-
-        Entries the batch cannot decide (an exact halfway case, a ball too
-        wide) fall back to ``format``, which settles them exactly.
+        """Decimals of a block of a grid: a large block decided from the grid's numpy
+        enclosure where it has one (``_format_large``), else evaluated as balls in one
+        batch. Entries either cannot decide (an exact halfway case, a ball too wide)
+        are settled exactly, as ``format`` settles them.
         """
         if len(rows) * len(columns) <= 16:
             return tuple(tuple(self.format(grid.exact(i, j)) for j in columns) for i in rows)
@@ -148,20 +148,30 @@ class NumberFormat:
         assert target is not None
         # A sum's decimal costs a row of terms by balls: the enclosure pays off sooner.
         cost = int(getattr(grid, "entry_cost", 1))
-        if len(rows) * len(columns) * cost < ENCLOSURE_MIN_ENTRIES:
-            pass
-        elif getattr(grid, "unmasked", None) is not None:
-            return self._format_masked(grid, rows, columns)
-        elif target <= ENCLOSURE_MAX_DIGITS and callable(getattr(grid, "enclosure", None)):
-            whole = grid.enclosure()    # type: ignore[attr-defined]
-            if whole is not None:
-                texts = self._format_enclosure(grid, whole.block(rows, columns), rows,
-                                               columns)
-                if getattr(grid, "shown_again", False):
-                    _LAST[:] = [(grid, tuple(rows), tuple(columns), self, texts)]
+        if len(rows) * len(columns) * cost >= ENCLOSURE_MIN_ENTRIES:
+            texts = self._format_large(grid, rows, columns, target)
+            if texts is not None:
                 return texts
         with progress.task(len(rows), "decimals"):
             return self._format_balls(grid, rows, columns, target)
+
+    def _format_large(self, grid: Block, rows: Sequence[int], columns: Sequence[int],
+                      target: int) -> tuple[tuple[str | None, ...], ...] | None:
+        """A large block's decimals from the grid's enclosure (a masked grid's from its
+        unmasked grid's); None when the grid has no enclosure or too many digits are
+        asked for a double to decide."""
+        if getattr(grid, "unmasked", None) is not None:
+            return self._format_masked(grid, rows, columns)
+        enclosure = getattr(grid, "enclosure", None)
+        if target > ENCLOSURE_MAX_DIGITS or not callable(enclosure):
+            return None
+        whole = enclosure()
+        if whole is None:
+            return None
+        texts = self._format_enclosure(grid, whole.block(rows, columns), rows, columns)
+        if getattr(grid, "shown_again", False):
+            _LAST[:] = [(grid, tuple(rows), tuple(columns), self, texts)]
+        return texts
 
     def _format_masked(self, grid: Block, rows: Sequence[int], columns: Sequence[int]
                        ) -> tuple[tuple[str | None, ...], ...]:
