@@ -168,7 +168,7 @@ class NumberFormat:
         whole = enclosure()
         if whole is None:
             return None
-        texts = self._format_enclosure(grid, whole.block(rows, columns), rows, columns)
+        texts = self._format_enclosure(grid, whole, rows, columns)
         if getattr(grid, "shown_again", False):
             _LAST[:] = [(grid, tuple(rows), tuple(columns), self, texts)]
         return texts
@@ -187,17 +187,16 @@ class NumberFormat:
         return tuple(tuple("-inf" if exact(i, j) is NEG_INF else text
                            for j, text in zip(columns, row)) for i, row in zip(rows, texts))
 
-    def _format_enclosure(self, grid: Block, block: Enclosure, rows: Sequence[int],
+    def _format_enclosure(self, grid: Block, whole: Enclosure, rows: Sequence[int],
                           columns: Sequence[int]) -> tuple[tuple[str | None, ...], ...]:
-        """The block's decimals from its enclosure (``enclosure_roundings``), each written
-        by ``format_scaled``, a few rows at a time (bounded temporaries); entries it
-        leaves open are decided exactly."""
+        """The block's decimals from the grid's enclosure (``enclosure_roundings``), each
+        written by ``format_scaled``, a few rows at a time (bounded temporaries); entries
+        it leaves open are decided exactly."""
         step = max(1, ENCLOSURE_MIN_ENTRIES * 16 // max(len(columns), 1))
         texts: list[tuple[str | None, ...]] = []
         for first in range(0, len(rows), step):
-            chunk = range(first, min(first + step, len(rows)))
-            part = block.block(chunk, range(len(columns)))
-            texts += self._enclosure_rows(grid, part, [rows[i] for i in chunk], columns)
+            chunk = rows[first:first + step]
+            texts += self._enclosure_rows(grid, whole.block(chunk, columns), chunk, columns)
         return tuple(texts)
 
     def _enclosure_rows(self, grid: Block, block: Enclosure, rows: Sequence[int],
@@ -232,8 +231,14 @@ class NumberFormat:
                  ) -> tuple[str | None, ...]:
         """Row ``i`` with the entries the enclosure left open decided: a rational (an
         exact tie, mostly) exactly at once, anything else by balls."""
-        open_ = [k for k, text in enumerate(row) if text is None and
-                 not self._rational(grid, i, columns[k], row, k)]
+        open_ = []
+        for k, text in enumerate(row):
+            if text is None:
+                value = grid.exact(i, columns[k])
+                if isinstance(value, fmpq):
+                    row[k] = self.format(value)
+                else:
+                    open_.append(k)
         if open_:
             target = self.places if self.places is not None else self.digits
             assert target is not None
@@ -243,14 +248,6 @@ class NumberFormat:
             for k, text in zip(open_, decided):
                 row[k] = text
         return tuple(row)
-
-    def _rational(self, grid: Block, i: int, j: int, row: list[str | None], k: int) -> bool:
-        """Write entry (i, j) into ``row[k]`` when it is a rational; False otherwise."""
-        value = grid.exact(i, j)
-        if not isinstance(value, fmpq):
-            return False
-        row[k] = self.format(value)
-        return True
 
     def _format_balls(self, grid: Block, rows: Sequence[int], columns: Sequence[int],
                       target: int) -> tuple[tuple[str | None, ...], ...]:
