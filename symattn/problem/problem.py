@@ -94,6 +94,8 @@ class Problem:
         inputs, heads = problem.inputs, problem.heads
         shapes.check_inputs(inputs, heads, problem.scale is not None or problem.d_k is not None,
                             where)
+        shapes.check_sources_used(inputs, problem.positions != Positions.NONE or bool(
+            problem.ffn and problem.ffn.residual), where)
         shapes.check_heads(inputs, heads, problem.kv_heads, where)
         n, m = problem.score_shape()
         shapes.check_queries(problem.mask, problem.query_positions, problem.tokens, (n, m), where)

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symattn.derivation.names import base_name
 from symattn.derivation.terms import PRINTABLE_TERMS, term_count
-from symattn.errors import InputError, Location, counted, cut
+from symattn.errors import InputError, Location, counted, cut, did_you_mean
 from symattn.values.number_reading import uses_points
 from symattn.values.whole import ascii_whole
 from symattn.verify.printed import Printed, read_printed
@@ -232,10 +232,7 @@ def _read_key(key: str, here: Location, shapes: Mapping[str, tuple[int, int]],
     if step == "divisor":
         return _ClaimKey(key, label, step, None, None, here, (1, 1), None, shapes)
     if step not in shapes:
-        import difflib
-
-        close = difflib.get_close_matches(step, list(shapes) + ["divisor"], n=1)
-        hint = f"; did you mean `{close[0]}`?" if close else \
+        hint = did_you_mean(step, [*shapes, "divisor"]) or \
             f"; this derivation has {', '.join(shapes)}"
         raise InputError(f"no step named `{step}`{hint}", here)
     positions = query_positions if base_name(step) in QUERY_ROW_STEPS else None
