@@ -125,9 +125,10 @@ def check_sources_used(inputs: Inputs, keeps_x: bool, where: Location) -> None:
     positions use X itself).
 
     >>> check_sources_used({"X": [[1]], "Q": [[1]], "K": [[1]]}, False, Location())
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    symattn.errors.InputError: inputs.X: X is given, but Q and K are given directly, so X is not used; remove X, or give W_Q and W_K instead of Q and K
+    symattn.errors.InputError: inputs.X: X is given, but Q and K are given directly, ...
     """
     for source in ("X", "X_kv", "X_q", "X_k", "X_v"):
         if source not in inputs or (source == "X" and keeps_x):

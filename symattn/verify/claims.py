@@ -17,7 +17,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Printed", "Target", "Claim", "read_printed", "read_claims", "QUERY_ROW_STEPS"]
+__all__ = ["Printed", "Target", "Claim", "read_printed", "read_claims", "row_index",
+           "QUERY_ROW_STEPS"]
 
 import re
 from dataclasses import dataclass
@@ -91,8 +92,11 @@ class Claim:
         return not self.label
 
 
-def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,
-               location: Location) -> int:
+def row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,
+              location: Location | None = None) -> int:
+    """The 0-based row of the 1-based row ``number`` of ``step`` as claims, reports and
+    templates name it: a query row by its token position when only some queries are
+    computed (``query_positions``), else by its place."""
     if positions is not None and base_name(step) in QUERY_ROW_STEPS:
         if number not in positions:
             raise InputError(f"row {number} is not one of the query positions "
@@ -146,7 +150,7 @@ class _ClaimKey:
 
     def row(self, number: int, location: Location) -> int:
         """The 0-based row of a 1-based row number (or query position)."""
-        return _row_index(number, self.step, self.positions, self.rows, location)
+        return row_index(number, self.step, self.positions, self.rows, location)
 
     def as_list(self, value: Any, length: int, what: str) -> list[Any]:
         """``value`` as a list of ``length`` printed numbers, or an error saying why not."""
