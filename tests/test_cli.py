@@ -435,3 +435,21 @@ def test_every_spec_command_takes_max_size(capsys, command):
     status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
                            "--max-size", "64")
     assert status in (0, 1) and out, err     # check exits 1 when a printed number is wrong
+
+
+def test_examples_lists_each_kind_and_errors_name_an_example_by_its_name(capsys) -> None:
+    from symattn.cli.app import main
+    from symattn.problem import examples as bundled
+
+    assert main(["examples"]) == 0
+    listed = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()}
+    for name in bundled.names():
+        text = bundled.path(name).read_text(encoding="utf-8")
+        expected = "sizes" if "[sizes]" in text and "[inputs]" not in text else \
+            "check" if "[claims]" in text else "derive"
+        assert listed[name] == expected, name
+    assert main(["derive", "--example", "001-score-matrix-memory"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("symattn: error: example 001-score-matrix-memory: this is a sizes "
+                          "spec"), err
+    assert "/" not in err.split(":")[2]

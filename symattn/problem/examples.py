@@ -6,7 +6,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["names", "path", "describe"]
+__all__ = ["names", "path", "describe", "kind"]
 
 from pathlib import Path
 
@@ -44,3 +44,18 @@ def describe(name: str) -> tuple[str, str]:
 
     mapping = spec.read_mapping(path(name).read_text(encoding="utf-8"), str(path(name)))
     return str(mapping.get("title", "")), str(mapping.get("description", ""))
+
+
+def kind(name: str) -> str:
+    """What an example is for: ``"sizes"`` (a [sizes] table, for ``symattn sizes`` and
+    ``check``), ``"check"`` (inputs with printed numbers to check) or ``"derive"``.
+
+    >>> kind("001-score-matrix-memory"), kind("001-softmax-10-2-1")
+    ('sizes', 'check')
+    """
+    from symattn.problem import spec
+
+    mapping = spec.read_mapping(path(name).read_text(encoding="utf-8"), str(path(name)))
+    if "sizes" in mapping and "inputs" not in mapping:
+        return "sizes"
+    return "check" if mapping.get("claims") else "derive"
