@@ -73,7 +73,7 @@ def test_derive_every_example(capsys, name):
 def test_derive_refuses_a_size_spec_in_one_line(capsys, name):
     status, out, err = run(capsys, "derive", "--example", name)
     assert status == 2 and out == ""
-    assert_one_line_error(err, str(symattn.problem.examples.path(name)))
+    assert_one_line_error(err, f"example {name}: this is a sizes spec")
 
 
 GROWING = {"probs", "jacobian_norm", "jacobian_norm_unscaled"}
