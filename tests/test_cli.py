@@ -430,7 +430,7 @@ def test_every_spec_command_takes_max_size(capsys, command):
     status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
                            "--max-size", "2")
     assert status == 2 and out == ""
-    assert_one_line_error(err, "000-cat-chases-mouse.toml", "3x2 = 6 entries", "the limit is 2",
+    assert_one_line_error(err, "example 000-cat-chases-mouse", "3x2 = 6 entries", "the limit is 2",
                           "--max-size")
     status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
                            "--max-size", "64")

@@ -84,8 +84,8 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
         with uncollected():   # a spec's objects live until it is judged: no collector passes
             return _checked(source, name, rounding, max_size, working, precision)
     except SymattnError as error:
-        message = str(error)
-        named = message if source in message or name in message else f"{name}: {message}"
+        message = str(error).replace(source, name, 1)   # an example by its name
+        named = message if name in message else f"{name}: {message}"
         return Failed(name, f"symattn: error: {one_line(named)}", EXIT_INPUT)
     except (Exception, RecursionError) as error:   # a bug: this file fails, the others not
         if os.environ.get("SYMATTN_DEBUG"):
