@@ -227,7 +227,7 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     setup = Setup(places=places, d_k=d_k, sentences=tuple(catalog.list("tokens.sentences")),
                   base=base, mistakes=plan.mistakes, shape=_shape(sizes_spec),
                   compact=plan.compact, numbers=numbers)
-    title = problem.title if problem is not None else ""
+    title = problem.prose_in("title", language) if problem is not None else ""
     sheets = []
     for variant in range(1, variants + 1):
         exercises = tuple(_exercise(kind, numbers, variant_random(seed, variant, slot, kind),
