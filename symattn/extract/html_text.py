@@ -21,17 +21,18 @@ written out as text a source document would have:
 Every character written keeps the offset in the page it came from, so a
 number is reported at its line and column in the HTML file.
 
->>> page = html_text("<p>q<sub>1</sub> = [1.5, &minus;2]</p><table><tr><th>a</th>"
-...                  "<th>b</th></tr><tr><td>0.5</td><td>0.25</td></tr></table>")
+>>> source = ("<p>q<sub>1</sub> = [1.5, &minus;2]</p><table><tr><th>a</th>"
+...           "<th>b</th></tr><tr><td>0.5</td><td>0.25</td></tr></table>")
+>>> page = html_text(source)
 >>> page.text.splitlines()
 ['q_1 = [1.5, −2]', '| a | b |', '| 0.5 | 0.25 |']
->>> page.origin[page.text.index("0.5")]
-70
+>>> page.origin[page.text.index("0.5")] == source.index("<td>0.5") + len("<td>")
+True
 """
 
 from __future__ import annotations
 
-__all__ = ["PageText", "html_text", "looks_like_html", "MAX_TAGS"]
+__all__ = ["PageText", "html_text", "looks_like_html", "MAX_PIECES"]
 
 import html
 import re
@@ -40,7 +41,7 @@ from html.parser import HTMLParser
 
 from symattn.extract.mathml import MAX_DEPTH, Mapped, MathNode, linear, tex_annotation
 
-MAX_TAGS = 2_000_000        # tags read from one page; a page with more is refused
+MAX_PIECES = 500_000        # tags, text pieces and entities of one page; more are refused
 _DROPPED = frozenset({"script", "style", "template", "noscript", "svg", "canvas",
                       "object", "iframe", "select", "textarea", "button"})
 _BLOCKS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl",
@@ -56,6 +57,7 @@ _MATH_SCRIPT = re.compile(r"^\s*math/(?:tex|asciimath)(?P<display>\s*;\s*mode\s*
 _DISPLAY_CLASS = re.compile(r"\b(?:display|MathJax_Display|katex-display)\b")
 # Rendered formula glyphs whose TeX or MathML is elsewhere in the page
 _RENDERED_CLASS = re.compile(r"\b(?:katex-html|MathJax(?:_\w+)?|MJX_\w+|mjx-\w+)\b")
+_SPACE = re.compile(r"\s")
 _ALT_MATH = re.compile(r"\d.*[=\\^_\[]|[=\\^_\[].*\d")
 _HTML_START = re.compile(r"\A(?:\ufeff)?\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])",
                          re.IGNORECASE | re.DOTALL)
@@ -83,7 +85,7 @@ class _Reader(HTMLParser):
         self.out = Mapped()
         self.starts = [0] + [m.end() for m in re.finditer("\n", source)]
         self.title: list[str] = []
-        self.tags = 0
+        self.pieces = 0
         self.skip: tuple[str, int] | None = None     # (tag, open count) of a dropped subtree
         self.verbatim = 0
         self.cells = 0                # open table cells: text in them stays on one line
@@ -91,6 +93,11 @@ class _Reader(HTMLParser):
         self.math: list[MathNode] = []    # the open elements of the formula being read
         self.script_tex: tuple[int, bool] | None = None   # (offset, display) in a math script
         self.in_title = False
+
+    def counted(self) -> None:
+        self.pieces += 1
+        if self.pieces > MAX_PIECES:
+            raise _TooLarge
 
     # where things are
     def here(self) -> int:
@@ -112,7 +119,7 @@ class _Reader(HTMLParser):
         """Text from the page at ``pos``: kept as it is, or its whitespace collapsed."""
         if self.cells:
             text = text.replace("\n", " ")
-        if verbatim or self.verbatim:
+        if verbatim or self.verbatim or not _SPACE.search(text):
             self.out.add(text, pos, verbatim=True)
             return
         for piece in re.finditer(r"\s+|\S+", text):
@@ -137,9 +144,7 @@ class _Reader(HTMLParser):
 
     # the parser's events
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags += 1
-        if self.tags > MAX_TAGS:
-            raise _TooLarge
+        self.counted()
         values = {k: v or "" for k, v in attrs}
         pos = self.here()
         if tag == "title" and self.skip is None and not self.math:
@@ -151,9 +156,9 @@ class _Reader(HTMLParser):
         if self.math:
             self.math_start(tag, values, pos)
             return
-        if tag == "script" and _MATH_SCRIPT.match(values.get("type", "")):
-            display = bool(_MATH_SCRIPT.match(values.get("type", ""))["display"])  # type: ignore
-            self.script_tex = (pos, display)
+        math_script = _MATH_SCRIPT.match(values.get("type", "")) if tag == "script" else None
+        if math_script:
+            self.script_tex = (pos, bool(math_script["display"]))
             return
         if self.start_formula(tag, values, pos):
             return
@@ -251,6 +256,7 @@ class _Reader(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_data(self, data: str) -> None:
+        self.counted()
         pos = self.here()
         if self.script_tex is not None:
             mapped = Mapped()
@@ -274,6 +280,7 @@ class _Reader(HTMLParser):
         self.entity(html.unescape(f"&#{name};") if len(digits) <= 8 else "\ufffd")
 
     def entity(self, text: str) -> None:
+        self.counted()
         text = text.replace("\x00", "\ufffd").replace("\r", "\n")
         pos = self.here()
         if self.skip is not None:
@@ -327,17 +334,35 @@ def _rendered(tag: str, classes: str) -> bool:
 
 
 class _TooLarge(Exception):
-    """More tags than MAX_TAGS."""
+    """More pieces than MAX_PIECES."""
+
+
+def _defused(source: str) -> str:
+    """The page without the constructs that never close, of the same length up to where it
+    ends. For each of those html.parser searches the rest of the page again (quadratic
+    time): an unclosed comment runs to the end of the page, as a browser reads it (the page
+    is cut there); a ``<`` after the last ``>`` and a ``<![`` after the last ``]]>`` are text.
+    """
+    closed = source.rfind("-->")
+    unclosed = source.find("<!--", closed + 3 if closed >= 0 else 0)
+    if unclosed >= 0:
+        source = source[:unclosed]
+    last = source.rfind(">") + 1
+    source = source[:last] + source[last:].replace("<", "\u2039")
+    last = source.rfind("]]>") + 1
+    return source[:last] + source[last:].replace("<![", "\u2039![")
 
 
 def html_text(source: str) -> PageText:
     """The text of an HTML page (see the module docstring); ``source`` has ``\\n`` line
-    ends. Raises ``ValueError`` for a page with more than ``MAX_TAGS`` tags."""
+    ends. Raises ``ValueError`` for a page of more than ``MAX_PIECES`` pieces."""
+    source = _defused(source)
     reader = _Reader(source)
     try:
         reader.feed(source)
         reader.close()
     except _TooLarge:
-        raise ValueError(f"the page has more than {MAX_TAGS:,} tags") from None
+        raise ValueError(f"the page has more than {MAX_PIECES:,} tags, entities and pieces "
+                         "of text; a page that large is not read") from None
     title = " ".join("".join(reader.title).split())
     return PageText(reader.out.text, tuple(reader.out.origin), title)
