@@ -204,3 +204,23 @@ def test_corpus_html_renderings_place_as_many_numbers_as_the_source() -> None:
     source = _corpus_placed(CORPUS / f"{slug}.md", slug)
     for form in ("mathjax", "mathml"):
         assert _corpus_placed(CORPUS / "rendered" / f"{slug}.{form}.html", slug) >= source > 0
+
+
+def test_mathjax_v3_is_read_from_its_assistive_mathml() -> None:
+    glyphs = '<mjx-math class="MJX-TEX" aria-hidden="true"><mjx-mn><mjx-c class="mjx-c31">' \
+             '</mjx-c></mjx-mn>1.649</mjx-math>'
+    page = ('<p>Scores [0, 0.5]</p><mjx-container class="MathJax" jax="CHTML" display="true">'
+            f'{glyphs}<mjx-assistive-mml display="block"><math display="block"><msup><mi>e</mi>'
+            '<mn>0.5</mn></msup><mo>=</mo><mn>1.649</mn></math></mjx-assistive-mml>'
+            '</mjx-container>')
+    assert html_text(page).text == "Scores [0, 0.5]\ne^{0.5} = 1.649\n"
+    assert EXP in _placed(page)
+
+
+def test_a_notebook_exported_to_html_gives_its_outputs_not_its_code_or_prompts() -> None:
+    page = ('<div class="jp-Cell"><div class="jp-InputArea"><div class="jp-InputPrompt">'
+            'In&nbsp;[3]:</div><pre>w = softmax(torch.tensor([0.0, 0.5]))</pre></div>'
+            '<div class="jp-OutputArea"><div class="jp-OutputPrompt">Out[3]:</div>'
+            '<pre>tensor([0.3775, 0.6225])</pre></div></div>')
+    assert html_text(page).text == "tensor([0.3775, 0.6225])\n"
+    assert ("weights[1]", ("0.3775", "0.6225")) in _placed(page)

@@ -55,8 +55,11 @@ _VERBATIM = frozenset({"pre", "code", "samp", "kbd", "tt", "listing", "xmp", "pl
 _MATH_SCRIPT = re.compile(r"^\s*math/(?:tex|asciimath)(?P<display>\s*;\s*mode\s*=\s*display)?",
                           re.IGNORECASE)
 _DISPLAY_CLASS = re.compile(r"\b(?:display|MathJax_Display|katex-display)\b")
-# Rendered formula glyphs whose TeX or MathML is elsewhere in the page
-_RENDERED_CLASS = re.compile(r"\b(?:katex-html|MathJax(?:_\w+)?|MJX_\w+|mjx-\w+)\b")
+# Rendered formula glyphs whose TeX or MathML is elsewhere in the page; and a notebook
+# exported to HTML: its prompts ("In [3]:") and its code, skipped as in the notebook itself
+_RENDERED_CLASS = re.compile(r"\b(?:katex-html|MathJax(?:_\w+)?|MJX_\w+|mjx-\w+|"
+                             r"jp-InputArea|jp-InputPrompt|jp-OutputPrompt|input_area|"
+                             r"input_prompt|output_prompt)\b")
 _SPACE = re.compile(r"\s")
 _ALT_MATH = re.compile(r"\d.*[=\\^_\[]|[=\\^_\[].*\d")
 _HTML_START = re.compile(r"\A(?:\ufeff)?\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])",
@@ -290,7 +293,7 @@ class _Reader(HTMLParser):
         elif self.in_title:
             self.title.append(text)
         else:
-            self.out.add(text, pos)
+            self.out.add(text.replace("\n", " ") if self.cells else text, pos)
 
     # formulas
     def math_start(self, tag: str, values: dict[str, str], pos: int) -> None:
