@@ -8,6 +8,7 @@ printed 1.649, 0.378 and 0.622.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_support import run
 from symattn.errors import InputError
 from symattn.extract.checking import check_document
 from symattn.extract.document import from_html, from_text, read_document
@@ -224,3 +226,23 @@ def test_a_notebook_exported_to_html_gives_its_outputs_not_its_code_or_prompts()
             '<pre>tensor([0.3775, 0.6225])</pre></div></div>')
     assert html_text(page).text == "tensor([0.3775, 0.6225])\n"
     assert ("weights[1]", ("0.3775", "0.6225")) in _placed(page)
+
+
+def test_check_an_html_page_reports_its_html_lines_and_columns(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    # scores 0 and 0 give 0.5 each: the 0.6 is wrong; "<p>Softmax gives [0.5, " is 23
+    # characters, so the 0.6 is at line 3, column 24
+    page.write_text("<!DOCTYPE html>\n<p>Scores [0, 0].</p>\n<p>Softmax gives [0.5, 0.6].</p>\n",
+                    encoding="utf-8")
+    spec = tmp_path / "inputs.toml"
+    spec.write_text('[inputs]\nscaled = [[0, 0]]\n[options]\nscale = "none"\n', encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(page), "--spec", str(spec), "-f", "json")
+    claims = json.loads(out)["reports"][0]["claims"]
+    wrong = [(c["position"], c["line"], c["column"]) for c in claims if c["verdict"] == "wrong"]
+    assert status == 1 and wrong == [("weights[1,2]", 3, 24)]
+
+
+def test_tex_in_attributes_is_decoded_once() -> None:
+    page = '<span data-latex="a &amp;lt; 1">x</span><math alttext="b &lt; 2"><mi>b</mi></math>'
+    assert html_text(page).text == "a &lt; 1 b < 2 "

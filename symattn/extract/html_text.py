@@ -181,7 +181,7 @@ class _Reader(HTMLParser):
             return True
         if tex and tag not in _VOID:
             mapped = Mapped()
-            mapped.add(html.unescape(tex), pos)
+            mapped.add(tex, pos)         # html.parser has decoded its entities
             self.write_tex(mapped, pos, display)
             self.skip = (tag, 1)
             return True
@@ -320,7 +320,7 @@ class _Reader(HTMLParser):
         alttext = root.attrs.get("alttext", "")
         if alttext and tex_annotation(root) is None:      # the page's own TeX of it
             written = Mapped()
-            written.add(html.unescape(alttext), root.pos)
+            written.add(alttext, root.pos)
         self.write_tex(written, root.pos, display)
 
     def close(self) -> None:
