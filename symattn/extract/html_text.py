@@ -41,7 +41,7 @@ from html.parser import HTMLParser
 
 from symattn.extract.mathml import MAX_DEPTH, Mapped, MathNode, linear, tex_annotation
 
-MAX_PIECES = 500_000        # tags, text pieces and entities of one page; more are refused
+MAX_PIECES = 1_000_000      # tags, text pieces and entities of one page; more are refused
 _DROPPED = frozenset({"script", "style", "template", "noscript", "svg", "canvas",
                       "object", "iframe", "select", "textarea", "button"})
 _BLOCKS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl",
