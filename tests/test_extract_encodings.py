@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import assert_one_line_error, run
+from symattn.errors import InputError
 from symattn.extract.document import read_document
 from symattn.extract.scanner import scan
 
@@ -74,3 +75,10 @@ def test_a_broken_utf16_file_is_a_one_line_error(capsys: pytest.CaptureFixture[s
     status, _, err = run(capsys, "extract", str(path))
     assert status == 2
     assert_one_line_error(err, str(path), "not UTF-16 text")
+
+
+def test_a_broken_utf8_file_with_a_bom_names_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_bytes(b"\xef\xbb\xbfx = 1 \xff")
+    with pytest.raises(InputError, match="not UTF-8 text though it starts as such"):
+        read_document(path)

@@ -220,8 +220,9 @@ def decode_text(data: bytes, where: Location, html: bool = False) -> str:
             try:
                 return data.decode(encoding)
             except UnicodeDecodeError as error:
-                raise InputError(f"not {encoding.upper()} text though it starts as such "
-                                 f"(byte {error.start + 1})", where) from None
+                name = encoding.upper().removesuffix("-SIG")
+                raise InputError(f"not {name} text though it starts as such (byte "
+                                 f"{error.start + 1})", where) from None
     declared = _declared(data) if html else None
     for encoding in ("utf-8",) + ((declared,) if declared else ()):
         try:
