@@ -61,8 +61,8 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="JSON: a closed form of more than N exponentials is null, as in "
                              f"derive (default {MAX_TERMS}; 0 writes every one)")
     parser.add_argument("--spec", metavar="INPUTS.toml",
-                        help="FILEs are documents (text, Markdown, LaTeX, notebooks): extract "
-                             "their printed numbers with these inputs and check them, "
+                        help="FILEs are documents (text, Markdown, LaTeX, HTML, notebooks): "
+                             "extract their printed numbers with these inputs and check them, "
                              "reporting each at its document line (docs/extract.md)")
     add_language_options(parser, locale=False)
     add_gate_options(parser)

@@ -1,7 +1,13 @@
-"""A document as text to read numbers from: plain text, Markdown, LaTeX or a notebook.
+"""A document as text to read numbers from: plain text, Markdown, LaTeX, HTML or a notebook.
 
 Nothing in a document is ever run. A notebook (``.ipynb``) gives its Markdown
 cells and the printed outputs of its code cells; the code itself is skipped.
+An HTML page gives its text as ``symattn.extract.html_text`` writes it; its
+numbers are reported at their line and column in the HTML file. Text in any
+encoding is read: UTF-8 (with or without a byte order mark), UTF-16 and
+UTF-32 with a byte order mark, the encoding an HTML page declares
+(``<meta charset>``), else the legacy 8-bit encoding ``charset_normalizer``
+recognises.
 The text is normalized once (Unicode minus, subscripts, LaTeX matrices and
 operators, ``-inf``) into one string that keeps, for every character, where
 it came from, so every number found can be reported at its line and column in
@@ -16,9 +22,10 @@ the original file (for a notebook: the line of the text shown, cell by cell).
 
 from __future__ import annotations
 
-__all__ = ["Document", "from_text", "read_document", "MAX_BYTES"]
+__all__ = ["Document", "from_text", "from_html", "decode_text", "read_document", "MAX_BYTES"]
 
 import bisect
+import codecs
 import json
 import re
 from dataclasses import dataclass
@@ -26,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from symattn.errors import InputError, Location
+from symattn.extract.html_text import html_text, looks_like_html
 
 MAX_BYTES = 8_000_000          # a larger document is refused, not read slowly
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "0123456789ijk")
@@ -58,6 +66,7 @@ class Document:
     line_starts: tuple[int, ...]        # offsets in the original text where lines start
     # notebooks: (offset in the text, the notebook's 1-based cell number) of each block
     cells: tuple[tuple[int, int], ...] = ()
+    title: str = ""                     # an HTML page's <title>
 
     def where(self, index: int) -> tuple[int, int]:
         """The 1-based (line, column) in the original text of a normalized index."""
@@ -135,6 +144,20 @@ def from_text(raw: str, name: str = "<text>", cells: tuple[tuple[int, int], ...]
     return Document(name, original, mapped.text, tuple(mapped.origin), tuple(starts), cells)
 
 
+def from_html(raw: str, name: str = "<html>") -> Document:
+    """An HTML page's text, normalized; every index maps to its offset in the page."""
+    source = raw.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        page = html_text(source)
+    except ValueError as error:
+        raise InputError(str(error), Location(file=name)) from None
+    text = from_text(page.text, name)
+    end = len(source)
+    origin = tuple(page.origin[i] if i < len(page.origin) else end for i in text.origin)
+    starts = [0] + [m.end() for m in re.finditer("\n", source)]
+    return Document(name, source, text.text, origin, tuple(starts), title=page.title)
+
+
 def _cell_text(value: Any) -> str:
     if isinstance(value, list):
         return "".join(str(part) for part in value)
@@ -171,10 +194,54 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[tuple[int, int
     return "".join(parts), tuple(starts)
 
 
-def read_document(path: str | Path) -> Document:
-    """Read a document file: UTF-8 text, Markdown, LaTeX, or a notebook."""
-    path = Path(path)
-    where = Location(file=str(path))
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+_META_CHARSET = re.compile(rb"<meta\s[^>]{0,500}?charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]{1,40})",
+                           re.IGNORECASE)
+_HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+
+
+def _declared(data: bytes) -> str | None:
+    """The encoding an HTML page declares in its first 4 KB, if Python knows it."""
+    match = _META_CHARSET.search(data[:4096])
+    if not match:
+        return None
+    try:
+        return codecs.lookup(match.group(1).decode("ascii")).name
+    except LookupError:
+        return None
+
+
+def decode_text(data: bytes, where: Location, html: bool = False) -> str:
+    """A document's bytes as text (see the module docstring for the encodings read)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError as error:
+                name = encoding.upper().removesuffix("-SIG")
+                raise InputError(f"not {name} text though it starts as such (byte "
+                                 f"{error.start + 1})", where) from None
+    declared = _declared(data) if html else None
+    for encoding in ("utf-8",) + ((declared,) if declared else ()):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    import charset_normalizer      # only for text that is not UTF-8
+
+    best = charset_normalizer.from_bytes(data[:1_000_000]).best()
+    if best is not None and best.encoding:
+        try:
+            return data.decode(best.encoding)
+        except (UnicodeDecodeError, LookupError):
+            pass
+    raise InputError("not text in an encoding symattn recognises (UTF-8, UTF-16 with a byte "
+                     "order mark, or a legacy 8-bit encoding); save the file as UTF-8", where)
+
+
+def _read_bytes(path: Path, where: Location) -> bytes:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -186,12 +253,20 @@ def read_document(path: str | Path) -> Document:
     if len(data) > MAX_BYTES:
         raise InputError(f"the document has {len(data):,} bytes; at most {MAX_BYTES:,} are "
                          "read", where)
-    try:
-        raw = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 text (byte {error.start + 1} is "
-                         f"0x{data[error.start]:02x}); save the file as UTF-8", where) from None
-    if path.suffix.lower() == ".ipynb":
+    return data
+
+
+def read_document(path: str | Path) -> Document:
+    """Read a document file: text, Markdown, LaTeX, HTML, or a notebook."""
+    path = Path(path)
+    where = Location(file=str(path))
+    data = _read_bytes(path, where)
+    suffix = path.suffix.lower()
+    raw = decode_text(data, where, html=suffix in _HTML_SUFFIXES or
+                      looks_like_html(data[:4096].decode("latin-1")))
+    if suffix == ".ipynb":
         text, cells = _notebook_text(raw, where)
         return from_text(text, str(path), cells)
+    if suffix in _HTML_SUFFIXES or looks_like_html(raw):
+        return from_html(raw, str(path))
     return from_text(raw, str(path))

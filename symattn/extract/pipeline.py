@@ -95,6 +95,8 @@ def guess_language(text: str) -> str:
 
 
 def _title(document: Document) -> str:
+    if document.title:
+        return document.title[:80]
     for line in document.raw.splitlines():
         if line.strip("#*= \t"):
             return line.strip("#*= \t")[:80]
