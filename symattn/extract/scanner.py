@@ -33,12 +33,18 @@ from symattn.extract.document import Document
 MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are counted, not placed
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
-    r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?))(?![\w])(?P<percent>\s?%)?")
-_VECTOR_BODY = r"[^\[\]]{0,1500}"
-_MATRIX = re.compile(r"\[\s*(?:\[" + _VECTOR_BODY + r"\]\s*[,;]?\s*){1,200}\]")
-_VECTOR = re.compile(r"\[(" + _VECTOR_BODY + r")\]")
-_CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-]*$")
-_TABLE_ROW = re.compile(r"^\s*\|(.*\|)\s*$", re.MULTILINE)
+    r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?(?:[eE][+-]?[0-9]{1,3})?))(?![\w])(?P<percent>\s?%)?")
+# Brackets are paired in one pass (linear in the text, whatever its nesting): a
+# bracket with no bracket inside is a row; one holding only rows, with at most
+# spaces and a comma or semicolon between them, is a matrix.
+_BRACKET = re.compile(r"[\[\]]")
+MAX_ROW_CHARACTERS = 1500  # a longer bracket is not read as a row
+MAX_ROWS = 200             # a matrix with more rows is read row by row
+_ROW_SEPARATOR = re.compile(r"\s*[,;]?\s*")
+_ELISION = re.compile(r"\.\.\.|…")
+_CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-eE]*$")
+_TABLE_ROW = re.compile(r"^[ \t]*\|([^\n]*\|)[ \t]*$", re.MULTILINE)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
@@ -91,6 +97,12 @@ class Group:
     start: int
     end: int
     names: tuple[str, ...]
+    # A table row: the column headings over its numbers (one per number, "" where
+    # there is none), the label written before them in the row, and where the
+    # table starts (the same for every row of one table; -1 outside tables).
+    headings: tuple[str, ...] = ()
+    label: str = ""
+    table: int = -1
 
     @property
     def numbers(self) -> list[Number]:
@@ -131,17 +143,21 @@ def _number(match: re.Match[str], decimal_comma: bool, document: Document,
         body.replace(",", ".") if decimal_comma else body
     if "," in digits:     # a comma where commas separate numbers: the first part only
         digits = digits.split(",")[0]
-    places = len(digits.split(".")[1]) if "." in digits else 0
+    mantissa, _, exponent = digits.lower().partition("e")
+    places = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    places = max(0, places - int(exponent or 0))
     text = sign + body + (match["percent"] or "")
     return Number(text, Fraction(sign + digits), places, percent, approximate, start,
                   offset + match.end(), line, column)
 
 
-def _numbers(text: str, offset: int, document: Document, decimal_comma: bool
-             ) -> list[Number]:
+def _numbers(text: str, offset: int, document: Document, decimal_comma: bool,
+             in_row: bool = False) -> list[Number]:
+    """The numbers of a text; outside a row, a minus right after a number is the
+    operator between two terms (``0.9 - 0.1``), inside one it is a sign (``[0.1 -0.2]``)."""
     found = []
     for match in _NUMBER.finditer(text):
-        if match["sign"] and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
+        if match["sign"] and not in_row and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
                                                              match.start()]):
             match = _NUMBER.match(text, match.start("inf") if match["inf"] else
                                   match.start("body")) or match   # a minus between two terms
@@ -157,19 +173,16 @@ def _comma_is_decimal(body: str) -> bool:
 
 
 def _row(body: str, offset: int, document: Document) -> tuple[Number, ...] | None:
-    if not _CELL_CONTENT.match(body) or not re.search(r"\d|∞", body):
-        return None
+    if not _CELL_CONTENT.match(body) or not re.search(r"\d|∞", body) or _ELISION.search(body):
+        return None        # words, or a row NumPy shortened with "...": not read
     if _comma_is_decimal(body):
-        pieces = re.split(r"[;\s]+|,\s+", body)
-        numbers = _numbers(body, offset, document, True)
-        return tuple(numbers) if len(numbers) == len([p for p in pieces if p.strip(",")]) \
-            else tuple(numbers)
-    return tuple(_numbers(body.replace(",", " "), offset, document, False))
+        return tuple(_numbers(body, offset, document, True, in_row=True))
+    return tuple(_numbers(body.replace(",", " "), offset, document, False, in_row=True))
 
 
 def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
     """The names written before a group on its line: ``q_1 = x_1 · W_Q = [``."""
-    line_start = document.text.rfind("\n", 0, start) + 1
+    line_start = document.text.rfind("\n", floor, start) + 1    # never past the last group
     before = document.text[max(line_start, floor):start]
     before = _CALL.sub("", before.rstrip()).rstrip()
     if not before.endswith(("=", "≈")):
@@ -186,14 +199,78 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _matrix(match: re.Match[str], document: Document) -> tuple[tuple[Number, ...], ...] | None:
-    rows: list[tuple[Number, ...]] = []
-    for inner in _VECTOR.finditer(match.group(0)):
-        row = _row(inner.group(1), match.start() + inner.start(1), document)
-        if row is None or not row or (rows and len(row) != len(rows[0])):
+@dataclass
+class _Open:
+    """A bracket not closed yet: where it opens, and the rows closed directly inside it."""
+
+    start: int
+    rows: list[tuple[int, int]] = field(default_factory=list)
+    deeper: bool = False      # it holds a bracket that is not a row: not a matrix
+
+
+@dataclass
+class _Brackets:
+    """Bracket spans in document order: matrices, rows read alone, elided (not read)."""
+
+    matrices: list[tuple[int, int, list[tuple[int, int]]]] = field(default_factory=list)
+    rows: list[tuple[int, int]] = field(default_factory=list)
+    elided: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _is_matrix(text: str, bracket: _Open, end: int) -> bool:
+    """Only rows inside, with spaces and one comma or semicolon between them."""
+    if bracket.deeper or len(bracket.rows) > MAX_ROWS:
+        return False
+    gaps = [(bracket.start + 1, bracket.rows[0][0])]
+    gaps += [(a[1], b[0]) for a, b in zip(bracket.rows, bracket.rows[1:])]
+    gaps.append((bracket.rows[-1][1], end))
+    return all(_ROW_SEPARATOR.fullmatch(text, a, b) for a, b in gaps)
+
+
+def _closed(text: str, bracket: _Open, end: int, found: _Brackets) -> bool:
+    """Sort a bracket that closes at ``end``; True when it is a row itself."""
+    if not bracket.rows and not bracket.deeper:
+        return end - bracket.start - 1 <= MAX_ROW_CHARACTERS
+    if bracket.rows and _is_matrix(text, bracket, end):
+        found.matrices.append((bracket.start, end + 1, bracket.rows))
+    elif _ELISION.search(text, bracket.start, end):
+        found.elided.append((bracket.start, end + 1))   # a print NumPy shortened
+    else:
+        found.rows.extend(bracket.rows)
+    return False
+
+
+def _brackets(text: str) -> _Brackets:
+    """Pair the brackets of a text in one pass; unclosed ones give their rows alone."""
+    found = _Brackets()
+    stack: list[_Open] = []
+    for match in _BRACKET.finditer(text):
+        if match.group(0) == "[":
+            stack.append(_Open(match.start()))
+            continue
+        if not stack:
+            continue
+        bracket = stack.pop()
+        is_row = _closed(text, bracket, match.start(), found)
+        if stack and is_row:
+            stack[-1].rows.append((bracket.start, match.end()))
+        elif stack:
+            stack[-1].deeper = True
+        elif is_row:
+            found.rows.append((bracket.start, match.end()))
+    for bracket in stack:
+        found.rows.extend(bracket.rows)
+    return found
+
+
+def _matrix(rows: list[tuple[int, int]], document: Document) -> tuple[tuple[Number, ...], ...] | None:
+    read: list[tuple[Number, ...]] = []
+    for start, end in rows:
+        row = _row(document.text[start + 1:end - 1], start + 1, document)
+        if row is None or not row or (read and len(row) != len(read[0])):
             return None
-        rows.append(row)
-    return tuple(rows) if rows else None
+        read.append(row)
+    return tuple(read) if read else None
 
 
 def _table_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
@@ -238,26 +315,34 @@ def scan(document: Document) -> Scanned:
     return found
 
 
+def _bracket_groups(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
+    """Matrices and rows in brackets; the spans they cover are added to ``taken``."""
+    text = document.text
+    found = _brackets(text)
+    groups: list[Group] = []
+    for start, end, inside in found.matrices:
+        rows = _matrix(inside, document)
+        if rows:
+            groups.append(Group(rows, start, end, ()))
+            taken.append((start, end))
+        else:
+            found.rows.extend(inside)     # rows of unequal length: each read alone
+    taken.extend(found.elided)
+    for start, end in found.rows:
+        if re.match(r"[\w)]", text[start - 1:start]) and start > 0:
+            continue     # an index: E[0], scores[3,1]
+        row = _row(text[start + 1:end - 1], start + 1, document)
+        if row:
+            groups.append(Group((row,), start, end, ()))
+            taken.append((start, end))
+    return groups
+
+
 def _scan(document: Document) -> Scanned:
     found = Scanned()
     taken: list[tuple[int, int]] = []
     text = document.text
-    groups: list[Group] = []
-    for match in _MATRIX.finditer(text):
-        rows = _matrix(match, document)
-        if rows:
-            groups.append(Group(rows, match.start(), match.end(), ()))
-            taken.append((match.start(), match.end()))
-    matrix_starts = [a for a, _ in taken]      # matrices do not overlap: sorted spans
-    for match in _VECTOR.finditer(text):
-        inside = bisect.bisect_right(matrix_starts, match.start()) - 1
-        if inside >= 0 and match.start() < taken[inside][1] or \
-                re.match(r"[\w)]", text[match.start() - 1:match.start()]):
-            continue     # inside a matrix, or an index: E[0], scores[3,1]
-        row = _row(match.group(1), match.start(1), document)
-        if row:
-            groups.append(Group((row,), match.start(), match.end(), ()))
-            taken.append((match.start(), match.end()))
+    groups = _bracket_groups(document, taken)
     groups.extend(_table_rows(document, taken))
     groups.sort(key=lambda g: g.start)
     floor = 0
@@ -265,8 +350,8 @@ def _scan(document: Document) -> Scanned:
         rows = group.rows
         if re.search(r"[≈~]\s*$", text[max(0, group.start - 3):group.start]):
             rows = tuple(tuple(replace(n, approximate=True) for n in row) for row in rows)
-        found.groups.append(Group(rows, group.start, group.end,
-                                  _names(document, group.start, floor)))
+        found.groups.append(replace(group, rows=rows,
+                                    names=_names(document, group.start, floor)))
         floor = group.end
     taken.sort()
     found.singles = _singles(document, taken)
