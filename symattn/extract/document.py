@@ -37,6 +37,8 @@ _MATH_ADDRESS = re.compile(
     r"|render\.githubusercontent\.com/render/math\?(?P<github>[^\s)\"'<>]{0,8000})"
     r"|chart\.googleapis\.com/chart\?(?P<chart>[^\s)\"'<>]{0,8000}))")
 _ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s)\"'<>\]]{1,8000}")
+# What a notebook prints about an object, not a number of it: <Figure size 432x216 with 2 Axes>
+_OBJECT_PRINT = re.compile(r"<(?:Figure size|matplotlib\.|[\w.]{1,80} object at 0x)[^<>\n]{0,200}>")
 _ENTITIES = {"&space;": " ", "&plus;": "+", "&amp;": "&", "&lt;": "<", "&gt;": ">",
              "&quot;": '"', "&#39;": "'"}
 _CODECOGS_PREFIX = re.compile(r"^\s*(?:\\(?:bg_\w+|bg\{\w+\}|dpi\{\d+\}|inline|large|Large|LARGE|"
@@ -52,7 +54,7 @@ _LATEX_WORDS: list[tuple[str, str]] = [
     (r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle)(?![A-Za-z])", ""),
     (r"\\(?:quad|qquad)(?![A-Za-z])|\\[,;:! ]|~(?=\S)", " "),
     # a transpose mark is a letter, never a number: K^\top, K^{\intercal}, K^{T}
-    (r"\^\s*\{?\s*\\(?:top|intercal|mathsf\{T\}|mathrm\{T\})\s*\}?|\^\{T\}", "^T"),
+    (r"\^\s*(?:\{\s*\\(?:top|intercal)\s*\}|\\(?:top|intercal)(?![A-Za-z])|\{T\})", "^T"),
     (r"\\(exp|log|ln|max|min)(?![A-Za-z])", r"\1"),
 ]
 # Rules for braces, applied until nothing changes (a few rounds: \frac{\sqrt{d_k}}{...}).
@@ -247,7 +249,8 @@ def from_text(raw: str, name: str = "<text>", cells: tuple[tuple[int, int], ...]
     original = raw.replace("\r\n", "\n").replace("\r", "\n")
     mapped = _Mapped(original)
     mapped.sub(_MATH_ADDRESS, _math_address)
-    mapped.sub(_ADDRESS, lambda match: " " * len(match.group(0)))
+    for blank in (_ADDRESS, _OBJECT_PRINT):
+        mapped.sub(blank, lambda match: " " * len(match.group(0)))
     for pattern, replacement in _UNICODE:
         mapped.sub(pattern, _subscript if replacement == "_SUB" else replacement)
     _normalize_latex(mapped)

@@ -273,20 +273,57 @@ def _matrix(rows: list[tuple[int, int]], document: Document) -> tuple[tuple[Numb
     return tuple(read) if read else None
 
 
+@dataclass
+class _Table:
+    """The Markdown table being read: its heading cells and where it starts."""
+
+    start: int = -1
+    headings: list[str] = field(default_factory=list)
+    last: tuple[int, int, list[str]] = (-2, -2, [])    # the line before: start, end, cells
+
+
+def _table_row(document: Document, match: re.Match[str], table: _Table) -> Group | None:
+    """One Markdown table row with at least two numbers, with its headings and label."""
+    cells = match.group(1).split("|")[:-1]
+    numbers: list[Number] = []
+    headings: list[str] = []
+    labels: list[str] = []
+    offset = match.start(1)
+    for column, cell in enumerate(cells):
+        stripped = cell.strip()
+        if stripped and _CELL_CONTENT.match(stripped):
+            read = _numbers(cell, offset, document, bool(re.search(r"\d,\d", cell)), True)
+            numbers.extend(read)
+            heading = table.headings[column] if column < len(table.headings) else ""
+            headings.extend([heading] * len(read))
+        elif stripped and not numbers:
+            labels.append(stripped)
+        offset += len(cell) + 1
+    if len(numbers) < 2:
+        return None
+    return Group((tuple(numbers),), match.start(), match.end(), (), tuple(headings),
+                 " ".join(labels), table.start if table.headings else match.start())
+
+
 def _table_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
-    """Markdown table rows with at least two numbers, each a vector."""
+    """Markdown table rows with at least two numbers, each a vector; a row under a
+    heading line (``| a | b |`` over ``|---|---|``) keeps the heading of each number."""
     groups = []
+    table = _Table()
     for match in _TABLE_ROW.finditer(document.text):
-        cells = match.group(1).split("|")
-        numbers: list[Number] = []
-        offset = match.start(1)
-        for cell in cells:
-            stripped = cell.strip()
-            if stripped and _CELL_CONTENT.match(stripped):
-                numbers.extend(_numbers(cell, offset, document, bool(re.search(r"\d,\d", cell))))
-            offset += len(cell) + 1
-        if len(numbers) >= 2:
-            groups.append(Group((tuple(numbers),), match.start(), match.end(), ()))
+        cells = [cell.strip() for cell in match.group(1).split("|")[:-1]]
+        follows = match.start() == table.last[1] + 1
+        if not follows:
+            table = _Table()
+        if _TABLE_RULE.match(match.group(0)):
+            if follows:
+                table.start, table.headings = table.last[0], table.last[2]
+            table.last = (match.start(), match.end(), [])
+            continue
+        table.last = (match.start(), match.end(), cells)
+        group = _table_row(document, match, table)
+        if group is not None:
+            groups.append(group)
             taken.append((match.start(), match.end()))
     return groups
 
