@@ -227,13 +227,14 @@ def _is_matrix(text: str, bracket: _Open, end: int) -> bool:
     return all(_ROW_SEPARATOR.fullmatch(text, a, b) for a, b in gaps)
 
 
-def _closed(text: str, bracket: _Open, end: int, found: _Brackets) -> bool:
+def _closed(text: str, bracket: _Open, end: int, found: _Brackets, elisions: list[int]
+            ) -> bool:
     """Sort a bracket that closes at ``end``; True when it is a row itself."""
     if not bracket.rows and not bracket.deeper:
         return end - bracket.start - 1 <= MAX_ROW_CHARACTERS
     if bracket.rows and _is_matrix(text, bracket, end):
         found.matrices.append((bracket.start, end + 1, bracket.rows))
-    elif _ELISION.search(text, bracket.start, end):
+    elif bisect.bisect_left(elisions, bracket.start) < bisect.bisect_left(elisions, end):
         found.elided.append((bracket.start, end + 1))   # a print NumPy shortened
     else:
         found.rows.extend(bracket.rows)
@@ -243,6 +244,7 @@ def _closed(text: str, bracket: _Open, end: int, found: _Brackets) -> bool:
 def _brackets(text: str) -> _Brackets:
     """Pair the brackets of a text in one pass; unclosed ones give their rows alone."""
     found = _Brackets()
+    elisions = [match.start() for match in _ELISION.finditer(text)]
     stack: list[_Open] = []
     for match in _BRACKET.finditer(text):
         if match.group(0) == "[":
@@ -251,7 +253,7 @@ def _brackets(text: str) -> _Brackets:
         if not stack:
             continue
         bracket = stack.pop()
-        is_row = _closed(text, bracket, match.start(), found)
+        is_row = _closed(text, bracket, match.start(), found, elisions)
         if stack and is_row:
             stack[-1].rows.append((bracket.start, match.end()))
         elif stack:
