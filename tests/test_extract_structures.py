@@ -69,7 +69,8 @@ def test_a_fraction_reads_as_a_division_and_transpose_marks_are_letters() -> Non
 def test_square_roots_exponentials_and_functions() -> None:
     assert from_text(r"$\sqrt{d}=2$").text == "$√d=2$"
     assert from_text(r"\sqrt{d_k} = \sqrt{4} = 2").text == "√d_k = √4 = 2"
-    assert from_text(r"e^{-0.5} = 0.607, \exp(1.2) = 3.320").text == "e^-0.5 = 0.607, exp(1.2) = 3.320"
+    assert from_text(r"e^{-0.5} = 0.607, \exp(1.2) = 3.320").text == \
+        "e^-0.5 = 0.607, exp(1.2) = 3.320"
     assert _singles(r"e^{-0.5} = 0.607") == ["-0.5", "0.607"]
 
 

@@ -32,13 +32,15 @@ _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "01234567
 # Math printed as an image whose address carries the TeX (as GitHub READMEs do):
 # the address is replaced by its decoded TeX; every other address is blanked, so
 # "%20" or "arxiv.org/abs/1706.03762" give no numbers.
+_ADDRESS_TEXT = r"(?:[^\s()\"'<>]|\([^\s()\"'<>]*\))*"     # "(...)" kept: \exp(1)
 _MATH_ADDRESS = re.compile(
-    r"https?://(?:latex\.codecogs\.com/[\w.]{1,20}\?(?P<codecogs>[^\s)\"'<>]{0,8000})"
-    r"|render\.githubusercontent\.com/render/math\?(?P<github>[^\s)\"'<>]{0,8000})"
-    r"|chart\.googleapis\.com/chart\?(?P<chart>[^\s)\"'<>]{0,8000}))")
-_ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s)\"'<>\]]{1,8000}")
+    r"https?://(?:latex\.codecogs\.com/[\w.]{1,20}\?(?P<codecogs>" + _ADDRESS_TEXT + ")"
+    r"|render\.githubusercontent\.com/render/math\?(?P<github>" + _ADDRESS_TEXT + ")"
+    r"|chart\.googleapis\.com/chart\?(?P<chart>" + _ADDRESS_TEXT + "))")
+_ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s)\"'<>\]]+")
 # What a notebook prints about an object, not a number of it: <Figure size 432x216 with 2 Axes>
 _OBJECT_PRINT = re.compile(r"<(?:Figure size|matplotlib\.|[\w.]{1,80} object at 0x)[^<>\n]{0,200}>")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _ENTITIES = {"&space;": " ", "&plus;": "+", "&amp;": "&", "&lt;": "<", "&gt;": ">",
              "&quot;": '"', "&#39;": "'"}
 _CODECOGS_PREFIX = re.compile(r"^\s*(?:\\(?:bg_\w+|bg\{\w+\}|dpi\{\d+\}|inline|large|Large|LARGE|"
@@ -187,7 +189,7 @@ def _url_decoded(text: str, base: int, plus_is_space: bool) -> tuple[str, list[i
             sources.append(base + index)
             index += len(entity)
             continue
-        run = re.compile(r"(?:%[0-9A-Fa-f]{2})+").match(text, index)
+        run = _PERCENT_RUN.match(text, index)
         if run:
             decoded = bytes.fromhex(run.group(0).replace("%", "")).decode("utf-8", "replace")
             out.append(decoded)
@@ -203,9 +205,8 @@ def _url_decoded(text: str, base: int, plus_is_space: bool) -> tuple[str, list[i
 
 def _query_value(query: str, key: str) -> tuple[int, str] | None:
     """Where the value of ``key=`` starts in a query string, and the value."""
-    for match in re.finditer(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query):
-        return match.start(1), match.group(1)
-    return None
+    match = re.search(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query)
+    return (match.start(1), match.group(1)) if match else None
 
 
 def _math_address(match: re.Match[str]) -> tuple[str, list[int]]:

@@ -157,8 +157,8 @@ def _numbers(text: str, offset: int, document: Document, decimal_comma: bool,
     operator between two terms (``0.9 - 0.1``), inside one it is a sign (``[0.1 -0.2]``)."""
     found = []
     for match in _NUMBER.finditer(text):
-        if match["sign"] and not in_row and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
-                                                             match.start()]):
+        before = text[max(0, match.start() - 4):match.start()]
+        if match["sign"] and not in_row and re.search(r"[\d)\]]\s*$", before):
             match = _NUMBER.match(text, match.start("inf") if match["inf"] else
                                   match.start("body")) or match   # a minus between two terms
         found.append(_number(match, decimal_comma, document, offset))
@@ -265,7 +265,8 @@ def _brackets(text: str) -> _Brackets:
     return found
 
 
-def _matrix(rows: list[tuple[int, int]], document: Document) -> tuple[tuple[Number, ...], ...] | None:
+def _matrix(rows: list[tuple[int, int]], document: Document
+            ) -> tuple[tuple[Number, ...], ...] | None:
     read: list[tuple[Number, ...]] = []
     for start, end in rows:
         row = _row(document.text[start + 1:end - 1], start + 1, document)
