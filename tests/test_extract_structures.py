@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from symattn.extract.document import from_text
-from symattn.extract.scanner import Group, scan
+from symattn.extract.scanner import Group, expression_above, scan
 
 
 def _rows(text: str) -> list[list[list[str]]]:
@@ -142,3 +142,14 @@ def test_prose_numbers_and_several_examples_in_one_file() -> None:
 def test_unclosed_brackets_give_their_rows() -> None:
     assert _rows("[[[1, 2] [3, 4] [5, 6]") == [[["1", "2"]], [["3", "4"]], [["5", "6"]]]
     assert _rows("]] [1, 2]]]") == [[["1", "2"]]]
+
+
+def test_continuation_lines_carry_the_expression_above() -> None:
+    text = "Q = X W_Q\n  = [[1, 2], [3, 4]]\nscores = [[1, 2]]\n  ≈ [[0.5, 1]]\n0.97 / 2\n  ≈ 0.485\n"
+    document = from_text(text)
+    found = scan(document)
+    # the name comes from the line above when that line holds no group of its own
+    assert [(g.names, g.above) for g in found.groups] == [
+        (("Q",), "Q = X W_Q"), (("scores",), ""), ((), "scores = [[1, 2]]")]
+    assert [(n.text, expression_above(document, n.start)) for n in found.singles] == [
+        ("0.97", None), ("2", None), ("0.485", ("0.97 / 2", text.index("0.97")))]

@@ -19,7 +19,7 @@ is read by ``symattn.extract.place``.
 
 from __future__ import annotations
 
-__all__ = ["Number", "Group", "Scanned", "scan", "MAX_NUMBERS"]
+__all__ = ["Number", "Group", "Scanned", "scan", "expression_above", "MAX_NUMBERS"]
 
 import bisect
 import dataclasses
@@ -47,6 +47,7 @@ _TABLE_ROW = re.compile(r"^[ \t]*\|([^\n]*\|)[ \t]*$", re.MULTILINE)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
+_CONTINUATION = re.compile(r"^\s*[=≈→]\s*$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 
 
@@ -103,6 +104,9 @@ class Group:
     headings: tuple[str, ...] = ()
     label: str = ""
     table: int = -1
+    # A group on a continuation line ("= [...]" under "Q = X W_Q"): the text of the
+    # line above (normalized), which says what the group is; "" otherwise.
+    above: str = ""
 
     @property
     def numbers(self) -> list[Number]:
@@ -183,7 +187,10 @@ def _row(body: str, offset: int, document: Document) -> tuple[Number, ...] | Non
 def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
     """The names written before a group on its line: ``q_1 = x_1 · W_Q = [``."""
     line_start = document.text.rfind("\n", floor, start) + 1    # never past the last group
-    before = document.text[max(line_start, floor):start]
+    return _names_in(document.text[max(line_start, floor):start])
+
+
+def _names_in(before: str) -> tuple[str, ...]:
     before = _CALL.sub("", before.rstrip()).rstrip()
     if not before.endswith(("=", "≈")):
         return ()
@@ -197,6 +204,19 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
         if match:
             names.append(match["name"])
     return tuple(names)
+
+
+def expression_above(document: Document, start: int) -> tuple[str, int] | None:
+    """For a continuation line (``= [...]``, ``≈ 0.485`` or ``→ ...`` under the line that
+    says what is computed): that line's normalized text and where it starts; else None."""
+    text = document.text
+    line_start = text.rfind("\n", max(0, start - MAX_ROW_CHARACTERS), start) + 1
+    if line_start == 0 or not _CONTINUATION.match(_CALL.sub("", text[line_start:start])):
+        return None
+    above_start = text.rfind("\n", max(0, line_start - 1 - MAX_ROW_CHARACTERS),
+                             line_start - 1) + 1
+    above = text[above_start:line_start - 1]
+    return (above.strip(), above_start) if above.strip() else None
 
 
 @dataclass
@@ -390,8 +410,13 @@ def _scan(document: Document) -> Scanned:
         rows = group.rows
         if re.search(r"[≈~]\s*$", text[max(0, group.start - 3):group.start]):
             rows = tuple(tuple(replace(n, approximate=True) for n in row) for row in rows)
-        found.groups.append(replace(group, rows=rows,
-                                    names=_names(document, group.start, floor)))
+        names, above = _names(document, group.start, floor), ""
+        continued = expression_above(document, group.start)
+        if continued:
+            above = continued[0]
+            if not names and continued[1] >= floor:     # no group on the line above
+                names = _names_in(above + " =")
+        found.groups.append(replace(group, rows=rows, names=names, above=above))
         floor = group.end
     taken.sort()
     found.singles = _singles(document, taken)
