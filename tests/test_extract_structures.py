@@ -145,7 +145,8 @@ def test_unclosed_brackets_give_their_rows() -> None:
 
 
 def test_continuation_lines_carry_the_expression_above() -> None:
-    text = "Q = X W_Q\n  = [[1, 2], [3, 4]]\nscores = [[1, 2]]\n  ≈ [[0.5, 1]]\n0.97 / 2\n  ≈ 0.485\n"
+    text = ("Q = X W_Q\n  = [[1, 2], [3, 4]]\nscores = [[1, 2]]\n  ≈ [[0.5, 1]]\n"
+            "0.97 / 2\n  ≈ 0.485\n")
     document = from_text(text)
     found = scan(document)
     # the name comes from the line above when that line holds no group of its own
@@ -153,3 +154,31 @@ def test_continuation_lines_carry_the_expression_above() -> None:
         (("Q",), "Q = X W_Q"), (("scores",), ""), ((), "scores = [[1, 2]]")]
     assert [(n.text, expression_above(document, n.start)) for n in found.singles] == [
         ("0.97", None), ("2", None), ("0.485", ("0.97 / 2", text.index("0.97")))]
+
+
+def test_a_printed_dataframe_is_read_row_by_row_with_headings_and_index() -> None:
+    text = ("Weights 1 and 2:\n"
+            "           q1        q2\n"
+            "the  0.100000  0.200000\n"
+            "cat  0.300000 -0.400000\n"
+            "\n"
+            "     0     1\n"
+            "0  1.5  2.25\n"
+            "1  3.0  4.00\n"
+            "In 2024 there were 3 cats.\n")
+    found = scan(from_text(text))
+    assert [([n.text for n in g.numbers], g.headings, g.label, g.line) for g in found.groups] == [
+        (["0.100000", "0.200000"], ("q1", "q2"), "the", 3),
+        (["0.300000", "-0.400000"], ("q1", "q2"), "cat", 4),
+        (["1.5", "2.25"], ("0", "1"), "0", 7),
+        (["3.0", "4.00"], ("0", "1"), "1", 8)]
+    assert [g.table for g in found.groups] == [text.index("           q1")] * 2 + \
+        [text.index("     0     1")] * 2
+    # the column names 0 and 1 and the index are not numbers of the computation
+    assert [n.text for n in found.singles] == ["1", "2", "2024", "3"]
+
+
+def test_lines_that_do_not_line_up_are_not_a_table() -> None:
+    found = scan(from_text("scores are\n0.5 0.25 here\nq k\n  1    2\n"))
+    assert found.groups == []
+    assert [n.text for n in found.singles] == ["0.5", "0.25", "1", "2"]

@@ -351,6 +351,64 @@ def _table_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]
     return groups
 
 
+_LINE = re.compile(r"[^\n]+")
+_TOKEN = re.compile(r"\S+")
+_PRINTED_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]{1,3})?")
+
+
+def _columns(line: re.Match[str], heading: re.Match[str] | None
+             ) -> tuple[str, list[re.Match[str]]] | None:
+    """A line of a printed DataFrame or aligned table: its label and value cells, the
+    headings line above lined up with the values (right- or left-aligned)."""
+    tokens = list(_TOKEN.finditer(line.group(0)))
+    numeric = [bool(_PRINTED_NUMBER.fullmatch(t.group(0))) for t in tokens]
+    if heading is None or len(tokens) < 2 or not all(numeric[1:]):
+        return None
+    headings = list(_TOKEN.finditer(heading.group(0)))
+    values = tokens[1:] if not numeric[0] or len(tokens) == len(headings) + 1 else tokens
+    if len(values) < 2 or len(values) != len(headings) or \
+            any(_PRINTED_NUMBER.fullmatch(h.group(0)) for h in headings[:1]) and numeric[0] \
+            and values is tokens:
+        return None
+    if not (all(h.end() == v.end() for h, v in zip(headings, values)) or
+            all(h.start() == v.start() for h, v in zip(headings, values))):
+        return None
+    return (tokens[0].group(0) if values is not tokens else ""), values
+
+
+def _frame_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
+    """Rows of a printed DataFrame or an aligned table under a headings line: each row a
+    vector, with the heading over each number and the row's label (index)."""
+    groups: list[Group] = []
+    free = sorted(taken)
+    starts = [start for start, _ in free]
+    previous: re.Match[str] | None = None     # the line before, a headings line perhaps
+    headings: re.Match[str] | None = None     # the headings line of the table being read
+    for line in _LINE.finditer(document.text):
+        index = bisect.bisect_right(starts, line.end()) - 1
+        if index >= 0 and free[index][1] > line.start():
+            previous = headings = None        # a line with a group in it
+            continue
+        follows = previous is not None and previous.end() + 1 == line.start()
+        if not (follows and headings is not None):
+            headings = previous if follows else None
+        columns = _columns(line, headings)
+        if columns is None or headings is None:
+            previous, headings = line, None
+            continue
+        label, values = columns
+        numbers = [n for v in values for n in
+                   _numbers(v.group(0), line.start() + v.start(), document, False, True)]
+        names = tuple(h.group(0) for h in _TOKEN.finditer(headings.group(0)))
+        groups.append(Group((tuple(numbers),), line.start(), line.end(), (), names, label,
+                            headings.start()))
+        if headings is previous:
+            taken.append((headings.start(), headings.end()))   # column names, not numbers
+        taken.append((line.start(), line.end()))
+        previous = line
+    return groups
+
+
 def _reading_limit(text: str) -> tuple[int, int]:
     """Where the MAX_NUMBERS-th number of a text starts, and how many come after it."""
     limit, count = len(text), 0
@@ -404,6 +462,7 @@ def _scan(document: Document) -> Scanned:
     text = document.text
     groups = _bracket_groups(document, taken)
     groups.extend(_table_rows(document, taken))
+    groups.extend(_frame_rows(document, taken))
     groups.sort(key=lambda g: g.start)
     floor = 0
     for group in groups:
