@@ -3,8 +3,11 @@
 A ``Number`` is one printed number with its place in the document. A
 ``Group`` is a vector or matrix printed in brackets (``[0.1, 0.2]``,
 ``[ 0.9  0.8 ]``, ``array([[...]])``, ``tensor([[...]])``, a LaTeX
-``bmatrix``/``pmatrix`` or a Markdown table row), with the names written
-before it (``q₃ = [...]``, ``Q = E W_Q = K = ... = [[...]]``). Every other
+``bmatrix``/``pmatrix``, or a table row: ``symattn.extract.tables``), with the
+names written before it (``q₃ = [...]``, ``Q = E W_Q = K = ... = [[...]]``) or,
+on a continuation line (``= [...]``), on the line above. Brackets are paired
+in one pass, so scanning is linear in the text however its brackets nest or
+fail to close. Every other
 number is a single number of its line; its role in the equation it stands in
 (``e^0.485 = 1.624``, ``0.97 / 2 = 0.485``, a sum written out term by term)
 is read by ``symattn.extract.place``.
@@ -23,17 +26,14 @@ __all__ = ["Number", "Group", "Scanned", "scan", "expression_above", "MAX_NUMBER
 
 import bisect
 import dataclasses
-import math
 import re
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 
 from symattn.extract.document import Document
+from symattn.extract.numbers import CELL_CONTENT, NUMBER, Group, Number, read_numbers
+from symattn.extract.tables import frame_rows, table_rows
 
 MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are counted, not placed
-_NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
-    r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?(?:[eE][+-]?[0-9]{1,3})?))(?![\w])(?P<percent>\s?%)?")
 # Brackets are paired in one pass (linear in the text, whatever its nesting): a
 # bracket with no bracket inside is a row; one holding only rows, with at most
 # spaces and a comma or semicolon between them, is a matrix.
@@ -42,83 +42,10 @@ MAX_ROW_CHARACTERS = 1500  # a longer bracket is not read as a row
 MAX_ROWS = 200             # a matrix with more rows is read row by row
 _ROW_SEPARATOR = re.compile(r"\s*[,;]?\s*")
 _ELISION = re.compile(r"\.\.\.|…")
-_CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-eE]*$")
-_TABLE_ROW = re.compile(r"^[ \t]*\|([^\n]*\|)[ \t]*$", re.MULTILINE)
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
 _CONTINUATION = re.compile(r"^\s*[=≈→]\s*$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
-
-
-@dataclass(frozen=True)
-class Number:
-    """One printed number; ``value`` is None for minus infinity."""
-
-    text: str
-    value: Fraction | None
-    places: int
-    percent: bool
-    approximate: bool
-    start: int                # in the normalized text
-    end: int
-    line: int                 # 1-based, in the original document
-    column: int
-
-    @property
-    def printed(self) -> str:
-        """The number as a claim writes it: as printed, ``-inf`` for minus infinity."""
-        if self.value is None:
-            return "-inf"
-        return ("~" if self.approximate else "") + self.text
-
-    @property
-    def magnitude(self) -> Fraction | None:
-        """The value as a plain number (a percentage divided by 100)."""
-        if self.value is None:
-            return None
-        return self.value / 100 if self.percent else self.value
-
-    @property
-    def approximately(self) -> float:
-        """The magnitude as a float (-inf for minus infinity), computed once."""
-        cached = self.__dict__.get("_float")
-        if cached is None:
-            magnitude = self.magnitude
-            cached = -math.inf if magnitude is None else float(magnitude)
-            object.__setattr__(self, "_float", cached)
-        return float(cached)
-
-
-@dataclass(frozen=True)
-class Group:
-    """A vector (one row) or matrix printed in brackets, with the names written before it."""
-
-    rows: tuple[tuple[Number, ...], ...]
-    start: int
-    end: int
-    names: tuple[str, ...]
-    # A table row: the column headings over its numbers (one per number, "" where
-    # there is none), the label written before them in the row, and where the
-    # table starts (the same for every row of one table; -1 outside tables).
-    headings: tuple[str, ...] = ()
-    label: str = ""
-    table: int = -1
-    # A group on a continuation line ("= [...]" under "Q = X W_Q"): the text of the
-    # line above (normalized), which says what the group is; "" otherwise.
-    above: str = ""
-
-    @property
-    def numbers(self) -> list[Number]:
-        return [n for row in self.rows for n in row]
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.rows), len(self.rows[0])
-
-    @property
-    def line(self) -> int:
-        return self.rows[0][0].line
 
 
 @dataclass
@@ -130,45 +57,6 @@ class Scanned:
     skipped: int = 0          # numbers past MAX_NUMBERS
 
 
-def _number(match: re.Match[str], decimal_comma: bool, document: Document,
-            offset: int) -> Number:
-    sign = "-" if (match["sign"] or "").strip() == "-" else ""
-    percent = bool(match["percent"])
-    start = offset + match.start()
-    before = document.text[max(0, start - 3):start]
-    approximate = "≈" in before or "~" in before
-    line, column = document.where(start)
-    if match["inf"]:
-        return Number(sign + "∞", None, 0, False, approximate, start, offset + match.end(),
-                      line, column)
-    body = match["body"]
-    grouped = body.count(",") > 1 or "," in body and "." in body   # 2,980.96 and 1,000,000
-    digits = body.replace(",", "") if grouped else \
-        body.replace(",", ".") if decimal_comma else body
-    if "," in digits:     # a comma where commas separate numbers: the first part only
-        digits = digits.split(",")[0]
-    mantissa, _, exponent = digits.lower().partition("e")
-    places = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    places = max(0, places - int(exponent or 0))
-    text = sign + body + (match["percent"] or "")
-    return Number(text, Fraction(sign + digits), places, percent, approximate, start,
-                  offset + match.end(), line, column)
-
-
-def _numbers(text: str, offset: int, document: Document, decimal_comma: bool,
-             in_row: bool = False) -> list[Number]:
-    """The numbers of a text; outside a row, a minus right after a number is the
-    operator between two terms (``0.9 - 0.1``), inside one it is a sign (``[0.1 -0.2]``)."""
-    found = []
-    for match in _NUMBER.finditer(text):
-        before = text[max(0, match.start() - 4):match.start()]
-        if match["sign"] and not in_row and re.search(r"[\d)\]]\s*$", before):
-            match = _NUMBER.match(text, match.start("inf") if match["inf"] else
-                                  match.start("body")) or match   # a minus between two terms
-        found.append(_number(match, decimal_comma, document, offset))
-    return found
-
-
 def _comma_is_decimal(body: str) -> bool:
     """In a bracket: commas are decimal commas when something else separates the numbers."""
     if not re.search(r"\d,\d", body):
@@ -177,11 +65,11 @@ def _comma_is_decimal(body: str) -> bool:
 
 
 def _row(body: str, offset: int, document: Document) -> tuple[Number, ...] | None:
-    if not _CELL_CONTENT.match(body) or not re.search(r"\d|∞", body) or _ELISION.search(body):
+    if not CELL_CONTENT.match(body) or not re.search(r"\d|∞", body) or _ELISION.search(body):
         return None        # words, or a row NumPy shortened with "...": not read
     if _comma_is_decimal(body):
-        return tuple(_numbers(body, offset, document, True, in_row=True))
-    return tuple(_numbers(body.replace(",", " "), offset, document, False, in_row=True))
+        return tuple(read_numbers(body, offset, document, True, in_row=True))
+    return tuple(read_numbers(body.replace(",", " "), offset, document, False, in_row=True))
 
 
 def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
@@ -296,123 +184,10 @@ def _matrix(rows: list[tuple[int, int]], document: Document
     return tuple(read) if read else None
 
 
-@dataclass
-class _Table:
-    """The Markdown table being read: its heading cells and where it starts."""
-
-    start: int = -1
-    headings: list[str] = field(default_factory=list)
-    last: tuple[int, int, list[str]] = (-2, -2, [])    # the line before: start, end, cells
-
-
-def _table_row(document: Document, match: re.Match[str], table: _Table) -> Group | None:
-    """One Markdown table row with at least two numbers, with its headings and label."""
-    cells = match.group(1).split("|")[:-1]
-    numbers: list[Number] = []
-    headings: list[str] = []
-    labels: list[str] = []
-    offset = match.start(1)
-    for column, cell in enumerate(cells):
-        stripped = cell.strip()
-        if stripped and _CELL_CONTENT.match(stripped):
-            read = _numbers(cell, offset, document, bool(re.search(r"\d,\d", cell)), True)
-            numbers.extend(read)
-            heading = table.headings[column] if column < len(table.headings) else ""
-            headings.extend([heading] * len(read))
-        elif stripped and not numbers:
-            labels.append(stripped)
-        offset += len(cell) + 1
-    if len(numbers) < 2:
-        return None
-    return Group((tuple(numbers),), match.start(), match.end(), (), tuple(headings),
-                 " ".join(labels), table.start if table.headings else match.start())
-
-
-def _table_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
-    """Markdown table rows with at least two numbers, each a vector; a row under a
-    heading line (``| a | b |`` over ``|---|---|``) keeps the heading of each number."""
-    groups = []
-    table = _Table()
-    for match in _TABLE_ROW.finditer(document.text):
-        cells = [cell.strip() for cell in match.group(1).split("|")[:-1]]
-        follows = match.start() == table.last[1] + 1
-        if not follows:
-            table = _Table()
-        if _TABLE_RULE.match(match.group(0)):
-            if follows:
-                table.start, table.headings = table.last[0], table.last[2]
-            table.last = (match.start(), match.end(), [])
-            continue
-        table.last = (match.start(), match.end(), cells)
-        group = _table_row(document, match, table)
-        if group is not None:
-            groups.append(group)
-            taken.append((match.start(), match.end()))
-    return groups
-
-
-_LINE = re.compile(r"[^\n]+")
-_TOKEN = re.compile(r"\S+")
-_PRINTED_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]{1,3})?")
-
-
-def _columns(line: re.Match[str], heading: re.Match[str] | None
-             ) -> tuple[str, list[re.Match[str]]] | None:
-    """A line of a printed DataFrame or aligned table: its label and value cells, the
-    headings line above lined up with the values (right- or left-aligned)."""
-    tokens = list(_TOKEN.finditer(line.group(0)))
-    numeric = [bool(_PRINTED_NUMBER.fullmatch(t.group(0))) for t in tokens]
-    if heading is None or len(tokens) < 2 or not all(numeric[1:]):
-        return None
-    headings = list(_TOKEN.finditer(heading.group(0)))
-    values = tokens[1:] if not numeric[0] or len(tokens) == len(headings) + 1 else tokens
-    if len(values) < 2 or len(values) != len(headings) or \
-            any(_PRINTED_NUMBER.fullmatch(h.group(0)) for h in headings[:1]) and numeric[0] \
-            and values is tokens:
-        return None
-    if not (all(h.end() == v.end() for h, v in zip(headings, values)) or
-            all(h.start() == v.start() for h, v in zip(headings, values))):
-        return None
-    return (tokens[0].group(0) if values is not tokens else ""), values
-
-
-def _frame_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
-    """Rows of a printed DataFrame or an aligned table under a headings line: each row a
-    vector, with the heading over each number and the row's label (index)."""
-    groups: list[Group] = []
-    free = sorted(taken)
-    starts = [start for start, _ in free]
-    previous: re.Match[str] | None = None     # the line before, a headings line perhaps
-    headings: re.Match[str] | None = None     # the headings line of the table being read
-    for line in _LINE.finditer(document.text):
-        index = bisect.bisect_right(starts, line.end()) - 1
-        if index >= 0 and free[index][1] > line.start():
-            previous = headings = None        # a line with a group in it
-            continue
-        follows = previous is not None and previous.end() + 1 == line.start()
-        if not (follows and headings is not None):
-            headings = previous if follows else None
-        columns = _columns(line, headings)
-        if columns is None or headings is None:
-            previous, headings = line, None
-            continue
-        label, values = columns
-        numbers = [n for v in values for n in
-                   _numbers(v.group(0), line.start() + v.start(), document, False, True)]
-        names = tuple(h.group(0) for h in _TOKEN.finditer(headings.group(0)))
-        groups.append(Group((tuple(numbers),), line.start(), line.end(), (), names, label,
-                            headings.start()))
-        if headings is previous:
-            taken.append((headings.start(), headings.end()))   # column names, not numbers
-        taken.append((line.start(), line.end()))
-        previous = line
-    return groups
-
-
 def _reading_limit(text: str) -> tuple[int, int]:
     """Where the MAX_NUMBERS-th number of a text starts, and how many come after it."""
     limit, count = len(text), 0
-    for count, match in enumerate(_NUMBER.finditer(text), start=1):
+    for count, match in enumerate(NUMBER.finditer(text), start=1):
         if count == MAX_NUMBERS + 1:
             limit = match.start()
     return limit, max(0, count - MAX_NUMBERS)
@@ -461,8 +236,8 @@ def _scan(document: Document) -> Scanned:
     taken: list[tuple[int, int]] = []
     text = document.text
     groups = _bracket_groups(document, taken)
-    groups.extend(_table_rows(document, taken))
-    groups.extend(_frame_rows(document, taken))
+    groups.extend(table_rows(document, taken))
+    groups.extend(frame_rows(document, taken))
     groups.sort(key=lambda g: g.start)
     floor = 0
     for group in groups:
@@ -506,6 +281,6 @@ def _singles(document: Document, taken: list[tuple[int, int]]) -> list[Number]:
     position = 0
     for start, end in taken + [(len(document.text), len(document.text))]:
         if start > position:
-            singles.extend(_numbers(document.text[position:start], position, document, True))
+            singles.extend(read_numbers(document.text[position:start], position, document, True))
         position = max(position, end)
     return singles
