@@ -2,10 +2,13 @@
 
 Nothing in a document is ever run. A notebook (``.ipynb``) gives its Markdown
 cells and the printed outputs of its code cells; the code itself is skipped.
-The text is normalized once (Unicode minus, subscripts, LaTeX matrices and
+The text is normalized once (math in image addresses decoded to its TeX, other
+addresses blanked, Unicode minus, subscripts, LaTeX matrices, fractions and
 operators, ``-inf``) into one string that keeps, for every character, where
 it came from, so every number found can be reported at its line and column in
 the original file (for a notebook: the line of the text shown, cell by cell).
+Every rule is a regular expression that runs in linear time (bounded
+repetitions, no nested quantifiers that can backtrack).
 
 >>> doc = from_text("x₁ = [ 1.0, −0.5 ]\\n\\\\begin{bmatrix} 1 & 2 \\\\\\\\ 3 & 4 \\\\end{bmatrix}")
 >>> doc.text.splitlines()

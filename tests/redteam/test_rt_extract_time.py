@@ -68,13 +68,20 @@ def test_hostile_text_is_scanned_in_seconds(name: str) -> None:
 
 
 _PIECES = st.sampled_from(["[", "]", "[[", "]]", "1", "0.5", "-", "−", ",", ";", " ", "\n",
-                           "...", "|", "e-3", "%", "&", "\\\\", "=", "q = "])
+                           "...", "|", "e-3", "%", "&", "\\\\", "=", "q = ",
+                           "https://latex.codecogs.com/svg.latex?", "%5C", "%20", "%26", "(",
+                           ")", "\\frac{", "}{", "}", "|---|---|\n", "   q1  q2\n", "0  "])
 
 
 @settings(max_examples=examples(150), deadline=2000, suppress_health_check=list(HealthCheck))
 @given(st.lists(_PIECES, max_size=400).map("".join))
 def test_any_brackets_digits_and_signs_are_scanned_quickly(text: str) -> None:
-    found = scan(from_text(text))
+    document = from_text(text)
+    found = scan(document)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number in found.singles + [n for g in found.groups for n in g.numbers]:
+        # every number is reported at a line and column of the original text
+        assert 1 <= number.line <= len(lines) and 1 <= number.column <= len(lines[number.line - 1])
     for group in found.groups:
         # a matrix is rectangular and lies inside the text it was read from
         assert len({len(row) for row in group.rows}) == 1
