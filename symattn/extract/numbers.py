@@ -19,9 +19,13 @@ from fractions import Fraction
 
 from symattn.extract.document import Document
 
+# At most 100 digits before and after the point (a longer run of digits is no printed
+# number, and Fraction refuses more than 4,300); never followed by ".digit", so a run
+# that is too long is not read as its first digits.
 NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
-    r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?(?:[eE][+-]?[0-9]{1,3})?))(?![\w])(?P<percent>\s?%)?")
+    r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3}){1,33}"
+    r"(?:\.[0-9]{1,100})?(?![0-9])|[0-9]{1,100}(?:[.,][0-9]{1,100})?(?:[eE][+-]?[0-9]{1,3})?))"
+    r"(?![\w])(?!\.[0-9])(?P<percent>\s?%)?")
 # what a cell of a row or table may hold: numbers and their signs, separators
 CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-eE]*$")
 

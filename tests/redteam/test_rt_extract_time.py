@@ -56,6 +56,8 @@ HOSTILE = {
     "digits": "1" * 200_000 + "a",
     "address": "https://latex.codecogs.com/svg.latex?" + "%5B" * 50_000,
     "fractions": "\\frac{" * 20_000 + "1}{2}" * 20_000,
+    "spaces between rows": "[[1] " + " " * 100_000 + "x [2]]",
+    "thousands groups": "1" + ",234" * 50_000 + "a",
 }
 
 
@@ -99,3 +101,17 @@ def found_text(text: str) -> str:
 @given(st.lists(_PIECES, min_size=1, max_size=200).map("".join))
 def test_drafts_of_bracket_soup_are_made_quickly(noise: str) -> None:
     extract(from_text(INPUTS + noise + "\n" + noise, "soup.md"))
+
+
+def test_a_long_run_of_digits_is_no_number(capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
+    # 5,000 digits were an internal error (Fraction refuses more than 4,300 digits)
+    path = tmp_path / "digits.md"
+    path.write_text(INPUTS + "1" * 5000 + " and 0." + "2" * 5000 + " then 0.5\n",
+                    encoding="utf-8")
+    status, _, err = run(capsys, "extract", str(path), "-o", str(tmp_path / "draft.toml"))
+    assert status == 0, err
+    singles = scan(from_text(path.read_text(encoding="utf-8"))).singles
+    assert [n.text for n in singles] == ["0.5"]       # not "1", not "0.2"
+    # a hundred digits are still a number
+    assert [n.text for n in scan(from_text("x = " + "9" * 100)).singles] == ["9" * 100]
