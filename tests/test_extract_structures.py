@@ -182,3 +182,9 @@ def test_lines_that_do_not_line_up_are_not_a_table() -> None:
     found = scan(from_text("scores are\n0.5 0.25 here\nq k\n  1    2\n"))
     assert found.groups == []
     assert [n.text for n in found.singles] == ["0.5", "0.25", "1", "2"]
+
+
+def test_two_lines_of_numbers_are_not_a_heading_and_a_row() -> None:
+    found = scan(from_text(" 10  20\n  0  30\n"))
+    assert found.groups == []
+    assert [n.text for n in found.singles] == ["10", "20", "0", "30"]

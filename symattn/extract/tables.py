@@ -80,24 +80,34 @@ _TOKEN = re.compile(r"\S+")
 _PRINTED_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]{1,3})?")
 
 
+def _column_names(heading: re.Match[str]) -> list[re.Match[str]] | None:
+    """The column names of a headings line; numbers only as pandas numbers columns
+    (0, 1, 2, ...), so that two lines of numbers are never a heading and a row."""
+    names = list(_TOKEN.finditer(heading.group(0)))
+    numeric = [bool(_PRINTED_NUMBER.fullmatch(name.group(0))) for name in names]
+    if any(numeric) and [name.group(0) for name in names] != [str(k) for k in range(len(names))]:
+        return None
+    return names
+
+
 def _columns(line: re.Match[str], heading: re.Match[str] | None
              ) -> tuple[str, list[re.Match[str]]] | None:
     """A line of a printed DataFrame or aligned table: its label and value cells, the
     headings line above lined up with the values (right- or left-aligned)."""
     tokens = list(_TOKEN.finditer(line.group(0)))
-    numeric = [bool(_PRINTED_NUMBER.fullmatch(t.group(0))) for t in tokens]
-    if heading is None or len(tokens) < 2 or not all(numeric[1:]):
+    if heading is None or len(tokens) < 2 or \
+            not all(_PRINTED_NUMBER.fullmatch(t.group(0)) for t in tokens[1:]):
         return None
-    headings = list(_TOKEN.finditer(heading.group(0)))
-    values = tokens[1:] if not numeric[0] or len(tokens) == len(headings) + 1 else tokens
-    if len(values) < 2 or len(values) != len(headings) or \
-            any(_PRINTED_NUMBER.fullmatch(h.group(0)) for h in headings[:1]) and numeric[0] \
-            and values is tokens:
+    headings = _column_names(heading)
+    if headings is None or len(headings) < 2 or len(tokens) - len(headings) not in (0, 1):
+        return None
+    values = tokens[len(tokens) - len(headings):]      # a label (an index) before them
+    if len(values) == len(tokens) and not _PRINTED_NUMBER.fullmatch(tokens[0].group(0)):
         return None
     if not (all(h.end() == v.end() for h, v in zip(headings, values)) or
             all(h.start() == v.start() for h, v in zip(headings, values))):
         return None
-    return (tokens[0].group(0) if values is not tokens else ""), values
+    return (tokens[0].group(0) if len(values) < len(tokens) else ""), values
 
 
 def frame_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
@@ -123,6 +133,9 @@ def frame_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
         label, values = columns
         numbers = [n for v in values for n in
                    read_numbers(v.group(0), line.start() + v.start(), document, False, True)]
+        if len(numbers) != len(values):       # "1e1000": a cell that is not one number
+            previous, headings = line, None
+            continue
         names = tuple(h.group(0) for h in _TOKEN.finditer(headings.group(0)))
         groups.append(Group((tuple(numbers),), line.start(), line.end(), (), names, label,
                             headings.start()))
