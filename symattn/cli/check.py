@@ -216,6 +216,12 @@ def run(args: argparse.Namespace) -> int:
         from symattn.cli.extract import run_check_documents
 
         return run_check_documents(args, sources)
+    from symattn.cli.extract import is_document
+
+    if not getattr(args, "example", None) and all(is_document(s) for s in sources):
+        from symattn.cli.extract import run_check_inferred   # check DOC: inputs inferred
+
+        return run_check_inferred(args, sources)
     if args.rounding is not None:
         parse_rounding(args.rounding)
     failing = fail_on(args.fail_on)

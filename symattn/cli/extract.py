@@ -16,7 +16,8 @@ checks in one go, reporting every verdict at its document line.
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "run_check_documents", "is_document", "draft_path"]
+__all__ = ["register", "run", "run_check_documents", "run_check_inferred", "is_document",
+           "draft_path"]
 
 import argparse
 import json
@@ -29,7 +30,8 @@ from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handle
 
 if TYPE_CHECKING:
     from symattn.extract.checking import DocumentCheck
-    from symattn.extract.pipeline import Extraction
+    from symattn.extract.inputs import Note
+    from symattn.extract.pipeline import Draft, Extraction
 
 _SPEC_SUFFIXES = (".toml", ".json")
 
@@ -55,8 +57,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 
 def is_document(source: str) -> bool:
-    """A file ``check --spec`` reads as a document: anything but a .toml or .json spec."""
-    return Path(source).suffix.lower() not in _SPEC_SUFFIXES
+    """A file ``check`` reads as a document: anything but a .toml or .json spec (or ``-``,
+    a spec on standard input)."""
+    return source != "-" and Path(source).suffix.lower() not in _SPEC_SUFFIXES
 
 
 def draft_path(output: str, number: int) -> str:
@@ -126,6 +129,84 @@ def _json(checks: list[DocumentCheck], max_terms: int | None) -> str:
         entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
                                for line, column, printed in check.unplaced]
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def _example_header(number: int, draft: Draft, language: str) -> list[str]:
+    """What ``check DOC`` inferred for one example, in the reader's language."""
+    from symattn import messages
+    from symattn.extract.inputs import note_text
+
+    catalog = messages.load(language)
+    start, end = draft.lines or (1, 1)
+    head = catalog.fill("extract.example", number=str(number), start=str(start),
+                        end=str(end), title=draft.title)
+    notes = "; ".join(note_text(note, language) for note in draft.notes)
+    return [head, "  " + catalog.fill("extract.inputs", notes=notes)]
+
+
+def _checked_examples(source: str, args: argparse.Namespace
+                      ) -> list[tuple[int, Draft, DocumentCheck]]:
+    """``check DOC`` without a spec: each worked example of the document, checked."""
+    from symattn.errors import SymattnError
+    from symattn.extract.checking import check_draft
+    from symattn.extract.document import read_document
+    from symattn.extract.pipeline import extract
+
+    document = read_document(source)
+    checked = []
+    for number, draft in enumerate(extract(document).drafts, start=1):
+        try:
+            checked.append((number, draft, check_draft(document, draft, source, args.rounding,
+                                                       args.working, args.language)))
+        except SymattnError:     # a draft on which no printed number could be placed
+            continue
+    if not checked:
+        print(f"symattn: {display_name(source)}: found no worked example (no inputs that "
+              "the printed numbers confirm); give them with --spec INPUTS.toml",
+              file=sys.stderr)
+    return checked
+
+
+def run_check_inferred(args: argparse.Namespace, sources: list[str]) -> int:
+    """``check DOC ...`` without ``--spec``: each document's examples found, their inputs
+    inferred and said, then checked."""
+    from symattn.errors import SymattnError
+    from symattn.render import report as render_report
+
+    found: list[tuple[int, Draft, DocumentCheck]] = []
+    failed = 0
+    for source in sources:
+        try:
+            found.extend(_checked_examples(source, args))
+        except SymattnError as error:
+            print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
+            failed += 1
+    checks = [check for _, _, check in found]
+    if checks:
+        language = language_of(args, checks[0].report.language)
+        if args.format == "json":
+            text = _json(checks, args.max_terms or None)
+            document = json.loads(text)
+            for entry, (number, draft, _) in zip(document["reports"], found):
+                entry["example"] = {"number": number, "lines": list(draft.lines or ()),
+                                    "title": draft.title,
+                                    "inferred": [_note_record(n) for n in draft.notes]}
+            text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        else:
+            render = {"text": render_report.report_text,
+                      "markdown": render_report.report_markdown}[args.format]
+            text = "\n".join("\n".join(_example_header(number, draft, language)) + "\n\n" +
+                             render([check.report], language)
+                             for number, draft, check in found)
+        write_output(text, args.output)
+    if failed:
+        return EXIT_INPUT
+    return EXIT_WRONG if any(c.report.has_wrong for c in checks) else EXIT_OK
+
+
+def _note_record(note: Note) -> dict[str, str]:
+    key, values = note
+    return {"what": key, **dict(values)}
 
 
 def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:

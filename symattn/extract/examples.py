@@ -1,0 +1,152 @@
+"""The worked examples of a document: where each is, its inputs and its options.
+
+A document may work several examples, each with its own inputs, usually under
+headings of their own (``symattn.extract.sections``). Section by section, the
+inputs the section names are proposed (``symattn.extract.inputs``) under every
+setting its text supports, and each candidate is scored by how many of the
+section's printed numbers its steps confirm (the caller's ``Scorer``: the
+placement engine itself, so no second matcher decides). A section whose
+numbers the current example explains about as well as its own inputs would
+continues that example; otherwise it starts a new one. When an example's
+lines are known, its setting is chosen again over all of them.
+
+>>> from symattn.extract.document import from_text
+>>> from symattn.extract.scanner import scan
+>>> doc = from_text("# A\\nQ = [[1, 0], [0, 1]]\\nK = [[1, 0], [0, 1]]\\nV = [[1, 0], [0, 1]]\\n"
+...                 "# B\\nscores = [[2, 0]]\\n")
+>>> def scorer(proposal, lines): return 1.0
+>>> [(e.title, e.lines, sorted(e.proposal.inputs)) for e in find_examples(doc, scan(doc), scorer)]
+[('A', (1, 4), ['K', 'Q', 'V']), ('B', (5, 7), ['scores'])]
+"""
+
+from __future__ import annotations
+
+__all__ = ["Example", "Scorer", "find_examples", "within", "CONTINUES"]
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from symattn.extract.document import Document
+from symattn.extract.inputs import Hints, Proposal, hints, option_sets, propose, unnamed
+from symattn.extract.scanner import Scanned
+from symattn.extract.sections import Section, sections
+
+# How well a proposal's steps fit the printed numbers of some lines (None: it cannot be
+# derived); higher is better.
+Scorer = Callable[[Proposal, tuple[int, int]], "float | None"]
+CONTINUES = 0.7     # a section continues an example that explains this share of its score
+
+
+@dataclass
+class Example:
+    """One worked example: its title, its lines, the inputs and options chosen."""
+
+    title: str
+    lines: tuple[int, int]
+    proposal: Proposal
+    score: float
+    named: bool          # its inputs are named in the document (not a first matrix or row)
+
+
+def within(scanned: Scanned, lines: tuple[int, int]) -> Scanned:
+    """The numbers and groups printed within some lines."""
+    first, last = lines
+    return Scanned([g for g in scanned.groups if first <= g.line <= last],
+                   [n for n in scanned.singles if first <= n.line <= last], scanned.skipped)
+
+
+def _normalized_lines(document: Document) -> list[tuple[int, str]]:
+    """Each line of the normalized text with the document line it starts on."""
+    found, offset = [], 0
+    for text in document.text.split("\n"):
+        found.append((document.where(offset)[0], text))
+        offset += len(text) + 1
+    return found
+
+
+def _hints(lines: list[tuple[int, str]], span: tuple[int, int]) -> Hints:
+    """The settings printed within the span, else anywhere before its end."""
+    inside = hints((n, t) for n, t in lines if span[0] <= n <= span[1])
+    if inside.d_k or inside.temperature:
+        return inside
+    return hints((n, t) for n, t in lines if n <= span[1])
+
+
+def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
+                current: Example | None) -> Iterator[tuple[Proposal, bool]]:
+    """The section's own named inputs; else the current example's inputs (under the
+    section's settings) and the section's first matrix and row."""
+    numbers = within(scanned, span)
+    named = propose(numbers)
+    bases = [(named, True)] if named.found else \
+        ([(_bare(current.proposal), current.named)] if current else []) + \
+        [(p, False) for p in unnamed(numbers)]
+    found = _hints(lines, span)
+    for base, is_named in bases:
+        for proposal in option_sets(base, found):
+            yield proposal, is_named
+
+
+def _best(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
+          scorer: Scorer, title: str, current: Example | None) -> Example | None:
+    best: Example | None = None
+    for proposal, named in _candidates(scanned, lines, span, current):
+        score = scorer(proposal, span)
+        if score is not None and (best is None or score > best.score):
+            best = Example(title, span, proposal, score, named)
+    if best is None or not best.named and best.score <= 0:
+        return None     # a first matrix or row that explains nothing is no example
+    return best
+
+
+_OPTION_NOTES = frozenset({"shape_scale", "d_k", "no_scale", "temperature"})
+
+
+def _bare(proposal: Proposal) -> Proposal:
+    """A proposal's inputs without the settings chosen for them (kept: positions, mask)."""
+    return Proposal(proposal.inputs, {k: v for k, v in proposal.options.items()
+                                      if k in ("query_positions", "mask")},
+                    [n for n in proposal.notes if n[0] not in _OPTION_NOTES], proposal.used)
+
+
+def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
+           scorer: Scorer) -> Example:
+    """The example's setting chosen again over all its lines (its inputs kept)."""
+    base = _bare(example.proposal)
+    best = example
+    best.score = scorer(example.proposal, example.lines) or 0.0
+    for proposal in option_sets(base, _hints(lines, example.lines)):
+        score = scorer(proposal, example.lines)
+        if score is not None and score > best.score:
+            best = Example(example.title, example.lines, proposal, score, example.named)
+    return best
+
+
+
+
+def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
+               parts: list[Section], lines: list[tuple[int, str]]) -> list[Example]:
+    examples: list[Example] = []
+    for section in parts:
+        current = examples[-1] if examples else None
+        own = _best(scanned, lines, section.lines, scorer, section.title, current)
+        if current is not None:
+            if own is None or own.proposal.inputs == current.proposal.inputs and \
+                    own.proposal.options == current.proposal.options or \
+                    (scorer(current.proposal, section.lines) or 0.0) >= CONTINUES * own.score:
+                current.lines = (current.lines[0], section.end)
+                continue
+        if own is not None:
+            examples.append(own)
+    return examples
+
+
+def find_examples(document: Document, scanned: Scanned, scorer: Scorer) -> list[Example]:
+    """The document's worked examples in order (none when nothing gives inputs)."""
+    lines = _normalized_lines(document)
+    parts = sections(document.raw)
+    examples = _assembled(document, scanned, scorer, parts, lines)
+    if not examples and len(parts) > 1:    # the inputs spread over several sections
+        whole = Section(parts[0].title, 1, parts[-1].end, 0)
+        examples = _assembled(document, scanned, scorer, [whole], lines)
+    return [_again(example, scanned, lines, scorer) for example in examples]
