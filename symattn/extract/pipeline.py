@@ -291,7 +291,8 @@ def extract(document: Document, spec_text: str | None = None,
     language = guess_language(document.raw)
     if spec_text is not None:
         mapping: Mapping[str, Any] = spec_reader.read_mapping(spec_text, spec_name)
-        spoken = mapping.get("language") if isinstance(mapping.get("language"), str) else None
+        spoken = mapping.get("language") if mapping.get("language") in messages.LANGUAGES \
+            else None   # a language without a catalog ("pt"): the document's guess
         head = spec_head(spec_text)
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
                                         [f"inputs from {spec_name}"], source=spec_name))

@@ -52,6 +52,7 @@ class Problem:
     title: str = ""
     description: str = ""
     language: str = ""                      # the reader's language (messages.LANGUAGES); "" unset
+    written_language: str = ""              # the spec's language when it has no catalog ("pt")
     tokens: tuple[str, ...] = ()
     d_k: int | None = None
     scale: Exact | Symbolic | None = None          # None: 1/sqrt(d_k)

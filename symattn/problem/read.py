@@ -12,8 +12,10 @@ matrices fit together is for ``shapes``, once the ``Problem`` is built.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "INSIDE_INPUTS", "ProblemFields",
-           "read_spec", "read_language"]
+           "read_spec", "read_language", "uncatalogued_language"]
 
 from typing import Any, Mapping, TypedDict
 
@@ -64,6 +66,7 @@ class _TextFields(TypedDict):
     title: str
     description: str
     language: str
+    written_language: str
     tokens: tuple[str, ...]
     claims: Mapping[str, Any]
 
@@ -153,17 +156,34 @@ def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
         raise InputError("[claims] must be a table", where.at(key="claims"))
     return {"title": str(title), "description": str(data.get("description", "")),
             "language": read_language(data.get("language", ""), where.at(key="language")),
+            "written_language": uncatalogued_language(data.get("language", "")),
             "tokens": tuple(str(t) for t in tokens), "claims": claims}
 
 
+_LANGUAGE_TAG = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$", re.IGNORECASE)
+
+
 def read_language(value: Any, where: Location) -> str:
-    """The spec's ``language``: one of the catalogs' languages, or "" when not given."""
+    """The spec's ``language``: one of the catalogs' languages, or "" when not given or
+    when symattn has no catalog for it (``pt``, ``zh-CN``: reports are then written in
+    English, or in ``--language``, with a note; ``uncatalogued_language``)."""
     if value == "":
         return ""
-    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
-        raise InputError(f"language must be one of {', '.join(LANGUAGES)}, got {value!r}",
-                         where)
-    return value.strip().lower()
+    if isinstance(value, str) and value.strip().lower() in LANGUAGES:
+        return value.strip().lower()
+    if isinstance(value, str) and _LANGUAGE_TAG.match(value.strip()):
+        return ""
+    raise InputError(f"language must be a language code ({', '.join(LANGUAGES)} have "
+                     f"catalogs; another, such as pt, is written in English), got {value!r}",
+                     where)
+
+
+def uncatalogued_language(value: Any) -> str:
+    """The language a spec names when symattn has no catalog for it, else ""."""
+    if isinstance(value, str) and value.strip().lower() not in LANGUAGES and \
+            _LANGUAGE_TAG.match(value.strip()):
+        return value.strip()
+    return ""
 
 
 def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:
