@@ -56,7 +56,7 @@ def _heading(line: str) -> tuple[int, str] | None:
 
 def sections(raw: str) -> list[Section]:
     """The sections of a document's original text, in order."""
-    lines = raw.split("\n")
+    lines = raw.removesuffix("\n").split("\n")    # a final newline starts no line
     found: list[tuple[int, int, str]] = []     # (line, level, title)
     fenced = False
     for number, line in enumerate(lines, start=1):
