@@ -81,7 +81,9 @@ def _summary(extraction: Extraction) -> str:
     for number, draft in enumerate(extraction.drafts, start=1):
         counts = {c: sum(len(p.numbers) for p in draft.placements if p.confidence == c)
                   for c in ("certain", "likely", "guess")}
-        where = f" (lines {draft.lines[0]}-{draft.lines[1]})" if draft.lines else ""
+        first, last = draft.lines or (1, len(extraction.document.line_starts))
+        whole = first == 1 and last >= len(extraction.document.line_starts) - 1
+        where = "" if whole else f" (lines {first}-{last})"
         lines.append(f"draft {number}{where}: {sum(counts.values())} numbers placed "
                      f"({counts['certain']} certain, {counts['likely']} likely, "
                      f"{counts['guess']} guess), {len(draft.unplaced)} not placed")
