@@ -141,10 +141,23 @@ def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
     return examples
 
 
+def _split_at_settings(parts: list[Section], lines: list[tuple[int, str]]) -> list[Section]:
+    """Sections split where a line prints a setting (``If d_k = 4``, ``√64 = 8``,
+    ``T = 2``): the same inputs under another setting may start an example there."""
+    starts = sorted({n for n, text in lines
+                     if (found := hints([(n, text)])).d_k or found.temperature})
+    result = []
+    for part in parts:
+        inner = [n for n in starts if part.start < n <= part.end]
+        for first, end in zip([part.start, *inner], [*(n - 1 for n in inner), part.end]):
+            result.append(Section(part.title, first, end, part.level))
+    return result
+
+
 def find_examples(document: Document, scanned: Scanned, scorer: Scorer) -> list[Example]:
     """The document's worked examples in order (none when nothing gives inputs)."""
     lines = _normalized_lines(document)
-    parts = sections(document.raw)
+    parts = _split_at_settings(sections(document.raw), lines)
     examples = _assembled(document, scanned, scorer, parts, lines)
     if not examples and len(parts) > 1:    # the inputs spread over several sections
         whole = Section(parts[0].title, 1, parts[-1].end, 0)

@@ -244,13 +244,13 @@ def _side_rows(document: Document, scanned: Scanned, used: list[Group]) -> list[
     return found
 
 
-_WEIGHTS = {"certain": 1.0, "likely": 0.5, "guess": 0.1}
-
-
 def _scorer(document: Document, scanned: Scanned, language: str
             ) -> Callable[[Proposal, tuple[int, int]], float | None]:
     """How many printed numbers within some lines a proposal's steps confirm (its own
-    input numbers left out): the placement engine's confidences, added up."""
+    input numbers left out): each placed number whose quantity rounds to it counts 1,
+    one that is close (carried forward) a half. Confirmation, not the placement's
+    confidence, decides: without scaling the scores and the scaled scores are the same
+    numbers, which makes every placement on them ambiguous but no less confirmed."""
     derived: dict[str, Candidates | None] = {}
 
     def score(proposal: Proposal, lines: tuple[int, int]) -> float | None:
@@ -264,10 +264,12 @@ def _scorer(document: Document, scanned: Scanned, language: str
         candidates = derived[head]
         if candidates is None:
             return None
-        placements, _ = _place(document, scanned, Placer(candidates), lines)
+        placer = Placer(candidates)
+        placements, _ = _place(document, scanned, placer, lines)
         inputs = {n.start for g in proposal.used for n in g.numbers}
-        return sum(_WEIGHTS[p.confidence] for p in placements for n in p.numbers
-                   if n.start not in inputs)
+        fits = (placer.score(n, t) for p in placements for n, t in zip(p.numbers, p.targets)
+                if n.start not in inputs)
+        return sum(fit for fit in fits if fit >= 0.5)
 
     return score
 
