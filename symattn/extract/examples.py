@@ -78,9 +78,9 @@ def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int,
     section's settings) and the section's first matrix and row."""
     numbers = within(scanned, span)
     named = propose(numbers)
-    bases = [(named, True)] if named.found else \
+    bases = ([(named, True)] if named.found else []) + \
         ([(_bare(current.proposal), current.named)] if current else []) + \
-        [(p, False) for p in unnamed(numbers)]
+        ([] if named.found else [(p, False) for p in unnamed(numbers)])
     found = _hints(lines, span)
     for base, is_named in bases:
         for proposal in option_sets(base, found):
@@ -131,9 +131,16 @@ def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
         current = examples[-1] if examples else None
         own = _best(scanned, lines, section.lines, scorer, section.title, current)
         if current is not None:
+            explained = scorer(current.proposal, section.lines) or 0.0
             if own is None or own.proposal.inputs == current.proposal.inputs and \
                     own.proposal.options == current.proposal.options or \
-                    (scorer(current.proposal, section.lines) or 0.0) >= CONTINUES * own.score:
+                    explained >= CONTINUES * own.score:
+                current.lines = (current.lines[0], section.end)
+                current.score += explained
+                continue
+            if current.score <= 0 and own.proposal.inputs == current.proposal.inputs:
+                # nothing confirmed the setting so far: the one these lines confirm
+                current.proposal, current.score = own.proposal, own.score
                 current.lines = (current.lines[0], section.end)
                 continue
         if own is not None:
