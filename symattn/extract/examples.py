@@ -35,6 +35,7 @@ from symattn.extract.sections import Section, sections
 # derived); higher is better.
 Scorer = Callable[[Proposal, tuple[int, int]], "float | None"]
 CONTINUES = 0.7     # a section continues an example that explains this share of its score
+UNNAMED_CONFIRMED = 2.0   # an example from an unnamed matrix or row: numbers it must confirm
 
 
 @dataclass
@@ -46,6 +47,8 @@ class Example:
     proposal: Proposal
     score: float
     named: bool          # its inputs are named in the document (not a first matrix or row)
+    fresh: bool = False  # named in the section it was found in (not carried from before)
+    found_in: tuple[int, int] = (0, 0)   # the lines of the section it was found in
 
 
 def within(scanned: Scanned, lines: tuple[int, int]) -> Scanned:
@@ -73,28 +76,29 @@ def _hints(lines: list[tuple[int, str]], span: tuple[int, int]) -> Hints:
 
 
 def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
-                current: Example | None) -> Iterator[tuple[Proposal, bool]]:
-    """The section's own named inputs; else the current example's inputs (under the
-    section's settings) and the section's first matrix and row."""
+                current: Example | None) -> Iterator[tuple[Proposal, bool, bool]]:
+    """The section's own named inputs and the current example's inputs (under the
+    section's settings); the section's first matrix and row when it names nothing.
+    Each with whether it is named, and named in this section."""
     numbers = within(scanned, span)
     named = propose(numbers)
-    bases = ([(named, True)] if named.found else []) + \
-        ([(_bare(current.proposal), current.named)] if current else []) + \
-        ([] if named.found else [(p, False) for p in unnamed(numbers)])
+    bases = ([(named, True, True)] if named.found else []) + \
+        ([(_bare(current.proposal), current.named, False)] if current else []) + \
+        ([] if named.found else [(p, False, False) for p in unnamed(numbers)])
     found = _hints(lines, span)
-    for base, is_named in bases:
+    for base, is_named, fresh in bases:
         for proposal in option_sets(base, found):
-            yield proposal, is_named
+            yield proposal, is_named, fresh
 
 
 def _best(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
           scorer: Scorer, title: str, current: Example | None) -> Example | None:
     best: Example | None = None
-    for proposal, named in _candidates(scanned, lines, span, current):
+    for proposal, named, fresh in _candidates(scanned, lines, span, current):
         score = scorer(proposal, span)
         if score is not None and (best is None or score > best.score):
-            best = Example(title, span, proposal, score, named)
-    if best is None or not best.named and best.score <= 0:
+            best = Example(title, span, proposal, score, named, fresh, span)
+    if best is None or not best.named and best.score < UNNAMED_CONFIRMED:
         return None     # a first matrix or row that explains nothing is no example
     return best
 
@@ -111,17 +115,20 @@ def _bare(proposal: Proposal) -> Proposal:
 
 def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
            scorer: Scorer) -> Example:
-    """The example's setting chosen again over all its lines (its inputs kept)."""
-    base = _bare(example.proposal)
+    """The example's setting chosen again over all its lines; for inputs that were not
+    named, the other unnamed readings of its first section are weighed again too."""
+    bases = [_bare(example.proposal)]
+    if not example.named:
+        bases += unnamed(within(scanned, example.found_in))
     best = example
     best.score = scorer(example.proposal, example.lines) or 0.0
-    for proposal in option_sets(base, _hints(lines, example.lines)):
+    found = _hints(lines, example.lines)
+    for proposal in (p for base in bases for p in option_sets(base, found)):
         score = scorer(proposal, example.lines)
         if score is not None and score > best.score:
-            best = Example(example.title, example.lines, proposal, score, example.named)
+            best = Example(example.title, example.lines, proposal, score, example.named,
+                           example.fresh, example.found_in)
     return best
-
-
 
 
 def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
@@ -132,9 +139,13 @@ def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
         own = _best(scanned, lines, section.lines, scorer, section.title, current)
         if current is not None:
             explained = scorer(current.proposal, section.lines) or 0.0
+            # inputs named anew start an example unless the current one explains more
+            needed = own.score if own is not None and own.fresh and \
+                own.proposal.inputs != current.proposal.inputs else CONTINUES * own.score \
+                if own is not None else 0.0
             if own is None or own.proposal.inputs == current.proposal.inputs and \
-                    own.proposal.options == current.proposal.options or \
-                    explained >= CONTINUES * own.score:
+                    own.proposal.options == current.proposal.options or explained > needed or \
+                    explained == needed and not own.fresh:
                 current.lines = (current.lines[0], section.end)
                 current.score += explained
                 continue

@@ -211,15 +211,24 @@ def propose(scanned: Scanned) -> Proposal:
 
 
 def unnamed(scanned: Scanned) -> list[Proposal]:
-    """When nothing is named: the first square matrix as ``Q = K = V`` (attention of the
-    rows on each other), and the first row of at least two numbers as scores."""
+    """When nothing is named: the first matrix as ``Q = K = V`` (attention of the rows on
+    each other); that matrix as keys and values with a row of its width printed after
+    it as the query (a notebook printing its tensors); the first row of at least two
+    numbers as scores."""
     found = []
-    square = next((g for g in scanned.groups if g.shape[0] > 1 and g.shape[0] <= 64 and
+    matrix = next((g for g in scanned.groups if 1 < g.shape[0] <= 64 and
                    all(n.value is not None for n in g.numbers)), None)
-    if square is not None:
-        cells = _cells(square)
+    if matrix is not None:
+        cells = _cells(matrix)
         found.append(Proposal({"Q": cells, "K": cells, "V": cells}, {},
-                              [_note("same", line=square.line)], [square]))
+                              [_note("same", line=matrix.line)], [matrix]))
+        query = next((g for g in scanned.groups if g.start > matrix.end and
+                      g.shape == (1, matrix.shape[1]) and
+                      all(n.value is not None for n in g.numbers)), None)
+        if query is not None:
+            found.append(Proposal({"Q": _cells(query), "K": cells, "V": cells}, {},
+                                  [_note("query", line=query.line, keys=matrix.line)],
+                                  [matrix, query]))
     row = next((g for g in scanned.groups if g.shape[0] == 1 and 2 <= g.shape[1] <= 64 and
                 all(n.value is not None for n in g.numbers)), None)
     if row is not None:
