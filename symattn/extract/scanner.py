@@ -143,8 +143,8 @@ def _numbers(text: str, offset: int, document: Document, decimal_comma: bool,
     is always a sign (``[10, 0, -5]``, ``[ 1. -2.]``), never a subtraction."""
     found = []
     for match in _NUMBER.finditer(text):
-        if match["sign"] and not entries and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
-                                                             match.start()]):
+        before = text[max(0, match.start() - 4):match.start()]
+        if match["sign"] and not entries and re.search(r"[\d)\]]\s*$", before):
             match = _NUMBER.match(text, match.start("inf") if match["inf"] else
                                   match.start("body")) or match   # a minus between two terms
         found.append(_number(match, decimal_comma, document, offset))
