@@ -170,8 +170,12 @@ def _row(body: str, offset: int, document: Document) -> tuple[Number, ...] | Non
 
 
 def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
-    """The names written before a group on its line: ``q_1 = x_1 · W_Q = [``."""
+    """The names written before a group on its line: ``q_1 = x_1 · W_Q = [``; on the
+    line before when the group's line only continues it (``X = [[x_1], [x_2]]`` then
+    ``  = [[1, 0], [0, 1]]``, as LaTeX displays are often broken)."""
     line_start = document.text.rfind("\n", 0, start) + 1
+    if line_start > floor and re.fullmatch(r"\s*=\s*", document.text[line_start:start]):
+        line_start = document.text.rfind("\n", 0, line_start - 1) + 1
     before = document.text[max(line_start, floor):start]
     before = _CALL.sub("", before.rstrip()).rstrip()
     if not before.endswith(("=", "≈")):
