@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from symattn.extract.document import Document
-from symattn.extract.inputs import Hints, Proposal, hints, option_sets, propose, unnamed
+from symattn.extract.inputs import (Hints, Proposal, hints, option_sets, propose, unnamed,
+                                    with_mask)
 from symattn.extract.scanner import Scanned
 from symattn.extract.sections import Section, sections
 
@@ -76,7 +77,7 @@ def _hints(lines: list[tuple[int, str]], span: tuple[int, int]) -> Hints:
 
 
 def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
-                current: Example | None) -> Iterator[tuple[Proposal, bool, bool]]:
+                current: Example | None, guess: bool) -> Iterator[tuple[Proposal, bool, bool]]:
     """The section's own named inputs and the current example's inputs (under the
     section's settings); the section's first matrix and row when it names nothing.
     Each with whether it is named, and named in this section."""
@@ -84,7 +85,7 @@ def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int,
     named = propose(numbers)
     bases = ([(named, True, True)] if named.found else []) + \
         ([(_bare(current.proposal), current.named, False)] if current else []) + \
-        ([] if named.found else [(p, False, False) for p in unnamed(numbers)])
+        ([] if named.found or not guess else [(p, False, False) for p in unnamed(numbers)])
     found = _hints(lines, span)
     for base, is_named, fresh in bases:
         for proposal in option_sets(base, found):
@@ -92,9 +93,9 @@ def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int,
 
 
 def _best(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
-          scorer: Scorer, title: str, current: Example | None) -> Example | None:
+          scorer: Scorer, title: str, current: Example | None, guess: bool) -> Example | None:
     best: Example | None = None
-    for proposal, named, fresh in _candidates(scanned, lines, span, current):
+    for proposal, named, fresh in _candidates(scanned, lines, span, current, guess):
         score = scorer(proposal, span)
         if score is not None and (best is None or score > best.score):
             best = Example(title, span, proposal, score, named, fresh, span)
@@ -117,11 +118,12 @@ def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
            scorer: Scorer) -> Example:
     """The example's setting chosen again over all its lines; for inputs that were not
     named, the other unnamed readings of its first section are weighed again too."""
-    bases = [_bare(example.proposal)]
+    everything = within(scanned, example.lines)   # a -∞ anywhere in it: a causal mask
+    bases = [with_mask(everything, _bare(example.proposal))]
     if not example.named:
-        bases += unnamed(within(scanned, example.found_in))
+        bases += [with_mask(everything, p) for p in unnamed(within(scanned, example.found_in))]
     best = example
-    best.score = scorer(example.proposal, example.lines) or 0.0
+    best.score = -1.0       # the setting chosen over all the lines, whatever it was before
     found = _hints(lines, example.lines)
     for proposal in (p for base in bases for p in option_sets(base, found)):
         score = scorer(proposal, example.lines)
@@ -132,11 +134,11 @@ def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
 
 
 def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
-               parts: list[Section], lines: list[tuple[int, str]]) -> list[Example]:
+               parts: list[Section], lines: list[tuple[int, str]], guess: bool) -> list[Example]:
     examples: list[Example] = []
     for section in parts:
         current = examples[-1] if examples else None
-        own = _best(scanned, lines, section.lines, scorer, section.title, current)
+        own = _best(scanned, lines, section.lines, scorer, section.title, current, guess)
         if current is not None:
             explained = scorer(current.proposal, section.lines) or 0.0
             # inputs named anew start an example unless the current one explains more
@@ -176,8 +178,10 @@ def find_examples(document: Document, scanned: Scanned, scorer: Scorer) -> list[
     """The document's worked examples in order (none when nothing gives inputs)."""
     lines = _normalized_lines(document)
     parts = _split_at_settings(sections(document.raw), lines)
-    examples = _assembled(document, scanned, scorer, parts, lines)
+    # unnamed readings only in a document that names no inputs anywhere
+    guess = not propose(scanned).found
+    examples = _assembled(document, scanned, scorer, parts, lines, guess)
     if not examples and len(parts) > 1:    # the inputs spread over several sections
         whole = Section(parts[0].title, 1, parts[-1].end, 0)
-        examples = _assembled(document, scanned, scorer, [whole], lines)
+        examples = _assembled(document, scanned, scorer, [whole], lines, guess)
     return [_again(example, scanned, lines, scorer) for example in examples]

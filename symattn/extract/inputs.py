@@ -28,7 +28,7 @@ values), so it can be said in the reader's language.
 from __future__ import annotations
 
 __all__ = ["Proposal", "Note", "Hint", "Hints", "propose", "unnamed", "from_scores", "hints",
-           "option_sets", "note_text"]
+           "option_sets", "note_text", "with_mask"]
 
 import itertools
 import math
@@ -184,7 +184,10 @@ def _from_named_scores(named: dict[str, Group], proposal: Proposal) -> bool:
     return True
 
 
-def _with_mask(scanned: Scanned, proposal: Proposal) -> Proposal:
+def with_mask(scanned: Scanned, proposal: Proposal) -> Proposal:
+    """The proposal with a causal mask when the numbers include a printed -∞."""
+    if "mask" in proposal.options:
+        return proposal
     infinity = _minus_infinity(scanned)
     if proposal.found and infinity is not None:
         proposal.options["mask"] = "causal"
@@ -207,7 +210,7 @@ def propose(scanned: Scanned) -> Proposal:
     if not any(way(named, proposal) for way in (_from_projections, _from_matrices,
                                                  _from_vectors, _from_named_scores)):
         return proposal
-    return _with_mask(scanned, proposal)
+    return with_mask(scanned, proposal)
 
 
 def unnamed(scanned: Scanned) -> list[Proposal]:
@@ -234,7 +237,7 @@ def unnamed(scanned: Scanned) -> list[Proposal]:
     if row is not None:
         found.append(Proposal({"scores": _cells(row)}, {}, [_note("row", line=row.line)],
                               [row]))
-    return [_with_mask(scanned, p) for p in found]
+    return [with_mask(scanned, p) for p in found]
 
 
 # ----- options from the text -------------------------------------------------------------
