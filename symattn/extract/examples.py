@@ -16,7 +16,7 @@ lines are known, its setting is chosen again over all of them.
 ...                 "# B\\nscores = [[2, 0]]\\n")
 >>> def scorer(proposal, lines): return 1.0
 >>> [(e.title, e.lines, sorted(e.proposal.inputs)) for e in find_examples(doc, scan(doc), scorer)]
-[('A', (1, 4), ['K', 'Q', 'V']), ('B', (5, 7), ['scores'])]
+[('A', (1, 4), ['K', 'Q', 'V']), ('B', (5, 6), ['scores'])]
 """
 
 from __future__ import annotations
