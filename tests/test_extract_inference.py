@@ -150,3 +150,11 @@ def test_seeds_give_verdicts_without_a_spec(number: str) -> None:
     assert done.returncode in (0, 1), done.stderr
     if number != "003":    # 003 explains attention without working an example
         assert "example 1" in done.stdout and "inputs: " in done.stdout
+
+
+def test_a_later_section_works_the_same_inputs_under_another_setting() -> None:
+    text = ("# Plain\nz = [4, 2, 0]\n" + f"P = {UNSCALED}\n" +
+            "# Hot\nWith T = 2 the same logits give\n" + f"P = {HALVED}\n")
+    found = _options(text)
+    assert [(f["lines"], f["temperature"]) for f in found] == [((1, 3), "1"), ((4, 6), "2")]
+    assert found[1]["inputs"] == ["scores"]

@@ -77,14 +77,17 @@ def _hints(lines: list[tuple[int, str]], span: tuple[int, int]) -> Hints:
 
 
 def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
-                current: Example | None, guess: bool) -> Iterator[tuple[Proposal, bool, bool]]:
-    """The section's own named inputs and the current example's inputs (under the
-    section's settings); the section's first matrix and row when it names nothing.
-    Each with whether it is named, and named in this section."""
+                earlier: list[Example], guess: bool) -> Iterator[tuple[Proposal, bool, bool]]:
+    """The section's own named inputs and the inputs of the examples before it, the
+    latest first (under the section's settings); the section's first matrix and row
+    when it names nothing. Each with whether it is named, and named in this section."""
     numbers = within(scanned, span)
     named = propose(numbers)
-    bases = ([(named, True, True)] if named.found else []) + \
-        ([(_bare(current.proposal), current.named, False)] if current else []) + \
+    before: list[tuple[Proposal, bool, bool]] = []
+    for example in reversed(earlier):
+        if all(example.proposal.inputs != p.inputs for p, _, _ in before):
+            before.append((_bare(example.proposal), example.named, False))
+    bases = ([(named, True, True)] if named.found else []) + before + \
         ([] if named.found or not guess else [(p, False, False) for p in unnamed(numbers)])
     found = _hints(lines, span)
     for base, is_named, fresh in bases:
@@ -93,9 +96,9 @@ def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int,
 
 
 def _best(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
-          scorer: Scorer, title: str, current: Example | None, guess: bool) -> Example | None:
+          scorer: Scorer, title: str, earlier: list[Example], guess: bool) -> Example | None:
     best: Example | None = None
-    for proposal, named, fresh in _candidates(scanned, lines, span, current, guess):
+    for proposal, named, fresh in _candidates(scanned, lines, span, earlier, guess):
         score = scorer(proposal, span)
         if score is not None and (best is None or score > best.score):
             best = Example(title, span, proposal, score, named, fresh, span)
@@ -133,24 +136,38 @@ def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
     return best
 
 
+def _continues(current: Example, own: Example | None, explained: float) -> bool:
+    """Whether a section whose best reading is ``own`` continues the current example,
+    which explains ``explained`` of it."""
+    if own is None or own.proposal.inputs == current.proposal.inputs and \
+            own.proposal.options == current.proposal.options:
+        return True
+    # inputs named anew start an example unless the current one explains more
+    fresh = own.fresh and own.proposal.inputs != current.proposal.inputs
+    needed = own.score if fresh else CONTINUES * own.score
+    return explained > needed or explained == needed and not own.fresh
+
+
 def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
-               parts: list[Section], lines: list[tuple[int, str]], guess: bool) -> list[Example]:
+               parts: list[Section], lines: list[tuple[int, str]], guess: bool
+               ) -> list[Example]:
     examples: list[Example] = []
     for section in parts:
         current = examples[-1] if examples else None
-        own = _best(scanned, lines, section.lines, scorer, section.title, current, guess)
+        own = _best(scanned, lines, section.lines, scorer, section.title, examples, guess)
         if current is not None:
             explained = scorer(current.proposal, section.lines) or 0.0
-            # inputs named anew start an example unless the current one explains more
-            needed = own.score if own is not None and own.fresh and \
-                own.proposal.inputs != current.proposal.inputs else CONTINUES * own.score \
-                if own is not None else 0.0
-            if own is None or own.proposal.inputs == current.proposal.inputs and \
-                    own.proposal.options == current.proposal.options or explained > needed or \
-                    explained == needed and not own.fresh:
+            if not _continues(current, own, explained):
+                # before leaving it, the current example's reading over all its lines
+                current = examples[-1] = _again(current, scanned, lines, scorer)
+                own = _best(scanned, lines, section.lines, scorer, section.title, examples,
+                            guess)
+                explained = scorer(current.proposal, section.lines) or 0.0
+            if _continues(current, own, explained):
                 current.lines = (current.lines[0], section.end)
                 current.score += explained
                 continue
+            assert own is not None
             if current.score <= 0 and own.proposal.inputs == current.proposal.inputs:
                 # nothing confirmed the setting so far: the one these lines confirm
                 current.proposal, current.score = own.proposal, own.score
@@ -168,7 +185,8 @@ def _split_at_settings(parts: list[Section], lines: list[tuple[int, str]]) -> li
                      if (found := hints([(n, text)])).d_k or found.temperature})
     result = []
     for part in parts:
-        inner = [n for n in starts if part.start < n <= part.end]
+        # a setting printed right under the heading is the section's own: no cut there
+        inner = [n for n in starts if part.start + 1 < n <= part.end]
         for first, end in zip([part.start, *inner], [*(n - 1 for n in inner), part.end]):
             result.append(Section(part.title, first, end, part.level))
     return result
