@@ -158,3 +158,21 @@ def test_a_later_section_works_the_same_inputs_under_another_setting() -> None:
     found = _options(text)
     assert [(f["lines"], f["temperature"]) for f in found] == [((1, 3), "1"), ((4, 6), "2")]
     assert found[1]["inputs"] == ["scores"]
+
+
+def test_the_settings_a_line_prints() -> None:
+    from symattn.extract.inputs import hints
+
+    found = hints([(1, "sqrt(d_k) = 2"), (2, "√d_k = 1.414"), (3, "d_k = 64 so √64 = 8"),
+                   (4, "T = 0.5, then temperature = 2"), (5, "d_model = 512, √3 = 2")])
+    assert [(h.value, h.line) for h in found.d_k] == [(4, 1), (2, 2), (64, 3), (64, 3)]
+    assert [(h.value, h.line) for h in found.temperature] == [("0.5", 4), ("2", 4)]
+
+
+def test_a_document_without_a_worked_example_says_so_and_exits_0(tmp_path: Path) -> None:
+    document = tmp_path / "prose.md"
+    document.write_text("# Attention\nSoftmax turns scores into weights; d_k = 64 is usual.\n",
+                        encoding="utf-8")
+    done = _run("check", str(document), "-l", "en")
+    assert done.returncode == 0 and done.stdout == ""
+    assert "found no worked example" in done.stderr

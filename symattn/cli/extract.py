@@ -152,7 +152,7 @@ def _checked_examples(source: str, args: argparse.Namespace
     from symattn.errors import SymattnError
     from symattn.extract.checking import check_draft
     from symattn.extract.document import read_document
-    from symattn.extract.pipeline import extract
+    from symattn.extract.pipeline import extract, guess_language
 
     document = read_document(source)
     checked = []
@@ -163,8 +163,10 @@ def _checked_examples(source: str, args: argparse.Namespace
         except SymattnError:     # a draft on which no printed number could be placed
             continue
     if not checked:
-        print(f"symattn: {display_name(source)}: found no worked example (no inputs that "
-              "the printed numbers confirm); give them with --spec INPUTS.toml",
+        from symattn import messages
+
+        catalog = messages.load(language_of(args, guess_language(document.raw)))
+        print(f"symattn: {display_name(source)}: {catalog.text('extract.none')}",
               file=sys.stderr)
     return checked
 
