@@ -10,6 +10,8 @@ comments, not headings. In a notebook, the Markdown cells' headings count.
 >>> text = "intro\\n# One\\na\\n```\\n# not a heading\\n```\\n## Two $T = 2$\\nb"
 >>> [(s.title, s.start, s.end, s.level) for s in sections(text)]
 [('intro', 1, 1, 0), ('One', 2, 6, 1), ('Two T = 2', 7, 8, 2)]
+>>> sections("### Scale by $\\\\frac{1}{\\\\sqrt{d_k}}$")[0].title
+'Scale by 1/√d_k'
 """
 
 from __future__ import annotations
@@ -40,8 +42,15 @@ class Section:
         return self.start, self.end
 
 
+_SQRT = re.compile(r"\\sqrt\{([^{}]{0,40})\}")
+_FRACTION = re.compile(r"\\frac\{([^{}]{0,40})\}\{([^{}]{0,40})\}")
+
+
 def _clean(title: str) -> str:
-    return re.sub(r"\s+", " ", _MARKUP.sub("", title)).strip(" #*:") [:80]
+    """A heading as plain text: markup dropped, ``\\frac{1}{\\sqrt{d_k}}`` as 1/√d_k."""
+    title = _FRACTION.sub(r"\1/\2", _SQRT.sub(r"√\1", title))
+    return re.sub(r"\s+", " ", _MARKUP.sub("", title).replace("{", "").replace("}", "")
+                  ).strip(" #*:")[:80]
 
 
 def _heading(line: str) -> tuple[int, str] | None:
