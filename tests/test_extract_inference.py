@@ -176,3 +176,10 @@ def test_a_document_without_a_worked_example_says_so_and_exits_0(tmp_path: Path)
     done = _run("check", str(document), "-l", "en")
     assert done.returncode == 0 and done.stdout == ""
     assert "found no worked example" in done.stderr
+
+
+def test_queries_keys_and_values_by_their_names_spelled_out() -> None:
+    text = ("queries = [[1, 0]]\nkeys = [[1, 0], [0, 1]]\nvalues = [[1, 2], [3, 4]]\n"
+            "weights = [0.670, 0.330]\n")   # softmax([1, 0] / √2): e^0.7071 = 2.028
+    first = _options(text)[0]
+    assert first["inputs"] == ["K", "Q", "V"] and first["scale"] is None

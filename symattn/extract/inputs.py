@@ -42,7 +42,9 @@ from symattn.extract.scanner import Group, Number, Scanned
 
 _PROJECTIONS = {"W_Q": "W_Q", "WQ": "W_Q", "W_q": "W_Q", "W_K": "W_K", "WK": "W_K",
                 "W_k": "W_K", "W_V": "W_V", "WV": "W_V", "W_v": "W_V"}
-_EMBEDDINGS = ("X", "E", "x", "H")
+_EMBEDDINGS = ("X", "E", "x", "H", "embeddings", "inputs")
+# Q, K and V also by their names spelled out (``queries = [[...]]``)
+_SPELLED = {"query": "Q", "queries": "Q", "key": "K", "keys": "K", "value": "V", "values": "V"}
 _VECTOR_NAME = re.compile(r"^(?P<letter>[qkvx])_?(?P<index>\d+)$")
 _SCORE_NAMES = ("scores", "S", "scaled", "logits", "z")
 MAX_OPTION_SETS = 16        # settings tried for one set of inputs
@@ -102,11 +104,16 @@ def _lines(groups: Iterable[Group]) -> str:
 
 
 def _named(scanned: Scanned) -> dict[str, Group]:
-    """The first group printed under each name (matrices, then vectors)."""
+    """The first group printed under each name (matrices, then vectors); ``keys`` is
+    ``K`` when ``K`` itself is not named."""
     named: dict[str, Group] = {}
     for group in scanned.groups:
         for name in group.names:
             named.setdefault(name, group)
+    for spelled, letter in _SPELLED.items():
+        for name in (spelled, spelled.capitalize()):
+            if name in named:
+                named.setdefault(letter, named[name])
     return named
 
 
