@@ -136,6 +136,10 @@ def test_a_language_without_a_catalog(tmp_path: Path) -> None:
     assert 'no message catalog for the language "pt"' in done.stderr
     assert "right" in done.stdout            # the report itself in English
     assert "po polsku" in _run("check", str(spec), "-l", "pl").stderr
+    document = tmp_path / "doc.md"
+    document.write_text("pesos = [0.5, 0.5]\n", encoding="utf-8")
+    with_document = _run("check", str(document), "--spec", str(spec))
+    assert with_document.returncode == 0 and 'language "pt"' in with_document.stderr
     spec.write_text(spec.read_text(encoding="utf-8").replace('"pt"', '"not a language"'),
                     encoding="utf-8")
     assert _run("check", str(spec)).returncode == 2

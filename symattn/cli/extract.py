@@ -213,6 +213,18 @@ def _note_record(note: Note) -> dict[str, str]:
     return {"what": key, **dict(values)}
 
 
+def _note_language(spec_text: str, args: argparse.Namespace) -> None:
+    """A spec in a language without a catalog ("pt"): said once, in the report's language."""
+    from symattn import messages
+    from symattn.problem.read import uncatalogued_language
+    from symattn.problem.spec import read_mapping
+
+    written = uncatalogued_language(read_mapping(spec_text, args.spec).get("language"))
+    if written:
+        note = messages.load(args.language or "en").fill("catalog.missing", language=written)
+        print(f"symattn: {display_name(args.spec)}: {note}", file=sys.stderr)
+
+
 def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
     """``check DOC ... --spec INPUTS.toml``: each document extracted and checked."""
     from symattn.errors import SymattnError
@@ -227,6 +239,7 @@ def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
             raise InputError("with --spec, each FILE is a document; this is a spec (.toml or "
                              ".json)", Location(file=display_name(source)))
     spec_text = _read_spec(args.spec)
+    _note_language(spec_text, args)
     checks, failed = [], 0
     for source in sources:
         try:
