@@ -37,6 +37,7 @@ from symattn.extract.sections import Section, sections
 Scorer = Callable[[Proposal, tuple[int, int]], "float | None"]
 CONTINUES = 0.7     # a section continues an example that explains this share of its score
 UNNAMED_CONFIRMED = 2.0   # an example from an unnamed matrix or row: numbers it must confirm
+MAX_PARTS = 300     # sections weighed one by one; a longer document's are taken a few at once
 
 
 @dataclass
@@ -68,15 +69,17 @@ def _normalized_lines(document: Document) -> list[tuple[int, str]]:
     return found
 
 
-def _hints(lines: list[tuple[int, str]], span: tuple[int, int]) -> Hints:
+def _hints(printed: Hints, span: tuple[int, int]) -> Hints:
     """The settings printed within the span, else anywhere before its end."""
-    inside = hints((n, t) for n, t in lines if span[0] <= n <= span[1])
+    inside = Hints([h for h in printed.d_k if span[0] <= h.line <= span[1]],
+                   [h for h in printed.temperature if span[0] <= h.line <= span[1]])
     if inside.d_k or inside.temperature:
         return inside
-    return hints((n, t) for n, t in lines if n <= span[1])
+    return Hints([h for h in printed.d_k if h.line <= span[1]],
+                 [h for h in printed.temperature if h.line <= span[1]])
 
 
-def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
+def _candidates(scanned: Scanned, printed: Hints, span: tuple[int, int],
                 earlier: list[Example], guess: bool) -> Iterator[tuple[Proposal, bool, bool]]:
     """The section's own named inputs and the inputs of the examples before it, the
     latest first (under the section's settings); the section's first matrix and row
@@ -89,16 +92,16 @@ def _candidates(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int,
             before.append((_bare(example.proposal), example.named, False))
     bases = ([(named, True, True)] if named.found else []) + before + \
         ([] if named.found or not guess else [(p, False, False) for p in unnamed(numbers)])
-    found = _hints(lines, span)
+    found = _hints(printed, span)
     for base, is_named, fresh in bases:
         for proposal in option_sets(base, found):
             yield proposal, is_named, fresh
 
 
-def _best(scanned: Scanned, lines: list[tuple[int, str]], span: tuple[int, int],
+def _best(scanned: Scanned, printed: Hints, span: tuple[int, int],
           scorer: Scorer, title: str, earlier: list[Example], guess: bool) -> Example | None:
     best: Example | None = None
-    for proposal, named, fresh in _candidates(scanned, lines, span, earlier, guess):
+    for proposal, named, fresh in _candidates(scanned, printed, span, earlier, guess):
         score = scorer(proposal, span)
         if score is not None and (best is None or score > best.score):
             best = Example(title, span, proposal, score, named, fresh, span)
@@ -117,7 +120,7 @@ def _bare(proposal: Proposal) -> Proposal:
                     [n for n in proposal.notes if n[0] not in _OPTION_NOTES], proposal.used)
 
 
-def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
+def _again(example: Example, scanned: Scanned, printed: Hints,
            scorer: Scorer) -> Example:
     """The example's setting chosen again over all its lines; for inputs that were not
     named, the other unnamed readings of its first section are weighed again too."""
@@ -127,7 +130,7 @@ def _again(example: Example, scanned: Scanned, lines: list[tuple[int, str]],
         bases += [with_mask(everything, p) for p in unnamed(within(scanned, example.found_in))]
     best = example
     best.score = -1.0       # the setting chosen over all the lines, whatever it was before
-    found = _hints(lines, example.lines)
+    found = _hints(printed, example.lines)
     for proposal in (p for base in bases for p in option_sets(base, found)):
         score = scorer(proposal, example.lines)
         if score is not None and score > best.score:
@@ -149,18 +152,18 @@ def _continues(current: Example, own: Example | None, explained: float) -> bool:
 
 
 def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
-               parts: list[Section], lines: list[tuple[int, str]], guess: bool
+               parts: list[Section], printed: Hints, guess: bool
                ) -> list[Example]:
     examples: list[Example] = []
     for section in parts:
         current = examples[-1] if examples else None
-        own = _best(scanned, lines, section.lines, scorer, section.title, examples, guess)
+        own = _best(scanned, printed, section.lines, scorer, section.title, examples, guess)
         if current is not None:
             explained = scorer(current.proposal, section.lines) or 0.0
             if not _continues(current, own, explained):
                 # before leaving it, the current example's reading over all its lines
-                current = examples[-1] = _again(current, scanned, lines, scorer)
-                own = _best(scanned, lines, section.lines, scorer, section.title, examples,
+                current = examples[-1] = _again(current, scanned, printed, scorer)
+                own = _best(scanned, printed, section.lines, scorer, section.title, examples,
                             guess)
                 explained = scorer(current.proposal, section.lines) or 0.0
             if _continues(current, own, explained):
@@ -178,11 +181,10 @@ def _assembled(document: Document, scanned: Scanned, scorer: Scorer,
     return examples
 
 
-def _split_at_settings(parts: list[Section], lines: list[tuple[int, str]]) -> list[Section]:
+def _split_at_settings(parts: list[Section], printed: Hints) -> list[Section]:
     """Sections split where a line prints a setting (``If d_k = 4``, ``√64 = 8``,
     ``T = 2``): the same inputs under another setting may start an example there."""
-    starts = sorted({n for n, text in lines
-                     if (found := hints([(n, text)])).d_k or found.temperature})
+    starts = sorted({h.line for h in printed.d_k + printed.temperature})
     result = []
     for part in parts:
         # a setting printed right under the heading is the section's own: no cut there
@@ -192,14 +194,23 @@ def _split_at_settings(parts: list[Section], lines: list[tuple[int, str]]) -> li
     return result
 
 
+def _bounded(parts: list[Section]) -> list[Section]:
+    """At most MAX_PARTS sections (neighbours merged): a bound on time for huge files."""
+    if len(parts) <= MAX_PARTS:
+        return parts
+    size = -(-len(parts) // MAX_PARTS)
+    return [Section(chunk[0].title, chunk[0].start, chunk[-1].end, chunk[0].level)
+            for chunk in (parts[k:k + size] for k in range(0, len(parts), size))]
+
+
 def find_examples(document: Document, scanned: Scanned, scorer: Scorer) -> list[Example]:
     """The document's worked examples in order (none when nothing gives inputs)."""
-    lines = _normalized_lines(document)
-    parts = _split_at_settings(sections(document.raw), lines)
+    printed = hints(_normalized_lines(document))     # every setting the text prints
+    parts = _bounded(_split_at_settings(sections(document.raw), printed))
     # unnamed readings only in a document that names no inputs anywhere
     guess = not propose(scanned).found
-    examples = _assembled(document, scanned, scorer, parts, lines, guess)
+    examples = _assembled(document, scanned, scorer, parts, printed, guess)
     if not examples and len(parts) > 1:    # the inputs spread over several sections
         whole = Section(parts[0].title, 1, parts[-1].end, 0)
-        examples = _assembled(document, scanned, scorer, [whole], lines, guess)
-    return [_again(example, scanned, lines, scorer) for example in examples]
+        examples = _assembled(document, scanned, scorer, [whole], printed, guess)
+    return [_again(example, scanned, printed, scorer) for example in examples]

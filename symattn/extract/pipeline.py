@@ -252,6 +252,17 @@ def _scorer(document: Document, scanned: Scanned, language: str
     confidence, decides: without scaling the scores and the scaled scores are the same
     numbers, which makes every placement on them ambiguous but no less confirmed."""
     derived: dict[str, Candidates | None] = {}
+    group_lines = [g.line for g in scanned.groups]      # in document order: sorted
+    single_lines = [n.line for n in scanned.singles]
+
+    def within(lines: tuple[int, int]) -> Scanned:
+        """The numbers of some lines (a long document has many sections to try)."""
+        first, last = lines
+        return Scanned(scanned.groups[bisect.bisect_left(group_lines, first):
+                                      bisect.bisect_right(group_lines, last)],
+                       scanned.singles[bisect.bisect_left(single_lines, first):
+                                       bisect.bisect_right(single_lines, last)],
+                       scanned.skipped)
 
     def score(proposal: Proposal, lines: tuple[int, int]) -> float | None:
         head = _head("", language, proposal)
@@ -265,7 +276,7 @@ def _scorer(document: Document, scanned: Scanned, language: str
         if candidates is None:
             return None
         placer = Placer(candidates)
-        placements, _ = _place(document, scanned, placer, lines)
+        placements, _ = _place(document, within(lines), placer, lines)
         inputs = {n.start for g in proposal.used for n in g.numbers}
         fits = (placer.score(n, t) for p in placements for n, t in zip(p.numbers, p.targets)
                 if n.start not in inputs)
