@@ -181,8 +181,10 @@ def test_spec_language_key_is_checked(tmp_path) -> None:  # type: ignore[no-unty
 
     problem = spec.loads('language = "UK"\n[inputs]\nscaled = [[1, 2]]\n', "a.toml")
     assert problem.language == "uk"
+    german = spec.loads('language = "de"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
+    assert (german.language, german.written_language) == ("", "de")   # no catalog: English
     with pytest.raises(InputError) as caught:
-        spec.loads('language = "de"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
+        spec.loads('language = "de!"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
     assert "b.toml" in str(caught.value) and "language" in str(caught.value)
 
 

@@ -60,6 +60,7 @@ class Problem:
     language: str = ""                      # the reader's language (messages.LANGUAGES); "" unset
     # title and description by language ("" for a text of no known language): prose_in
     prose: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
+    written_language: str = ""              # the spec's language when it has no catalog ("pt")
     tokens: tuple[str, ...] = ()
     d_k: int | None = None
     scale: Exact | Symbolic | None = None          # None: 1/sqrt(d_k)
