@@ -16,13 +16,13 @@ checks in one go, reporting every verdict at its document line.
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "run_check_documents", "is_document", "draft_path"]
+__all__ = ["register", "run", "run_check_documents", "document_fails", "is_document",
+           "draft_path"]
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
                                  display_name, language_of, one_line, write_output)
@@ -113,30 +113,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _json(checks: list[DocumentCheck], max_terms: int | None) -> str:
-    from symattn.render import report as render_report
-
-    document = json.loads(render_report.report_json([c.report for c in checks], max_terms))
-    for entry, check in zip(document["reports"], checks):
-        for claim, (line, column), cell in zip(entry["claims"], check.places,
-                                               check.cells or [None] * len(check.places)):
-            claim["line"], claim["column"] = line, column
-            if cell is not None:   # a notebook: the cell the number was printed in
-                claim["cell"] = cell
-        entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
-                               for line, column, printed in check.unplaced]
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
-
-
 def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
-    """``check DOC ... --spec INPUTS.toml``: each document extracted and checked."""
-    from symattn.errors import SymattnError
+    """``check DOC ... --spec INPUTS.toml``: each document extracted and checked. Exit
+    status 1 when a number is wrong on a certain place, or is of a kind ``--fail-on``
+    names (``suspicious``: a wrong-looking number whose place is not certain)."""
+    from symattn.cli.gates import fail_on
+    from symattn.errors import InputError, Location, SymattnError
     from symattn.extract.checking import check_document
     from symattn.extract.document import read_document
-    from symattn.render import report as render_report
 
-    from symattn.errors import InputError, Location
-
+    failing = fail_on(args.fail_on)
     for source in sources:
         if not is_document(source):
             raise InputError("with --spec, each FILE is a document; this is a spec (.toml or "
@@ -151,12 +137,29 @@ def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
             print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
             failed += 1
     if checks:
-        reports = [c.report for c in checks]
-        language = language_of(args, reports[0].language)
-        text = _json(checks, args.max_terms or None) if args.format == "json" else \
-            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-                args.format](reports, language)
-        write_output(text, args.output)
+        write_output(_rendered(checks, args), args.output)
     if failed:
         return EXIT_INPUT
-    return EXIT_WRONG if any(c.report.has_wrong for c in checks) else EXIT_OK
+    return EXIT_WRONG if any(document_fails(c, failing) for c in checks) else EXIT_OK
+
+
+def document_fails(check: DocumentCheck, names: Sequence[str]) -> bool:
+    """Whether a document's check gives exit status 1 under ``--fail-on names``: a verdict
+    named (``cli.gates.fails``), or, with ``suspicious``, a suspicious number not placed."""
+    from symattn.cli.gates import fails
+
+    return fails(check.report, names) or ("suspicious" in names and bool(check.suspicious))
+
+
+def _rendered(checks: list[DocumentCheck], args: argparse.Namespace) -> str:
+    """The document reports in ``--format`` (``--show unplaced``: with the numbers not
+    placed)."""
+    from symattn.render.reports import document
+
+    if args.format == "json":
+        return document.document_json(checks, args.max_terms or None)
+    language = language_of(args, checks[0].report.language)
+    show = getattr(args, "show", None) == "unplaced"
+    layout = document.document_markdown if args.format == "markdown" else \
+        document.document_text
+    return layout(checks, language, show)
