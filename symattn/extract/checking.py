@@ -167,7 +167,8 @@ def check_draft(document: Document, draft: Draft, spec_name: str = "<spec>",
         if verdict.verdict == "wrong" and not placement.anchored:
             verdict = _suspicious(verdict)
             suspicious.append(Suspicious(number.line, number.column, number.printed,
-                                         _nearest_of(number, placement, own()), index))
+                                         _nearest_of(number, placement, own(),
+                                                     verdict.position), index))
         verdicts.append(verdict)
     suspicious += _unplaced_suspicious(draft.unplaced, own, others)
     suspicious.sort(key=lambda s: (s.line, s.column))
@@ -268,29 +269,34 @@ def _close(number: Number, near: Near) -> bool:
         distance <= NEAR_SHARE * abs(near.value)
 
 
-def _nearest_of(number: Number, placement: Placement, own: Computation) -> tuple[Near, ...]:
-    """The quantities nearest a placed number: the placement's own list when it has one."""
+def _nearest_of(number: Number, placement: Placement, own: Computation, position: str
+                ) -> tuple[Near, ...]:
+    """The quantities nearest a placed number (the placement's own list when it has one);
+    of two as near, the one it is placed on first."""
     if placement.nearest:
         return tuple(Near(key, value) for key, value in placement.nearest[:_NEAREST])
-    return _nearest(number, [own])
+    return _nearest(number, [own], first=position)
 
 
 def _nearest(number: Number, computations: Sequence[Computation],
-             allowed: Callable[[Candidate, Number], bool] = lambda c, n: True
-             ) -> tuple[Near, ...]:
+             allowed: Callable[[Candidate, Number], bool] = lambda c, n: True,
+             first: str = "") -> tuple[Near, ...]:
     """The quantities nearest in value to a printed number (written-out terms left out:
-    they repeat other entries; and those not ``allowed``), nearest first."""
+    they repeat other entries; and those not ``allowed``), nearest first (of two as near,
+    the one whose claim key is ``first``)."""
     value = number.approximately
     if not math.isfinite(value):
         return ()
     pool = ((abs(c.value - value), n, c) for n, computation in enumerate(computations)
             for c in computation.candidates.all
             if c.target.part != "term" and math.isfinite(c.value) and allowed(c, number))
+    nearest = [(distance, Near(computations[n].candidates.label(c.target), c.value,
+                               computations[n].title))
+               for distance, n, c in heapq.nsmallest(4 * _NEAREST, pool,
+                                                     key=lambda t: (t[0], t[1]))]
+    nearest.sort(key=lambda t: (t[0], t[1].position != first))
     found: list[Near] = []
-    for _, n, candidate in heapq.nsmallest(4 * _NEAREST, pool, key=lambda t: (t[0], t[1])):
-        computation = computations[n]
-        near = Near(computation.candidates.label(candidate.target), candidate.value,
-                    computation.title)
+    for _, near in nearest:
         if near not in found:
             found.append(near)
     # the nearest always; the others only when they too are close
