@@ -175,3 +175,23 @@ def test_seed_001_reports_the_softmax_of_10_2_1_printed_as_0_9997(
     found = [s for s in report["suspicious"] if s["printed"] == "0.9997"]
     assert [(s["line"], s["position"], s["nearest"][0]["computation"]) for s in found] == \
         [(60, None, "softmax [10, 2, 1]")]
+
+
+def test_a_number_the_checker_cannot_read_is_not_placed_and_the_rest_is_checked(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # e^10 = 22026.46...: "22,026" reads as 22026 or 22.026, and the page writes decimal
+    # points elsewhere, so no claim can say which; the other numbers are still judged
+    document, spec = tmp_path / "page.md", tmp_path / "inputs.toml"
+    document.write_text("Scores [10, 0].\n\ne^10 = 22,026 and e^0 = 1.0000, so the weights "
+                        "are [0.99995, 0.00005].\n", encoding="utf-8")
+    spec.write_text('[inputs]\nscaled = [[10, 0]]\n[options]\nscale = "none"\n',
+                    encoding="utf-8")
+    weight = 1 / (1 + math.exp(-10))
+    assert (round(weight, 5), round(1 - weight, 5)) == (0.99995, 0.00005)
+    status, report = _json(capsys, str(document), "--spec", str(spec))
+    assert status == 0
+    assert report["not_placed"] == [{"line": 3, "column": 8, "printed": "22,026"}]
+    assert {(c["position"], c["printed"], c["verdict"]) for c in report["claims"]
+            if c["line"] == 3 and c["step"] != "scaled"} == {
+        ("exp[1,2]", "1.0000", "ok"), ("weights[1,1]", "0.99995", "ok"),
+        ("weights[1,2]", "0.00005", "ok")}

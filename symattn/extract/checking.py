@@ -43,7 +43,7 @@ from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, SymattnError
 from symattn.extract.candidates import Candidate, Candidates
 from symattn.extract.document import Document
-from symattn.extract.draft import label_claims
+from symattn.extract.draft import label_claims, toml_key
 from symattn.extract.pipeline import Draft, extract
 from symattn.extract.place import Placement
 from symattn.extract.scanner import Number
@@ -146,13 +146,7 @@ def check_draft(document: Document, draft: Draft, spec_name: str = "<spec>",
     be near a quantity."""
     if language:   # labels of repeated printings in the reader's language
         draft = dataclasses.replace(draft, language=language)
-    text = draft.text(document)
-    problem = spec.loads(text, spec_name)
-    if not problem.claims:
-        raise InputError("no printed number of the document could be placed on this "
-                         f"computation ({spec_name})", None)
-    derivation = pipeline.derive(problem)
-    report = checker.check(derivation, rounding, working)
+    draft, text, derivation, report = _judged(document, draft, spec_name, rounding, working)
     word = messages.load(language or draft.language or "en").fill("extract.line",
                                                                    line="{line}")
     printed = [(n, c.placement) for c in label_claims(draft.placements, word)
@@ -177,6 +171,43 @@ def check_draft(document: Document, draft: Draft, spec_name: str = "<spec>",
     return DocumentCheck(report, tuple(places), text,
                          tuple((n.line, n.column, n.printed) for n in draft.unplaced), cells,
                          tuple(suspicious), len(getattr(document, "unreadable", ())))
+
+
+def _judged(document: Document, draft: Draft, spec_name: str, rounding: str | None,
+            working: bool) -> tuple[Draft, str, Derivation, Report]:
+    """The draft (its text, derivation and the checker's report) once the checker reads
+    it: a placement whose claim it refuses (a number that reads two ways, 22,026) is
+    dropped and its numbers listed as not placed, so that one such number does not stop
+    the check of the whole document."""
+    while True:
+        text = draft.text(document)
+        try:
+            problem = spec.loads(text, spec_name)
+            if not problem.claims:
+                raise InputError("no printed number of the document could be placed on "
+                                 f"this computation ({spec_name})", None)
+            derivation = pipeline.derive(problem)
+            return draft, text, derivation, checker.check(derivation, rounding, working)
+        except InputError as error:
+            refused = _refused(draft, error)
+            if refused is None:
+                raise
+            draft = dataclasses.replace(
+                draft, placements=[p for p in draft.placements if p is not refused],
+                unplaced=sorted([*draft.unplaced, *refused.numbers], key=lambda n: n.start))
+
+
+def _refused(draft: Draft, error: InputError) -> Placement | None:
+    """The placement whose claim ``error`` is about, if it is about one."""
+    where = error.location.key if error.location else None
+    if not where:
+        return None
+    word = messages.load(draft.language or "en").fill("extract.line", line="{line}")
+    for claimed in label_claims(draft.placements, word):
+        key = f"claims.{toml_key(claimed.key)}"
+        if where == key or where.startswith((key + ".", key + "[")):
+            return claimed.placement
+    return None
 
 
 class _Lazy:
@@ -273,9 +304,12 @@ def _nearest_of(number: Number, placement: Placement, own: Computation, position
                 ) -> tuple[Near, ...]:
     """The quantities nearest a placed number (the placement's own list when it has one);
     of two as near, the one it is placed on first."""
-    if placement.nearest:
-        return tuple(Near(key, value) for key, value in placement.nearest[:_NEAREST])
-    return _nearest(number, [own], first=position)
+    if not placement.nearest:
+        return _nearest(number, [own], first=position)
+    value = number.approximately
+    listed = sorted((Near(key, near) for key, near in placement.nearest),
+                    key=lambda n: (abs(n.value - value), n.position != position))
+    return _first_and_close(number, listed)
 
 
 def _nearest(number: Number, computations: Sequence[Computation],
@@ -299,5 +333,9 @@ def _nearest(number: Number, computations: Sequence[Computation],
     for _, near in nearest:
         if near not in found:
             found.append(near)
-    # the nearest always; the others only when they too are close
-    return tuple(found[:1] + [n for n in found[1:_NEAREST] if _close(number, n)])
+    return _first_and_close(number, found)
+
+
+def _first_and_close(number: Number, nearest: Sequence[Near]) -> tuple[Near, ...]:
+    """The nearest quantity always; the next ones only when they too are close."""
+    return tuple([*nearest[:1], *(n for n in nearest[1:_NEAREST] if _close(number, n))])
