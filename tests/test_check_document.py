@@ -195,3 +195,16 @@ def test_a_number_the_checker_cannot_read_is_not_placed_and_the_rest_is_checked(
             if c["line"] == 3 and c["step"] != "scaled"} == {
         ("exp[1,2]", "1.0000", "ok"), ("weights[1,1]", "0.99995", "ok"),
         ("weights[1,2]", "0.00005", "ok")}
+
+
+def test_summary_gives_the_counts_only(capsys: pytest.CaptureFixture[str],
+                                       tmp_path: Path) -> None:
+    document, spec = _files(tmp_path, BY_VALUE)
+    status, out, _ = run(capsys, "check", document, "--spec", spec, "--summary",
+                         "--language", "en")
+    assert status == 0 and len(out.splitlines()) == 1
+    assert out.rstrip().endswith("In the document: 4 numbers placed, 2 suspicious, "
+                                 "5 not placed, 0 unreadable.")
+    status, report = _json(capsys, document, "--spec", spec, "--summary")
+    assert "claims" not in report and report["document"]["suspicious"] == 2
+    assert [s["position"] for s in report["suspicious"]] == ["weights[1,2]", None]

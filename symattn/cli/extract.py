@@ -153,12 +153,15 @@ def document_fails(check: DocumentCheck, names: Sequence[str]) -> bool:
 
 def _rendered(checks: list[DocumentCheck], args: argparse.Namespace) -> str:
     """The document reports in ``--format`` (``--show unplaced``: with the numbers not
-    placed)."""
+    placed; ``--summary``: the counts only)."""
     from symattn.render.reports import document
 
+    summary = getattr(args, "summary", False)
     if args.format == "json":
-        return document.document_json(checks, args.max_terms or None)
+        return document.document_json(checks, args.max_terms or None, claims=not summary)
     language = language_of(args, checks[0].report.language)
+    if summary:
+        return document.document_summary(checks, language, args.format == "markdown")
     show = getattr(args, "show", None) == "unplaced"
     layout = document.document_markdown if args.format == "markdown" else \
         document.document_text

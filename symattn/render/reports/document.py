@@ -16,15 +16,16 @@ or null when not placed, and ``nearest``) and ``not_placed``.
 
 from __future__ import annotations
 
-__all__ = ["document_text", "document_markdown", "document_json"]
+__all__ = ["document_text", "document_markdown", "document_json", "document_summary"]
 
 from decimal import ROUND_DOWN, Decimal
 from typing import Any, Sequence, cast
 
 from symattn.extract.checking import DocumentCheck, Near, Suspicious
 from symattn.render.reasons import NoteWriter
-from symattn.render.report import (compact_json, report_markdown_lines, report_text_lines,
-                                   report_document, report_writer)
+from symattn.render.markdown_document import escape_markdown
+from symattn.render.report import (compact_json, report_document, report_markdown_lines,
+                                   report_table, report_text_lines, report_writer)
 
 
 def _shown(value: float, printed: str) -> str:
@@ -110,29 +111,53 @@ def _nearest_json(found: Suspicious) -> list[dict[str, str]]:
             for n in found.nearest]
 
 
-def document_json(checks: Sequence[DocumentCheck], max_terms: int | None) -> str:
-    """The reports as one JSON document (schemas/check.json)."""
-    document = report_document([c.report for c in checks], max_terms)
+def document_summary(checks: Sequence[DocumentCheck], language: str | None = None,
+                     markdown: bool = False) -> str:
+    """``--summary``: each document's heading, its counts and the document's counts, one
+    line each (a Markdown heading and paragraphs with ``markdown``)."""
+    out = []
+    for check in checks:
+        heading, counts, _, _ = report_table(check.report, language)
+        notes = report_writer(check.report, language, "markdown" if markdown else "plain")
+        if markdown:
+            out.append(f"## {escape_markdown(heading)}\n\n{escape_markdown(counts)}\n\n"
+                       f"{_counts(check, notes)}\n")
+        else:
+            out.append(f"{heading}: {counts} {_counts(check, notes)}")
+    return "\n".join(out) + "\n"
+
+
+def document_json(checks: Sequence[DocumentCheck], max_terms: int | None,
+                  claims: bool = True) -> str:
+    """The reports as one JSON document (schemas/check.json); without ``claims``
+    (``--summary``) each report has its counts and lists but no claims."""
+    document = report_document([c.report for c in checks], max_terms, claims)
     entries = cast("list[dict[str, Any]]", document["reports"])
     for entry, check in zip(entries, checks):
-        claims = entry["claims"]
+        _document_entry(entry, check)
+    return compact_json(document)
+
+
+def _document_entry(entry: dict[str, Any], check: DocumentCheck) -> None:
+    """A report's JSON entry with the document's places, counts and lists."""
+    claims = entry.get("claims")
+    if claims is not None:
         for claim, (line, column), cell in zip(claims, check.places,
                                                check.cells or [None] * len(check.places)):
             claim["line"], claim["column"] = line, column
             if cell is not None:   # a notebook: the cell the number was printed in
                 claim["cell"] = cell
-        suspicious = []
-        for found in check.suspicious:
-            nearest = _nearest_json(found)
-            if found.claim is not None:
-                claims[found.claim]["nearest"] = nearest
-            suspicious.append({"line": found.line, "column": found.column,
-                               "printed": found.printed,
-                               "position": None if found.claim is None else
-                               claims[found.claim]["position"], "nearest": nearest})
-        entry["summary"].setdefault("suspicious", 0)
-        entry["document"] = check.counts
-        entry["suspicious"] = suspicious
-        entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
-                               for line, column, printed in check.unplaced]
-    return compact_json(document)
+    suspicious = []
+    for found in check.suspicious:
+        nearest = _nearest_json(found)
+        if found.claim is not None and claims is not None:
+            claims[found.claim]["nearest"] = nearest
+        suspicious.append({"line": found.line, "column": found.column,
+                           "printed": found.printed,
+                           "position": None if found.claim is None else
+                           check.report.verdicts[found.claim].position, "nearest": nearest})
+    entry["summary"].setdefault("suspicious", 0)
+    entry["document"] = check.counts
+    entry["suspicious"] = suspicious
+    entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
+                           for line, column, printed in check.unplaced]
