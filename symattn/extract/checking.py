@@ -302,9 +302,10 @@ def _close(number: Number, near: Near) -> bool:
 
 def _nearest_of(number: Number, placement: Placement, own: Computation, position: str
                 ) -> tuple[Near, ...]:
-    """The quantities nearest a placed number (the placement's own list when it has one);
-    of two as near, the one it is placed on first."""
-    if not placement.nearest:
+    """The quantities nearest a placed number (the placement's own list when it has one
+    and is of this number: a group's list is of its worst number); of two as near, the
+    one it is placed on first."""
+    if not placement.nearest or len(placement.numbers) > 1:
         return _nearest(number, [own], first=position)
     value = number.approximately
     listed = sorted((Near(key, near) for key, near in placement.nearest),
