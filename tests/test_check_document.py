@@ -208,3 +208,25 @@ def test_summary_gives_the_counts_only(capsys: pytest.CaptureFixture[str],
     status, report = _json(capsys, document, "--spec", spec, "--summary")
     assert "claims" not in report and report["document"]["suspicious"] == 2
     assert [s["position"] for s in report["suspicious"]] == ["weights[1,2]", None]
+
+
+def test_a_number_not_placed_is_suspicious_only_when_close_to_a_quantity(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # softmax([0, 0, 0]) = 1/3 each. 0.3335 is 1.7 units in its last place from 1/3 (too
+    # far to be placed, close enough to be a slip); 0.3340 is 6.7 units away; 0.9998 is
+    # near only the row sum (1, which a sum of rounded weights is near) and 1.0000002
+    # only e^0 = 1, a value its places would write as 1.0000000
+    document, spec = tmp_path / "page.md", tmp_path / "inputs.toml"
+    document.write_text("Scores [0, 0, 0].\n\nSoftmax gives [0.333, 0.333, 0.333].\n\n"
+                        "Momentum 0.9998, a ratio of 1.0000002, a rate of 0.3340 and a "
+                        "weight of 0.3335.\n", encoding="utf-8")
+    spec.write_text('[inputs]\nscaled = [[0, 0, 0]]\n[options]\nscale = "none"\n',
+                    encoding="utf-8")
+    assert abs(0.3335 - 1 / 3) / 1e-4 < 3 < abs(0.3340 - 1 / 3) / 1e-4
+    _, report = _json(capsys, str(document), "--spec", str(spec))
+    assert {"0.9998", "1.0000002", "0.3340", "0.3335"} <= \
+        {n["printed"] for n in report["not_placed"]}
+    unplaced = [s for s in report["suspicious"] if s["position"] is None]
+    assert [s["printed"] for s in unplaced] == ["0.3335"]
+    assert [(n["position"], n["exact_decimal"]) for n in unplaced[0]["nearest"]][0] == \
+        ("weights[1,1]", _cut(1 / 3, 6) + "...")
