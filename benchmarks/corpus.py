@@ -5,6 +5,7 @@
     python -m benchmarks.corpus --form pdf         # the PDF renderings
     python -m benchmarks.corpus --form all -v      # every form, one line per example
     python -m benchmarks.corpus --infer -v         # inputs inferred without a spec
+    python -m benchmarks.corpus --check -v         # false alarms and slips of check DOC
 
 It reads the development corpus in ``../shared/corpus`` (outside documents with
 hand transcriptions; see its README) and, for each transcribed example, runs
@@ -18,11 +19,22 @@ into the project; without the corpus this prints so and exits with status 2.
 example, whether one of the drafts made from its document (``DRAFT.toml``,
 ``DRAFT-2.toml`` ...) is the same computation as ``SLUG.inputs.toml``: the same
 attention weights and outputs, compared numerically.
+
+``--check`` runs ``python -m symattn check DOC --spec SLUG.inputs.toml -f json``
+instead and compares its verdicts with the corpus's independent ones
+(``truth/verdicts.json``), matching each reported number to a transcribed one by
+step, position and printed text (labels differ): **false alarms** are numbers
+reported wrong whose true verdict is ok or propagated, or that stand where the
+transcription has no such number (a number put on a quantity it is not);
+**slips found** are truly wrong numbers reported wrong or suspicious (a suspicious
+number not placed counts at its nearest quantity); **slips missed** the others.
+The goal: no false alarm, every slip found.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import subprocess
@@ -30,6 +42,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -155,6 +169,141 @@ def infer(corpus: Path, only: str, verbose: bool) -> int:
         made = sum(len(d) for d in drafts.values())
         print(f"inputs inferred: {matched}/{total} examples ({share}); "
               f"{made} drafts from {documents} documents")
+@dataclass(frozen=True)
+class CheckScore:
+    slug: str
+    false_alarms: int
+    slips_found: int
+    slips: int                 # the truly wrong numbers of the transcription
+    suspicious: int            # numbers the report calls suspicious
+    note: str = ""
+    alarms: tuple[str, ...] = ()   # each false alarm, for -v
+
+
+def scorer(corpus: Path) -> ModuleType:
+    """The corpus's own ``score_extract.py``, read from the corpus (its key expansion
+    and printed-text normalisation are the measure's)."""
+    spec = importlib.util.spec_from_file_location("score_extract", corpus / "score_extract.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_POSITION = re.compile(r"^(?P<step>[^\[]+?)(?:\[(?P<row>\d+)(?:,(?P<column>\d+))?\])?"
+                       r"(?:\.(?P<part>terms|sum)(?:\[(?P<term>\d+)\])?)?$")
+
+
+def position_of(text: str) -> tuple[str, str, int, int, int] | None:
+    """A report's position (``weights[3,1]``, ``scores[3,1].terms[2]``, ``weights[3].sum``,
+    ``exp_sum[2]``, ``divisor``) as the scorer's (step, part, row, column, term)."""
+    match = _POSITION.match(text)
+    if match is None:
+        return None
+    step = match["step"]
+    if step == "divisor":
+        return (step, "divisor", 0, 0, 0)
+    row, column = int(match["row"] or 1), int(match["column"] or 1)
+    if match["part"] == "sum":
+        return (step, "sum", row, 0, 0)
+    if match["part"] == "terms":
+        return (step, "term", row, column, int(match["term"] or 1))
+    return (step, "entry", row, column, 0)
+
+
+def truth_numbers(module: ModuleType, truth: dict[str, Any], verdicts: dict[str, Any]
+                  ) -> list[tuple[tuple[str, str, int, int, int], str, str]]:
+    """(position, printed text, true verdict) of every transcribed number."""
+    claims, _ = module.expand(truth.get("claims") or {}, module.infer_shapes(truth),
+                              module.query_positions(truth))
+    found = []
+    for claim in claims:
+        step, part, row, column, term = claim.pos
+        key = step + {"term": ".terms", "sum": ".sum"}.get(part, "") + \
+            (f" @ {claim.label}" if claim.label else "")
+        where = {"divisor": "1", "sum": f"{row}", "term": f"{row},{column},t{term}"}.get(
+            part, f"{row},{column}")
+        verdict = verdicts.get(key, {}).get(where)
+        if verdict is not None:
+            found.append((claim.pos, claim.text, verdict))
+    return found
+
+
+def _reported(module: ModuleType, report: dict[str, Any]
+              ) -> list[tuple[tuple[str, str, int, int, int] | None, str, str, str]]:
+    """(position, printed text, verdict, line) of every number the report judged; a
+    suspicious number the report could not place stands at its nearest quantity."""
+    found = []
+    for claim in report.get("claims", []):
+        found.append((position_of(claim["position"]), module.norm(claim["printed"]),
+                      claim["verdict"], claim.get("line")))
+    for number in report.get("suspicious", []):
+        if not number.get("placed"):
+            nearest = (number.get("nearest") or [{}])[0]
+            found.append((position_of(nearest.get("position", "")),
+                          module.norm(number["printed"]), "suspicious", number["line"]))
+    return found
+
+
+def _where(position: tuple[str, str, int, int, int] | None) -> str:
+    if position is None:
+        return "?"
+    step, part, row, column, term = position
+    return {"divisor": step, "sum": f"{step}[{row}].sum",
+            "term": f"{step}[{row},{column}].terms[{term}]"}.get(part, f"{step}[{row},{column}]")
+
+
+def check_one(corpus: Path, slug: str, document: Path, verdicts: dict[str, Any]) -> CheckScore:
+    """``check DOC --spec`` of one example against the true verdicts."""
+    module = scorer(corpus)
+    done = subprocess.run([sys.executable, "-m", "symattn", "check", str(document), "--spec",
+                           str(corpus / f"{slug}.inputs.toml"), "-f", "json"],
+                          capture_output=True, text=True, cwd=ROOT)
+    truth = truth_numbers(module, module.read_spec(str(corpus / "truth" / f"{slug}.toml")),
+                          verdicts.get(slug, {}))
+    slips = [t for t in truth if t[2] == "wrong"]
+    if done.returncode not in (0, 1):
+        last = (done.stderr.strip().splitlines() or ["no report"])[-1]
+        return CheckScore(slug, 0, 0, len(slips), 0, f"check: {last[:90]}")
+    reports = json.loads(done.stdout)["reports"]
+    reported = [r for report in reports for r in _reported(module, report)]
+    left = list(truth)            # matched one to one, in document order
+    alarms, found, suspicious = [], 0, 0
+    for position, text, verdict, line in reported:
+        match = next((t for t in left if t[0] == position and t[1] == text), None)
+        if match is not None:
+            left.remove(match)
+        suspicious += verdict == "suspicious"
+        if match is not None and match[2] == "wrong" and verdict in ("wrong", "suspicious"):
+            found += 1
+        if verdict == "wrong" and (match is None or match[2] != "wrong"):
+            truly = f"truly {match[2]}" if match else "not transcribed at that place"
+            alarms.append(f"line {line}: {text} reported wrong at {_where(position)} "
+                          f"({truly})")
+    return CheckScore(slug, len(alarms), found, len(slips), suspicious, alarms=tuple(alarms))
+
+
+def main_check(args: argparse.Namespace, forms: list[str]) -> int:
+    """``--check``: false alarms and slips of ``check DOC --spec`` per form."""
+    verdicts = json.loads((args.corpus / "truth" / "verdicts.json").read_text(encoding="utf-8"))
+    print(f"{'form':<8} {'false alarms':>12} {'slips found':>12} {'missed':>7} "
+          f"{'suspicious':>10}")
+    for form in forms:
+        scores = []
+        for slug, source in examples(args.corpus):
+            document = document_in(form, source)
+            if args.only in slug and document.exists():
+                scores.append(check_one(args.corpus, slug, document, verdicts))
+        for score in scores if args.verbose else []:
+            print(f"  {score.slug:<28} alarms {score.false_alarms:<3} slips "
+                  f"{score.slips_found:>3}/{score.slips:<3} suspicious {score.suspicious:<3} "
+                  f"{score.note}")
+            for alarm in score.alarms:
+                print(f"      {alarm}")
+        slips = sum(s.slips for s in scores)
+        found = sum(s.slips_found for s in scores)
+        print(f"{form:<8} {sum(s.false_alarms for s in scores):>12} "
+              f"{found:>7}/{slips:<4} {slips - found:>7} {sum(s.suspicious for s in scores):>10}")
     return 0
 
 
@@ -166,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per example")
     parser.add_argument("--infer", action="store_true",
                         help="measure the inputs extract infers without a spec")
+    parser.add_argument("--check", action="store_true",
+                        help="run check DOC --spec and count false alarms and slips found "
+                             "against truth/verdicts.json")
     args = parser.parse_args(argv)
     if not (args.corpus / "score_extract.py").exists():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
@@ -173,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.infer:
         return infer(args.corpus, args.only, args.verbose)
     forms = list(FORMS) if args.form == "all" else [args.form]
+    if args.check:
+        return main_check(args, forms)
     print(f"{'form':<8} {'placed':>13} {'placed wrongly':>15}")
     with tempfile.TemporaryDirectory() as work:
         for form in forms:

@@ -139,20 +139,22 @@ def test_extract_writes_drafts_that_check_accepts(capsys: pytest.CaptureFixture[
 def test_check_a_document_reports_lines_and_columns(capsys: pytest.CaptureFixture[str],
                                                     tmp_path: Path) -> None:
     document = tmp_path / "page.md"
-    # softmax(0, ln 3)? No roots here: scores 0 and 0 give 0.5 each; 0.6 is wrong
+    # softmax(0, ln 3)? No roots here: scores 0 and 0 give 0.5 each; 0.6 is wrong, on a
+    # row placed by its values alone: suspicious (docs/checking.md, the fail-safe rule)
     document.write_text("Scores [0, 0].\n\nSoftmax gives [0.5, 0.6].\n", encoding="utf-8")
     spec = tmp_path / "inputs.toml"
     spec.write_text('[inputs]\nscaled = [[0, 0]]\n[options]\nscale = "none"\n',
                     encoding="utf-8")
     status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-f", "json")
     claims = json.loads(out)["reports"][0]["claims"]
-    wrong = [(c["position"], c["line"], c["column"]) for c in claims if c["verdict"] == "wrong"]
-    assert status == 1 and wrong == [("weights[1,2]", 3, 21)]
+    doubtful = [(c["position"], c["line"], c["column"]) for c in claims
+                if c["verdict"] == "suspicious"]
+    assert status == 0 and doubtful == [("weights[1,2]", 3, 21)]
     status, out, _ = run(capsys, "check", str(document), "--spec", str(spec))
-    assert status == 1 and "weights[1,2] @ line 3" in out
+    assert status == 0 and "weights[1,2] @ line 3" in out
     status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-f", "markdown")
     # Markdown: the label in <code>, its brackets escaped as check --format markdown does
-    assert status == 1 and "<code>weights&#91;1,2&#93; @ line 3</code>" in out
+    assert status == 0 and "<code>weights&#91;1,2&#93; @ line 3</code>" in out
     status, _, err = run(capsys, "check", str(spec), "--spec", str(spec))
     assert status == 2
     assert_one_line_error(err, "inputs.toml", "each FILE is a document")
@@ -166,12 +168,14 @@ def test_check_seed_001_reports_its_wrong_numbers_at_their_lines(
     spec = Path(__file__).parent.parent / "symattn" / "examples" / "001-kocka-spi-venku.toml"
     status, out, _ = run(capsys, "check", str(path), "--spec", str(spec), "-f", "json")
     claims = json.loads(out)["reports"][0]["claims"]
-    wrong = sorted((c["position"], c["printed"], c["line"]) for c in claims
-                   if c["verdict"] == "wrong")
+    # wrong where the place is certain, suspicious where it is not (the fail-safe rule)
+    flagged = sorted((c["position"], c["printed"], c["line"]) for c in claims
+                     if c["verdict"] in ("wrong", "suspicious"))
     # e^0.445 = 1.5604902... printed 1.561 (lines 71 and 75); token 1's masked score is
     # q1.k1 / 2 = 1.1 / 2 = 0.55, printed 0.485 (line 86)
-    assert status == 1 and wrong == [("exp[3,2]", "1.561", 71), ("exp[3,2]", "1.561", 75),
-                                     ("masked[1,1]", "0.485", 86)]
+    assert flagged == [("exp[3,2]", "1.561", 71), ("exp[3,2]", "1.561", 75),
+                       ("masked[1,1]", "0.485", 86)]
+    assert status == (1 if any(c["verdict"] == "wrong" for c in claims) else 0)
 
 
 @pytest.mark.parametrize("content, parts", [

@@ -64,6 +64,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="FILEs are documents (text, Markdown, LaTeX, HTML, notebooks): "
                              "extract their printed numbers with these inputs and check them, "
                              "reporting each at its document line (docs/extract.md)")
+    parser.add_argument("--show", choices=("unplaced",), default=None,
+                        help="with --spec: also list the numbers not placed (line, column, "
+                             "text)")
     add_language_options(parser, locale=False)
     add_gate_options(parser)
     return {"check": run}

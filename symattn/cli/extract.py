@@ -16,14 +16,14 @@ checks in one go, reporting every verdict at its document line.
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "run_check_documents", "run_check_inferred", "is_document",
-           "draft_path"]
+__all__ = ["register", "run", "run_check_documents", "run_check_inferred", "document_fails",
+           "is_document", "draft_path"]
 
 import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
                                  display_name, language_of, one_line, write_output)
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from symattn.extract.pipeline import Draft, Extraction
 
 _SPEC_SUFFIXES = (".toml", ".json")
+_DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".tex", ".ipynb", ".html", ".htm",
+                      ".xhtml", ".pdf", ".docx", ".rst")
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
@@ -58,9 +60,23 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 
 def is_document(source: str) -> bool:
-    """A file ``check`` reads as a document: anything but a .toml or .json spec (or ``-``,
-    a spec on standard input)."""
-    return source != "-" and Path(source).suffix.lower() not in _SPEC_SUFFIXES
+    """A file ``check`` reads as a document rather than a spec: a document's suffix
+    (``.md``, ``.pdf`` ...), or a file of another name whose text has no spec table
+    (``[inputs]``, ``[sizes]``). A pipe (``-``, ``/dev/stdin``) is a spec: it can be read
+    only once."""
+    import re
+
+    suffix = Path(source).suffix.lower()
+    if source == "-" or suffix in _SPEC_SUFFIXES:
+        return False
+    if suffix in _DOCUMENT_SUFFIXES:
+        return True
+    path = Path(source)
+    if not path.is_file():
+        return False          # a pipe, or no such file: the spec reader says so
+    with path.open("rb") as file:
+        head = file.read(65536).decode("utf-8", errors="replace")
+    return not re.search(r"(?m)^\s*\[\s*(?:inputs|sizes|options|claims)\s*\]", head)
 
 
 def draft_path(output: str, number: int) -> str:
@@ -119,21 +135,6 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _json(checks: list[DocumentCheck], max_terms: int | None) -> str:
-    from symattn.render import report as render_report
-
-    document = json.loads(render_report.report_json([c.report for c in checks], max_terms))
-    for entry, check in zip(document["reports"], checks):
-        for claim, (line, column), cell in zip(entry["claims"], check.places,
-                                               check.cells or [None] * len(check.places)):
-            claim["line"], claim["column"] = line, column
-            if cell is not None:   # a notebook: the cell the number was printed in
-                claim["cell"] = cell
-        entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
-                               for line, column, printed in check.unplaced]
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
-
-
 def _example_header(number: int, draft: Draft, language: str) -> list[str]:
     """What ``check DOC`` inferred for one example, in the reader's language."""
     from symattn import messages
@@ -149,9 +150,10 @@ def _example_header(number: int, draft: Draft, language: str) -> list[str]:
 
 def _checked_examples(source: str, args: argparse.Namespace
                       ) -> list[tuple[int, Draft, DocumentCheck]]:
-    """``check DOC`` without a spec: each worked example of the document, checked."""
+    """``check DOC`` without a spec: each worked example of the document, checked under
+    the fail-safe rule (the other examples are where a number not placed may be near)."""
     from symattn.errors import SymattnError
-    from symattn.extract.checking import check_draft
+    from symattn.extract.checking import check_draft, side_computations
     from symattn.extract.document import read_document
     from symattn.extract.pipeline import extract, guess_language
 
@@ -159,8 +161,9 @@ def _checked_examples(source: str, args: argparse.Namespace
     checked = []
     for number, draft in enumerate(extract(document).drafts, start=1):
         try:
-            checked.append((number, draft, check_draft(document, draft, source, args.rounding,
-                                                       args.working, args.language)))
+            checked.append((number, draft, check_draft(
+                document, draft, source, args.rounding, args.working, args.language,
+                lambda: side_computations(document))))
         except SymattnError:     # a draft on which no printed number could be placed
             continue
     if not checked:
@@ -174,10 +177,11 @@ def _checked_examples(source: str, args: argparse.Namespace
 
 def run_check_inferred(args: argparse.Namespace, sources: list[str]) -> int:
     """``check DOC ...`` without ``--spec``: each document's examples found, their inputs
-    inferred and said, then checked."""
+    inferred and said, then checked (exit status as ``run_check_documents``)."""
+    from symattn.cli.gates import fail_on
     from symattn.errors import SymattnError
-    from symattn.render import report as render_report
 
+    failing = fail_on(args.fail_on)
     found: list[tuple[int, Draft, DocumentCheck]] = []
     failed = 0
     for source in sources:
@@ -188,25 +192,26 @@ def run_check_inferred(args: argparse.Namespace, sources: list[str]) -> int:
             failed += 1
     checks = [check for _, _, check in found]
     if checks:
-        language = language_of(args, checks[0].report.language)
-        if args.format == "json":
-            text = _json(checks, args.max_terms or None)
-            document = json.loads(text)
-            for entry, (number, draft, _) in zip(document["reports"], found):
-                entry["example"] = {"number": number, "lines": list(draft.lines or ()),
-                                    "title": draft.title,
-                                    "inferred": [_note_record(n) for n in draft.notes]}
-            text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
-        else:
-            render = {"text": render_report.report_text,
-                      "markdown": render_report.report_markdown}[args.format]
-            text = "\n".join("\n".join(_example_header(number, draft, language)) + "\n\n" +
-                             render([check.report], language)
-                             for number, draft, check in found)
-        write_output(text, args.output)
+        write_output(_rendered_examples(found, args), args.output)
     if failed:
         return EXIT_INPUT
-    return EXIT_WRONG if any(c.report.has_wrong for c in checks) else EXIT_OK
+    return EXIT_WRONG if any(document_fails(c, failing) for c in checks) else EXIT_OK
+
+
+def _rendered_examples(found: list[tuple[int, Draft, DocumentCheck]],
+                       args: argparse.Namespace) -> str:
+    """Each example's report after what was inferred for it (JSON: in ``example``)."""
+    checks = [check for _, _, check in found]
+    if args.format == "json":
+        document = json.loads(_rendered(checks, args))
+        for entry, (number, draft, _) in zip(document["reports"], found):
+            entry["example"] = {"number": number, "lines": list(draft.lines or ()),
+                                "title": draft.title,
+                                "inferred": [_note_record(n) for n in draft.notes]}
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    language = language_of(args, checks[0].report.language)
+    return "\n".join("\n".join(_example_header(number, draft, language)) + "\n\n" +
+                     _rendered([check], args) for number, draft, check in found)
 
 
 def _note_record(note: Note) -> dict[str, str]:
@@ -227,14 +232,15 @@ def _note_language(spec_text: str, args: argparse.Namespace) -> None:
 
 
 def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
-    """``check DOC ... --spec INPUTS.toml``: each document extracted and checked."""
-    from symattn.errors import SymattnError
+    """``check DOC ... --spec INPUTS.toml``: each document extracted and checked. Exit
+    status 1 when a number is wrong on a certain place, or is of a kind ``--fail-on``
+    names (``suspicious``: a wrong-looking number whose place is not certain)."""
+    from symattn.cli.gates import fail_on
+    from symattn.errors import InputError, Location, SymattnError
     from symattn.extract.checking import check_document
     from symattn.extract.document import read_document
-    from symattn.render import report as render_report
 
-    from symattn.errors import InputError, Location
-
+    failing = fail_on(args.fail_on)
     for source in sources:
         if not is_document(source):
             raise InputError("with --spec, each FILE is a document; this is a spec (.toml or "
@@ -250,12 +256,32 @@ def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
             print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
             failed += 1
     if checks:
-        reports = [c.report for c in checks]
-        language = language_of(args, reports[0].language)
-        text = _json(checks, args.max_terms or None) if args.format == "json" else \
-            {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-                args.format](reports, language)
-        write_output(text, args.output)
+        write_output(_rendered(checks, args), args.output)
     if failed:
         return EXIT_INPUT
-    return EXIT_WRONG if any(c.report.has_wrong for c in checks) else EXIT_OK
+    return EXIT_WRONG if any(document_fails(c, failing) for c in checks) else EXIT_OK
+
+
+def document_fails(check: DocumentCheck, names: Sequence[str]) -> bool:
+    """Whether a document's check gives exit status 1 under ``--fail-on names``: a verdict
+    named (``cli.gates.fails``), or, with ``suspicious``, a suspicious number not placed."""
+    from symattn.cli.gates import fails
+
+    return fails(check.report, names) or ("suspicious" in names and bool(check.suspicious))
+
+
+def _rendered(checks: list[DocumentCheck], args: argparse.Namespace) -> str:
+    """The document reports in ``--format`` (``--show unplaced``: with the numbers not
+    placed; ``--summary``: the counts only)."""
+    from symattn.render.reports import document
+
+    summary = getattr(args, "summary", False)
+    if args.format == "json":
+        return document.document_json(checks, args.max_terms or None, claims=not summary)
+    language = language_of(args, checks[0].report.language)
+    if summary:
+        return document.document_summary(checks, language, args.format == "markdown")
+    show = getattr(args, "show", None) == "unplaced"
+    layout = document.document_markdown if args.format == "markdown" else \
+        document.document_text
+    return layout(checks, language, show)

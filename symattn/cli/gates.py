@@ -1,7 +1,8 @@
 """What makes ``symattn check`` fail in CI, and its summary-only output.
 
 ``--fail-on wrong,propagated`` names the verdicts (and the ``inconsistent``
-flag) that give exit status 1; ``--summary`` prints one line of counts per spec
+flag) that give exit status 1 (``suspicious``: a document's number that looks wrong on
+a place that is not certain, ``check DOC --spec``); ``--summary`` prints one line of counts per spec
 (text), a table of counts (Markdown) or the reports without their claims (JSON).
 docs/ci.md shows both in a pipeline.
 
@@ -23,14 +24,16 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:
     from symattn.verify.verdicts import Report
 
-FAIL_ON = ("wrong", "propagated", "inconsistent", "undecided")
+FAIL_ON = ("wrong", "propagated", "inconsistent", "undecided", "suspicious")
 
 
 def add_gate_options(parser: argparse.ArgumentParser) -> None:
     """``--fail-on LIST`` and ``--summary``."""
     parser.add_argument("--fail-on", default="wrong", metavar="LIST",
                         help="verdicts that make the exit status 1, separated by commas: "
-                             "wrong (default), propagated, inconsistent (the flag), undecided")
+                             "wrong (default), propagated, inconsistent (the flag), undecided, "
+                             "suspicious (check DOC --spec: a number that looks wrong where "
+                             "its place is not certain)")
     parser.add_argument("--summary", action="store_true",
                         help="only the counts of each spec's verdicts, not every claim")
 
@@ -43,10 +46,10 @@ def fail_on(text: str) -> tuple[str, ...]:
     for name in names:
         if name not in FAIL_ON:
             raise InputError(f"--fail-on: unknown {name[:40]!r}; use wrong, propagated, "
-                             "inconsistent or undecided, separated by commas")
+                             "inconsistent, undecided or suspicious, separated by commas")
     if not names:
         raise InputError("--fail-on: name at least one of wrong, propagated, inconsistent, "
-                         "undecided")
+                         "undecided, suspicious")
     return names
 
 

@@ -51,6 +51,15 @@ class Placement:
     targets: tuple[Target, ...]    # one per number
     confidence: str
     why: str
+    # The document's structure fixes the place whatever the value: a name with a position
+    # (q_3 = [...], out_3 = [...]), a whole matrix under its step's name, or an equation
+    # whose other parts are placed (e^0.445 = 1.561 with the exponent placed). A number
+    # placed only because its value is near an entry is not anchored.
+    anchored: bool = False
+    # Up to 3 quantities nearest in value to the number that fits worst (the only number of
+    # a single placement): (claim key, exact value), nearest first; what a doubtful number
+    # may be instead ("near weights[1,1] = 0.99954...").
+    nearest: tuple[tuple[str, float], ...] = ()
 
     @property
     def line(self) -> int:
@@ -227,7 +236,8 @@ class Placer:
             key, layout = f"{step}[:,{option.index + 1}]", printed[0]
         if self._named(group, option):
             why += f", named {', '.join(group.names)}"
-        return Placement(key, layout, tuple(numbers), option.targets, confidence, why)
+        return Placement(key, layout, tuple(numbers), option.targets, confidence, why,
+                         self._named(group, option))
 
     # ----- single numbers --------------------------------------------------------------
 

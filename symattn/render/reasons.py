@@ -257,6 +257,13 @@ class NoteWriter:
     def verdict_word(self, verdict: str) -> str:
         return self._message(f"verdict.{verdict}")
 
+    def say(self, key: str, **values: str) -> str:
+        """A catalog message in the output format, its placeholders filled with ``values``
+        as given (already written for the output: numbers, escaped user text)."""
+        text = self._message(key, *values)
+        filled = list(values.values())
+        return _TOKEN.sub(lambda found: filled[int(found.group(1))], text)
+
 
 def _closed_form_math(text: str) -> str:
     """A closed form as the checker writes it ("sqrt(2)/2", "1/3") in LaTeX math.

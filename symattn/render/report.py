@@ -18,7 +18,8 @@ line printed on stderr, ``status`` 2 for unusable input, 3 for a bug).
 
 from __future__ import annotations
 
-__all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table"]
+__all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table",
+           "report_writer", "report_text_lines", "report_markdown_lines", "compact_json"]
 
 import json
 from pathlib import PurePath
@@ -46,7 +47,9 @@ def _where(verdict: Verdict) -> str:
     return verdict.position + (f" @ {verdict.label}" if verdict.label else "")
 
 
-def _writer(report: Report, language: str | None, mode: str) -> NoteWriter:
+def report_writer(report: Report, language: str | None, mode: str) -> NoteWriter:
+    """The writer of one report's words: ``language``, else the report's own, else English;
+    ``mode`` plain (text) or markdown."""
     chosen = language or report.language or "en"
     escape = _md if mode == "markdown" else str
     return NoteWriter(messages.load(chosen), None, _SEPARATORS.get(chosen, ","), escape,
@@ -94,7 +97,7 @@ def report_table(report: Report, language: str | None = None
     """One report as plain strings (heading, summary line, column headings, a row per
     claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
     (render.notebook's HTML)."""
-    notes = _writer(report, language, "plain")
+    notes = report_writer(report, language, "plain")
     report = labels_in(report, notes.catalog.language)
     rows = [(_where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v),
              v.verdict) for v in report.verdicts]
@@ -106,18 +109,25 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
     """The reports as aligned text tables, in ``language`` (else each spec's own)."""
     out = []
     for report in reports:
-        notes = _writer(report, language, "plain")
-        report = labels_in(report, notes.catalog.language)
-        heading = visible(_heading(report, notes.catalog.language))
-        out += [heading, "=" * len(heading), f"{_rounding(report, notes)} "
-                f"{_summary(report, notes)}", ""]
-        rows = [_columns(notes)] + _rows(report, notes)
-        widths = [max(map(len, column)) for column in list(zip(*rows))[:4]]
-        out += [f"{where.ljust(widths[0])}  {printed.ljust(widths[1])}  "
-                f"{rounded.ljust(widths[2])}  {verdict.ljust(widths[3])}  {reason}"
-                for where, printed, rounded, verdict, reason in rows]
-        out.append("")
+        out += report_text_lines(report, report_writer(report, language, "plain"))
     return "\n".join(out)
+
+
+def report_text_lines(report: Report, notes: NoteWriter, below: Sequence[str] = ()
+                      ) -> list[str]:
+    """One report's lines of text: heading, its underline, the summary, ``below`` (more
+    lines under the summary), a blank line, the table, a blank line."""
+    report = labels_in(report, notes.catalog.language)
+    heading = visible(_heading(report, notes.catalog.language))
+    out = [heading, "=" * len(heading), f"{_rounding(report, notes)} "
+           f"{_summary(report, notes)}", *below, ""]
+    rows = [_columns(notes)] + _rows(report, notes)
+    widths = [max(map(len, column)) for column in list(zip(*rows))[:4]]
+    out += [f"{where.ljust(widths[0])}  {printed.ljust(widths[1])}  "
+            f"{rounded.ljust(widths[2])}  {verdict.ljust(widths[3])}  {reason}"
+            for where, printed, rounded, verdict, reason in rows]
+    out.append("")
+    return out
 
 
 def _rows(report: Report, notes: NoteWriter) -> list[tuple[str, str, str, str, str]]:
@@ -151,23 +161,31 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     """The reports as Markdown tables, in ``language`` (else each spec's own)."""
     out = []
     for report in reports:
-        notes = _writer(report, language, "markdown")
-        report = labels_in(report, notes.catalog.language)
-        columns = _columns(notes)
-        out += [f"## {_md(_heading(report, notes.catalog.language))}", "",
-                f"{_rounding(report, notes)} {_summary(report, notes)}", "",
-                "| " + " | ".join(columns) + " |", "|---|---|---|---|---|"]
-        for v in report.verdicts:
-            verdict = notes.verdict_word(v.verdict)
-            verdict = f"**{verdict}**" if v.verdict == "wrong" else verdict
-            flags = notes.flags(v)
-            if flags:
-                verdict += f" ({flags})"
-            printed, exact = _numbers(v, notes)
-            out.append(f"| <code>{_md(_where(v))}</code> | {printed} | {exact} | {verdict} | "
-                       f"{notes.reason(v)} |")
-        out.append("")
+        out += report_markdown_lines(report, report_writer(report, language, "markdown"))
     return "\n".join(out)
+
+
+def report_markdown_lines(report: Report, notes: NoteWriter, below: Sequence[str] = ()
+                          ) -> list[str]:
+    """One report's Markdown lines: heading, summary, ``below`` (paragraphs under the
+    summary, each a line), the table, a blank line."""
+    report = labels_in(report, notes.catalog.language)
+    columns = _columns(notes)
+    out = [f"## {_md(_heading(report, notes.catalog.language))}", "",
+           f"{_rounding(report, notes)} {_summary(report, notes)}", "",
+           *(line for paragraph in below for line in (paragraph, "")),
+           "| " + " | ".join(columns) + " |", "|---|---|---|---|---|"]
+    for v in report.verdicts:
+        verdict = notes.verdict_word(v.verdict)
+        verdict = f"**{verdict}**" if v.verdict == "wrong" else verdict
+        flags = notes.flags(v)
+        if flags:
+            verdict += f" ({flags})"
+        printed, exact = _numbers(v, notes)
+        out.append(f"| <code>{_md(_where(v))}</code> | {printed} | {exact} | {verdict} | "
+                   f"{notes.reason(v)} |")
+    out.append("")
+    return out
 
 
 def report_document(reports: Sequence[Report | Failed], max_terms: int | None = None,

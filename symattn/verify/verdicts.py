@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-__all__ = ["VERDICTS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
+__all__ = ["VERDICTS", "SUSPICIOUS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
            "message_key", "Failed"]
 
 import re
@@ -24,6 +24,9 @@ from symattn.verify.claims import Claim, Target
 
 _POSITION = re.compile(r"[^\[]*\[(?P<row>[0-9]+)(?:,(?P<column>[0-9]+))?\]")
 VERDICTS = ("ok", "propagated", "wrong", "undecided")
+# Given by ``check DOC`` (extract.checking), never by the checker: a number the checker
+# finds wrong on a place not certain (found by its value alone). Not counted as wrong.
+SUSPICIOUS = "suspicious"
 FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong", "input_rounding",
          "framework_precision")
 
@@ -114,7 +117,7 @@ class Verdict:
     exact_decimal: str            # exact value with a few more places than printed
     exact_rounded: str            # exact value rounded as the document should print it
     recomputed: str | None        # from the document's own numbers, same places
-    verdict: str                  # ok | propagated | wrong | undecided
+    verdict: str                  # ok | propagated | wrong | undecided (| suspicious)
     flags: tuple[str, ...]
     reason: str                   # in English (``reason_text`` of ``reasons``)
     carried_from: tuple[str, ...] = ()
@@ -184,8 +187,8 @@ class Report:
     @property
     def counts(self) -> dict[str, int]:
         counts = {name: 0 for name in VERDICTS}
-        for verdict in self.verdicts:
-            counts[verdict.verdict] += 1
+        for verdict in self.verdicts:   # a document check's "suspicious" when it has one
+            counts[verdict.verdict] = counts.get(verdict.verdict, 0) + 1
         return counts
 
     @property
