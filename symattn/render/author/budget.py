@@ -111,6 +111,15 @@ class Budget:
         return self._stop(f"made a string or list longer than {self.limits.max_length:,}",
                           "max_length")
 
+    @staticmethod
+    def scalar(value: Any) -> Any:
+        """``value``, refused when it is a container (its text may be far longer than
+        its length: a list of a million references to one long string)."""
+        if isinstance(value, (list, tuple, dict, set, frozenset)):
+            raise InputError("the template formatted a list or a mapping as text; format "
+                             "its items one by one")
+        return value
+
     def length(self, size: int) -> None:
         """Refuse a string, list or repetition count of ``size`` past the limit."""
         if size > self.limits.max_length:
@@ -172,9 +181,9 @@ class Budget:
             if kind == "%":
                 pieces.append("%")
             elif key is not None:
-                pieces.append(spec % (values[key],))
+                pieces.append(spec % (self.scalar(values[key]),))
             elif used < len(args):
-                pieces.append(spec % (args[used],))
+                pieces.append(spec % (self.scalar(args[used]),))
                 used += 1
             else:
                 raise InputError("not enough values for the template's % formatting")

@@ -79,7 +79,7 @@ class _BoundedFormatter(SandboxedFormatter):
     def format_field(self, value: Any, format_spec: str) -> Any:
         for digits in _DIGITS.findall(format_spec):
             self._budget.length(int(digits[:18]))     # 18 digits: past any limit
-        text = super().format_field(value, format_spec)
+        text = super().format_field(self._budget.scalar(value), format_spec)
         self._made += len(text)
         self._budget.length(self._made)
         return text
@@ -93,10 +93,10 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def __init__(self, limits: TemplateLimits, finalize: Callable[[Any], str],
                  **options: Any) -> None:
-        self.budget = Budget(limits)
+        self.budget, self._text = Budget(limits), finalize
 
         def counted(value: Any) -> str:
-            text = finalize(value)
+            text = finalize(self.budget.checked(value))
             self.budget.tick(0, len(text))
             return text
 
@@ -121,7 +121,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def bounded_concat(self, *parts: Any) -> str:
         """``a ~ b ~ ...``: the parts as text, joined within the length limit."""
-        texts = [part if isinstance(part, str) else self.finalize(part) for part in parts]
+        texts = [part if isinstance(part, str) else self._text(part) for part in parts]
         self.budget.length(sum(map(len, texts)))
         return "".join(texts)
 
@@ -130,6 +130,8 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         """Call ``__obj``; a built-in method only when its result is bounded."""
         __self.budget.tick()
         if isinstance(__obj, (types.BuiltinMethodType, types.BuiltinFunctionType)):
+            for internal in ("_loop_vars", "_block_vars"):   # what Jinja passes its own calls
+                kwargs.pop(internal, None)
             return __self.budget.checked(__self._builtin(__obj, args, kwargs))
         return super().call(__context, __obj, *args, **kwargs)
 
