@@ -10,10 +10,10 @@ of the MkDocs plugin) and its default in ``symattn.defaults``.
 >>> budget = Budget(TemplateLimits(max_digits=5))
 >>> budget.binop("*", 3, 4), budget.binop("**", 10, 4)
 (12, 10000)
->>> budget.binop("**", 10, 5)
+>>> budget.binop("**", 10, 5)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-symattn.render.author.budget.LimitError: the template made a number of more than 5 digits (limit --template-max-digits)
+symattn.render.author.budget.LimitError: the template made a number of more than 5 digits ...
 """
 
 from __future__ import annotations
@@ -167,7 +167,8 @@ class Budget:
 
     def printf(self, form: str, values: Any) -> str:
         """``form % values``, one conversion at a time, each bounded."""
-        pieces, used, position = [], 0, 0
+        pieces: list[str] = []
+        used = position = made = 0
         args = values if isinstance(values, tuple) else (values,)
         for match in _PRINTF.finditer(form):
             key, width, precision, kind = match.group(1, 3, 4, 5)
@@ -175,6 +176,7 @@ class Budget:
                 raise InputError("the template's % formatting takes no * width; write the "
                                  "width in the format")
             self.length(int(width or 0) + int(precision or 0))
+            before = len(pieces)
             pieces.append(form[position:match.start()])
             position = match.end()
             spec = match.group().replace(f"({key})", "") if key is not None else match.group()
@@ -187,6 +189,7 @@ class Budget:
                 used += 1
             else:
                 raise InputError("not enough values for the template's % formatting")
-            self.length(sum(map(len, pieces)))
+            made += sum(map(len, pieces[before:]))
+            self.length(made)
         pieces.append(form[position:])
-        return self.checked("".join(pieces))
+        return str(self.checked("".join(pieces)))
