@@ -219,3 +219,39 @@ def test_a_bomb_in_a_site_page_fails_that_page_at_its_file_line(tmp_path: Path) 
         plugin.on_page_markdown("Text\n{{ 2**(2**34) }}\n", page=Page(), config=None,
                                 files=None)
     assert time.monotonic() - started < 5
+
+
+def test_a_site_build_stops_on_a_bomb_page_at_its_file_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    pytest.importorskip("mkdocs")
+    from importlib.metadata import EntryPoint
+
+    import mkdocs.plugins
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "spec.json").write_text(
+        '{"inputs": {"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1], [2]]}}',
+        encoding="utf-8")
+    # front matter of four lines, a blank line, then the loops on line 7
+    (docs / "index.md").write_text(
+        "---\nsymattn: spec.json\nsymattn_language: en\n---\n\n# Loops\n"
+        '{% for a in "x" * 1000 %}{% for b in "x" * 1000 %}{% endfor %}{% endfor %}\n',
+        encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nplugins:\n  - symattn:\n      template_max_iterations: 5000\n",
+        encoding="utf-8")
+    entry = EntryPoint("symattn", "symattn.render.author.mkdocs_plugin:SymattnPlugin",
+                       "mkdocs.plugins")
+    monkeypatch.setattr(mkdocs.plugins, "get_plugins", lambda: {"symattn": entry})
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    started = time.monotonic()
+    with pytest.raises(Abort):
+        build(config)
+    assert time.monotonic() - started < 10
+    assert "symattn: index.md, line 7: the template ran more than 5,000 loop iterations and " \
+        "calls (limit --template-max-iterations)" in caplog.text
