@@ -96,6 +96,7 @@ def test_the_time_budget_stops_a_long_render(tmp_path: Path,
     ("{{ 1e308 * 10 }}", "overflowed"),
     ("{{ 2.0 ** 5000 }}", "overflowed"),
     ("{{ 10**400 / 3 }}", "overflowed"),
+    ("{{ 1e999 }}", "the number inf is beyond 1.8e308"),
     ('{{ "a" - 1 }}', "unsupported operand"),
     ("{{ (2).to_bytes(8, 'big') }}", "to_bytes, which a document template cannot use"),
 ])

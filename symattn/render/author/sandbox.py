@@ -24,12 +24,13 @@ from __future__ import annotations
 
 __all__ = ["BoundedEnvironment", "TemplateLimits"]
 
+import math
 import re
 import types
 from functools import update_wrapper
 from typing import Any, Callable, Iterable, Iterator
 
-from jinja2 import nodes
+from jinja2 import TemplateSyntaxError, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedFormatter
 from jinja2.visitor import NodeTransformer
 
@@ -60,6 +61,12 @@ class _Rewrite(NodeTransformer):
         node.iter = nodes.Call(nodes.EnvironmentAttribute("bounded_iter"),
                                [node.iter, nodes.Const(text)], [], None, None,
                                lineno=node.lineno)
+        return node
+
+    def visit_Const(self, node: nodes.Const) -> nodes.Node:
+        if isinstance(node.value, float) and not math.isfinite(node.value):
+            raise TemplateSyntaxError(f"the number {node.value} is beyond 1.8e308",
+                                      node.lineno)
         return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
