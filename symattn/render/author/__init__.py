@@ -25,6 +25,7 @@ from __future__ import annotations
 __all__ = ["KINDS", "kind_of", "fill", "names", "TemplateLimits"]
 
 import traceback
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from symattn.derivation.steps import Derivation
@@ -154,7 +155,9 @@ def fill(text: str, derivation: Derivation, kind: str, language: str | None = No
     env = _environment(kind, limits or TemplateLimits())
     shift = first_line - 1
     try:
-        template = env.from_string(text)
+        with warnings.catch_warnings():      # Python's warnings on the generated code
+            warnings.simplefilter("ignore", SyntaxWarning)
+            template = env.from_string(text)
         return str(template.render(_context(derivation, kind, language)))
     except jinja2.TemplateSyntaxError as error:
         line = (error.lineno or 1) + shift
