@@ -62,16 +62,18 @@ def _add_template_limits(parser: argparse.ArgumentParser) -> None:
 
     group = parser.add_argument_group("template limits (docs/author.md, Limits)")
     for option, default, what in (
-            ("--template-max-digits", defaults.TEMPLATE_MAX_DIGITS, "digits of an integer"),
+            ("--template-max-digits", defaults.TEMPLATE_MAX_DIGITS,
+             "most digits of an integer the template makes"),
             ("--template-max-length", defaults.TEMPLATE_MAX_LENGTH,
-             "length of a string or list, and a repetition count"),
+             "longest string or list the template makes, and largest repetition count"),
             ("--template-max-iterations", defaults.TEMPLATE_MAX_ITERATIONS,
-             "loop iterations and calls, all together"),
-            ("--template-max-output", defaults.TEMPLATE_MAX_OUTPUT, "characters printed"),
+             "most loop iterations and calls, all loops together"),
+            ("--template-max-output", defaults.TEMPLATE_MAX_OUTPUT,
+             "most characters the template prints"),
             ("--template-max-seconds", int(defaults.TEMPLATE_MAX_SECONDS),
-             "seconds the render may take")):
+             "most seconds the render takes")):
         group.add_argument(option, action=whole(1), metavar="N", default=default,
-                           help=f"the most {what} (default {default:,})")
+                           help=f"{what} (default {default:,})")
 
 
 def template_limits(args: argparse.Namespace) -> TemplateLimits:
