@@ -35,7 +35,7 @@ MAX_SPEC_BYTES = 256 * 2**20   # a spec file larger is refused (/dev/zero is end
 # What one document template (``symattn render``, the MkDocs plugin) may compute:
 TEMPLATE_MAX_DIGITS = 1000          # digits of an integer (--template-max-digits)
 TEMPLATE_MAX_LENGTH = 1_000_000     # a string's or list's length, a repetition count
-TEMPLATE_MAX_ITERATIONS = 250_000  # loop iterations and calls, all loops together
+TEMPLATE_MAX_ITERATIONS = 100_000  # loop iterations and calls, all loops together
 TEMPLATE_MAX_OUTPUT = 100_000_000   # characters printed (--template-max-output)
 TEMPLATE_MAX_SECONDS = 60.0         # seconds of one render (--template-max-seconds)
 
