@@ -17,7 +17,9 @@ and prints as it, so reports and JSON stay as they were when these were strings.
 from __future__ import annotations
 
 __all__ = ["TextEnum", "DIGITS", "MAX_DIGITS", "ROUNDING", "ROWS_SHOWN", "MAX_TERMS",
-           "POSITION_BASE", "MAX_ENTRIES", "MAX_WRITTEN"]
+           "POSITION_BASE", "MAX_ENTRIES", "MAX_WRITTEN", "TEMPLATE_MAX_DIGITS",
+           "TEMPLATE_MAX_LENGTH", "TEMPLATE_MAX_ITERATIONS", "TEMPLATE_MAX_OUTPUT",
+           "TEMPLATE_MAX_SECONDS"]
 
 from enum import Enum
 
@@ -30,6 +32,12 @@ MAX_WRITTEN = 100_000       # ... and, under --max-terms, closed forms longer th
 POSITION_BASE = 10_000      # the 10000 in the sinusoid and RoPE frequencies
 MAX_ENTRIES = 2048 * 2048   # entries of any one matrix, scores included (--max-size)
 MAX_SPEC_BYTES = 256 * 2**20   # a spec file larger is refused (/dev/zero is endless)
+# What one document template (``symattn render``, the MkDocs plugin) may compute:
+TEMPLATE_MAX_DIGITS = 1000          # digits of an integer (--template-max-digits)
+TEMPLATE_MAX_LENGTH = 1_000_000     # a string's or list's length, a repetition count
+TEMPLATE_MAX_ITERATIONS = 100_000  # loop iterations and calls, all loops together
+TEMPLATE_MAX_OUTPUT = 100_000_000   # characters printed (--template-max-output)
+TEMPLATE_MAX_SECONDS = 60.0         # seconds of one render (--template-max-seconds)
 
 
 class TextEnum(str, Enum):

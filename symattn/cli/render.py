@@ -15,9 +15,13 @@ from __future__ import annotations
 __all__ = ["register", "run"]
 
 import argparse
+from typing import TYPE_CHECKING
 
 from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
-                                 add_limit_option, limits_of, write_output)
+                                 add_limit_option, limits_of, whole, write_output)
+
+if TYPE_CHECKING:
+    from symattn.render.author import TemplateLimits
 
 _EXAMPLES = """\
 examples:
@@ -47,8 +51,40 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="the template's kind (default: from its name)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     add_limit_option(parser)
+    _add_template_limits(parser)
     add_language_options(parser, locale=False)
     return {"render": run}
+
+
+def _add_template_limits(parser: argparse.ArgumentParser) -> None:
+    """The ``--template-max-*`` options: how much the template may compute."""
+    from symattn import defaults
+
+    group = parser.add_argument_group("template limits (docs/author.md, Limits)")
+    for option, default, what in (
+            ("--template-max-digits", defaults.TEMPLATE_MAX_DIGITS,
+             "most digits of an integer the template makes"),
+            ("--template-max-length", defaults.TEMPLATE_MAX_LENGTH,
+             "longest string or list the template makes, and largest repetition count"),
+            ("--template-max-iterations", defaults.TEMPLATE_MAX_ITERATIONS,
+             "most loop iterations and calls, all loops together"),
+            ("--template-max-output", defaults.TEMPLATE_MAX_OUTPUT,
+             "most characters the template prints"),
+            ("--template-max-seconds", int(defaults.TEMPLATE_MAX_SECONDS),
+             "most seconds the render takes")):
+        group.add_argument(option, action=whole(1), metavar="N", default=default,
+                           help=f"{what} (default {default:,})")
+
+
+def template_limits(args: argparse.Namespace) -> TemplateLimits:
+    """The ``TemplateLimits`` of the ``--template-max-*`` options."""
+    from symattn.render.author import TemplateLimits
+
+    return TemplateLimits(max_digits=args.template_max_digits,
+                          max_length=args.template_max_length,
+                          max_iterations=args.template_max_iterations,
+                          max_output=args.template_max_output,
+                          max_seconds=args.template_max_seconds)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,6 +104,6 @@ def run(args: argparse.Namespace) -> int:
     problem = spec.load(source, limits=limits_of(args))
     text = spec.read_file(args.document)      # read once: a pipe works
     filled = author.fill(text, pipeline.derive(problem), kind, args.language,
-                         name=args.document)
+                         name=args.document, limits=template_limits(args))
     write_output(filled, args.output)
     return EXIT_OK

@@ -22,13 +22,15 @@ attributes starting with ``_``, and only the names listed here.
 
 from __future__ import annotations
 
-__all__ = ["KINDS", "kind_of", "fill", "names"]
+__all__ = ["KINDS", "kind_of", "fill", "names", "TemplateLimits"]
 
 import traceback
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from symattn.derivation.steps import Derivation
 from symattn.errors import InputError, SymattnError, TemplateError
+from symattn.render.author.budget import TemplateLimits
 from symattn.render.author.pieces import Number, Pieces
 from symattn.values.number_format import NumberFormat
 
@@ -84,18 +86,19 @@ def _finalize(value: Any) -> str:
                      "of the derivation or a piece")
 
 
-def _environment(kind: str) -> jinja2.Environment:
+def _environment(kind: str, limits: TemplateLimits) -> jinja2.Environment:
     import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from symattn.render.author.sandbox import BoundedEnvironment
 
     delimiters: dict[str, Any] = {} if kind == "markdown" else dict(
         block_start_string=r"\BLOCK{", block_end_string="}",
         variable_start_string=r"\VAR{", variable_end_string="}",
         comment_start_string=r"\#{", comment_end_string="}",
         line_statement_prefix=None, line_comment_prefix=None)
-    env = ImmutableSandboxedEnvironment(loader=None, autoescape=False,
-                                        undefined=jinja2.StrictUndefined, finalize=_finalize,
-                                        keep_trailing_newline=True, **delimiters)
+    env = BoundedEnvironment(limits, _finalize, loader=None, autoescape=False,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             **delimiters)
     env.filters = {"places": _places, "digits": _digits}
     env.tests = {}
     env.globals = {}
@@ -137,9 +140,12 @@ def _derivation(derivation: Derivation, kind: str, number_format: NumberFormat,
 
 
 def fill(text: str, derivation: Derivation, kind: str, language: str | None = None,
-         name: str = "the document") -> str:
+         name: str = "the document", limits: TemplateLimits | None = None,
+         first_line: int = 1) -> str:
     """The template ``text`` (``kind``: latex or markdown) with the numbers and pieces of
-    ``derivation`` filled in, in ``language`` (default: the spec's, else English).
+    ``derivation`` filled in, in ``language`` (default: the spec's, else English), within
+    ``limits`` (default: ``TemplateLimits()``). ``text`` starts at line ``first_line``
+    of the file ``name`` (after a page's front matter).
 
     Raises ``TemplateError`` naming ``name`` and the line for any fault of the template.
     """
@@ -148,24 +154,39 @@ def fill(text: str, derivation: Derivation, kind: str, language: str | None = No
     if kind not in KINDS:
         raise InputError(f"unknown document kind {kind!r}: latex or markdown")
     language = language or derivation.problem.language or "en"
-    env = _environment(kind)
+    env = _environment(kind, limits or TemplateLimits())
+    shift = first_line - 1
     try:
-        template = env.from_string(text)
-        return template.render(_context(derivation, kind, language))
+        with warnings.catch_warnings():      # Python's warnings on the generated code
+            warnings.simplefilter("ignore", SyntaxWarning)
+            template = env.from_string(text)
+        return str(template.render(_context(derivation, kind, language)))
     except jinja2.TemplateSyntaxError as error:
-        raise TemplateError(f"{name}, line {error.lineno}: {error.message}") from None
-    except (SymattnError, jinja2.TemplateError, TypeError, ValueError, KeyError,
-            IndexError, AttributeError, RecursionError, OverflowError) as error:
-        message = error.message if isinstance(error, SymattnError) else \
-            (str(error) or type(error).__name__)
-        if message.startswith("no loader"):
-            message = "a document template reads no file: include, import and extends " \
-                "are not available"
-        raise TemplateError(f"{name}{_line(error)}: {message}") from None
+        line = (error.lineno or 1) + shift
+        raise TemplateError(f"{name}, line {line}: {error.message}") from None
+    except Exception as error:  # noqa: BLE001 - an untrusted template may fail in any way
+        raise TemplateError(f"{name}{_line(error, shift)}: {_message(error)}") from None
 
 
-def _line(error: BaseException) -> str:
+def _message(error: Exception) -> str:
+    """What went wrong in the template, in one line."""
+    if isinstance(error, SymattnError):
+        return error.message
+    if isinstance(error, ZeroDivisionError):
+        return "division by zero in the template"
+    if isinstance(error, MemoryError):
+        return "the template ran out of memory"
+    if isinstance(error, RecursionError):
+        return "the template's macros or loops call themselves too deeply"
+    message = " ".join((str(error) or type(error).__name__).split())
+    if message.startswith("no loader"):
+        return "a document template reads no file: include, import and extends are " \
+            "not available"
+    return message
+
+
+def _line(error: BaseException, shift: int = 0) -> str:
     """``, line N`` of the template where ``error`` arose, if the traceback shows it."""
     lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
              if frame.filename == _TEMPLATE and frame.lineno]
-    return f", line {lines[-1]}" if lines else ""
+    return f", line {lines[-1] + shift}" if lines else ""

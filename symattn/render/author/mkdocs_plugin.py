@@ -6,7 +6,15 @@ filled like ``symattn render PAGE.md.j2 --spec ...`` before MkDocs converts its
 Markdown: ``{{ weights[3,2] | places(3) }}``, ``{{ matrix("weights") }}`` and the
 other pieces of docs/author.md, in the sandbox. ``symattn_language: pl`` chooses
 the language of the words (default: the spec's). Pages without the key are left
-as they are. A fault in a page stops the build with the page, line and reason.
+as they are. A fault in a page stops the build with the page, line (counted in
+the page's file, front matter included) and reason.
+
+The limits of what a page's template may compute (docs/author.md, "Limits")
+are the plugin's options, the ``symattn render`` options without the dashes:
+
+    plugins:
+      - symattn:
+          template_max_seconds: 20
 """
 
 from __future__ import annotations
@@ -16,9 +24,11 @@ __all__ = ["SymattnPlugin"]
 from pathlib import Path
 from typing import Any
 
+from mkdocs.config import config_options
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
+from symattn import defaults
 from symattn.derivation import pipeline
 from symattn.derivation.steps import Derivation
 from symattn.errors import SymattnError
@@ -28,6 +38,15 @@ from symattn.render import author
 
 class SymattnPlugin(BasePlugin):  # type: ignore[type-arg, no-untyped-call, misc, unused-ignore]
     """Fills the pages that name a spec in their front matter."""
+
+    config_scheme = (
+        ("template_max_digits", config_options.Type(int, default=defaults.TEMPLATE_MAX_DIGITS)),
+        ("template_max_length", config_options.Type(int, default=defaults.TEMPLATE_MAX_LENGTH)),
+        ("template_max_iterations",
+         config_options.Type(int, default=defaults.TEMPLATE_MAX_ITERATIONS)),
+        ("template_max_output", config_options.Type(int, default=defaults.TEMPLATE_MAX_OUTPUT)),
+        ("template_max_seconds",
+         config_options.Type((int, float), default=defaults.TEMPLATE_MAX_SECONDS)))
 
     def __init__(self) -> None:
         super().__init__()
@@ -48,10 +67,32 @@ class SymattnPlugin(BasePlugin):  # type: ignore[type-arg, no-untyped-call, misc
         name = page.file.src_uri
         try:
             if not isinstance(source, str):
-                raise SymattnError("symattn: must name a spec file, relative to the page")
+                raise SymattnError(f"{name}: symattn: must name a spec file, relative to the "
+                                   "page")
             folder = Path(page.file.abs_src_path).parent
             language = page.meta.get("symattn_language")
             return author.fill(markdown, self._derivation(folder / source), "markdown",
-                               str(language) if language else None, name=name)
+                               str(language) if language else None, name=name,
+                               limits=self._limits(), first_line=_first_line(page, markdown))
         except SymattnError as error:
-            raise PluginError(f"symattn: {name}: {error}") from None
+            raise PluginError(f"symattn: {error}") from None
+
+    def _limits(self) -> author.TemplateLimits:
+        config = getattr(self, "config", None) or {}
+        return author.TemplateLimits(**{
+            name: config.get(f"template_{name}", getattr(author.TemplateLimits, name))
+            for name in ("max_digits", "max_length", "max_iterations", "max_output",
+                         "max_seconds")})
+
+
+def _first_line(page: Any, markdown: str) -> int:
+    """The line of the page's file where ``markdown`` (the page after its front
+    matter, which MkDocs has taken off) starts; 1 when the file cannot tell."""
+    try:
+        source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeError, AttributeError, TypeError):
+        return 1
+    source = source.replace("\r\n", "\n")
+    if not markdown or not source.endswith(markdown):
+        return 1
+    return source[:len(source) - len(markdown)].count("\n") + 1

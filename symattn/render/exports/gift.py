@@ -3,7 +3,10 @@
 ``::name::[html]text{#value:tolerance}`` for a number, ``{=right ~wrong ...}``
 for a choice, ``{=a =b}`` for a short answer and ``{####reference}`` for an essay (the
 reference answer as general feedback). Every
-string is escaped: ``~ = # { } :`` and the backslash get a backslash.
+string passes ``escape``: on one line (line breaks and other control characters
+folded into a space, so no string starts a question or a category of its own),
+and ``~ = # { } :`` and the backslash get a backslash; a category's line, which
+GIFT reads to its end without escapes, is only folded.
 
 >>> escape("a{b}: 1=2 ~ #3 \\\\(x\\\\)")
 'a\\\\{b\\\\}\\\\: 1\\\\=2 \\\\~ \\\\#3 \\\\\\\\(x\\\\\\\\)'
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 __all__ = ["document", "escape", "SPECIAL"]
 
+import re
 from typing import Sequence
 
 from symattn.render.exports.moodle import category_path
@@ -22,10 +26,19 @@ from symattn.worksheets.sheet import Worksheet
 SPECIAL = "\\~=#{}:"
 
 
-def escape(text: str) -> str:
-    """``text`` with GIFT's special characters escaped, on one line."""
-    out = "".join("\\" + c if c in SPECIAL else c for c in text)
-    return " ".join(out.splitlines())
+# Line breaks (those Python's splitlines and PHP's readers know) and other controls, and lone
+# surrogates, which UTF-8 cannot write.
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+|[\ud800-\udfff]")
+
+
+def escape(text: str, special: str = SPECIAL) -> str:
+    """``text`` on one line, with GIFT's ``special`` characters escaped.
+
+    >>> escape("T\\n::INJ::{=x}"), escape("$a\\r\\nb:", special="")
+    ('T \\\\:\\\\:INJ\\\\:\\\\:\\\\{\\\\=x\\\\}', '$a b:')
+    """
+    folded = _BREAKS.sub(lambda m: "" if "\ud800" <= m.group() <= "\udfff" else " ", text)
+    return "".join("\\" + c if c in special else c for c in folded)
 
 
 def _answer(answer: Answer) -> str:
@@ -47,6 +60,6 @@ def document(sheets: Sequence[Worksheet]) -> bytes:
     """The GIFT file of a class set (UTF-8)."""
     lines = []
     for category, items in by_category(questions(sheets)).items():
-        lines.append(f"$CATEGORY: {category_path(category)}\n")
+        lines.append(f"$CATEGORY: {escape(category_path(category), special='')}\n")
         lines.extend(f"// {escape(item.idnumber)}\n" + _question(item) for item in items)
     return "\n".join(lines).encode("utf-8")

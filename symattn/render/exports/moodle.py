@@ -10,7 +10,9 @@ entry, several accepted spellings) and ``essay`` (a design exercise: the
 reference answer in ``<graderinfo>``), each with ``<name><text>``,
 ``<questiontext format="html"><text>`` and ``<idnumber>``. A quiz then takes
 a random question from each category: every question carries its own data.
-ElementTree writes the file, so every string is XML-escaped.
+ElementTree writes the file, so every string is XML-escaped, through
+``xml_text.serialise`` (characters XML forbids taken out); names of categories
+are HTML-escaped, as Moodle shows them as HTML.
 
 >>> from symattn.worksheets import sheet as worksheet
 >>> xml = document(worksheet.build(seed=7, variants=2, kinds=("temperature",)))
@@ -22,20 +24,24 @@ from __future__ import annotations
 
 __all__ = ["document", "category_path"]
 
+import html
 import xml.etree.ElementTree as ET
 from typing import Sequence
 
 from symattn.render.exports.questions import Answer, Question, by_category, questions
+from symattn.render.exports.xml_text import serialise
 from symattn.worksheets.sheet import Worksheet
 
 
 def category_path(parts: Sequence[str]) -> str:
-    """``$course$/top/...``, a slash inside a name doubled (Moodle's escape).
+    """``$course$/top/...``, a slash inside a name doubled (Moodle's escape), each name
+    HTML-escaped on one line.
 
-    >>> category_path(["Sheet 1/2", "e1"])
-    '$course$/top/Sheet 1//2/e1'
+    >>> category_path(["Sheet 1/2", "<b>\\n&"])
+    '$course$/top/Sheet 1//2/&lt;b&gt; &amp;'
     """
-    return "/".join(["$course$", "top"] + [p.replace("/", "//") for p in parts])
+    return "/".join(["$course$", "top"] + [" ".join(html.escape(p, quote=False).split())
+                                           .replace("/", "//") for p in parts])
 
 
 def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Element:
@@ -99,6 +105,4 @@ def document(sheets: Sequence[Worksheet]) -> bytes:
         _category(quiz, category_path(category))
         for item in items:
             _question(quiz, item)
-    ET.indent(quiz)
-    data: bytes = ET.tostring(quiz, encoding="utf-8", xml_declaration=True)
-    return data + b"\n"
+    return serialise(quiz)

@@ -36,6 +36,7 @@ import zipfile
 from typing import Sequence
 
 from symattn.render.exports.questions import Answer, Question, questions
+from symattn.render.exports.xml_text import serialise, xml_text
 from symattn.worksheets.sheet import Worksheet
 
 NS = "http://www.imsglobal.org/xsd/imsqti_v2p1"
@@ -54,7 +55,7 @@ def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
 
 def _html(parent: ET.Element, text: str) -> None:
     """The question's HTML (well-formed: p, em, table, tr, th, td) inside ``parent``."""
-    fragment = ET.fromstring(f"<div>{text}</div>")
+    fragment = ET.fromstring(f"<div>{xml_text(text)}</div>")
     for element in fragment.iter():
         element.tag = _q(element.tag)
     fragment.tag = _q("div")
@@ -140,9 +141,7 @@ def item_xml(question: Question) -> bytes:
 
 def _serialise(root: ET.Element, namespace: str) -> bytes:
     ET.register_namespace("", namespace)
-    ET.indent(root)
-    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return data + b"\n"
+    return serialise(root)
 
 
 def _test(items: Sequence[Question], sheets: Sequence[Worksheet]) -> bytes:
