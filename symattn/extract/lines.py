@@ -24,7 +24,7 @@ from typing import Sequence
 
 from symattn.derivation.names import split_name
 from symattn.derivation.terms import claim_term, term_count
-from symattn.extract.place import Placement, Placer
+from symattn.extract.place import Placement, Placer, entry_score
 from symattn.extract.scanner import Group, Number
 from symattn.verify.claims import Target
 
@@ -139,26 +139,37 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
         return []
     target = targets[0]
     operands = placer.derivation_operands(target.step)
+    factor_targets = [Target(f.step, f.row, f.column) for k in range(len(factors) // 2)
+                      for f in claim_term(target.step, target.row, target.column, k, operands)]
+    term_targets = tuple(Target(target.step, target.row, target.column, "term", k)
+                         for k in range(len(terms)))
+    # Each part's place is fixed when another part of the same sum fits exactly.
+    factors_fit = bool(factors) and _all_fit(placer, factors, factor_targets)
+    terms_fit = _all_fit(placer, terms, term_targets)
+    total_fits = placer.score(total, target) == 1.0
     placements = []
-    for k in range(len(factors) // 2):
-        term = claim_term(target.step, target.row, target.column, k, operands)
-        for number, factor in zip(factors[2 * k:2 * k + 2], term):
-            found = placer.place_single(number, must=Target(factor.step, factor.row,
-                                                            factor.column),
-                                        why="a factor of the sum written out")
-            if found:
-                placements.append(found)
-    scores = [placer.score(t, Target(target.step, target.row, target.column, "term", k))
-              for k, t in enumerate(terms)]
+    for number, factor in zip(factors, factor_targets):
+        found = placer.place_single(number, must=factor, why="a factor of the sum written out",
+                                    anchored=terms_fit or total_fits)
+        if found:
+            placements.append(found)
+    scores = [placer.score(t, k) for t, k in zip(terms, term_targets)]
     confidence = "certain" if all(s == 1.0 for s in scores) else \
         "likely" if sum(s >= 0.5 for s in scores) * 2 >= len(scores) else "guess"
     key = placer.candidates.label(target) + ".terms"
-    placements.append(Placement(key, [t.printed for t in terms], tuple(terms),
-                                tuple(Target(target.step, target.row, target.column, "term", k)
-                                      for k in range(len(terms))), confidence,
-                                "the terms of the sum written out"))
-    found = placer.place_single(total, must=target, why="the total of the sum written out")
+    placements.append(Placement(key, [t.printed for t in terms], tuple(terms), term_targets,
+                                confidence, "the terms of the sum written out",
+                                factors_fit or total_fits,
+                                placer.nearest(terms[scores.index(min(scores))])))
+    found = placer.place_single(total, must=target, why="the total of the sum written out",
+                                anchored=factors_fit or terms_fit)
     return placements + ([found] if found else [])
+
+
+def _all_fit(placer: Placer, numbers: Sequence[Number], targets: Sequence[Target]) -> bool:
+    """Every number rounds the exact value of its target."""
+    return len(numbers) == len(targets) and all(placer.score(n, t) == 1.0
+                                                for n, t in zip(numbers, targets))
 
 
 def _dots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
@@ -166,15 +177,19 @@ def _dots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
     groups = [v for k, v in sorted(line.at.items())
               if match.start() <= k < match.end() and not isinstance(v, Number)]
     rows: dict[str, int] = {}
+    fixed = True     # both vectors named with their numbers, or fitting their rows exactly
     for _, placements in groups:
         for placement in placements:
             base = split_name(placement.targets[0].step)[1]
             if len(set(t.row for t in placement.targets)) == 1:
                 rows.setdefault(base, placement.targets[0].row)
+                fixed = fixed and (placement.anchored or _all_fit(
+                    placer, placement.numbers, placement.targets))
     if "Q" not in rows or "K" not in rows or "scores" not in placer.candidates.shapes:
         return []
     found = placer.place_single(numbers[-1], must=Target("scores", rows["Q"], rows["K"]),
-                                why="the dot product of the query and key printed before it")
+                                why="the dot product of the query and key printed before it",
+                                anchored=fixed)
     return [found] if found else []
 
 
@@ -193,8 +208,10 @@ def _exps(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
                                     why="the exponent of an exponential")
     if first is None or split_name(first.targets[0].step)[1] not in ("scaled", "masked"):
         return []
+    fixed = argument.value is not None and (
+        first.anchored or placer.score(argument, first.targets[0]) == 1.0)
     second = placer.place_single(result, must=_same_entry(first.targets[0], "exp"),
-                                 why=f"e to the power of {argument.printed}")
+                                 why=f"e to the power of {argument.printed}", anchored=fixed)
     if argument.value is None:   # e^(-inf) = 0 holds for every masked entry: which one is a guess
         first, second = (dataclasses.replace(p, confidence="guess") if p else None
                          for p in (first, second))
@@ -220,8 +237,11 @@ def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[
         return [result]
     if all(placer.score(n, t) < 0.5 for n, t in zip(numbers[:2], pair)):
         return []      # neither side fits: the result's value was a coincidence
-    parts = [placer.place_single(n, must=t, why="a side of the division")
+    result_fits = placer.score(numbers[2], target) == 1.0
+    parts = [placer.place_single(n, must=t, why="a side of the division", anchored=result_fits)
              for n, t in zip(numbers[:2], pair)]
+    if _all_fit(placer, numbers[:2], pair):   # both sides fix the quotient's place
+        result = dataclasses.replace(result, anchored=True)
     return [p for p in parts if p] + [result]
 
 
@@ -230,7 +250,9 @@ def _roots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numb
     divisor = Target("divisor", part="divisor")
     if divisor not in placer.candidates.by_target:
         return []
-    found = placer.place_single(numbers[-1], must=divisor, why="the square root printed")
+    square = placer.candidates.by_target[divisor].value ** 2
+    found = placer.place_single(numbers[-1], must=divisor, why="the square root printed",
+                                anchored=entry_score(numbers[0], square) == 1.0)
     return [found] if found else []
 
 

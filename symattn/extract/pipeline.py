@@ -143,32 +143,49 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
             by_line.setdefault(line_of(number.start), ([], []))[1].append(number)
     placements: list[Placement] = []
     unplaced: list[Number] = []
+    elsewhere = False      # in another example: after its own inputs, before ours again
     for index in sorted(by_line):
         groups, singles = by_line[index]
-        placed_groups = []
-        for group in groups:
-            if group.shape == (1, 1):
-                singles.append(group.numbers[0])
-                continue
-            times = re.search(r"\d\s*[×·*]\s*$", document.text[max(0, group.start - 6):
-                                                               group.start])
-            # a weight times a printed vector: the vector is a row of V
-            placed_groups.append((group, times and placer.place_group(group, only="V") or
-                                  placer.place_group(group)))
-        placed_groups = _products(document.text, placer, placed_groups)
-        for group, found in placed_groups:
-            placements.extend(found)
-            if not found:
-                unplaced.extend(group.numbers)
-        singles.sort(key=lambda n: n.start)
+        fits = {placer.input_fit(g) for g in groups} - {None}
+        elsewhere = elsewhere and True not in fits or fits == {False}
         start = newlines[index - 1] + 1 if index else 0
         end = newlines[index] if index < len(newlines) else len(document.text)
-        found_singles, left = place_line(placer, document.text[start:end], start, singles,
-                                         placed_groups)
-        placements.extend(found_singles)
-        unplaced.extend(left)
+        found = _place_line(document.text, placer, groups, singles, (start, end))
+        if elsewhere:   # only what its values settle beyond doubt belongs to this computation
+            found = [p for p in found if p.confidence == "certain"]
+        placements.extend(found)
+        unplaced.extend(_unplaced_of(groups, singles, found))
     placements.sort(key=lambda p: p.numbers[0].start)
     return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+def _place_line(text: str, placer: Placer, groups: list[Group], singles: list[Number],
+                span: tuple[int, int]) -> list[Placement]:
+    """The placements of one line's groups and single numbers."""
+    placed_groups = []
+    singles = list(singles)
+    for group in groups:
+        if group.shape == (1, 1):
+            singles.append(group.numbers[0])
+            continue
+        times = re.search(r"\d\s*[×·*]\s*$", text[max(0, group.start - 6):group.start])
+        # a weight times a printed vector: the vector is a row of V
+        placed_groups.append((group, times and placer.place_group(group, only="V") or
+                              placer.place_group(group)))
+    placed_groups = _products(text, placer, placed_groups)
+    found = [p for _, placements in placed_groups for p in placements]
+    singles.sort(key=lambda n: n.start)
+    found_singles, _ = place_line(placer, text[span[0]:span[1]], span[0], singles,
+                                  placed_groups)
+    return found + found_singles
+
+
+def _unplaced_of(groups: list[Group], singles: list[Number], found: list[Placement]
+                 ) -> list[Number]:
+    """The numbers of a line that no placement took."""
+    taken = {n.start for p in found for n in p.numbers}
+    numbers = [n for g in groups for n in g.numbers] + list(singles)
+    return [n for n in numbers if n.start not in taken]
 
 
 _FACTORS = {"scores": ("Q", "K"), "output": ("weights", "V"), "Q": ("X", "W_Q"),

@@ -18,8 +18,9 @@ listed at the end of the draft with its line.
 
 from __future__ import annotations
 
-__all__ = ["Placement", "Placer", "CONFIDENCES"]
+__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score"]
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -32,13 +33,15 @@ from symattn.verify.claims import Target
 from symattn.verify.targets import row_label
 
 CONFIDENCES = ("certain", "likely", "guess")
-_ROW_NAME = re.compile(r"^(?P<letter>[qkvxo]|out)_?(?P<index>\d+)$")
+_ROW_NAME = re.compile(r"^(?P<letter>[qkvxoyz]|out)_?(?P<index>\d+)$")
 _STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
                "W_K": "W_K", "WK": "W_K", "W_V": "W_V", "WV": "W_V", "scores": "scores",
                "weights": "weights", "output": "output"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
 _SIDE_STEPS = frozenset({"row_max", "shifted", "exp_shifted", "exp_shifted_sum"})
-_ROW_STEPS = {"q": "Q", "k": "K", "v": "V", "x": "X", "o": "output", "out": "output"}
+# y_i, z_i: the usual names of an output row (y_1 = sum_j alpha_1j v_j, z_1 = ...)
+_ROW_STEPS = {"q": "Q", "k": "K", "v": "V", "x": "X", "o": "output", "out": "output",
+              "y": "output", "z": "output"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,15 @@ class Placement:
     targets: tuple[Target, ...]    # one per number
     confidence: str
     why: str
+    # The document's structure fixes the place whatever the value: a name with a position
+    # (q_3 = [...], out_3 = [...]), a whole matrix under its step's name, or an equation
+    # whose other parts are placed (e^0.445 = 1.561 with the exponent placed). A number
+    # placed only because its value is near an entry is not anchored.
+    anchored: bool = False
+    # Up to 3 quantities nearest in value to the number that fits worst (the only number of
+    # a single placement): (claim key, exact value), nearest first; what a doubtful number
+    # may be instead ("near weights[1,1] = 0.99954...").
+    nearest: tuple[tuple[str, float], ...] = ()
 
     @property
     def line(self) -> int:
@@ -97,6 +109,32 @@ class Placer:
         self.last_order = -1
         self.last_row: tuple[str, int] | None = None
         self.placements: list[Placement] = []
+
+    def nearest(self, number: Number, count: int = 3) -> tuple[tuple[str, float], ...]:
+        """The ``count`` quantities nearest in value to a printed number: (claim key, exact
+        value), nearest first; written-out terms left out (they repeat other entries)."""
+        if number.value is None:
+            return tuple((self.candidates.label(c.target), c.value)
+                         for c in self.candidates.negative_infinity[:count])
+        value = number.approximately
+        keys, finite = self.candidates.sorted_values()
+        middle = bisect.bisect_left(keys, value)
+        window = [c for c in finite[max(0, middle - 4 * count):middle + 4 * count]
+                  if c.target.part != "term"]
+        window.sort(key=lambda c: abs(c.value - value))
+        found: list[tuple[str, float]] = []
+        for candidate in window:
+            key = self.candidates.label(candidate.target)
+            if all(key != k for k, _ in found):
+                found.append((key, candidate.value))
+            if len(found) == count:
+                break
+        return tuple(found)
+
+    def _worst_nearest(self, numbers: Sequence[Number], targets: Sequence[Target]
+                       ) -> tuple[tuple[str, float], ...]:
+        scores = [self.score(n, t) for n, t in zip(numbers, targets)]
+        return self.nearest(numbers[scores.index(min(scores))]) if scores else ()
 
     def derivation_operands(self, step: str) -> tuple[str, ...]:
         """The operand steps of a step (what its written-out terms multiply)."""
@@ -145,6 +183,18 @@ class Placer:
                 label = row_label(self.problem, Target(option.step, option.index, 0))
                 return label == int(match["index"])
         return False
+
+    def input_fit(self, group: Group) -> bool | None:
+        """For a group named as one of the spec's inputs (``Q = [...]``, ``k_2 = [...]``):
+        whether it prints that input (every entry exact); None for any other group. An
+        input printed with other values or another shape starts another example."""
+        inputs = set(self.problem.inputs)
+        steps = {_ROW_STEPS[m["letter"]] if (m := _ROW_NAME.match(name)) else
+                 _STEP_NAMES.get(name) for name in group.names}
+        if not steps & inputs:
+            return None
+        return any(o.exact == 1.0 and self._named(group, o) and o.step in inputs
+                   for o in self._options(group))
 
     def _names_absent(self, group: Group) -> bool:
         """Named after a step this derivation does not have (x_1 when X is not an input)."""
@@ -197,11 +247,24 @@ class Placer:
     def _columns(self, group: Group, option: _Option, confidence: str) -> list[Placement]:
         columns = group.shape[1]
         self.last_order = max(self.last_order, self.candidates.order.get(option.step, 0))
-        return [Placement(f"{option.step}[:,{i + 1}]", [n.printed for n in row], row,
-                          option.targets[i * columns:(i + 1) * columns], confidence,
-                          f"{option.exact:.0%} of the entries round the exact values "
-                          "(printed transposed)")
-                for i, row in enumerate(group.rows)]
+        anchored = self._anchored(group, option)
+        placements = []
+        for i, row in enumerate(group.rows):
+            targets = option.targets[i * columns:(i + 1) * columns]
+            placements.append(Placement(
+                f"{option.step}[:,{i + 1}]", [n.printed for n in row], row, targets,
+                confidence, f"{option.exact:.0%} of the entries round the exact values "
+                "(printed transposed)", anchored, self._worst_nearest(row, targets)))
+        return placements
+
+    def _anchored(self, group: Group, option: _Option) -> bool:
+        """A name that fixes the place: a row name with its number, or a step's name on the
+        whole matrix (or on the only row of a one-row step)."""
+        if not self._named(group, option):
+            return False
+        rows = self.candidates.shapes[option.step][0]
+        return option.kind in ("matrix", "columns") or any(
+            _ROW_NAME.match(name) for name in group.names) or rows == 1
 
     def _group_confidence(self, group: Group, option: _Option, rivals: list[_Option]) -> str:
         named = self._named(group, option)
@@ -227,17 +290,22 @@ class Placer:
             key, layout = f"{step}[:,{option.index + 1}]", printed[0]
         if self._named(group, option):
             why += f", named {', '.join(group.names)}"
-        return Placement(key, layout, tuple(numbers), option.targets, confidence, why)
+        return Placement(key, layout, tuple(numbers), option.targets, confidence, why,
+                         self._anchored(group, option),
+                         self._worst_nearest(numbers, option.targets))
 
     # ----- single numbers --------------------------------------------------------------
 
     def place_single(self, number: Number, prefer: frozenset[str] = frozenset(),
-                     must: Target | None = None, why: str = "") -> Placement | None:
-        """One number: on ``must`` when the equation says so, else by value."""
+                     must: Target | None = None, why: str = "", anchored: bool = False
+                     ) -> Placement | None:
+        """One number: on ``must`` when the equation says so, else by value; ``anchored``:
+        the equation's other parts fix ``must`` whatever this number's value."""
         if must is not None and must in self.candidates.by_target:
             score = self.score(number, must)
             confidence = "certain" if score == 1.0 else "likely" if score == 0.5 else "guess"
-            return self._single(number, must, confidence, why or "the equation it stands in")
+            return self._single(number, must, confidence, why or "the equation it stands in",
+                                anchored)
         matches = self._value_matches(number, prefer)
         if not matches:
             return None
@@ -287,11 +355,13 @@ class Placer:
             rank += 0.05
         return rank - 0.002 * abs(candidate.order - self.last_order)
 
-    def _single(self, number: Number, target: Target, confidence: str, why: str) -> Placement:
+    def _single(self, number: Number, target: Target, confidence: str, why: str,
+                anchored: bool = False) -> Placement:
         if target.part != "divisor":
             self.last_row = (target.step, target.row)
             self.last_order = max(self.last_order, self.candidates.order.get(target.step, 0))
         key = self.candidates.label(target)
         if target.part == "term":
             key = f"{key}.terms[{target.term + 1}]"
-        return Placement(key, number.printed, (number,), (target,), confidence, why)
+        return Placement(key, number.printed, (number,), (target,), confidence, why, anchored,
+                         self.nearest(number))

@@ -137,11 +137,14 @@ def _number(match: re.Match[str], decimal_comma: bool, document: Document,
                   offset + match.end(), line, column)
 
 
-def _numbers(text: str, offset: int, document: Document, decimal_comma: bool
-             ) -> list[Number]:
+def _numbers(text: str, offset: int, document: Document, decimal_comma: bool,
+             in_row: bool = False) -> list[Number]:
+    """The numbers of a text; ``in_row``: inside brackets, where a minus that touches its
+    number is a sign (``[10, 0, -5]``, ``[ 0.9  -0.8 ]``), not a term's minus."""
     found = []
     for match in _NUMBER.finditer(text):
-        if match["sign"] and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
+        touching = in_row and match["sign"] == "-"
+        if match["sign"] and not touching and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
                                                              match.start()]):
             match = _NUMBER.match(text, match.start("inf") if match["inf"] else
                                   match.start("body")) or match   # a minus between two terms
@@ -161,10 +164,10 @@ def _row(body: str, offset: int, document: Document) -> tuple[Number, ...] | Non
         return None
     if _comma_is_decimal(body):
         pieces = re.split(r"[;\s]+|,\s+", body)
-        numbers = _numbers(body, offset, document, True)
+        numbers = _numbers(body, offset, document, True, in_row=True)
         return tuple(numbers) if len(numbers) == len([p for p in pieces if p.strip(",")]) \
             else tuple(numbers)
-    return tuple(_numbers(body.replace(",", " "), offset, document, False))
+    return tuple(_numbers(body.replace(",", " "), offset, document, False, in_row=True))
 
 
 def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
