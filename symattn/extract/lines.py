@@ -7,6 +7,7 @@ numbers their roles:
     n×n + n×n + ... = n + n + ... = n    factors, terms and total of a written-out sum
     e^n = n, exp(n) = n                  a scaled score and its exponential
     n / n = n, n / n → n%                score / divisor = scaled; exp / sum = weight
+    \frac{n}{n} = n                      the same in LaTeX
     √n = n, √n ≈ n                       the divisor
     g · g = n                            the score of two placed vectors (q_i · k_j)
 
@@ -33,10 +34,12 @@ _TIMES = r"\s*[×*·x]\s*"
 _SUM = re.compile(rf"(?:(?P<factors>(?:{N}{_TIMES}{N}\s*\+\s*)+{N}{_TIMES}{N})\s*=\s*)?"
                   rf"(?P<terms>(?:{N}\s*\+\s*)+{N})\s*=\s*{N}")
 _EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
-_DIVISION = re.compile(rf"{N}\s*/\s*{N}(?:\s*(?:=|→|≈)\s*{N})?")
+# a / b, and LaTeX's \frac{a}{b}
+_DIVISION = re.compile(rf"(?:{N}\s*/\s*{N}|\\[dt]?frac\s*\{{\s*{N}\s*\}}\s*\{{\s*{N}\s*\}})"
+                       rf"(?:\s*(?:=|→|≈)\s*{N})?")
 _SQRT = re.compile(rf"√\s*{N}\s*[=≈]\s*{N}")
 _DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
-_AFTER_SIGN = re.compile(r"[=→≈:]\s*$")
+_AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 # A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512
 _SIZE = re.compile(r"(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL])\s*=\s*$")
 _WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G}))")
@@ -143,14 +146,15 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
                       for f in claim_term(target.step, target.row, target.column, k, operands)]
     term_targets = tuple(Target(target.step, target.row, target.column, "term", k)
                          for k in range(len(terms)))
-    # Each part's place is fixed when another part of the same sum fits exactly.
+    # A part's place is fixed, whatever its value, by the other parts fitting exactly: the
+    # factors fix the entry (a row of Q, a column of K); terms and total together fix it.
     factors_fit = bool(factors) and _all_fit(placer, factors, factor_targets)
     terms_fit = _all_fit(placer, terms, term_targets)
     total_fits = placer.score(total, target) == 1.0
     placements = []
     for number, factor in zip(factors, factor_targets):
         found = placer.place_single(number, must=factor, why="a factor of the sum written out",
-                                    anchored=terms_fit or total_fits)
+                                    anchored=terms_fit and total_fits)
         if found:
             placements.append(found)
     scores = [placer.score(t, k) for t, k in zip(terms, term_targets)]
@@ -158,8 +162,7 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
         "likely" if sum(s >= 0.5 for s in scores) * 2 >= len(scores) else "guess"
     key = placer.candidates.label(target) + ".terms"
     placements.append(Placement(key, [t.printed for t in terms], tuple(terms), term_targets,
-                                confidence, "the terms of the sum written out",
-                                factors_fit or total_fits,
+                                confidence, "the terms of the sum written out", factors_fit,
                                 placer.nearest(terms[scores.index(min(scores))])))
     found = placer.place_single(total, must=target, why="the total of the sum written out",
                                 anchored=factors_fit or terms_fit)

@@ -19,6 +19,7 @@ from __future__ import annotations
 __all__ = ["Draft", "Extraction", "extract", "SIDE_LINES"]
 
 import bisect
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -146,6 +147,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     elsewhere = False      # in another example: after its own inputs, before ours again
     for index in sorted(by_line):
         groups, singles = by_line[index]
+        groups = [_continued(document.text, g) for g in groups]
         fits = {placer.input_fit(g) for g in groups} - {None}
         elsewhere = elsewhere and True not in fits or fits == {False}
         start = newlines[index - 1] + 1 if index else 0
@@ -157,6 +159,38 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         unplaced.extend(_unplaced_of(groups, singles, found))
     placements.sort(key=lambda p: p.numbers[0].start)
     return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+_CONTINUATION = re.compile(r"^[\s$&]*[=≈][\s$&]*$")     # the line so far: "   ≈ " or "&= "
+_CHAIN_START = re.compile(r"^[\s$]*(?:\\text\{)?(?P<name>[A-Za-z][\w^]{0,20})\}?"
+                          r"(?:\([^()=\n]{0,40}\))?\s*&?\s*[=≈]")
+# after the group: the end of its line, and no factor or term on the next line
+_ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
+_OPENS_WITH_SIGN = re.compile(r"^[\s$&]*[=≈]")
+_CHAIN_LINES = 8           # how far up a continued line looks for the name it continues
+
+
+def _continued(text: str, group: Group) -> Group:
+    """A group alone after the ``=`` that opens a line continues the expression above:
+    it is named by the name that expression starts with (``out_1 = 0.4·v_1 + ...`` then
+    ``≈ [1.0, 2.0]`` on the next line is out_1)."""
+    line_start = text.rfind("\n", 0, group.start) + 1
+    if group.names or not _CONTINUATION.match(text[line_start:group.start]) or \
+            not _ENDS_EXPRESSION.match(text, group.end):
+        return group
+    end = line_start - 1
+    for _ in range(_CHAIN_LINES):
+        if end <= 0:
+            break
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        if not line.strip():
+            break
+        if not _OPENS_WITH_SIGN.match(line):      # the line the expression starts on
+            chain = _CHAIN_START.match(line)
+            return dataclasses.replace(group, names=(chain["name"],)) if chain else group
+        end = start - 1
+    return group
 
 
 def _place_line(text: str, placer: Placer, groups: list[Group], singles: list[Number],

@@ -90,6 +90,12 @@ def _trivial(numbers: Sequence[Number]) -> bool:
     return all(n.value is None or n.value in (0, 1) for n in numbers)
 
 
+def _whole(numbers: Sequence[Number]) -> bool:
+    """Every number a whole number (``2``, ``8.0000``): toy examples print many such rows,
+    so their values alone do not settle which quantity a row is."""
+    return all(n.value is not None and n.value.denominator == 1 for n in numbers)
+
+
 @dataclass(frozen=True)
 class _Option:
     kind: str          # matrix | columns | row | column
@@ -187,14 +193,19 @@ class Placer:
     def input_fit(self, group: Group) -> bool | None:
         """For a group named as one of the spec's inputs (``Q = [...]``, ``k_2 = [...]``):
         whether it prints that input (every entry exact); None for any other group. An
-        input printed with other values or another shape starts another example."""
+        input printed with other values or another shape, or a step of ours printed by
+        name in a shape it does not have, starts another example (False)."""
         inputs = set(self.problem.inputs)
         steps = {_ROW_STEPS[m["letter"]] if (m := _ROW_NAME.match(name)) else
                  _STEP_NAMES.get(name) for name in group.names}
+        options = self._options(group)
+        if steps & set(self.candidates.shapes) - inputs and \
+                not any(self._named(group, o) for o in options):
+            return False    # a step of ours by name, printed in a shape it does not have
         if not steps & inputs:
             return None
         return any(o.exact == 1.0 and self._named(group, o) and o.step in inputs
-                   for o in self._options(group))
+                   for o in options)
 
     def _names_absent(self, group: Group) -> bool:
         """Named after a step this derivation does not have (x_1 when X is not an input)."""
@@ -269,7 +280,7 @@ class Placer:
     def _group_confidence(self, group: Group, option: _Option, rivals: list[_Option]) -> str:
         named = self._named(group, option)
         if option.exact == 1.0 and (named or not rivals) and \
-                (named or not _trivial(group.numbers)):
+                (named or not _whole(group.numbers)):
             return "certain"
         if option.exact >= 0.5 and (named or not rivals):
             return "likely"
