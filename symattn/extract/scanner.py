@@ -144,8 +144,8 @@ def _numbers(text: str, offset: int, document: Document, decimal_comma: bool,
     found = []
     for match in _NUMBER.finditer(text):
         touching = in_row and match["sign"] == "-"
-        if match["sign"] and not touching and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
-                                                             match.start()]):
+        if match["sign"] and not touching and \
+                re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):match.start()]):
             match = _NUMBER.match(text, match.start("inf") if match["inf"] else
                                   match.start("body")) or match   # a minus between two terms
         found.append(_number(match, decimal_comma, document, offset))

@@ -1,0 +1,114 @@
+"""Placement by structure: continuation lines, LaTeX fractions, another example in the same
+document, and whether a place is anchored (fixed by the structure whatever the value).
+
+Every document here is written for the test. The computation: one query over two keys,
+unscaled, so the expected values are computed by hand with ``math.exp``:
+scores [1, 0], exp [e, 1] = [2.71828.., 1], their sum 3.71828.., weights
+[0.73106.., 0.26894..], output [2 * 0.73106.., 4 * 0.26894..] = [1.46212.., 1.07576..].
+"""
+
+from __future__ import annotations
+
+import math
+
+from symattn.extract.document import from_text
+from symattn.extract.pipeline import _continued, extract
+from symattn.extract.place import Placement
+from symattn.extract.scanner import scan
+
+SPEC = """[inputs]
+Q = [[1, 0]]
+K = [[1, 0], [0, 1]]
+V = [[2, 0], [0, 4]]
+
+[options]
+scale = "none"
+"""
+E = math.e
+WEIGHTS = (E / (E + 1), 1 / (E + 1))
+OUTPUT = (2 * WEIGHTS[0], 4 * WEIGHTS[1])
+
+
+def _placements(text: str) -> list[Placement]:
+    return extract(from_text(text), SPEC).drafts[0].placements
+
+
+def _on_line(placements: list[Placement], line: int) -> list[Placement]:
+    return [p for p in placements if p.line == line]
+
+
+def test_hand_values() -> None:
+    # the printed numbers below are these values rounded by hand
+    assert f"{WEIGHTS[0]:.3f}, {WEIGHTS[1]:.3f}" == "0.731, 0.269"
+    assert f"{OUTPUT[0]:.3f}, {OUTPUT[1]:.3f}" == "1.462, 1.076"
+    assert f"{E:.3f}, {E + 1:.3f}" == "2.718, 3.718"
+
+
+def test_a_continuation_line_is_the_row_the_expression_above_names() -> None:
+    text = ("The output of token 1:\n"
+            "out_1 = 0.731 × v_1 + 0.269 × v_2\n"
+            "      ≈ [1.462, 1.076]\n")
+    [row] = [p for p in _on_line(_placements(text), 3)]
+    assert (row.key, row.layout) == ("output[1]", ["~1.462", "~1.076"])
+    assert row.anchored and "named out_1" in row.why
+
+
+def test_a_continuation_is_not_a_factor_of_a_product_continued_below() -> None:
+    text = ("out_1 = W\n"
+            "  = [1.462, 1.076]\n"
+            "    [2, 0]\n")
+    document = from_text(text)
+    first = scan(document).groups[0]
+    assert _continued(document.text, first).names == ()
+
+
+def test_a_row_placed_by_value_alone_is_not_anchored_and_knows_its_neighbours() -> None:
+    text = "The weights come out as [0.731, 0.269], which sum to one.\n"
+    [row] = _placements(text)
+    assert row.key == "weights[1]" and not row.anchored
+    # every entry fits, so the neighbours are those of the first: 0.731
+    assert 1 <= len(row.nearest) <= 3
+    key, value = row.nearest[0]
+    assert key == "weights[1,1]" and math.isclose(value, WEIGHTS[0])
+
+
+def test_the_result_of_an_exponential_is_anchored_whatever_its_value() -> None:
+    # e^1 = 2.71828..: 2.719 is one unit off in the last place, still exp[1,1] by its place
+    text = "First e^1 = 2.719 and then, alone, the total is 3.718.\n"
+    placements = {p.layout: p for p in _placements(text)}
+    assert placements["2.719"].key == "exp[1,1]" and placements["2.719"].anchored
+    assert placements["3.718"].key == "exp_sum[1]" and not placements["3.718"].anchored
+
+
+def test_a_latex_fraction_is_a_division_with_its_sides_placed() -> None:
+    text = "$$\\frac{2.718}{3.718} = 0.731$$\n"
+    placements = {p.key: p for p in _placements(text)}
+    assert placements["exp[1,1]"].layout == "2.718"
+    assert placements["exp_sum[1]"].layout == "3.718"
+    assert placements["weights[1,1]"].layout == "0.731" and placements["weights[1,1]"].anchored
+
+
+def test_a_second_example_is_not_placed_on_this_computation() -> None:
+    text = ("Example 1.\n"
+            "Q = [[1, 0]], K = [[1, 0], [0, 1]], V = [[2, 0], [0, 4]]\n"
+            "out_1 = [1.462, 1.076]\n"
+            "Example 2.\n"
+            "Q = [[0, 1]]\n"
+            "the second value row [0, 4] weighted, and the output [0.538, 2.924]\n")
+    placements = _placements(text)
+    assert [p.key for p in _on_line(placements, 3)] == ["output[1]"]
+    assert _on_line(placements, 6) == []      # [0, 4] would fit V[2] by value alone
+    alone = _placements("Q = [[1, 0]]\nthe second value row [0, 4] weighted\n")
+    assert [p.key for p in _on_line(alone, 2)] == ["V[2]"]   # what the example boundary stops
+
+
+def test_a_minus_inside_brackets_is_a_sign() -> None:
+    [group] = scan(from_text("scores = [10, 0, -5] and [ 0.9  -0.8 ]")).groups[:1]
+    assert [n.value for n in group.numbers] == [10, 0, -5]
+    second = scan(from_text("[ 0.9  -0.8 ]")).groups[0]
+    assert [float(n.value or 0) for n in second.numbers] == [0.9, -0.8]
+
+
+def test_a_whole_number_row_matched_by_value_is_not_certain() -> None:
+    [row] = _placements("a row [0, 4] printed on its own\n")
+    assert row.key == "V[2]" and row.confidence != "certain" and not row.anchored
