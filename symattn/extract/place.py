@@ -37,6 +37,13 @@ _ROW_NAME = re.compile(r"^(?P<letter>[qkvxoyz]|out)_?(?P<index>\d+)$")
 _STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
                "W_K": "W_K", "WK": "W_K", "W_V": "W_V", "WV": "W_V", "scores": "scores",
                "weights": "weights", "output": "output"}
+# Names of a step in words, any case: "Attention Weights", "softmax(...)", "context_vectors"
+_STEP_WORDS = {"scores": "scores", "score": "scores", "attn_scores": "scores",
+               "attention_scores": "scores", "qk^t": "scores", "scaled": "scaled",
+               "scaled_scores": "scaled", "weights": "weights", "attn_weights": "weights",
+               "attention_weights": "weights", "alpha": "weights", "softmax": "weights",
+               "output": "output", "outputs": "output", "context": "output",
+               "context_vectors": "output", "attention": "output", "z": "output"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
 _SIDE_STEPS = frozenset({"row_max", "shifted", "exp_shifted", "exp_shifted_sum"})
 # y_i, z_i: the usual names of an output row (y_1 = sum_j alpha_1j v_j, z_1 = ...)
@@ -67,6 +74,11 @@ class Placement:
     @property
     def line(self) -> int:
         return self.numbers[0].line
+
+
+def _step_named(name: str) -> str | None:
+    """The step a name written before a matrix names (None for other names)."""
+    return _STEP_NAMES.get(name) or _STEP_WORDS.get(name.lower())
 
 
 def entry_score(number: Number, value: float) -> float:
@@ -182,7 +194,7 @@ class Placer:
 
     def _named(self, group: Group, option: _Option) -> bool:
         for name in group.names:
-            if _STEP_NAMES.get(name) == option.step and option.kind in ("matrix", "row"):
+            if _step_named(name) == option.step and option.kind in ("matrix", "row"):
                 return option.kind == "matrix" or group.shape[0] == 1
             match = _ROW_NAME.match(name)
             if match and _ROW_STEPS[match["letter"]] == option.step and option.kind == "row":
@@ -193,15 +205,17 @@ class Placer:
     def input_fit(self, group: Group) -> bool | None:
         """For a group named as one of the spec's inputs (``Q = [...]``, ``k_2 = [...]``):
         whether it prints that input (every entry exact); None for any other group. An
-        input printed with other values or another shape, or a step of ours printed by
-        name in a shape it does not have, starts another example (False)."""
+        input printed with other values or another shape, or a matrix under the symbol of
+        one of our steps (``Q``, ``K``) in a shape it does not have, starts another example
+        (False). Words (``weights``, ``softmax``) do not: a row printed in part is common."""
         inputs = set(self.problem.inputs)
         steps = {_ROW_STEPS[m["letter"]] if (m := _ROW_NAME.match(name)) else
-                 _STEP_NAMES.get(name) for name in group.names}
+                 _step_named(name) for name in group.names}
         options = self._options(group)
-        if steps & set(self.candidates.shapes) - inputs and \
+        symbols = {_STEP_NAMES.get(name) for name in group.names}
+        if group.shape[0] > 1 and symbols & set(self.candidates.shapes) - inputs and \
                 not any(self._named(group, o) for o in options):
-            return False    # a step of ours by name, printed in a shape it does not have
+            return False    # a matrix of ours by its symbol, in a shape it does not have
         if not steps & inputs:
             return None
         return any(o.exact == 1.0 and self._named(group, o) and o.step in inputs
@@ -211,7 +225,7 @@ class Placer:
         """Named after a step this derivation does not have (x_1 when X is not an input)."""
         for name in group.names:
             match = _ROW_NAME.match(name)
-            step = _ROW_STEPS[match["letter"]] if match else _STEP_NAMES.get(name)
+            step = _ROW_STEPS[match["letter"]] if match else _step_named(name)
             if step is not None and step not in self.candidates.shapes:
                 return True
         return False
