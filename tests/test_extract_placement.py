@@ -112,3 +112,24 @@ def test_a_minus_inside_brackets_is_a_sign() -> None:
 def test_a_whole_number_row_matched_by_value_is_not_certain() -> None:
     [row] = _placements("a row [0, 4] printed on its own\n")
     assert row.key == "V[2]" and row.confidence != "certain" and not row.anchored
+
+
+def test_a_table_is_read_column_by_column_by_its_headings() -> None:
+    text = ("Query 1 over the two keys:\n\n"
+            "| key | score | exp | weight |\n"
+            "|-----|-------|-----|--------|\n"
+            "| k1  | 1     | 2.718 | 0.731 |\n"
+            "| k2  | 0     | 1.000 | 0.269 |\n")
+    placements = {p.key: p for p in _placements(text)}
+    assert placements["exp[1]"].layout == ["2.718", "1.000"]
+    assert placements["weights[1]"].layout == ["0.731", "0.269"]
+    # a one-query computation: the heading alone fixes the row
+    assert placements["weights[1]"].anchored and "named weights" in placements["weights[1]"].why
+
+
+def test_a_table_without_quantity_headings_stays_row_by_row() -> None:
+    text = ("| a | b |\n"
+            "|---|---|\n"
+            "| 0.731 | 0.269 |\n")
+    [row] = _placements(text)
+    assert (row.key, row.layout) == ("weights[1]", ["0.731", "0.269"]) and not row.anchored

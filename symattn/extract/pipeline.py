@@ -33,7 +33,7 @@ from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
 from symattn.extract.inputs import Proposal, from_scores, propose
 from symattn.extract.lines import place_line
-from symattn.extract.place import Placement, Placer
+from symattn.extract.place import Placement, Placer, heading_step
 from symattn.extract.scanner import Group, Number, Scanned, scan
 from symattn.problem import spec as spec_reader
 from symattn.verify.claims import read_claims
@@ -136,7 +136,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     def line_of(start: int) -> int:
         return bisect.bisect_left(newlines, start)
 
-    for group in scanned.groups:
+    for group in _table_columns(document.text, scanned.groups):
         if lines is None or lines[0] <= group.line <= lines[1]:
             by_line.setdefault(line_of(group.start), ([], []))[0].append(group)
     for number in scanned.singles:
@@ -159,6 +159,63 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         unplaced.extend(_unplaced_of(groups, singles, found))
     placements.sort(key=lambda p: p.numbers[0].start)
     return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _table_columns(text: str, groups: list[Group]) -> list[Group]:
+    """Markdown tables whose column headings name quantities (``| token | score | weight |``)
+    are read column by column: each column of numbers is a vector named by its heading.
+    Other tables stay row by row (a matrix printed as a table)."""
+    result: list[Group] = []
+    run: list[Group] = []
+
+    def flush() -> None:
+        result.extend(_columns_of(text, run) or run)
+        run.clear()
+
+    for group in groups:
+        row = text[group.start:group.end].lstrip().startswith("|")
+        if row and (not run or text.count("\n", run[-1].end, group.numbers[0].start) <= 1):
+            run.append(group)
+            continue
+        flush()
+        (run if row else result).append(group)
+    flush()
+    return sorted(result, key=lambda g: g.start)
+
+
+def _cells(text: str, start: int) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the cells of the table line starting at ``start``."""
+    end = text.find("\n", start)
+    line = text[start:end if end >= 0 else len(text)]
+    bars = [start + i for i, c in enumerate(line) if c == "|"]
+    return list(zip(bars, bars[1:]))
+
+
+def _columns_of(text: str, rows: list[Group]) -> list[Group]:
+    """The columns of one table by heading, or [] when no heading names a quantity."""
+    if not rows:
+        return []
+    first_line = text.rfind("\n", 0, rows[0].numbers[0].start) + 1
+    separator_start = text.rfind("\n", 0, max(0, first_line - 1)) + 1
+    if not _TABLE_SEPARATOR.match(text[separator_start:first_line - 1]):
+        return []
+    heading_start = text.rfind("\n", 0, max(0, separator_start - 1)) + 1
+    headings = [text[a + 1:b].strip() for a, b in _cells(text, heading_start)]
+    columns: dict[int, list[Number]] = {}
+    for row in rows:
+        cells = _cells(text, text.rfind("\n", 0, row.numbers[0].start) + 1)
+        for number in row.numbers:
+            index = next((k for k, (a, b) in enumerate(cells) if a < number.start < b), -1)
+            columns.setdefault(index, []).append(number)
+    named = {k: step for k in columns if 0 <= k < len(headings)
+             if (step := heading_step(headings[k])) is not None}
+    if not any(named.values()) or any(len(c) != len(rows) for c in columns.values()):
+        return []
+    return [Group((tuple(numbers),), numbers[0].start, numbers[-1].end,
+                  (named[k],) if k in named else ()) for k, numbers in sorted(columns.items())]
 
 
 _CONTINUATION = re.compile(r"^[\s$&]*[=≈][\s$&]*$")     # the line so far: "   ≈ " or "&= "

@@ -18,7 +18,7 @@ listed at the end of the draft with its line.
 
 from __future__ import annotations
 
-__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score"]
+__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score", "heading_step"]
 
 import bisect
 import math
@@ -74,6 +74,19 @@ class Placement:
     @property
     def line(self) -> int:
         return self.numbers[0].line
+
+
+# A table's column heading: the first of these words it contains names the column's step
+_HEADING_WORDS = (("scaled", "scaled"), ("exp", "exp"), ("e^", "exp"), ("weight", "weights"),
+                  ("softmax", "weights"), ("prob", "weights"), ("attention", "weights"),
+                  ("score", "scores"), ("logit", "scores"), ("dot", "scores"),
+                  ("output", "output"), ("context", "output"))
+
+
+def heading_step(heading: str) -> str | None:
+    """The step a table column holds, from its heading (``Weight``, ``e^x``, ``Score``)."""
+    lowered = heading.lower()
+    return next((step for word, step in _HEADING_WORDS if word in lowered), None)
 
 
 def _step_named(name: str) -> str | None:
