@@ -12,8 +12,11 @@ whatever its value).
 Every placement has a confidence: ``certain`` (every entry rounds to the
 quantity, and the name or uniqueness settles which quantity), ``likely``
 (most entries do, or the equation settles it), ``guess`` (the structure
-alone, or a value shared by several quantities). A number not placed is
-listed at the end of the draft with its line.
+alone, or a value shared by several quantities). Independently of the value,
+``anchored`` says whether the structure fixes the place (a name with its
+position, a step's name on its whole matrix, an equation whose other parts
+fit), and ``nearest`` what the worst-fitting number is closest to. A number
+not placed is listed at the end of the draft with its line.
 """
 
 from __future__ import annotations
