@@ -133,3 +133,32 @@ def test_a_table_without_quantity_headings_stays_row_by_row() -> None:
             "| 0.731 | 0.269 |\n")
     [row] = _placements(text)
     assert (row.key, row.layout) == ("weights[1]", ["0.731", "0.269"]) and not row.anchored
+
+
+def test_a_sum_of_numbers_carried_forward_is_placed_from_the_printed_operands() -> None:
+    # with d_k = 2 the scaled scores are [1/sqrt(2), 0] = [0.7071.., 0]: the document rounds
+    # the exponent to 0.71, so e^0.71 = 2.034 (exact exp: 2.028) and 2.034 + 1 = 3.034 (exact
+    # sum: 3.028); the sum is placed because its terms are the document's own exponentials
+    assert f"{math.exp(0.71):.3f}, {math.exp(1 / math.sqrt(2)) + 1:.3f}" == "2.034, 3.028"
+    spec = SPEC.replace('scale = "none"', "d_k = 2")
+    text = ("e^0.71 ≈ 2.034\n"
+            "e^0 = 1\n"
+            "Sum of exponentials: 2.034 + 1 ≈ 3.034\n")
+    draft = extract(from_text(text), spec).drafts[0]
+    placements = {(p.key, p.line): p for p in draft.placements}
+    assert placements[("exp_sum[1].terms", 3)].layout == ["2.034", "1"]
+    total = placements[("exp_sum[1]", 3)]
+    assert total.layout == "~3.034" and not total.anchored   # by values carried, not fixed
+    alone = extract(from_text(text.splitlines()[2]), spec).drafts[0]
+    assert alone.placements == []     # without the printed exponentials nothing fits
+
+
+def test_an_exponential_of_a_rounded_exponent_is_likely_not_a_guess() -> None:
+    # the exponent 0.5 printed for exact 1/sqrt(2) * ... : use the scaled spec's own numbers
+    spec = SPEC.replace('scale = "none"', "d_k = 2")
+    # scaled [1/sqrt(2), 0] = [0.7071.., 0]; printed 0.71, and e^0.71 = 2.03399.. -> 2.034,
+    # while the exact e^0.7071.. = 2.02811.. -> 2.028
+    assert f"{math.exp(0.71):.3f}, {math.exp(1 / math.sqrt(2)):.3f}" == "2.034, 2.028"
+    draft = extract(from_text("e^0.71 ≈ 2.034\n"), spec).drafts[0]
+    result = next(p for p in draft.placements if p.key == "exp[1,1]")
+    assert result.layout == "~2.034" and result.anchored and result.confidence == "likely"

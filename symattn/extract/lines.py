@@ -4,7 +4,7 @@ Each line is reduced to a skeleton where every single number is ``n`` and
 every printed vector or matrix is ``g``; patterns on the skeleton give the
 numbers their roles:
 
-    n×n + n×n + ... = n + n + ... = n    factors, terms and total of a written-out sum
+    n×n + n×n + ... = n + n + ... = n    factors, terms and total of a written-out sum (or ≈)
     e^n = n, exp(n) = n                  a scaled score and its exponential
     n / n = n, n / n → n%                score / divisor = scaled; exp / sum = weight
     \frac{n}{n} = n                      the same in LaTeX
@@ -20,19 +20,20 @@ from __future__ import annotations
 __all__ = ["place_line"]
 
 import dataclasses
+import math
 import re
 from typing import Sequence
 
 from symattn.derivation.names import split_name
 from symattn.derivation.terms import claim_term, term_count
-from symattn.extract.place import Placement, Placer, entry_score
+from symattn.extract.place import Placement, Placer, entry_score, whole_numbers
 from symattn.extract.scanner import Group, Number
 from symattn.verify.claims import Target
 
 N, G = "\ue000", "\ue001"
 _TIMES = r"\s*[×*·x]\s*"
-_SUM = re.compile(rf"(?:(?P<factors>(?:{N}{_TIMES}{N}\s*\+\s*)+{N}{_TIMES}{N})\s*=\s*)?"
-                  rf"(?P<terms>(?:{N}\s*\+\s*)+{N})\s*=\s*{N}")
+_SUM = re.compile(rf"(?:(?P<factors>(?:{N}{_TIMES}{N}\s*\+\s*)+{N}{_TIMES}{N})\s*[=≈]\s*)?"
+                  rf"(?P<terms>(?:{N}\s*\+\s*)+{N})\s*[=≈]\s*{N}")
 _EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
 # a / b, and LaTeX's \frac{a}{b}
 _DIVISION = re.compile(rf"(?:{N}\s*/\s*{N}|\\[dt]?frac\s*\{{\s*{N}\s*\}}\s*\{{\s*{N}\s*\}})"
@@ -111,6 +112,30 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
     return sorted(placed, key=lambda p: p.numbers[0].start), left
 
 
+_CARRIED = 0.75     # a part that fits what the document's own printed numbers give
+
+
+def _term_score(placer: Placer, number: Number, target: Target) -> float:
+    """How well a printed term fits: its exact value, or the value of the factors the
+    document printed before (a term carried forward from rounded numbers)."""
+    score = placer.score(number, target)
+    carried = placer.carried(target)
+    if score < 1.0 and carried is not None and entry_score(number, carried) == 1.0:
+        return _CARRIED
+    return score
+
+
+def _total_score(placer: Placer, total: Number, terms: Sequence[Number], target: Target
+                 ) -> float:
+    """How well a printed total fits: its exact value, or the sum of the printed terms
+    (not for whole numbers: they add up exactly, and small ones fit many entries)."""
+    score = placer.score(total, target)
+    added = sum(t.approximately for t in terms)
+    if score < 1.0 and not whole_numbers(terms) and entry_score(total, added) == 1.0:
+        return _CARRIED
+    return score
+
+
 def _sum_targets(placer: Placer, total: Number, terms: list[Number]) -> list[Target]:
     """Entries with as many terms as printed, best first (the total and the terms decide)."""
     shapes = placer.candidates.shapes
@@ -122,8 +147,14 @@ def _sum_targets(placer: Placer, total: Number, terms: list[Number]) -> list[Tar
         for i in range(rows):
             for j in range(columns):
                 target = Target(step, i, j)
-                score = placer.score(total, target) * 2 + sum(
-                    placer.score(t, Target(step, i, j, "term", k)) for k, t in enumerate(terms))
+                fits = [_term_score(placer, t, Target(step, i, j, "term", k))
+                        for k, t in enumerate(terms)]
+                fit = sum(fits)
+                # the printed terms adding up to the total says nothing of which entry it
+                # is: it counts only when every term fits this entry itself
+                total_score = _total_score(placer, total, terms, target) \
+                    if all(f >= 0.5 for f in fits) else placer.score(total, target)
+                score = total_score * 2 + fit
                 if placer.last_row == (step, i):
                     score += 0.3
                 scored.append((score, target))
@@ -157,7 +188,7 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
                                     anchored=terms_fit and total_fits)
         if found:
             placements.append(found)
-    scores = [placer.score(t, k) for t, k in zip(terms, term_targets)]
+    scores = [_term_score(placer, t, k) for t, k in zip(terms, term_targets)]
     confidence = "certain" if all(s == 1.0 for s in scores) else \
         "likely" if sum(s >= 0.5 for s in scores) * 2 >= len(scores) else "guess"
     key = placer.candidates.label(target) + ".terms"
@@ -215,6 +246,12 @@ def _exps(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
         first.anchored or placer.score(argument, first.targets[0]) == 1.0)
     second = placer.place_single(result, must=_same_entry(first.targets[0], "exp"),
                                  why=f"e to the power of {argument.printed}", anchored=fixed)
+    if second is not None and second.confidence == "guess" and argument.value is not None \
+            and argument.approximately < 700 and \
+            entry_score(result, math.exp(argument.approximately)) == 1.0:
+        second = dataclasses.replace(second, confidence="likely", why=second.why +
+                                     " (what the printed exponent gives)")
+        placer.remember(second)
     if argument.value is None:   # e^(-inf) = 0 holds for every masked entry: which one is a guess
         first, second = (dataclasses.replace(p, confidence="guess") if p else None
                          for p in (first, second))

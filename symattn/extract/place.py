@@ -21,7 +21,8 @@ not placed is listed at the end of the draft with its line.
 
 from __future__ import annotations
 
-__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score", "heading_step"]
+__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score", "heading_step",
+           "whole_numbers"]
 
 import bisect
 import math
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from symattn.derivation.names import split_name
+from symattn.derivation.terms import claim_term
 from symattn.extract.candidates import Candidate, Candidates, exact_tolerance
 from symattn.extract.scanner import Group, Number
 from symattn.verify.claims import Target
@@ -118,7 +120,7 @@ def _trivial(numbers: Sequence[Number]) -> bool:
     return all(n.value is None or n.value in (0, 1) for n in numbers)
 
 
-def _whole(numbers: Sequence[Number]) -> bool:
+def whole_numbers(numbers: Sequence[Number]) -> bool:
     """Every number a whole number (``2``, ``8.0000``): toy examples print many such rows,
     so their values alone do not settle which quantity a row is."""
     return all(n.value is not None and n.value.denominator == 1 for n in numbers)
@@ -143,6 +145,12 @@ class Placer:
         self.last_order = -1
         self.last_row: tuple[str, int] | None = None
         self.placements: list[Placement] = []
+        # the latest printed value of each entry placed so far: what the document's later
+        # numbers are computed from when it carries its own rounded numbers forward
+        self.printed: dict[Target, float] = {}
+        # the same by (step, exact value): "e^0.71 = 2.034 (for the 1st and 3rd elements)"
+        # prints one number for every entry of the step with that exact value
+        self.printed_alike: dict[tuple[str, float | None], float] = {}
 
     def nearest(self, number: Number, count: int = 3) -> tuple[tuple[str, float], ...]:
         """The ``count`` quantities nearest in value to a printed number: (claim key, exact
@@ -289,6 +297,7 @@ class Placer:
         columns = group.shape[1]
         self.last_order = max(self.last_order, self.candidates.order.get(option.step, 0))
         anchored = self._anchored(group, option)
+        self._remember(group.numbers, option.targets, confidence)
         placements = []
         for i, row in enumerate(group.rows):
             targets = option.targets[i * columns:(i + 1) * columns]
@@ -310,7 +319,7 @@ class Placer:
     def _group_confidence(self, group: Group, option: _Option, rivals: list[_Option]) -> str:
         named = self._named(group, option)
         if option.exact == 1.0 and (named or not rivals) and \
-                (named or not _whole(group.numbers)):
+                (named or not whole_numbers(group.numbers)):
             return "certain"
         if option.exact >= 0.5 and (named or not rivals):
             return "likely"
@@ -319,6 +328,7 @@ class Placer:
     def _group_placement(self, group: Group, option: _Option, confidence: str) -> Placement:
         step, numbers = option.step, group.numbers
         self.last_order = max(self.last_order, self.candidates.order.get(step, 0))
+        self._remember(numbers, option.targets, confidence)
         printed = [[n.printed for n in row] for row in group.rows]
         why = f"{option.exact:.0%} of the entries round the exact values"
         layout: list[list[str]] | list[str]
@@ -396,11 +406,52 @@ class Placer:
             rank += 0.05
         return rank - 0.002 * abs(candidate.order - self.last_order)
 
+    def _remember(self, numbers: Sequence[Number], targets: Sequence[Target], confidence: str
+                  ) -> None:
+        if confidence == "guess":    # a guessed place is no operand to carry forward
+            return
+        for number, target in zip(numbers, targets):
+            if target.part == "entry" and number.value is not None:
+                self.printed[target] = number.approximately
+                exact = self.candidates.grid[target.step][target.row][target.column]
+                self.printed_alike[(target.step, exact)] = number.approximately
+
+    def remember(self, placement: Placement) -> None:
+        """Keep a placement's printed values as operands of later numbers (a placement
+        whose confidence was raised after it was made)."""
+        self._remember(placement.numbers, placement.targets, placement.confidence)
+
+    def carried(self, target: Target) -> float | None:
+        """A written-out term's value from the document's own printed factors (``2.034``
+        printed for exp[1,1] makes term 1 of exp_sum[1] 2.034); None when no factor of it
+        was printed or it is no term."""
+        if target.part != "term":
+            return None
+        operands = self.derivation_operands(target.step)
+        factors = [Target(f.step, f.row, f.column) for f in
+                   claim_term(target.step, target.row, target.column, target.term, operands)]
+        values = [self._printed_or_exact(f) for f in factors]
+        if not any(printed for _, printed in values) or any(v is None for v, _ in values):
+            return None
+        return math.prod(v for v, _ in values if v is not None)
+
+    def _printed_or_exact(self, target: Target) -> tuple[float | None, bool]:
+        """An entry's printed value (of it, or of an entry of its step with the same exact
+        value) and True; else its exact value and False."""
+        grid = self.candidates.grid.get(target.step)
+        exact = grid[target.row][target.column] if grid else None
+        if target in self.printed:
+            return self.printed[target], True
+        if (target.step, exact) in self.printed_alike:
+            return self.printed_alike[(target.step, exact)], True
+        return exact, False
+
     def _single(self, number: Number, target: Target, confidence: str, why: str,
                 anchored: bool = False) -> Placement:
         if target.part != "divisor":
             self.last_row = (target.step, target.row)
             self.last_order = max(self.last_order, self.candidates.order.get(target.step, 0))
+        self._remember((number,), (target,), confidence)
         key = self.candidates.label(target)
         if target.part == "term":
             key = f"{key}.terms[{target.term + 1}]"
