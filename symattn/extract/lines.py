@@ -26,7 +26,7 @@ from typing import Sequence
 
 from symattn.derivation.names import split_name
 from symattn.derivation.terms import claim_term, term_count
-from symattn.extract.place import Placement, Placer, entry_score, whole_numbers
+from symattn.extract.place import CARRIED, Placement, Placer, entry_score, whole_numbers
 from symattn.extract.scanner import Group, Number
 from symattn.verify.claims import Target
 
@@ -112,17 +112,10 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
     return sorted(placed, key=lambda p: p.numbers[0].start), left
 
 
-_CARRIED = 0.75     # a part that fits what the document's own printed numbers give
-
-
 def _term_score(placer: Placer, number: Number, target: Target) -> float:
     """How well a printed term fits: its exact value, or the value of the factors the
     document printed before (a term carried forward from rounded numbers)."""
-    score = placer.score(number, target)
-    carried = placer.carried(target)
-    if score < 1.0 and carried is not None and entry_score(number, carried) == 1.0:
-        return _CARRIED
-    return score
+    return placer.fit(number, target)
 
 
 def _total_score(placer: Placer, total: Number, terms: Sequence[Number], target: Target
@@ -132,7 +125,7 @@ def _total_score(placer: Placer, total: Number, terms: Sequence[Number], target:
     score = placer.score(total, target)
     added = sum(t.approximately for t in terms)
     if score < 1.0 and not whole_numbers(terms) and entry_score(total, added) == 1.0:
-        return _CARRIED
+        return CARRIED
     return score
 
 
@@ -258,31 +251,50 @@ def _exps(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
     return [p for p in (first, second) if p]
 
 
+def _division_sides(target: Target) -> tuple[Target, Target] | None:
+    """What a quotient is made of: score / divisor = scaled, exp / exp_sum = weight."""
+    base = split_name(target.step)[1]
+    if base == "scaled":
+        return _same_entry(target, "scores"), Target("divisor", part="divisor")
+    if base == "weights":
+        return _same_entry(target, "exp"), Target(_same_entry(target, "exp_sum").step,
+                                                  target.row, 0)
+    return None
+
+
 def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
                ) -> list[Placement]:
     if len(numbers) == 2:
         top = placer.place_single(numbers[0], prefer=frozenset({"exp", "scores"}))
         bottom = placer.place_single(numbers[1], prefer=frozenset({"exp_sum"}))
         return [p for p in (top, bottom) if p]
-    result = placer.place_single(numbers[2], prefer=frozenset({"scaled", "weights"}))
-    if result is None:
-        return []
-    target, base = result.targets[0], split_name(result.targets[0].step)[1]
-    if base == "scaled":
-        pair = (_same_entry(target, "scores"), Target("divisor", part="divisor"))
-    elif base == "weights":
-        pair = (_same_entry(target, "exp"), Target(_same_entry(target, "exp_sum").step,
-                                                   target.row, 0))
-    else:
-        return [result]
-    if all(placer.score(n, t) < 0.5 for n, t in zip(numbers[:2], pair)):
-        return []      # neither side fits: the result's value was a coincidence
-    result_fits = placer.score(numbers[2], target) == 1.0
-    parts = [placer.place_single(n, must=t, why="a side of the division", anchored=result_fits)
-             for n, t in zip(numbers[:2], pair)]
-    if _all_fit(placer, numbers[:2], pair):   # both sides fix the quotient's place
-        result = dataclasses.replace(result, anchored=True)
-    return [p for p in parts if p] + [result]
+    quotient, sides = numbers[2], numbers[:2]
+    # the quotient's entry: among those its value fits, the one whose sides fit best, exactly
+    # or as the document printed them before (2.034 / 5.068 = 0.401 with both printed)
+    options = []
+    for candidate in placer.value_candidates(quotient, frozenset({"scaled", "weights"})):
+        pair = _division_sides(candidate.target)
+        if pair is not None:
+            fits = tuple(placer.fit(n, t) for n, t in zip(sides, pair))
+            options.append((sum(fits), candidate.target, pair, fits))
+    options.sort(key=lambda o: -o[0])
+    if not options or all(f < 0.5 for f in options[0][3]):
+        return []      # neither side fits: the quotient's value was a coincidence
+    total, target, pair, fits = options[0]
+    unique = len(options) == 1 or options[1][0] < total
+    if not unique:     # the same sides fit several entries: the nearest in the document
+        rows = [o for o in options if o[0] == total]
+        target, pair, fits = next(((t, p, f) for _, t, p, f in rows
+                                   if placer.last_row == (t.step, t.row)), rows[0][1:])
+    quotient_fits = placer.fit(quotient, target) >= 0.75
+    parts = [placer.place_single(n, must=t, why="a side of the division",
+                                 anchored=quotient_fits and unique)
+             for n, t in zip(sides, pair)]
+    result = placer.place_single(quotient, must=target, why="the quotient of the division",
+                                 anchored=all(f >= 0.75 for f in fits) and unique)
+    if result is not None and not unique and result.confidence == "certain":
+        result = dataclasses.replace(result, confidence="likely")
+    return [p for p in parts + [result] if p]
 
 
 def _roots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]

@@ -22,7 +22,7 @@ not placed is listed at the end of the draft with its line.
 from __future__ import annotations
 
 __all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score", "heading_step",
-           "whole_numbers"]
+           "whole_numbers", "CARRIED"]
 
 import bisect
 import math
@@ -38,6 +38,7 @@ from symattn.verify.claims import Target
 from symattn.verify.targets import row_label
 
 CONFIDENCES = ("certain", "likely", "guess")
+CARRIED = 0.75     # the fit of a number that is what the document's own printed numbers give
 _ROW_NAME = re.compile(r"^(?P<letter>[qkvxoyz]|out)_?(?P<index>\d+)$")
 _STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
                "W_K": "W_K", "WK": "W_K", "W_V": "W_V", "WV": "W_V", "scores": "scores",
@@ -373,6 +374,29 @@ class Placer:
         return self._single(number, best.target, confidence,
                             why or ("its value" if best in exact else "close to its value"))
 
+    def value_candidates(self, number: Number, prefer: frozenset[str] = frozenset()
+                         ) -> list[Candidate]:
+        """The quantities a single number's value fits (those of ``prefer`` steps first)."""
+        return self._value_matches(number, prefer)
+
+    def fit(self, number: Number, target: Target) -> float:
+        """``score``, or 0.75 when the number is what the document's own printed numbers
+        give: the entry printed before with this value (or an entry of its step with the
+        same exact value), or a term carried from printed factors."""
+        score = self.score(number, target)
+        if score == 1.0:
+            return score
+        if target.part == "term":
+            value = self.carried(target)
+        elif target.part == "entry":
+            value, printed = self._printed_or_exact(target)
+            value = value if printed else None
+        else:
+            value = self.printed.get(target)
+        if value is not None and entry_score(number, value) == 1.0:
+            return CARRIED
+        return score
+
     def _value_matches(self, number: Number, prefer: frozenset[str]) -> list[Candidate]:
         places = number.places + (2 if number.percent else 0)
         found = [c for c in self.candidates.matching(number.magnitude, places, near=True)
@@ -411,6 +435,8 @@ class Placer:
         if confidence == "guess":    # a guessed place is no operand to carry forward
             return
         for number, target in zip(numbers, targets):
+            if target.part == "divisor" and number.value is not None:
+                self.printed[target] = number.approximately
             if target.part == "entry" and number.value is not None:
                 self.printed[target] = number.approximately
                 exact = self.candidates.grid[target.step][target.row][target.column]
