@@ -42,8 +42,13 @@ _SQRT = re.compile(rf"√\s*{N}\s*[=≈]\s*{N}")
 _DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
 _AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 # A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512
-_SIZE = re.compile(r"(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL])\s*=\s*$")
-_WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G}))")
+# ... or an index running over a sum (sum_{j=1}^K), or a test in code (x % h == 0)
+_SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
+                   r"(?:(?:sum|limits|prod)_|(?<![\w\\]))[ijkt])"
+                   r"\s*=|==)\s*$")
+# a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
+_WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G})| ?{G})")
+_EXPONENT = re.compile(r"(?:e\^\(?|exp\()\s*$")     # e^0.5 inside a fraction, no "=" after
 _TERM_STEPS = frozenset({"scores", "output", "exp_sum"})
 
 
@@ -94,6 +99,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
             found = rule(placer, line, match, numbers)
             placed.extend(found)
             line.done.update(n.start for p in found for n in p.numbers)
+            if rule is _divisions and len(numbers) == 2:   # "2/0.5": no weight, no score
+                line.done.update(n.start for n in numbers)
     left = []
     for number in singles:
         if number.start in line.done:
@@ -103,6 +110,15 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
                 not number.percent and not _AFTER_SIGN.search(before):
             # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
             left.append(number)
+            continue
+        if _EXPONENT.search(before):    # an exponent is a scaled score, or nothing
+            placement = placer.place_single(number, prefer=frozenset({"scaled", "masked"}),
+                                            why="the exponent of an exponential")
+            if placement is not None and \
+                    split_name(placement.targets[0].step)[1] in ("scaled", "masked"):
+                placed.append(placement)
+            else:
+                left.append(number)
             continue
         placement = placer.place_single(number)
         if placement is None:
@@ -190,6 +206,12 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
                                 placer.nearest(terms[scores.index(min(scores))])))
     found = placer.place_single(total, must=target, why="the total of the sum written out",
                                 anchored=factors_fit or terms_fit)
+    if found is not None and found.confidence == "guess" and confidence != "guess" and \
+            _total_score(placer, total, terms, target) == CARRIED:
+        # the printed terms fit, and the total is their sum: carried forward, not a guess
+        found = dataclasses.replace(found, confidence="likely",
+                                    why=found.why + " (the sum of its printed terms)")
+        placer.remember(found)
     return placements + ([found] if found else [])
 
 
@@ -264,10 +286,11 @@ def _division_sides(target: Target) -> tuple[Target, Target] | None:
 
 def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
                ) -> list[Placement]:
-    if len(numbers) == 2:
+    if len(numbers) == 2:     # a / b alone: a numerator over a denominator, nothing else
         top = placer.place_single(numbers[0], prefer=frozenset({"exp", "scores"}))
         bottom = placer.place_single(numbers[1], prefer=frozenset({"exp_sum"}))
-        return [p for p in (top, bottom) if p]
+        return [p for p, steps in ((top, ("exp", "scores")), (bottom, ("exp_sum", "divisor")))
+                if p and split_name(p.targets[0].step)[1] in steps]
     quotient, sides = numbers[2], numbers[:2]
     # the quotient's entry: among those its value fits, the one whose sides fit best, exactly
     # or as the document printed them before (2.034 / 5.068 = 0.401 with both printed)
@@ -282,10 +305,12 @@ def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[
         return []      # neither side fits: the quotient's value was a coincidence
     total, target, pair, fits = options[0]
     unique = len(options) == 1 or options[1][0] < total
-    if not unique:     # the same sides fit several entries: the nearest in the document
-        rows = [o for o in options if o[0] == total]
-        target, pair, fits = next(((t, p, f) for _, t, p, f in rows
-                                   if placer.last_row == (t.step, t.row)), rows[0][1:])
+    if not unique:     # the same sides fit several entries: the row being worked, and an
+        # entry not printed yet before one printed already (a walk-through goes on)
+        rows = sorted((o for o in options if o[0] == total),
+                      key=lambda o: (placer.last_row != (o[1].step, o[1].row),
+                                     o[1] in placer.printed))
+        target, pair, fits = rows[0][1:]
     quotient_fits = placer.fit(quotient, target) >= 0.75
     parts = [placer.place_single(n, must=t, why="a side of the division",
                                  anchored=quotient_fits and unique)
@@ -311,7 +336,15 @@ def _roots(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numb
 
 def _weights(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
              ) -> list[Placement]:
-    """A number times a value vector (``0.309 × v₁``): a weight."""
+    """A number times a value vector (``0.309 × v₁``, ``0.5 × [2, 8, 0]``): a weight; when
+    the vector is placed as row j of V, the weight is in column j."""
+    after = [v for k, v in sorted(line.at.items()) if k > match.start()]
+    value_row = None
+    if after and not isinstance(after[0], Number):
+        rows = {(split_name(p.targets[0].step)[1], p.targets[0].row) for p in after[0][1]
+                if len({t.row for t in p.targets}) == 1}
+        if len(rows) == 1 and next(iter(rows))[0] == "V":
+            value_row = next(iter(rows))[1]
     found = placer.place_single(numbers[0], prefer=frozenset({"weights"}),
-                                why="it multiplies a value vector")
+                                why="it multiplies a value vector", column=value_row)
     return [found] if found else []

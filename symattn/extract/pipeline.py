@@ -223,7 +223,7 @@ _CHAIN_START = re.compile(r"^[\s$]*(?:\\text\{)?(?P<name>[A-Za-z][\w^]{0,20})\}?
                           r"(?:\([^()=\n]{0,40}\))?\s*&?\s*[=≈]")
 # after the group: the end of its line, and no factor or term on the next line
 _ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
-_OPENS_WITH_SIGN = re.compile(r"^[\s$&]*[=≈]")
+_OPENS_WITH_SIGN = re.compile(r"^[\s$&]*[=≈+]")     # = ..., ≈ ..., + ... (a term more)
 _CHAIN_LINES = 8           # how far up a continued line looks for the name it continues
 
 

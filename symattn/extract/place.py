@@ -51,6 +51,8 @@ _STEP_WORDS = {"scores": "scores", "score": "scores", "attn_scores": "scores",
                "output": "output", "outputs": "output", "context": "output",
                "context_vectors": "output", "attention": "output", "z": "output"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
+# steps whose rows are not (only) queries: a row of K is a key
+_INPUTS = frozenset({"Q", "K", "V", "X", "W_Q", "W_K", "W_V"})
 _SIDE_STEPS = frozenset({"row_max", "shifted", "exp_shifted", "exp_shifted_sum"})
 # y_i, z_i: the usual names of an output row (y_1 = sum_j alpha_1j v_j, z_1 = ...)
 _ROW_STEPS = {"q": "Q", "k": "K", "v": "V", "x": "X", "o": "output", "out": "output",
@@ -204,7 +206,7 @@ class Placer:
                 layouts.extend(("column", j, tuple(Target(step, i, j) for i in range(columns)))
                                for j in range(step_columns))
             for kind, index, targets in layouts:
-                scores = [self.score(n, t) for n, t in zip(numbers, targets)]
+                scores = [self.fit(n, t) for n, t in zip(numbers, targets)]
                 options.append(_Option(kind, step, index, targets, sum(scores) / len(scores),
                                        sum(s == 1.0 for s in scores) / len(scores)))
         return options
@@ -349,16 +351,18 @@ class Placer:
     # ----- single numbers --------------------------------------------------------------
 
     def place_single(self, number: Number, prefer: frozenset[str] = frozenset(),
-                     must: Target | None = None, why: str = "", anchored: bool = False
-                     ) -> Placement | None:
+                     must: Target | None = None, why: str = "", anchored: bool = False,
+                     column: int | None = None) -> Placement | None:
         """One number: on ``must`` when the equation says so, else by value; ``anchored``:
-        the equation's other parts fix ``must`` whatever this number's value."""
+        the equation's other parts fix ``must`` whatever this number's value; ``column``:
+        the structure fixes the entry's column (0-based), the value picks the row."""
         if must is not None and must in self.candidates.by_target:
             score = self.score(number, must)
             confidence = "certain" if score == 1.0 else "likely" if score == 0.5 else "guess"
             return self._single(number, must, confidence, why or "the equation it stands in",
                                 anchored)
-        matches = self._value_matches(number, prefer)
+        matches = [c for c in self._value_matches(number, prefer)
+                   if column is None or c.target.column == column and c.target.part == "entry"]
         if not matches:
             return None
         best = max(matches, key=lambda c: self._single_rank(number, c, prefer))
@@ -422,6 +426,11 @@ class Placer:
             rank += 1.0
         if self.last_row and (target.step, target.row) == self.last_row:
             rank += 0.3
+        elif self.last_row and target.row == self.last_row[1] and target.part == "entry" and \
+                not {split_name(target.step)[1], split_name(self.last_row[0])[1]} & _INPUTS:
+            rank += 0.2     # the same query's row of the next step (e^x of the row's scores)
+        if target in self.printed:
+            rank -= 0.02    # a walk-through prints each quantity once before it repeats
         if target.part == "entry":
             rank += 0.1
         if split_name(target.step)[1] in _SIDE_STEPS:
