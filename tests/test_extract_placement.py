@@ -162,3 +162,23 @@ def test_an_exponential_of_a_rounded_exponent_is_likely_not_a_guess() -> None:
     draft = extract(from_text("e^0.71 ≈ 2.034\n"), spec).drafts[0]
     result = next(p for p in draft.placements if p.key == "exp[1,1]")
     assert result.layout == "~2.034" and result.anchored and result.confidence == "likely"
+
+
+def test_a_weight_before_a_row_of_v_is_in_that_rows_column() -> None:
+    # 0.269 fits weights[1,2] by value; the vector after it, [0, 4], is V's row 2
+    text = ("y_1 &= 0.731 [2, 0]\n"
+            "    + 0.269 [0, 4]\n"
+            "    &= [1.462, 1.076]\n")
+    placements = {(p.key, p.line): p for p in _placements(text)}
+    assert placements[("weights[1,1]", 1)].layout == "0.731"
+    assert placements[("weights[1,2]", 2)].layout == "0.269"
+    # the last line continues the expression of the first (through the line opening with +)
+    assert placements[("output[1]", 3)].anchored
+
+
+def test_a_division_alone_places_no_weight_and_an_exponent_only_on_a_score() -> None:
+    # "1/0.269": 0.269 is no denominator of this computation; e^{0.731} inside a fraction
+    # has no "=" after it, and 0.731 is no scaled score here (scaled = [1, 0])
+    text = "z / T = [1/0.269] and \\frac{e^{0.731}}{\\sum_{j=1} e^{z_j}}\n"
+    placed = [(p.layout, p.key) for p in _placements(text)]
+    assert placed == [("1", "scores[1,1]")]   # a numerator may be a score; j=1 is an index
