@@ -182,3 +182,13 @@ def test_a_division_alone_places_no_weight_and_an_exponent_only_on_a_score() -> 
     text = "z / T = [1/0.269] and \\frac{e^{0.731}}{\\sum_{j=1} e^{z_j}}\n"
     placed = [(p.layout, p.key) for p in _placements(text)]
     assert placed == [("1", "scores[1,1]")]   # a numerator may be a score; j=1 is an index
+
+
+def test_a_name_that_does_not_fit_yields_to_a_quantity_that_fits_every_entry() -> None:
+    # "Masked Scores" is read as the name "Scores"; the matrix is the masked scores
+    # (scores [[1, 0], [0, 1]] with the causal mask: [[1, -inf], [0, 1]])
+    spec = ("[inputs]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, 0], [0, 1]]\n"
+            '[options]\nscale = "none"\nmask = "causal"\n')
+    draft = extract(from_text("Masked Scores = [[1, -inf], [0, 1]]\n"), spec).drafts[0]
+    [matrix] = draft.placements
+    assert matrix.key == "masked" and matrix.confidence == "certain"

@@ -257,11 +257,14 @@ class Placer:
                 return True
         return False
 
-    def _rank(self, group: Group, option: _Option) -> float:
+    def _rank(self, group: Group, option: _Option, exact_elsewhere: bool = False) -> float:
+        """``exact_elsewhere``: another quantity fits every entry; a name that does not
+        (``Masked Scores`` read as ``Scores``) then does not outweigh it."""
         order = self.candidates.order.get(option.step, 0)
         forward = 0.05 if order >= self.last_order else 0.0
         side = 0.1 if split_name(option.step)[1] in _SIDE_STEPS else 0.0
-        return option.score + (1.0 if self._named(group, option) else 0.0) + forward - \
+        named = self._named(group, option) and (option.exact == 1.0 or not exact_elsewhere)
+        return option.score + (1.0 if named else 0.0) + forward - \
             0.002 * abs(order - self.last_order) - side
 
     def place_group(self, group: Group, only: str | None = None) -> list[Placement]:
@@ -279,7 +282,9 @@ class Placer:
                        if self.score(n, t) == 1.0)]   # 0s and 1s alone settle nothing
         if not options:
             return []
-        ranked = sorted(options, key=lambda o: -self._rank(group, o))
+        exact_elsewhere = not whole_numbers(group.numbers) and \
+            any(o.exact == 1.0 and not self._named(group, o) for o in options)
+        ranked = sorted(options, key=lambda o: -self._rank(group, o, exact_elsewhere))
         named = [o for o in ranked if self._named(group, o) and o.exact == 1.0]
         chosen = named if len(named) > 1 else ranked[:1]
         placements: list[Placement] = []
