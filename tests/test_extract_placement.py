@@ -192,3 +192,20 @@ def test_a_name_that_does_not_fit_yields_to_a_quantity_that_fits_every_entry() -
     draft = extract(from_text("Masked Scores = [[1, -inf], [0, 1]]\n"), spec).drafts[0]
     [matrix] = draft.placements
     assert matrix.key == "masked" and matrix.confidence == "certain"
+
+
+def test_a_product_written_over_several_lines_places_its_factors() -> None:
+    # Q K^T with Q = [[1, 2], [3, 4]], K = [[0, 1], [2, 0]]: K^T = [[0, 2], [1, 0]] (square,
+    # printed transposed: its rows are K's columns) and Q K^T = [[2, 2], [4, 6]] by hand
+    spec = ("[inputs]\nQ = [[1, 2], [3, 4]]\nK = [[0, 1], [2, 0]]\nV = [[1, 0], [0, 1]]\n"
+            '[options]\nscale = "none"\n')
+    text = ("$$\nQK^T\n"
+            "=\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}\n"
+            " \\begin{bmatrix}0&2\\\\1&0\\end{bmatrix}\n"
+            "=\\begin{bmatrix}2&2\\\\4&6\\end{bmatrix}\n$$\n")
+    draft = extract(from_text(text), spec).drafts[0]
+    keys = {p.line: p.key for p in draft.placements if p.line != 4}
+    assert keys == {3: "Q", 5: "scores"}
+    columns = sorted((p.key, p.layout) for p in draft.placements if p.line == 4)
+    assert columns == [("K[:,1]", ["0", "2"]), ("K[:,2]", ["1", "0"])]
+    assert draft.unplaced == []

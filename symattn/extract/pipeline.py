@@ -145,9 +145,11 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     placements: list[Placement] = []
     unplaced: list[Number] = []
     elsewhere = False      # in another example: after its own inputs, before ours again
+    in_order: list[Group] = []
     for index in sorted(by_line):
         groups, singles = by_line[index]
         groups = [_continued(document.text, g) for g in groups]
+        in_order.extend(groups)
         fits = {placer.input_fit(g) for g in groups} - {None}
         elsewhere = elsewhere and True not in fits or fits == {False}
         start = newlines[index - 1] + 1 if index else 0
@@ -157,8 +159,34 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
             found = [p for p in found if p.confidence == "certain"]
         placements.extend(found)
         unplaced.extend(_unplaced_of(groups, singles, found))
+    placements = _spread_products(document.text, placer, in_order, placements)
+    taken = {n.start for p in placements for n in p.numbers}
+    unplaced = [n for n in unplaced if n.start not in taken]
     placements.sort(key=lambda p: p.numbers[0].start)
     return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+def _spread_products(text: str, placer: Placer, groups: list[Group],
+                     placements: list[Placement]) -> list[Placement]:
+    """``A B = C`` written over several lines (``QK^T`` then ``= [Q]``, ``[K^T]``, ``= [S]``
+    one under the other): once C is placed, A and B are its factors (B may be transposed)."""
+    first = {p.numbers[0].start: p for p in placements}
+    for a, b, c in zip(groups, groups[1:], groups[2:]):
+        if "\n" not in text[a.start:c.start] or \
+                not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
+                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+            continue
+        product = first.get(c.numbers[0].start)
+        factors = _FACTORS.get(split_name(product.targets[0].step)[1]) if product else None
+        if factors is None:
+            continue
+        for group, factor in zip((a, b), factors):
+            found = placer.place_group(group, only=factor, transposed=factor == "K")
+            if found:
+                mine = {n.start for n in group.numbers}
+                placements = [p for p in placements
+                              if not {n.start for n in p.numbers} & mine] + found
+    return placements
 
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")

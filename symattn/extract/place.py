@@ -187,7 +187,9 @@ class Placer:
 
     # ----- groups -----------------------------------------------------------------------
 
-    def _options(self, group: Group) -> list[_Option]:
+    def _options(self, group: Group, transposed: bool = False) -> list[_Option]:
+        """Every layout of the group on a step of its size; ``transposed``: a square
+        matrix may be printed transposed too (the K^T of a product Q K^T)."""
         rows, columns = group.shape
         numbers = group.numbers
         options = []
@@ -196,7 +198,8 @@ class Placer:
             if rows > 1 and (step_rows, step_columns) == (rows, columns):
                 layouts.append(("matrix", 0, tuple(Target(step, i, j) for i in range(rows)
                                                    for j in range(columns))))
-            if rows > 1 and (step_rows, step_columns) == (columns, rows) and rows != columns:
+            if rows > 1 and (step_rows, step_columns) == (columns, rows) and \
+                    (rows != columns or transposed):
                 layouts.append(("columns", 0, tuple(Target(step, j, i) for i in range(rows)
                                                     for j in range(columns))))
             if rows == 1 and step_columns == columns:
@@ -267,12 +270,15 @@ class Placer:
         return option.score + (1.0 if named else 0.0) + forward - \
             0.002 * abs(order - self.last_order) - side
 
-    def place_group(self, group: Group, only: str | None = None) -> list[Placement]:
+    def place_group(self, group: Group, only: str | None = None, transposed: bool = False
+                    ) -> list[Placement]:
         """The placements of one printed vector or matrix (several for ``Q = K = V = ...``);
-        ``only``: the step it must be (a factor of a product printed as ``A B = C``)."""
+        ``only``: the step it must be (a factor of a product printed as ``A B = C``);
+        ``transposed``: it may be printed transposed even when square (K^T in Q K^T)."""
         if self._names_absent(group) and only is None:
             return []
-        options = [o for o in self._options(group) if o.exact >= 0.5 or o.score >= 0.6 or
+        options = [o for o in self._options(group, transposed)
+                   if o.exact >= 0.5 or o.score >= 0.6 or
                    (self._named(group, o) and o.score >= 0.25)]
         if only is not None:
             options = [o for o in options if split_name(o.step)[1] == only]
