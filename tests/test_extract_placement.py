@@ -209,3 +209,19 @@ def test_a_product_written_over_several_lines_places_its_factors() -> None:
     columns = sorted((p.key, p.layout) for p in draft.placements if p.line == 4)
     assert columns == [("K[:,1]", ["0", "2"]), ("K[:,2]", ["1", "0"])]
     assert draft.unplaced == []
+
+
+def test_a_number_whose_comma_may_group_thousands_is_not_anchored_when_it_does_not_fit() -> None:
+    # "e^1 = 2,718": read with a decimal comma it is e (anchored, fits); "e^1 = 2,719" does not
+    # fit and may be read either way: suspicious, not wrong
+    fits = next(p for p in _placements("e^1 = 2,718\n") if p.key == "exp[1,1]")
+    assert fits.anchored
+    off = next(p for p in _placements("e^1 = 2,719\n") if p.key == "exp[1,1]")
+    assert not off.anchored
+
+
+def test_one_over_a_square_root_is_no_divisor() -> None:
+    spec = SPEC.replace('scale = "none"', "d_k = 2")
+    draft = extract(from_text("scale by 1/√2 ≈ 0.707, where √2 ≈ 1.414\n"), spec).drafts[0]
+    divisors = [p for p in draft.placements if p.key == "divisor"]
+    assert [p.layout for p in divisors] == ["~1.414"] and divisors[0].anchored

@@ -38,7 +38,7 @@ _EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
 # a / b, and LaTeX's \frac{a}{b}
 _DIVISION = re.compile(rf"(?:{N}\s*/\s*{N}|\\[dt]?frac\s*\{{\s*{N}\s*\}}\s*\{{\s*{N}\s*\}})"
                        rf"(?:\s*(?:=|→|≈)\s*{N})?")
-_SQRT = re.compile(rf"√\s*{N}\s*[=≈]\s*{N}")
+_SQRT = re.compile(rf"(?<!/)(?<!/\s)√\s*{N}\s*[=≈]\s*{N}")    # not 1/√2 ≈ 0.707: a scale
 _DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
 _AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 # A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512

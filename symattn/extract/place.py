@@ -38,6 +38,7 @@ from symattn.verify.claims import Target
 from symattn.verify.targets import row_label
 
 CONFIDENCES = ("certain", "likely", "guess")
+_AMBIGUOUS_COMMA = re.compile(r"^-?\d{1,3},\d{3}$")
 CARRIED = 0.75     # the fit of a number that is what the document's own printed numbers give
 _ROW_NAME = re.compile(r"^(?P<letter>[qkvxoyz]|out)_?(?P<index>\d+)$")
 _STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
@@ -498,6 +499,8 @@ class Placer:
             self.last_row = (target.step, target.row)
             self.last_order = max(self.last_order, self.candidates.order.get(target.step, 0))
         self._remember((number,), (target,), confidence)
+        if anchored and _AMBIGUOUS_COMMA.search(number.text) and self.score(number, target) < 1:
+            anchored = False   # "22,026": read as 22.026, it may be twenty-two thousand
         key = self.candidates.label(target)
         if target.part == "term":
             key = f"{key}.terms[{target.term + 1}]"
