@@ -225,3 +225,16 @@ def test_one_over_a_square_root_is_no_divisor() -> None:
     draft = extract(from_text("scale by 1/√2 ≈ 0.707, where √2 ≈ 1.414\n"), spec).drafts[0]
     divisors = [p for p in draft.placements if p.key == "divisor"]
     assert [p.layout for p in divisors] == ["~1.414"] and divisors[0].anchored
+
+
+def test_an_output_computed_from_the_weights_as_printed_is_placed() -> None:
+    # the document rounds the weights to [0.73, 0.27] (exact: 0.7311, 0.2689) and computes
+    # the output from them: 2 * 0.73 = 1.460 and 4 * 0.27 = 1.080 (exact: 1.462, 1.076)
+    text = ("weights = [0.73, 0.27]\n"
+            "and the result is [1.460, 1.080]\n")
+    placements = {p.line: p for p in _placements(text)}
+    assert placements[1].key == "weights[1]" and placements[1].anchored
+    assert placements[2].key == "output[1]" and not placements[2].anchored
+    assert placements[2].confidence != "certain"
+    alone = _placements("and the result is [1.460, 1.080]\n")
+    assert alone == []                    # without the printed weights nothing fits

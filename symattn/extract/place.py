@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from symattn.derivation.names import split_name
-from symattn.derivation.terms import claim_term
+from symattn.derivation.terms import claim_term, term_count
 from symattn.extract.candidates import Candidate, Candidates, exact_tolerance
 from symattn.extract.scanner import Group, Number
 from symattn.verify.claims import Target
@@ -286,7 +286,7 @@ class Placer:
         options = [o for o in options if o.exact == 1.0 or self._named(group, o) or
                    any(n.value is None or n.value not in (0, 1)
                        for n, t in zip(group.numbers, o.targets)
-                       if self.score(n, t) == 1.0)]   # 0s and 1s alone settle nothing
+                       if self.fit(n, t) >= CARRIED)]   # 0s and 1s alone settle nothing
         if not options:
             return []
         exact_elsewhere = not whole_numbers(group.numbers) and \
@@ -312,7 +312,7 @@ class Placer:
         columns = group.shape[1]
         self.last_order = max(self.last_order, self.candidates.order.get(option.step, 0))
         anchored = self._anchored(group, option)
-        self._remember(group.numbers, option.targets, confidence)
+        self._remember(group.numbers, option.targets, confidence, anchored)
         placements = []
         for i, row in enumerate(group.rows):
             targets = option.targets[i * columns:(i + 1) * columns]
@@ -343,7 +343,7 @@ class Placer:
     def _group_placement(self, group: Group, option: _Option, confidence: str) -> Placement:
         step, numbers = option.step, group.numbers
         self.last_order = max(self.last_order, self.candidates.order.get(step, 0))
-        self._remember(numbers, option.targets, confidence)
+        self._remember(numbers, option.targets, confidence, self._anchored(group, option))
         printed = [[n.printed for n in row] for row in group.rows]
         why = f"{option.exact:.0%} of the entries round the exact values"
         layout: list[list[str]] | list[str]
@@ -406,7 +406,7 @@ class Placer:
             value = self.carried(target)
         elif target.part == "entry":
             value, printed = self._printed_or_exact(target)
-            value = value if printed else None
+            value = value if printed else self.carried(target)
         else:
             value = self.printed.get(target)
         if value is not None and entry_score(number, value) == 1.0:
@@ -451,9 +451,9 @@ class Placer:
             rank += 0.05
         return rank - 0.002 * abs(candidate.order - self.last_order)
 
-    def _remember(self, numbers: Sequence[Number], targets: Sequence[Target], confidence: str
-                  ) -> None:
-        if confidence == "guess":    # a guessed place is no operand to carry forward
+    def _remember(self, numbers: Sequence[Number], targets: Sequence[Target], confidence: str,
+                  anchored: bool = False) -> None:
+        if confidence == "guess" and not anchored:   # a guessed place carries nothing on
             return
         for number, target in zip(numbers, targets):
             if target.part == "divisor" and number.value is not None:
@@ -466,21 +466,38 @@ class Placer:
     def remember(self, placement: Placement) -> None:
         """Keep a placement's printed values as operands of later numbers (a placement
         whose confidence was raised after it was made)."""
-        self._remember(placement.numbers, placement.targets, placement.confidence)
+        self._remember(placement.numbers, placement.targets, placement.confidence,
+                       placement.anchored)
 
     def carried(self, target: Target) -> float | None:
-        """A written-out term's value from the document's own printed factors (``2.034``
-        printed for exp[1,1] makes term 1 of exp_sum[1] 2.034); None when no factor of it
-        was printed or it is no term."""
-        if target.part != "term":
+        """A value from the document's own printed numbers: a written-out term from its
+        printed factors (``2.034`` printed for exp[1,1] makes term 1 of exp_sum[1] 2.034),
+        an entry of a sum step (scores, output, exp_sum) from the printed factors of all its
+        terms (the output from the weights as printed); None when nothing of it was
+        printed."""
+        if target.part == "term":
+            return self._term_value(target.step, target.row, target.column, target.term)[0]
+        count = term_count(target.step, self.candidates.shapes)
+        if target.part != "entry" or not count:
             return None
-        operands = self.derivation_operands(target.step)
-        factors = [Target(f.step, f.row, f.column) for f in
-                   claim_term(target.step, target.row, target.column, target.term, operands)]
+        terms = [self._term_value(target.step, target.row, target.column, t)
+                 for t in range(count)]
+        if not any(printed for _, printed in terms) or any(v is None for v, _ in terms):
+            return None
+        return math.fsum(v for v, _ in terms if v is not None)
+
+    def _term_value(self, step: str, row: int, column: int, term: int
+                    ) -> tuple[float | None, bool]:
+        """A term's value from printed factors where printed (None if none was), and
+        whether any was printed."""
+        operands = self.derivation_operands(step)
+        factors = [Target(f.step, f.row, f.column)
+                   for f in claim_term(step, row, column, term, operands)]
         values = [self._printed_or_exact(f) for f in factors]
-        if not any(printed for _, printed in values) or any(v is None for v, _ in values):
-            return None
-        return math.prod(v for v, _ in values if v is not None)
+        printed = any(p for _, p in values)
+        if not printed or any(v is None for v, _ in values):
+            return None, printed
+        return math.prod(v for v, _ in values if v is not None), printed
 
     def _printed_or_exact(self, target: Target) -> tuple[float | None, bool]:
         """An entry's printed value (of it, or of an entry of its step with the same exact
@@ -498,9 +515,9 @@ class Placer:
         if target.part != "divisor":
             self.last_row = (target.step, target.row)
             self.last_order = max(self.last_order, self.candidates.order.get(target.step, 0))
-        self._remember((number,), (target,), confidence)
         if anchored and _AMBIGUOUS_COMMA.search(number.text) and self.score(number, target) < 1:
             anchored = False   # "22,026": read as 22.026, it may be twenty-two thousand
+        self._remember((number,), (target,), confidence, anchored)
         key = self.candidates.label(target)
         if target.part == "term":
             key = f"{key}.terms[{target.term + 1}]"
