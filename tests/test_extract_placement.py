@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 from symattn.extract.document import from_text
-from symattn.extract.pipeline import _continued, extract
+from symattn.extract.pipeline import extract
+from symattn.extract.structure import continued
 from symattn.extract.place import Placement
 from symattn.extract.scanner import scan
 
@@ -59,7 +60,7 @@ def test_a_continuation_is_not_a_factor_of_a_product_continued_below() -> None:
             "    [2, 0]\n")
     document = from_text(text)
     first = scan(document).groups[0]
-    assert _continued(document.text, first).names == ()
+    assert continued(document.text, first).names == ()
 
 
 def test_a_row_placed_by_value_alone_is_not_anchored_and_knows_its_neighbours() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 __all__ = ["Draft", "Extraction", "extract", "SIDE_LINES"]
 
 import bisect
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -33,8 +32,9 @@ from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
 from symattn.extract.inputs import Proposal, from_scores, propose
 from symattn.extract.lines import place_line
-from symattn.extract.place import Placement, Placer, heading_step
+from symattn.extract.place import Placement, Placer
 from symattn.extract.scanner import Group, Number, Scanned, scan
+from symattn.extract.structure import continued, table_columns
 from symattn.problem import spec as spec_reader
 from symattn.verify.claims import read_claims
 
@@ -136,7 +136,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     def line_of(start: int) -> int:
         return bisect.bisect_left(newlines, start)
 
-    for group in _table_columns(document.text, scanned.groups):
+    for group in table_columns(document.text, scanned.groups):
         if lines is None or lines[0] <= group.line <= lines[1]:
             by_line.setdefault(line_of(group.start), ([], []))[0].append(group)
     for number in scanned.singles:
@@ -148,7 +148,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     in_order: list[Group] = []
     for index in sorted(by_line):
         groups, singles = by_line[index]
-        groups = [_continued(document.text, g) for g in groups]
+        groups = [continued(document.text, g) for g in groups]
         in_order.extend(groups)
         fits = {placer.input_fit(g) for g in groups} - {None}
         elsewhere = elsewhere and True not in fits or fits == {False}
@@ -187,95 +187,6 @@ def _spread_products(text: str, placer: Placer, groups: list[Group],
                 placements = [p for p in placements
                               if not {n.start for n in p.numbers} & mine] + found
     return placements
-
-
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _table_columns(text: str, groups: list[Group]) -> list[Group]:
-    """Markdown tables whose column headings name quantities (``| token | score | weight |``)
-    are read column by column: each column of numbers is a vector named by its heading.
-    Other tables stay row by row (a matrix printed as a table)."""
-    result: list[Group] = []
-    run: list[Group] = []
-
-    def flush() -> None:
-        result.extend(_columns_of(text, run) or run)
-        run.clear()
-
-    for group in groups:
-        row = text[group.start:group.end].lstrip().startswith("|")
-        if row and (not run or text.count("\n", run[-1].end, group.numbers[0].start) <= 1):
-            run.append(group)
-            continue
-        flush()
-        (run if row else result).append(group)
-    flush()
-    return sorted(result, key=lambda g: g.start)
-
-
-def _cells(text: str, start: int) -> list[tuple[int, int]]:
-    """The (start, end) offsets of the cells of the table line starting at ``start``."""
-    end = text.find("\n", start)
-    line = text[start:end if end >= 0 else len(text)]
-    bars = [start + i for i, c in enumerate(line) if c == "|"]
-    return list(zip(bars, bars[1:]))
-
-
-def _columns_of(text: str, rows: list[Group]) -> list[Group]:
-    """The columns of one table by heading, or [] when no heading names a quantity."""
-    if not rows:
-        return []
-    first_line = text.rfind("\n", 0, rows[0].numbers[0].start) + 1
-    separator_start = text.rfind("\n", 0, max(0, first_line - 1)) + 1
-    if not _TABLE_SEPARATOR.match(text[separator_start:first_line - 1]):
-        return []
-    heading_start = text.rfind("\n", 0, max(0, separator_start - 1)) + 1
-    headings = [text[a + 1:b].strip() for a, b in _cells(text, heading_start)]
-    columns: dict[int, list[Number]] = {}
-    for row in rows:
-        cells = _cells(text, text.rfind("\n", 0, row.numbers[0].start) + 1)
-        for number in row.numbers:
-            index = next((k for k, (a, b) in enumerate(cells) if a < number.start < b), -1)
-            columns.setdefault(index, []).append(number)
-    named = {k: step for k in columns if 0 <= k < len(headings)
-             if (step := heading_step(headings[k])) is not None}
-    if not any(named.values()) or any(len(c) != len(rows) for c in columns.values()):
-        return []
-    return [Group((tuple(numbers),), numbers[0].start, numbers[-1].end,
-                  (named[k],) if k in named else ()) for k, numbers in sorted(columns.items())]
-
-
-_CONTINUATION = re.compile(r"^[\s$&]*[=≈][\s$&]*$")     # the line so far: "   ≈ " or "&= "
-_CHAIN_START = re.compile(r"^[\s$]*(?:\\text\{)?(?P<name>[A-Za-z][\w^]{0,20})\}?"
-                          r"(?:\([^()=\n]{0,40}\))?\s*&?\s*[=≈]")
-# after the group: the end of its line, and no factor or term on the next line
-_ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
-_OPENS_WITH_SIGN = re.compile(r"^[\s$&]*[=≈+]")     # = ..., ≈ ..., + ... (a term more)
-_CHAIN_LINES = 8           # how far up a continued line looks for the name it continues
-
-
-def _continued(text: str, group: Group) -> Group:
-    """A group alone after the ``=`` that opens a line continues the expression above:
-    it is named by the name that expression starts with (``out_1 = 0.4·v_1 + ...`` then
-    ``≈ [1.0, 2.0]`` on the next line is out_1)."""
-    line_start = text.rfind("\n", 0, group.start) + 1
-    if group.names or not _CONTINUATION.match(text[line_start:group.start]) or \
-            not _ENDS_EXPRESSION.match(text, group.end):
-        return group
-    end = line_start - 1
-    for _ in range(_CHAIN_LINES):
-        if end <= 0:
-            break
-        start = text.rfind("\n", 0, end) + 1
-        line = text[start:end]
-        if not line.strip():
-            break
-        if not _OPENS_WITH_SIGN.match(line):      # the line the expression starts on
-            chain = _CHAIN_START.match(line)
-            return dataclasses.replace(group, names=(chain["name"],)) if chain else group
-        end = start - 1
-    return group
 
 
 def _place_line(text: str, placer: Placer, groups: list[Group], singles: list[Number],
