@@ -239,3 +239,16 @@ def test_an_output_computed_from_the_weights_as_printed_is_placed() -> None:
     assert placements[2].confidence != "certain"
     alone = _placements("and the result is [1.460, 1.080]\n")
     assert alone == []                    # without the printed weights nothing fits
+
+
+def test_vectors_added_up_are_the_terms_of_the_row_they_give() -> None:
+    # output[1,1] = 0.731 * 2 + 0.269 * 0 and output[1,2] = 0.731 * 0 + 0.269 * 4: the terms
+    # are [1.462, 0] and [0, 1.076], written as two vectors added up, over two lines
+    text = ("0.731 × [2, 0] + 0.269 × [0, 4]\n"
+            "= [1.462, 0] + [0, 1.076]\n"
+            "= [1.462, 1.076]\n")
+    placements = {p.key: p for p in _placements(text)}
+    assert placements["output[1,1].terms"].layout == ["1.462", "0"]
+    assert placements["output[1,2].terms"].layout == ["0", "1.076"]
+    assert placements["output[1,1].terms"].anchored      # every entry of the total fits
+    assert placements["output[1]"].layout == ["1.462", "1.076"]

@@ -17,7 +17,7 @@ Anything else is placed by value alone (a plain integer only right after
 
 from __future__ import annotations
 
-__all__ = ["place_line"]
+__all__ = ["place_line", "vector_sums"]
 
 import dataclasses
 import math
@@ -348,3 +348,58 @@ def _weights(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Nu
     found = placer.place_single(numbers[0], prefer=frozenset({"weights"}),
                                 why="it multiplies a value vector", column=value_row)
     return [found] if found else []
+
+
+_PLUS = re.compile(r"\s*\+\s*")
+_EQUALS = re.compile(r"\s*[=≈]\s*")
+
+
+def vector_sums(text: str, placer: Placer, groups: Sequence[Group],
+                placements: list[Placement]) -> list[Placement]:
+    """``[0, 1.0] + [0.25, 0.25] + [0.50, 0] = [0.75, 1.25]`` (on one line or several):
+    once the total is placed as a row of a sum step (an output row), the vectors are the
+    terms of its entries, column by column (output[3,1].terms = [0, 0.25, 0.50])."""
+    first = {p.numbers[0].start: p for p in placements}
+    index = 0
+    while index < len(groups):
+        run = [groups[index]]
+        while index + len(run) < len(groups) and \
+                _PLUS.fullmatch(text[run[-1].end:groups[index + len(run)].start]):
+            run.append(groups[index + len(run)])
+        after = index + len(run)
+        if len(run) >= 2 and after < len(groups) and \
+                _EQUALS.fullmatch(text[run[-1].end:groups[after].start]):
+            found = _vector_terms(placer, run, first.get(groups[after].numbers[0].start))
+            if found:
+                mine = {n.start for g in run for n in g.numbers}
+                placements = [p for p in placements
+                              if not {n.start for n in p.numbers} & mine] + found
+        index = after
+    return placements
+
+
+def _vector_terms(placer: Placer, run: list[Group], total: Placement | None
+                  ) -> list[Placement]:
+    """The term placements of each entry of a placed row, from the vectors added up."""
+    if total is None or len({t.row for t in total.targets}) != 1 or \
+            any(g.shape != (1, len(total.targets)) for g in run):
+        return []
+    step, row = total.targets[0].step, total.targets[0].row
+    if split_name(step)[1] not in _TERM_STEPS or \
+            term_count(step, placer.candidates.shapes) != len(run):
+        return []
+    # the total's place fixes the terms' place when the structure or every entry fixes it
+    fixed = total.anchored or _all_fit(placer, total.numbers, total.targets)
+    found = []
+    for target in total.targets:
+        terms = tuple(g.numbers[target.column] for g in run)
+        term_targets = tuple(Target(step, row, target.column, "term", k)
+                             for k in range(len(run)))
+        fits = [placer.fit(n, t) for n, t in zip(terms, term_targets)]
+        confidence = "certain" if all(f == 1.0 for f in fits) else \
+            "likely" if all(f >= 0.5 for f in fits) else "guess"
+        found.append(Placement(placer.candidates.label(Target(step, row, target.column)) +
+                               ".terms", [n.printed for n in terms], terms, term_targets,
+                               confidence, "the vectors added up to the row after them",
+                               fixed, placer.nearest(terms[fits.index(min(fits))])))
+    return found

@@ -31,7 +31,7 @@ from symattn.extract.candidates import Candidates
 from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
 from symattn.extract.inputs import Proposal, from_scores, propose
-from symattn.extract.lines import place_line
+from symattn.extract.lines import place_line, vector_sums
 from symattn.extract.place import Placement, Placer
 from symattn.extract.scanner import Group, Number, Scanned, scan
 from symattn.extract.structure import continued, table_columns
@@ -160,6 +160,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         placements.extend(found)
         unplaced.extend(_unplaced_of(groups, singles, found))
     placements = _spread_products(document.text, placer, in_order, placements)
+    placements = vector_sums(document.text, placer, in_order, placements)
     taken = {n.start for p in placements for n in p.numbers}
     unplaced = [n for n in unplaced if n.start not in taken]
     placements.sort(key=lambda p: p.numbers[0].start)
