@@ -252,3 +252,12 @@ def test_vectors_added_up_are_the_terms_of_the_row_they_give() -> None:
     assert placements["output[1,2].terms"].layout == ["0", "1.076"]
     assert placements["output[1,1].terms"].anchored      # every entry of the total fits
     assert placements["output[1]"].layout == ["1.462", "1.076"]
+
+
+def test_a_vector_of_sums_written_out_gives_the_terms_of_each_entry() -> None:
+    text = ("0.731 × [2, 0] + 0.269 × [0, 4]\n"
+            "= [1.462 + 0, 0 + 1.076]\n"
+            "= [1.462, 1.076]\n")
+    placements = {p.key: p for p in _placements(text)}
+    assert placements["output[1,1].terms"].layout == ["1.462", "0"]
+    assert placements["output[1,2].terms"].layout == ["0", "1.076"]

@@ -367,8 +367,10 @@ def vector_sums(text: str, placer: Placer, groups: Sequence[Group],
                 _PLUS.fullmatch(text[run[-1].end:groups[index + len(run)].start]):
             run.append(groups[index + len(run)])
         after = index + len(run)
+        if len(run) == 1 and after < len(groups) and "+" in text[run[0].start:run[0].end]:
+            run = _summed_cells(text, run[0])      # [0 + 0.20 + 0.80, 0.80 + 0.20 + 0]
         if len(run) >= 2 and after < len(groups) and \
-                _EQUALS.fullmatch(text[run[-1].end:groups[after].start]):
+                _EQUALS.fullmatch(text[groups[after - 1].end:groups[after].start]):
             found = _vector_terms(placer, run, first.get(groups[after].numbers[0].start))
             if found:
                 mine = {n.start for g in run for n in g.numbers}
@@ -376,6 +378,22 @@ def vector_sums(text: str, placer: Placer, groups: Sequence[Group],
                               if not {n.start for n in p.numbers} & mine] + found
         index = after
     return placements
+
+
+def _summed_cells(text: str, group: Group) -> list[Group]:
+    """A vector whose every entry is a sum written out, as one vector per term (the
+    columns of the sums), or [] when its entries are not sums of as many terms."""
+    inner = text[group.start + 1:group.end - 1]
+    cells, offset = [], group.start + 1
+    for cell in inner.split(","):
+        cells.append((offset, offset + len(cell), "+" in cell))
+        offset += len(cell) + 1
+    terms = [[n for n in group.numbers if a <= n.start < b] for a, b, _ in cells]
+    if not all(plus for _, _, plus in cells) or len({len(t) for t in terms}) != 1 or \
+            len(terms[0]) < 2:
+        return []
+    return [Group((tuple(t[k] for t in terms),), group.start, group.end, ())
+            for k in range(len(terms[0]))]
 
 
 def _vector_terms(placer: Placer, run: list[Group], total: Placement | None
