@@ -242,10 +242,12 @@ class Placer:
         inputs = set(self.problem.inputs)
         steps = {_ROW_STEPS[m["letter"]] if (m := _ROW_NAME.match(name)) else
                  _step_named(name) for name in group.names}
-        options = self._options(group)
         symbols = {_STEP_NAMES.get(name) for name in group.names}
-        if group.shape[0] > 1 and symbols & set(self.candidates.shapes) - inputs and \
-                not any(self._named(group, o) for o in options):
+        ours = group.shape[0] > 1 and bool(symbols & set(self.candidates.shapes) - inputs)
+        if not ours and not steps & inputs:
+            return None     # (most groups: no name of ours, no layout worth computing)
+        options = self._options(group)
+        if ours and not any(self._named(group, o) for o in options):
             return False    # a matrix of ours by its symbol, in a shape it does not have
         if not steps & inputs:
             return None
