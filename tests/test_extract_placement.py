@@ -261,3 +261,14 @@ def test_a_vector_of_sums_written_out_gives_the_terms_of_each_entry() -> None:
     placements = {p.key: p for p in _placements(text)}
     assert placements["output[1,1].terms"].layout == ["1.462", "0"]
     assert placements["output[1,2].terms"].layout == ["0", "1.076"]
+
+
+def test_a_wrong_quotient_is_placed_by_its_sides() -> None:
+    # 2.718 / 3.718 = 0.7310..: a document printing 0.75 is wrong, and its sides say where
+    assert f"{E / (E + 1):.2f}" == "0.73"
+    placements = {p.key: p for p in _placements("\\frac{2.718}{3.718} = 0.75\n")}
+    quotient = placements["weights[1,1]"]
+    assert quotient.layout == "0.75" and quotient.anchored and quotient.confidence == "guess"
+    assert [key for key, _ in quotient.nearest][:1] == ["weights[1,1]"]
+    # with sides that fit nothing, the quotient is not placed
+    assert _placements("\\frac{5.5}{9.5} = 0.75\n") == []

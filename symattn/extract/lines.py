@@ -301,7 +301,9 @@ def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[
             fits = tuple(placer.fit(n, t) for n, t in zip(sides, pair))
             options.append((sum(fits), candidate.target, pair, fits))
     options.sort(key=lambda o: -o[0])
-    if not options or all(f < 0.5 for f in options[0][3]):
+    if not options:
+        return _quotient_by_sides(placer, quotient, sides)
+    if all(f < 0.5 for f in options[0][3]):
         return []      # neither side fits: the quotient's value was a coincidence
     total, target, pair, fits = options[0]
     unique = len(options) == 1 or options[1][0] < total
@@ -319,6 +321,29 @@ def _divisions(placer: Placer, line: _Line, match: re.Match[str], numbers: list[
                                  anchored=all(f >= 0.75 for f in fits) and unique)
     if result is not None and not unique and result.confidence == "certain":
         result = dataclasses.replace(result, confidence="likely")
+    return [p for p in parts + [result] if p]
+
+
+def _quotient_by_sides(placer: Placer, quotient: Number, sides: list[Number]
+                       ) -> list[Placement]:
+    """A quotient whose value fits nothing, placed by its sides when both fit one entry's
+    numerator and denominator (exactly or as printed before): the equation fixes it,
+    whatever the quotient's value (``22026.4658 / 22027.4725 = 0.9999545``)."""
+    found = []
+    for step, (rows, columns) in placer.candidates.shapes.items():
+        if split_name(step)[1] not in ("weights", "scaled"):
+            continue
+        for target in (Target(step, i, j) for i in range(rows) for j in range(columns)):
+            pair = _division_sides(target)
+            if pair and all(placer.fit(n, t) >= CARRIED for n, t in zip(sides, pair)):
+                found.append((target, pair))
+    if len(found) != 1:
+        return []      # no entry, or several: the sides do not settle it
+    target, pair = found[0]
+    parts = [placer.place_single(n, must=t, why="a side of the division")
+             for n, t in zip(sides, pair)]
+    result = placer.place_single(quotient, must=target, why="the quotient of its sides",
+                                 anchored=True)
     return [p for p in parts + [result] if p]
 
 
