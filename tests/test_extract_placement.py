@@ -272,3 +272,10 @@ def test_a_wrong_quotient_is_placed_by_its_sides() -> None:
     assert [key for key, _ in quotient.nearest][:1] == ["weights[1,1]"]
     # with sides that fit nothing, the quotient is not placed
     assert _placements("\\frac{5.5}{9.5} = 0.75\n") == []
+
+
+def test_a_quotient_in_a_computation_that_starts_from_scaled_scores() -> None:
+    # scaled scores as the input: there are no raw scores for a quotient's numerator
+    spec = '[inputs]\nscaled = [[1, 0]]\n[options]\nscale = "none"\n'
+    draft = extract(from_text("\\frac{2.718}{3.718} = 0.75 and 2 / 3 = 0.9\n"), spec).drafts[0]
+    assert [p.key for p in draft.placements if p.layout == "0.75"] == ["weights[1,1]"]

@@ -218,7 +218,8 @@ class Placer:
     def score(self, number: Number, target: Target) -> float:
         """How well a printed number fits a quantity (``entry_score``; 0 if there is none)."""
         if target.part == "entry":
-            value = self.candidates.grid[target.step][target.row][target.column]
+            grid = self.candidates.grid.get(target.step)   # None: a step this one lacks
+            value = grid[target.row][target.column] if grid else None
             return entry_score(number, value) if value is not None else 0.0
         candidate = self.candidates.by_target.get(target)
         return entry_score(number, candidate.value) if candidate else 0.0
