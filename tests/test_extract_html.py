@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -205,7 +208,14 @@ def _corpus_placed(path: Path, slug: str, without_tex: bool = False) -> int:
     if without_tex:       # the MathML alone, written out by the reader
         document = from_html(re.sub(r"<annotation\b.*?</annotation>", "", document.raw,
                                     flags=re.DOTALL), str(path))
-    return sum(len(p.numbers) for p in extract(document, spec).drafts[0].placements)
+    draft = extract(document, spec).drafts[0].text(document)
+    with tempfile.TemporaryDirectory() as folder:   # scored by the corpus's own scorer
+        written = Path(folder) / "draft.toml"
+        written.write_text(draft, encoding="utf-8")
+        scored = subprocess.run([sys.executable, str(CORPUS / "score_extract.py"), str(written),
+                                 str(CORPUS / "truth" / f"{slug}.toml"), "--json"],
+                                capture_output=True, text=True, check=True)
+    return int(json.loads(scored.stdout.strip().splitlines()[-1])["found"])
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the corpus is not beside the project")

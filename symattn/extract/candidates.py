@@ -117,6 +117,10 @@ class Candidates:
         end = bisect.bisect_right(self._keys, high)
         return self._finite[start:end]
 
+    def sorted_values(self) -> tuple[list[float], list[Candidate]]:
+        """The finite candidates sorted by value, and their values (for a bisection)."""
+        return self._keys, self._finite
+
     def label(self, target: Target) -> str:
         """The claim key of one target, 1-based (query positions for query rows)."""
         if target.part == "divisor":

@@ -49,6 +49,8 @@ _BLOCKS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul",
                      "main", "nav", "aside", "figure", "figcaption", "address", "details",
                      "summary", "caption", "table", "thead", "tbody", "tfoot", "form",
                      "fieldset", "hr", "body", "html", "center"})
+_MATH_IMAGE = re.compile(r"https?://(?:latex\.codecogs\.com/|render\.githubusercontent\.com/"
+                         r"render/math\?|chart\.googleapis\.com/chart\?)")
 _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "area", "base", "col",
                    "embed", "param", "source", "track", "wbr"})
 _VERBATIM = frozenset({"pre", "code", "samp", "kbd", "tt", "listing", "xmp", "plaintext"})
@@ -192,6 +194,10 @@ class _Reader(HTMLParser):
             self.newline(pos)
         elif tag in ("sub", "sup"):
             self.out.add("_" if tag == "sub" else "^", pos)
+        elif tag == "img" and _MATH_IMAGE.match(values.get("src", "")):
+            # math as an image whose address carries its TeX: the address is written out,
+            # and reading the text decodes it (symattn.extract.document)
+            self.out.add(" " + values["src"] + " ", pos)
         elif tag == "img":
             alt = values.get("alt", "")
             if _ALT_MATH.search(alt) or re.search(r"math|latex|tex", values.get("class", "")):

@@ -34,9 +34,10 @@ from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
 from symattn.extract.examples import Example, find_examples
 from symattn.extract.inputs import Note, Proposal, from_scores
-from symattn.extract.lines import place_line
+from symattn.extract.lines import place_line, vector_sums
 from symattn.extract.place import Placement, Placer
 from symattn.extract.scanner import Group, Number, Scanned, scan
+from symattn.extract.structure import continued, table_columns
 from symattn.problem import spec as spec_reader
 from symattn.verify.claims import read_claims
 
@@ -142,7 +143,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     def line_of(start: int) -> int:
         return bisect.bisect_left(newlines, start)
 
-    for group in scanned.groups:
+    for group in table_columns(document.text, scanned.groups):
         if lines is None or lines[0] <= group.line <= lines[1]:
             by_line.setdefault(line_of(group.start), ([], []))[0].append(group)
     for number in scanned.singles:
@@ -150,32 +151,79 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
             by_line.setdefault(line_of(number.start), ([], []))[1].append(number)
     placements: list[Placement] = []
     unplaced: list[Number] = []
+    elsewhere = False      # in another example: after its own inputs, before ours again
+    in_order: list[Group] = []
     for index in sorted(by_line):
         groups, singles = by_line[index]
-        placed_groups = []
-        for group in groups:
-            if group.shape == (1, 1):
-                singles.append(group.numbers[0])
-                continue
-            times = re.search(r"\d\s*[×·*]\s*$", document.text[max(0, group.start - 6):
-                                                               group.start])
-            # a weight times a printed vector: the vector is a row of V
-            placed_groups.append((group, times and placer.place_group(group, only="V") or
-                                  placer.place_group(group)))
-        placed_groups = _products(document.text, placer, placed_groups)
-        for group, found in placed_groups:
-            placements.extend(found)
-            if not found:
-                unplaced.extend(group.numbers)
-        singles.sort(key=lambda n: n.start)
+        groups = [continued(document.text, g) for g in groups]
+        in_order.extend(groups)
+        fits = {placer.input_fit(g) for g in groups} - {None}
+        elsewhere = elsewhere and True not in fits or fits == {False}
         start = newlines[index - 1] + 1 if index else 0
         end = newlines[index] if index < len(newlines) else len(document.text)
-        found_singles, left = place_line(placer, document.text[start:end], start, singles,
-                                         placed_groups)
-        placements.extend(found_singles)
-        unplaced.extend(left)
+        found = _place_line(document.text, placer, groups, singles, (start, end))
+        if elsewhere:   # only what its values settle beyond doubt belongs to this computation
+            found = [p for p in found if p.confidence == "certain"]
+        placements.extend(found)
+        unplaced.extend(_unplaced_of(groups, singles, found))
+    placements = _spread_products(document.text, placer, in_order, placements)
+    placements = vector_sums(document.text, placer, in_order, placements)
+    taken = {n.start for p in placements for n in p.numbers}
+    unplaced = [n for n in unplaced if n.start not in taken]
     placements.sort(key=lambda p: p.numbers[0].start)
     return placements, sorted(unplaced, key=lambda n: n.start)
+
+
+def _spread_products(text: str, placer: Placer, groups: list[Group],
+                     placements: list[Placement]) -> list[Placement]:
+    """``A B = C`` written over several lines (``QK^T`` then ``= [Q]``, ``[K^T]``, ``= [S]``
+    one under the other): once C is placed, A and B are its factors (B may be transposed)."""
+    first = {p.numbers[0].start: p for p in placements}
+    for a, b, c in zip(groups, groups[1:], groups[2:]):
+        if "\n" not in text[a.start:c.start] or \
+                not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
+                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+            continue
+        product = first.get(c.numbers[0].start)
+        factors = _FACTORS.get(split_name(product.targets[0].step)[1]) if product else None
+        if factors is None:
+            continue
+        for group, factor in zip((a, b), factors):
+            found = placer.place_group(group, only=factor, transposed=factor == "K")
+            if found:
+                mine = {n.start for n in group.numbers}
+                placements = [p for p in placements
+                              if not {n.start for n in p.numbers} & mine] + found
+    return placements
+
+
+def _place_line(text: str, placer: Placer, groups: list[Group], singles: list[Number],
+                span: tuple[int, int]) -> list[Placement]:
+    """The placements of one line's groups and single numbers."""
+    placed_groups = []
+    singles = list(singles)
+    for group in groups:
+        if group.shape == (1, 1):
+            singles.append(group.numbers[0])
+            continue
+        times = re.search(r"\d\s*[×·*]\s*$", text[max(0, group.start - 6):group.start])
+        # a weight times a printed vector: the vector is a row of V
+        placed_groups.append((group, times and placer.place_group(group, only="V") or
+                              placer.place_group(group)))
+    placed_groups = _products(text, placer, placed_groups)
+    found = [p for _, placements in placed_groups for p in placements]
+    singles.sort(key=lambda n: n.start)
+    found_singles, _ = place_line(placer, text[span[0]:span[1]], span[0], singles,
+                                  placed_groups)
+    return found + found_singles
+
+
+def _unplaced_of(groups: list[Group], singles: list[Number], found: list[Placement]
+                 ) -> list[Number]:
+    """The numbers of a line that no placement took."""
+    taken = {n.start for p in found for n in p.numbers}
+    numbers = [n for g in groups for n in g.numbers] + list(singles)
+    return [n for n in numbers if n.start not in taken]
 
 
 _FACTORS = {"scores": ("Q", "K"), "output": ("weights", "V"), "Q": ("X", "W_Q"),
