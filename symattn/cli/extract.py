@@ -121,8 +121,8 @@ def _json(checks: list[DocumentCheck], max_terms: int | None) -> str:
         for claim, (line, column), cell in zip(entry["claims"], check.places,
                                                check.cells or [None] * len(check.places)):
             claim["line"], claim["column"] = line, column
-            if cell is not None:   # a notebook: the cell the number was printed in
-                claim["cell"] = cell
+            if cell is not None:   # a notebook, PDF or .docx: the cell, page or paragraph
+                claim[check.part] = cell
         entry["not_placed"] = [{"line": line, "column": column, "printed": printed}
                                for line, column, printed in check.unplaced]
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"

@@ -39,7 +39,9 @@ class DocumentCheck:
     places: tuple[tuple[int, int], ...]
     draft: str                      # the draft spec that was checked
     unplaced: tuple[tuple[int, int, str], ...]   # (line, column, printed) not placed
-    cells: tuple[int | None, ...] = ()   # for a notebook: each verdict's cell
+    cells: tuple[int | None, ...] = ()   # for a notebook (PDF, .docx): each verdict's cell
+    part: str = "cell"                   # what ``cells`` count: "cell", "page", "paragraph"
+    unreadable: tuple[tuple[int, int, str], ...] = ()   # numbers with a glyph unread (PDF)
 
 
 def check_document(document: Document, spec_text: str, spec_name: str = "<spec>",
@@ -68,4 +70,5 @@ def check_document(document: Document, spec_text: str, spec_name: str = "<spec>"
     report = dataclasses.replace(report, verdicts=tuple(verdicts), source=document.name)
     cells = tuple((document.cell_of(line) or (None, 0))[0] for line, _ in places)
     return DocumentCheck(report, tuple(places), text,
-                         tuple((n.line, n.column, n.printed) for n in draft.unplaced), cells)
+                         tuple((n.line, n.column, n.printed) for n in draft.unplaced), cells,
+                         document.part, document.unreadable)

@@ -56,8 +56,11 @@ class Document:
     text: str
     origin: tuple[int, ...]
     line_starts: tuple[int, ...]        # offsets in the original text where lines start
-    # notebooks: (offset in the text, the notebook's 1-based cell number) of each block
+    # notebooks and PDFs: (offset in the text, the 1-based cell or page number) of each block
     cells: tuple[tuple[int, int], ...] = ()
+    part: str = "cell"                  # what a block of ``cells`` is: "cell" or "page"
+    # (line, column, text) of each number with a glyph that could not be read (PDF)
+    unreadable: tuple[tuple[int, int, str], ...] = ()
 
     def where(self, index: int) -> tuple[int, int]:
         """The 1-based (line, column) in the original text of a normalized index."""
@@ -66,8 +69,8 @@ class Document:
         return line, offset - self.line_starts[line - 1] + 1
 
     def cell_of(self, line: int) -> tuple[int, int] | None:
-        """In a notebook: the cell (1-based) a line is in, and the line within that cell's
-        text; None for other documents."""
+        """In a notebook (a PDF): the cell (page), 1-based, a line is in, and the line
+        within that cell's text (page); None for other documents."""
         if not self.cells:
             return None
         offset = self.line_starts[min(line, len(self.line_starts)) - 1]
@@ -171,8 +174,27 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[tuple[int, int
     return "".join(parts), tuple(starts)
 
 
+def is_pdf(data: bytes) -> bool:
+    """Whether bytes start as a PDF does (``%PDF-`` within the first kilobyte)."""
+    return b"%PDF-" in data[:1024]
+
+
+def is_docx(data: bytes) -> bool:
+    """Whether bytes are a zip holding a Word document (the name of its main part)."""
+    return data[:4] == b"PK\x03\x04" and b"word/" in data[:65536]
+
+
+def _binary_document(data: bytes, path: Path, where: Location) -> Document:
+    """A PDF or a Word document; their readers are imported only when needed."""
+    if path.suffix.lower() == ".pdf" or is_pdf(data) and path.suffix.lower() != ".docx":
+        from symattn.extract.pdf_text import read_pdf
+        return read_pdf(data, str(path))
+    from symattn.extract.docx_text import read_docx
+    return read_docx(data, str(path))
+
+
 def read_document(path: str | Path) -> Document:
-    """Read a document file: UTF-8 text, Markdown, LaTeX, or a notebook."""
+    """Read a document file: UTF-8 text, Markdown, LaTeX, a notebook, a PDF or a .docx."""
     path = Path(path)
     where = Location(file=str(path))
     try:
@@ -183,6 +205,8 @@ def read_document(path: str | Path) -> Document:
         raise InputError("is a directory, not a document", where) from None
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", where) from None
+    if path.suffix.lower() in (".pdf", ".docx") or is_pdf(data) or is_docx(data):
+        return _binary_document(data, path, where)
     if len(data) > MAX_BYTES:
         raise InputError(f"the document has {len(data):,} bytes; at most {MAX_BYTES:,} are "
                          "read", where)
