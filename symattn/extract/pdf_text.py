@@ -50,6 +50,8 @@ def _pdfium() -> Any:
 
 def _glyph_text(code: int, mapping_error: bool) -> str:
     char = chr(code) if 0 <= code < 0x110000 else UNREADABLE
+    if 0x1D400 <= code <= 0x1D7FF:     # math italic, bold, ... letters and digits: plain
+        return unicodedata.normalize("NFKC", char)
     if mapping_error or unicodedata.category(char) in ("Co", "Cc", "Cs", "Cn") and \
             not char.isspace():
         return UNREADABLE
@@ -65,11 +67,17 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
     glyphs = []
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     x, y = ctypes.c_double(), ctypes.c_double()
+    high = 0
     for k in range(max(0, count)):
         if raw.FPDFText_IsGenerated(textpage, k):
             continue          # spaces and line ends the engine guessed: the layout decides
-        text = _glyph_text(raw.FPDFText_GetUnicode(textpage, k),
-                           raw.FPDFText_HasUnicodeMapError(textpage, k) == 1)
+        code = raw.FPDFText_GetUnicode(textpage, k)
+        if 0xD800 <= code < 0xDC00:      # the text is UTF-16: a pair makes one character
+            high = code
+            continue
+        if 0xDC00 <= code < 0xE000 and high:
+            code, high = 0x10000 + (high - 0xD800) * 0x400 + (code - 0xDC00), 0
+        text = _glyph_text(code, raw.FPDFText_HasUnicodeMapError(textpage, k) == 1)
         if text.isspace() or not raw.FPDFText_GetCharBox(textpage, k, left, right, bottom, top):
             continue
         raw.FPDFText_GetCharOrigin(textpage, k, x, y)
@@ -77,7 +85,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         width = (right.value - left.value) / len(text)
         for n, char in enumerate(text):     # a ligature: one glyph per letter
             glyphs.append(Glyph(char, left.value + n * width, left.value + (n + 1) * width,
-                                height - y.value, max(size, 1.0)))
+                                height - y.value, max(size, 1.0), top.value - bottom.value))
     return glyphs
 
 
