@@ -98,14 +98,14 @@ def _rows(glyphs: list[Glyph]) -> list[_Row]:
 
 
 def _isolated(glyphs: list[Glyph]) -> set[int]:
-    """Brackets and unreadable glyphs with no text near them on their baseline: the
-    pieces of a tall delimiter."""
+    """Brackets on a baseline of brackets only, and unreadable glyphs with no text near
+    them on their baseline: the pieces of tall delimiters."""
     lone = set()
     for row in _rows(glyphs):
         text = [g for g in row.glyphs if g.char not in _BRACKETS and g.char != UNREADABLE]
         for glyph in row.glyphs:
-            if glyph in text:
-                continue
+            if glyph in text or glyph.char in _BRACKETS and text:
+                continue     # a bracket on a line of text is text: [3, 12, 45]
             if not any(min(abs(g.x0 - glyph.x1), abs(glyph.x0 - g.x1)) < 0.6 * glyph.size
                        for g in text):
                 lone.add(id(glyph))
@@ -194,14 +194,14 @@ def _script_of(row: _Row, rows: list[_Row]) -> tuple[_Row, str] | None:
 
 
 def _tokens(row: _Row) -> list[Token]:
-    """The row's words: a gap wider than a fifth of the font size separates them."""
+    """The row's words: a gap wider than an eighth of the font size separates them."""
     tokens: list[Token] = []
     text: list[str] = []
     role = ""
     start = previous = None
     for glyph in row.glyphs:
         gap = glyph.x0 - previous.x1 if previous else 0.0
-        if previous is not None and gap > 0.2 * max(glyph.size, previous.size):
+        if previous is not None and gap > 0.12 * max(glyph.size, previous.size):
             text.append("}" if role else "")
             tokens.append(Token("".join(text), start.x0 if start else 0.0, previous.x1))
             text, role, start = [], "", None

@@ -67,6 +67,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
     glyphs = []
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     x, y = ctypes.c_double(), ctypes.c_double()
+    loose = raw.FS_RECTF()
     high = 0
     for k in range(max(0, count)):
         if raw.FPDFText_IsGenerated(textpage, k):
@@ -82,9 +83,15 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
             continue
         raw.FPDFText_GetCharOrigin(textpage, k, x, y)
         size = raw.FPDFText_GetFontSize(textpage, k) or (top.value - bottom.value)
-        width = (right.value - left.value) / len(text)
+        # the loose box spans the glyph's advance: gaps between letters of a monospaced
+        # font are not taken for spaces
+        if raw.FPDFText_GetLooseCharBox(textpage, k, loose):
+            x0, x1 = loose.left, loose.right
+        else:
+            x0, x1 = left.value, right.value
+        width = (x1 - x0) / len(text)
         for n, char in enumerate(text):     # a ligature: one glyph per letter
-            glyphs.append(Glyph(char, left.value + n * width, left.value + (n + 1) * width,
+            glyphs.append(Glyph(char, x0 + n * width, x0 + (n + 1) * width,
                                 height - y.value, max(size, 1.0), top.value - bottom.value))
     return glyphs
 
