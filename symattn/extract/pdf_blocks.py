@@ -118,7 +118,7 @@ def _still_open(block: _Block, line: Line, lines: list[Line]) -> bool:
     the row of another matrix beside it), while the lines stay close."""
     x0, x1 = block.span(lines)
     gap = line.base - lines[block.rows[-1][0]].base
-    touches = any(t.x1 > x0 - line.size and t.x0 < x1 + line.size for t in line.tokens)
+    touches = any(t.x1 > x0 and t.x0 < x1 for t in line.tokens)
     return not touches and gap <= 2.6 * max(block.spacing, line.size)
 
 
