@@ -126,9 +126,15 @@ def _gutter(rows: list[_Row], width: float, size: float) -> float | None:
     if best is None or best[0] > len(rows) // 10:
         return None
     x = best[1]
-    left = sum(1 for r in rows if r.x0 < x)
-    right = sum(1 for r in rows if r.x1 > x)
-    return x if left >= len(rows) * 0.3 and right >= len(rows) * 0.3 else None
+    left = [r for r in rows if r.x1 < x]
+    right = [r for r in rows if r.x0 > x]
+    if len(left) < len(rows) * 0.3 or len(right) < len(rows) * 0.3:
+        return None
+    # columns of running text: most lines of each reach close to the gutter (short lines
+    # on a page of one column, beside a matrix, do not)
+    near_left = sum(1 for r in left if r.x1 > x - 0.12 * width)
+    near_right = sum(1 for r in right if r.x0 < x + 0.12 * width)
+    return x if near_left >= len(left) / 2 and near_right >= len(right) / 2 else None
 
 
 def _split(rows: list[_Row], gutter: float | None) -> list[list[_Row]]:
