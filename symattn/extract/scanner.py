@@ -141,8 +141,10 @@ def _numbers(text: str, offset: int, document: Document, decimal_comma: bool
              ) -> list[Number]:
     found = []
     for match in _NUMBER.finditer(text):
-        if match["sign"] and re.search(r"[\d)\]]\s*$", text[max(0, match.start() - 4):
-                                                             match.start()]):
+        before = text[max(0, match.start() - 4):match.start()]
+        # a minus between two terms ("3 - 2", "3-2"), not the sign of an entry ("[1.5 -0.3]")
+        if match["sign"] and re.search(r"[\d)\]]\s*$", before) and \
+                (match["sign"] != "-" or not before[-1:].isspace()):
             match = _NUMBER.match(text, match.start("inf") if match["inf"] else
                                   match.start("body")) or match   # a minus between two terms
         found.append(_number(match, decimal_comma, document, offset))
