@@ -112,29 +112,55 @@ def _isolated(glyphs: list[Glyph]) -> set[int]:
     return lone
 
 
+def _covered(rows: list[_Row], width: float, margin: float) -> list[int]:
+    """For each whole x on the page, how many rows have a glyph within ``margin`` of it."""
+    steps = int(width) + 2
+    change = [0] * (steps + 1)
+    for row in rows:
+        end = -1
+        for glyph in row.glyphs:     # sorted by x0: merged spans, each counted once a row
+            start = max(int(glyph.x0 - margin) + 1, end + 1, 0)
+            stop = min(int(glyph.x1 + margin), steps - 1)
+            if start <= stop:
+                change[start] += 1
+                change[stop + 1] -= 1
+                end = stop
+    counts, running = [], 0
+    for delta in change[:steps]:
+        running += delta
+        counts.append(running)
+    return counts
+
+
 def _gutter(rows: list[_Row], width: float, size: float) -> float | None:
     """The x of the gap between two columns, or None for a page of one column."""
     if len(rows) < 6:
         return None
-    best: tuple[int, float] | None = None
-    for step in range(int(width * 0.35), int(width * 0.65)):
-        x = float(step)
-        crossing = sum(1 for r in rows if any(g.x0 - size * 0.5 < x < g.x1 + size * 0.5
-                                              for g in r.glyphs))
-        if best is None or crossing < best[0]:
-            best = (crossing, x)
-    if best is None or best[0] > len(rows) // 10:
+    counts = _covered(rows, width, 0.4 * size)    # a word space is no gutter
+    middle = range(int(width * 0.35), int(width * 0.65))
+    if not middle:
         return None
-    x = best[1]
-    left = [r for r in rows if r.x1 < x]
-    right = [r for r in rows if r.x0 > x]
+    best = min((counts[x], x) for x in middle if x < len(counts))
+    if best[0] > len(rows) // 10:
+        return None
+    x = float(best[1])
+    widths = [max(g.x1 for g in r.glyphs if g.x1 < x) - r.x0 for r in rows
+              if any(g.x1 < x for g in r.glyphs)]
+    if not widths or statistics.median(widths) < 0.22 * width:
+        return None      # the first column's lines are long: running text, not labels
+    left = [max(g.x1 for g in r.glyphs if g.x1 < x) for r in rows
+            if any(g.x1 < x for g in r.glyphs)]
+    right = [min(g.x0 for g in r.glyphs if g.x0 > x) for r in rows
+             if any(g.x0 > x for g in r.glyphs)]
     if len(left) < len(rows) * 0.3 or len(right) < len(rows) * 0.3:
         return None
-    # columns of running text: most lines of each reach close to the gutter (short lines
-    # on a page of one column, beside a matrix, do not)
-    near_left = sum(1 for r in left if r.x1 > x - 0.12 * width)
-    near_right = sum(1 for r in right if r.x0 < x + 0.12 * width)
-    return x if near_left >= len(left) / 2 and near_right >= len(right) / 2 else None
+    # columns of running text: most lines of the first reach close to the gutter (short
+    # lines on a page of one column, beside a matrix, do not)
+    # and the second column's lines start at one margin
+    near_left = sum(1 for end in left if end > x - 0.12 * width)
+    margin = statistics.median(right)
+    aligned = sum(1 for start in right if abs(start - margin) <= size)
+    return x if near_left >= len(left) / 2 and aligned >= 0.6 * len(right) else None
 
 
 def _split(rows: list[_Row], gutter: float | None) -> list[list[_Row]]:
