@@ -165,10 +165,10 @@ def test_an_external_entity_is_never_resolved(tmp_path: Path) -> None:
         b"<w:document ", f'<!DOCTYPE w:document [<!ENTITY x SYSTEM "file://{secret}">]>'
         "<w:document ".encode(), 1).replace(b"With ", b"With &x; ", 1)
     try:
-        document = read_docx(_zip(members), "entity.docx")
+        text, _ = read_docx(_zip(members), "entity.docx")
     except InputError:
         return
-    assert "0.123456" not in document.raw
+    assert "0.123456" not in text
 
 
 def test_without_the_extra_a_docx_names_the_extra(monkeypatch: pytest.MonkeyPatch,

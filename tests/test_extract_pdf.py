@@ -20,7 +20,7 @@ from cli_support import run
 from pdf_support import pdflatex, simple_pdf
 from symattn.errors import InputError
 from symattn.extract.checking import check_document
-from symattn.extract.document import from_text, read_document
+from symattn.extract.document import Document, from_text, read_document
 from symattn.extract.pdf_layout import Glyph, page_lines
 from symattn.extract.pdf_text import read_pdf
 from symattn.extract.scanner import scan
@@ -102,9 +102,16 @@ def test_super_and_subscripts_from_size_and_baseline() -> None:
     assert from_text("e^{0.5} d_{k}").text == "e^0.5 d_k"
 
 
-def test_a_number_with_an_unreadable_glyph_is_never_read_as_another_number() -> None:
+def pdf_file(tmp_path: Path, data: bytes) -> Document:
+    path = tmp_path / "made.pdf"
+    path.write_bytes(data)
+    return read_document(path)
+
+
+def test_a_number_with_an_unreadable_glyph_is_never_read_as_another_number(
+        tmp_path: Path) -> None:
     data = simple_pdf(["x = 0.25 and y = 1.5", "z = 3"], to_unicode={"5": "\ue000"})
-    document = read_pdf(data, "glyphs.pdf")
+    document = pdf_file(tmp_path, data)
     found = [str(n.value) for n in scan(document).singles]
     assert found == ["3"]                            # not 0.2, not 1
     assert document.unreadable == ((1, 5, "0.2\ufffd"), (1, 18, "1.\ufffd"))
@@ -119,7 +126,7 @@ def test_lines_are_located_by_page_and_line(tmp_path: Path) -> None:
     path = tmp_path / "blank.pdf"
     pdf.save(str(path))
     assert read_document(path).raw == "\n\n\n\n"    # two empty pages
-    document = read_pdf(simple_pdf(["first 1.5", "second 2.5"]), "two.pdf")
+    document = pdf_file(tmp_path, simple_pdf(["first 1.5", "second 2.5"]))
     assert document.part == "page"
     assert document.cell_of(2) == (1, 2)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 __all__ = ["Document", "from_text", "read_document", "MAX_BYTES"]
 
 import bisect
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ _LATEX_WORDS: list[tuple[str, str]] = [
     (r"\\sqrt\{([^{}]{0,50})\}", r"√\1"), (r"\\sqrt(?![A-Za-z])", "√"),
     (r"\^\{([^{}]{0,50})\}", r"^\1"), (r"_\{([^{}]{0,50})\}", r"_\1"),
 ]
+_UNREADABLE_NUMBER = re.compile(r"[\w.,\-\ufffd]*\ufffd[\w.,\ufffd]*")
 _UNICODE: list[tuple[str, str]] = [
     ("[\u2212\u2012\u2013\ufe63\uff0d](?=\\s?[0-9∞])", "-"),
     ("(?<![A-Za-z_])-?inf(?![A-Za-z])", "-∞"), ("float\\('-∞'\\)", "-∞"),
@@ -184,13 +186,38 @@ def is_docx(data: bytes) -> bool:
     return data[:4] == b"PK\x03\x04" and b"word/" in data[:65536]
 
 
-def _binary_document(data: bytes, path: Path, where: Location) -> Document:
-    """A PDF or a Word document; their readers are imported only when needed."""
+def unreadable_numbers(document: Document) -> Document:
+    """Numbers with an unreadable glyph (U+FFFD) blanked out of the text the scanner reads,
+    so none is read as another number (``0.2�`` is not 0.2), and listed in
+    ``Document.unreadable``."""
+    if "\ufffd" not in document.text:
+        return document
+    found: list[tuple[int, int, str]] = []
+    pieces: list[str] = []
+    last = 0
+    for match in _UNREADABLE_NUMBER.finditer(document.text):
+        if not re.search(r"\d", match.group(0)):
+            continue
+        found.append((*document.where(match.start()), match.group(0)))
+        pieces.append(document.text[last:match.start()] + "\ufffd" * len(match.group(0)))
+        last = match.end()
+    pieces.append(document.text[last:])
+    return dataclasses.replace(document, text="".join(pieces), unreadable=tuple(found))
+
+
+def _binary_document(data: bytes, path: Path) -> Document:
+    """A PDF (page by page) or a Word document (paragraph by paragraph); their readers
+    are imported only when needed: they are optional extras."""
     if path.suffix.lower() == ".pdf" or is_pdf(data) and path.suffix.lower() != ".docx":
         from symattn.extract.pdf_text import read_pdf
-        return read_pdf(data, str(path))
-    from symattn.extract.docx_text import read_docx
-    return read_docx(data, str(path))
+        text, blocks = read_pdf(data, str(path))
+        part = "page"
+    else:
+        from symattn.extract.docx_text import read_docx
+        text, blocks = read_docx(data, str(path))
+        part = "paragraph"
+    document = dataclasses.replace(from_text(text, str(path), blocks), part=part)
+    return unreadable_numbers(document)
 
 
 def read_document(path: str | Path) -> Document:
@@ -206,7 +233,7 @@ def read_document(path: str | Path) -> Document:
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", where) from None
     if path.suffix.lower() in (".pdf", ".docx") or is_pdf(data) or is_docx(data):
-        return _binary_document(data, path, where)
+        return _binary_document(data, path)
     if len(data) > MAX_BYTES:
         raise InputError(f"the document has {len(data):,} bytes; at most {MAX_BYTES:,} are "
                          "read", where)

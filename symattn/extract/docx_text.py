@@ -20,13 +20,11 @@ from __future__ import annotations
 
 __all__ = ["read_docx", "MAX_UNPACKED", "MAX_RATIO"]
 
-import dataclasses
 import io
 import zipfile
 from typing import Any, Iterator
 
 from symattn.errors import InputError, Location
-from symattn.extract.document import Document, from_text
 from symattn.extract.omml import MATH, linear
 
 MAX_UNPACKED = 40_000_000      # bytes of all members unpacked
@@ -131,8 +129,9 @@ def _open(data: bytes, where: Location) -> Any:
         raise InputError(f"cannot read the .docx: {reason}", where) from None
 
 
-def read_docx(data: bytes, name: str) -> Document:
-    """A Word document as a Document: one line per paragraph or table row."""
+def read_docx(data: bytes, name: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A Word document as text, one line per paragraph or table row, and (offset,
+    paragraph number) of each paragraph or table."""
     where = Location(file=name)
     _check_zip(data, where)
     word = _open(data, where)
@@ -144,5 +143,4 @@ def read_docx(data: bytes, name: str) -> Document:
         starts.append((offset, number))
         parts.append(text)
         offset += len(text)
-    document = from_text("".join(parts), name, tuple(starts))
-    return dataclasses.replace(document, part="paragraph")
+    return "".join(parts), tuple(starts)

@@ -14,8 +14,8 @@ consecutive lines whose columns line up, evenly spaced. Then:
 
 >>> row = lambda base, *words: Line(base, 10.0, [Token(w, 20.0 * k, 20.0 * k + 8)
 ...                                              for k, w in enumerate(words)])
->>> lines = [row(100, "", "1", "2"), row(106, "K", "=", "", "", "", ""), row(112, "", "3", "4")]
->>> region_lines(lines, [Delimiter(14.0, 18.0, 106.0)])
+>>> lines = [row(100, "", "", "1", "2"), row(106, "K", "="), row(112, "", "", "3", "4")]
+>>> region_lines(lines, [Delimiter(34.0, 38.0, 106.0)])
 ['K = [[ 1  2 ], [ 3  4 ]]']
 >>> region_lines([row(100, "cat", "0.5", "0.3"), row(112, "dog", "1.5", "0.7")], [])
 ['| cat | 0.5 | 0.3 |', '| dog | 1.5 | 0.7 |']

@@ -12,9 +12,8 @@ that is encrypted, damaged or not a PDF at all is refused with an InputError
 naming the file; so is one past the page or glyph budget.
 
 A glyph that cannot be read (no Unicode mapping, a private-use or control
-code, U+FFFD) makes the number it stands in *unreadable*: the number is
-blanked in the text the scanner reads, so it is never read as another
-number, and listed in ``Document.unreadable`` with its line and column.
+code, U+FFFD) is U+FFFD in the text: ``symattn.extract.document`` makes the
+number holding it *unreadable*.
 """
 
 from __future__ import annotations
@@ -22,13 +21,10 @@ from __future__ import annotations
 __all__ = ["read_pdf", "MAX_PAGES", "MAX_GLYPHS", "MAX_PDF_BYTES"]
 
 import ctypes
-import dataclasses
-import re
 import unicodedata
 from typing import Any
 
 from symattn.errors import InputError, Location
-from symattn.extract.document import Document, from_text
 from symattn.extract.pdf_layout import UNREADABLE, Glyph, page_lines
 
 MAX_PAGES = 2000              # a longer PDF is refused, not read slowly
@@ -37,7 +33,6 @@ MAX_PDF_BYTES = 100_000_000
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
 _MINUS = frozenset("\u2212\u2012\u2013\ufe63\uff0d")
-_UNREADABLE_NUMBER = re.compile(r"[\w.,\-\ufffd]*\ufffd[\w.,\ufffd]*")
 
 
 def _pdfium() -> Any:
@@ -150,31 +145,10 @@ def page_width(pdf: Any, number: int) -> float:
     return float(width)
 
 
-def _blank_unreadable(document: Document) -> Document:
-    """Numbers with an unreadable glyph blanked out of the scanned text, and listed."""
-    if UNREADABLE not in document.text:
-        return document
-    text = document.text
-    found: list[tuple[int, int, str]] = []
-    pieces: list[str] = []
-    last = 0
-    for match in _UNREADABLE_NUMBER.finditer(text):
-        if not re.search(r"\d", match.group(0)):
-            continue
-        line, column = document.where(match.start())
-        found.append((line, column, match.group(0)))
-        pieces.append(text[last:match.start()] + UNREADABLE * len(match.group(0)))
-        last = match.end()
-    pieces.append(text[last:])
-    return dataclasses.replace(document, text="".join(pieces), unreadable=tuple(found))
-
-
-def read_pdf(data: bytes, name: str) -> Document:
-    """A PDF's pages as a Document: lines rebuilt, located by page and line."""
+def read_pdf(data: bytes, name: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A PDF's pages as text, lines rebuilt, and (offset, page number) of each page."""
     where = Location(file=name)
     if len(data) > MAX_PDF_BYTES:
         raise InputError(f"the PDF has {len(data):,} bytes; at most {MAX_PDF_BYTES:,} are read",
                          where)
-    text, pages = _pages_text(data, where)
-    document = from_text(text, name, pages)
-    return _blank_unreadable(dataclasses.replace(document, part="page"))
+    return _pages_text(data, where)
