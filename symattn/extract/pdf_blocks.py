@@ -98,7 +98,7 @@ def _runs(line: Line, delimiters: list[Delimiter]) -> list[tuple[int, int]]:
     for k, token in enumerate(tokens + [Token("", 0, 0)]):
         split = first is not None and k < len(tokens) and any(
             tokens[k - 1].x1 <= (d.x0 + d.x1) / 2 <= token.x0 and
-            abs(d.base - line.base) <= 4 * line.size for d in delimiters)
+            abs(d.base - line.base) <= 2 * line.size for d in delimiters)
         if first is not None and (not token.numeric or split):
             runs.append((first, k))
             first = None
@@ -153,10 +153,13 @@ def _bracketed(block: _Block, lines: list[Line], delimiters: list[Delimiter]) ->
                top - 2 * size <= d.base <= bottom + 2 * size for d in delimiters)
 
 
-def _anchor(block: _Block, lines: list[Line]) -> int:
-    """The line at the block's vertical middle: where the matrix is written."""
+def _anchor(block: _Block, lines: list[Line], tokens: list[list[Token]]) -> int:
+    """The line at the block's vertical middle, where the matrix is written: the line of
+    words beside it (``K =``, ``is``) when there is one near the middle."""
     middle = (lines[block.rows[0][0]].base + lines[block.rows[-1][0]].base) / 2
-    return min(range(len(lines)), key=lambda r: (abs(lines[r].base - middle), r))
+    near = max(block.spacing, lines[block.rows[0][0]].size)
+    words = [r for r in range(len(lines)) if tokens[r] and abs(lines[r].base - middle) <= near]
+    return min(words or range(len(lines)), key=lambda r: (abs(lines[r].base - middle), r))
 
 
 def _matrix_text(block: _Block, lines: list[Line]) -> str:
@@ -183,7 +186,7 @@ def region_lines(lines: list[Line], delimiters: list[Delimiter]) -> list[str]:
             tokens[r] = [t for t in tokens[r] if t not in taken]
     for block in matrices:
         x0, x1 = block.span(lines)
-        anchor = _anchor(block, lines)
+        anchor = _anchor(block, lines, tokens)
         tokens[anchor] = sorted(tokens[anchor] + [Token(_matrix_text(block, lines), x0, x1)],
                                 key=lambda t: t.x0)
     table_rows = {r: (first, end) for b in tables for r, first, end in b.rows}
