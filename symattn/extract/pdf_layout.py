@@ -104,7 +104,8 @@ def _isolated(glyphs: list[Glyph]) -> set[int]:
     for row in _rows(glyphs):
         text = [g for g in row.glyphs if g.char not in _BRACKETS and g.char != UNREADABLE]
         for glyph in row.glyphs:
-            if glyph in text or glyph.char in _BRACKETS and text:
+            if glyph.char not in _BRACKETS and glyph.char != UNREADABLE or \
+                    glyph.char in _BRACKETS and text:
                 continue     # a bracket on a line of text is text: [3, 12, 45]
             if not any(min(abs(g.x0 - glyph.x1), abs(glyph.x0 - g.x1)) < 0.6 * glyph.size
                        for g in text):
