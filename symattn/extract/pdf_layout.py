@@ -98,18 +98,21 @@ def _rows(glyphs: list[Glyph]) -> list[_Row]:
 
 
 def _isolated(glyphs: list[Glyph]) -> set[int]:
-    """Brackets on a baseline of brackets only, and unreadable glyphs with no text near
-    them on their baseline: the pieces of tall delimiters."""
+    """Brackets and unreadable glyphs with no text near them on their baseline: the
+    pieces of tall delimiters. A bracket touching text, or a bracket that does
+    (``[[3, 12]``), is text."""
     lone = set()
     for row in _rows(glyphs):
-        text = [g for g in row.glyphs if g.char not in _BRACKETS and g.char != UNREADABLE]
-        for glyph in row.glyphs:
-            if glyph.char not in _BRACKETS and glyph.char != UNREADABLE or \
-                    glyph.char in _BRACKETS and text:
-                continue     # a bracket on a line of text is text: [3, 12, 45]
-            if not any(min(abs(g.x0 - glyph.x1), abs(glyph.x0 - g.x1)) < 0.6 * glyph.size
-                       for g in text):
-                lone.add(id(glyph))
+        order = row.glyphs
+        attached = [g.char not in _BRACKETS and g.char != UNREADABLE for g in order]
+        for sweep in (range(1, len(order)), range(len(order) - 2, -1, -1)):
+            for k in sweep:
+                near = k - 1 if sweep.step == 1 else k + 1
+                if not attached[k] and attached[near] and min(
+                        abs(order[near].x0 - order[k].x1),
+                        abs(order[k].x0 - order[near].x1)) < 0.6 * order[k].size:
+                    attached[k] = True
+        lone.update(id(g) for g, kept in zip(order, attached) if not kept)
     return lone
 
 
