@@ -101,7 +101,7 @@ def _isolated(glyphs: list[Glyph]) -> set[int]:
     """Brackets and unreadable glyphs with no text near them on their baseline: the
     pieces of tall delimiters. A bracket touching text, or a bracket that does
     (``[[3, 12]``), is text."""
-    lone = set()
+    lone: set[int] = set()
     for row in _rows(glyphs):
         order = row.glyphs
         attached = [g.char not in _BRACKETS and g.char != UNREADABLE for g in order]
