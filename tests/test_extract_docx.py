@@ -208,3 +208,18 @@ def test_mutated_docx_bytes_give_a_document_or_an_input_error(
         read_docx(bytes(data), "fuzz.docx")
     except InputError:
         pass
+
+
+def test_json_verdicts_name_the_paragraph(capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Path) -> None:
+    import json
+
+    path = worked_example(tmp_path / "example.docx")
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(SPEC, encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(path), "--spec", str(spec), "-f", "json")
+    claims = json.loads(out)["reports"][0]["claims"]
+    assert status in (0, 1)
+    # paragraph 1 is the heading; the equations are paragraphs 2 (d_k, 1/1.414, e^0.707),
+    # 3 (weights) and 4 (output)
+    assert {c["paragraph"] for c in claims} == {2, 3, 4}

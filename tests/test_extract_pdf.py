@@ -193,3 +193,19 @@ def test_mutated_pdf_bytes_give_a_document_or_an_input_error(
         read_pdf(bytes(data), "fuzz.pdf")
     except InputError:
         pass
+
+
+@needs_tex
+def test_reports_name_the_page_in_the_draft_and_in_json(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    import json
+
+    pdf = pdflatex(TEX, tmp_path)
+    checked = check_document(read_document(pdf), SPEC)
+    assert "# line 2 (page 1, line 2): …d_{k} = 2 the scaled score" in checked.draft
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(SPEC, encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(pdf), "--spec", str(spec), "-f", "json")
+    claims = json.loads(out)["reports"][0]["claims"]
+    assert status in (0, 1)
+    assert {c["page"] for c in claims} == {1} and all("cell" not in c for c in claims)
