@@ -1,7 +1,12 @@
-"""A document as text to read numbers from: plain text, Markdown, LaTeX or a notebook.
+"""A document as text to read numbers from: plain text, Markdown, LaTeX, a notebook,
+a PDF or a Word document.
 
 Nothing in a document is ever run. A notebook (``.ipynb``) gives its Markdown
 cells and the printed outputs of its code cells; the code itself is skipped.
+A PDF gives the lines of its text layer page by page
+(``symattn.extract.pdf_text``), a ``.docx`` its paragraphs, tables and
+equations (``symattn.extract.docx_text``); a number holding a glyph that
+could not be read is unreadable, never another number.
 The text is normalized once (Unicode minus, subscripts, LaTeX matrices and
 operators, ``-inf``) into one string that keeps, for every character, where
 it came from, so every number found can be reported at its line and column in
@@ -58,9 +63,10 @@ class Document:
     text: str
     origin: tuple[int, ...]
     line_starts: tuple[int, ...]        # offsets in the original text where lines start
-    # notebooks and PDFs: (offset in the text, the 1-based cell or page number) of each block
+    # notebooks, PDFs, .docx: (offset in the text, the 1-based cell, page or paragraph
+    # number) of each block
     cells: tuple[tuple[int, int], ...] = ()
-    part: str = "cell"                  # what a block of ``cells`` is: "cell" or "page"
+    part: str = "cell"                  # what a block of ``cells`` is: cell, page, paragraph
     # (line, column, text) of each number with a glyph that could not be read (PDF)
     unreadable: tuple[tuple[int, int, str], ...] = ()
 
@@ -71,8 +77,8 @@ class Document:
         return line, offset - self.line_starts[line - 1] + 1
 
     def cell_of(self, line: int) -> tuple[int, int] | None:
-        """In a notebook (a PDF): the cell (page), 1-based, a line is in, and the line
-        within that cell's text (page); None for other documents."""
+        """In a notebook (PDF, .docx): the cell (page, paragraph), 1-based, a line is in,
+        and the line within it; None for other documents."""
         if not self.cells:
             return None
         offset = self.line_starts[min(line, len(self.line_starts)) - 1]
@@ -177,8 +183,8 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[tuple[int, int
 
 
 def is_pdf(data: bytes) -> bool:
-    """Whether bytes start as a PDF does (``%PDF-`` within the first kilobyte)."""
-    return b"%PDF-" in data[:1024]
+    """Whether bytes start as a PDF does (``%PDF-``; a text about PDFs does not)."""
+    return data[:1024].lstrip(b"\x00\t\n\r\f ").startswith(b"%PDF-")
 
 
 def is_docx(data: bytes) -> bool:
