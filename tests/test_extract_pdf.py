@@ -209,3 +209,23 @@ def test_reports_name_the_page_in_the_draft_and_in_json(capsys: pytest.CaptureFi
     claims = json.loads(out)["reports"][0]["claims"]
     assert status in (0, 1)
     assert {c["page"] for c in claims} == {1} and all("cell" not in c for c in claims)
+
+
+@needs_tex
+def test_matrices_side_by_side_of_different_heights_come_out_whole(tmp_path: Path) -> None:
+    # X (3 x 4) times W (4 x 2) = Q (3 x 2), set on one display line; a 4-row matrix has
+    # its name between its middle rows
+    tex = r"""\documentclass{article}
+\usepackage{amsmath}
+\pagestyle{empty}
+\begin{document}
+\[ Q = XW = \begin{bmatrix} 1 & 0 & 1 & 0 \\ 0 & 2 & 0 & 2 \\ 1 & 1 & 1 & 1 \end{bmatrix}
+   \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 1 & 1 \\ 0 & 0 \end{bmatrix}
+   = \begin{bmatrix} 2 & 1 \\ 2 & 4 \\ 2 & 2 \end{bmatrix} \]
+\[ W = \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 1 & 1 \\ 0 & 0 \end{bmatrix} \]
+\end{document}
+"""
+    lines = read_document(pdflatex(tex, tmp_path)).raw.splitlines()
+    assert "Q = XW = [[ 1  0  1  0 ], [ 0  2  0  2 ], [ 1  1  1  1 ]] [[ 1  0 ], [ 0  1 ], " \
+        "[ 1  1 ], [ 0  0 ]] = [[ 2  1 ], [ 2  4 ], [ 2  2 ]]" in lines
+    assert "W = [[ 1  0 ], [ 0  1 ], [ 1  1 ], [ 0  0 ]]" in lines

@@ -26,6 +26,7 @@ from __future__ import annotations
 __all__ = ["Token", "Line", "Delimiter", "region_lines"]
 
 import re
+import statistics
 from dataclasses import dataclass, field
 
 _NUMERIC = re.compile(r"^[-−]?(?:[0-9]+(?:[.,][0-9]+)?%?|∞)$")
@@ -90,15 +91,31 @@ class _Block:
         return min(t.x0 for t in tokens), max(t.x1 for t in tokens)
 
 
-def _runs(line: Line, delimiters: list[Delimiter]) -> list[tuple[int, int]]:
+def _stacked(delimiters: list[Delimiter], size: float) -> list[tuple[float, float, float]]:
+    """Tall delimiters as (x, top, bottom): pieces stacked at one x (TeX builds a tall
+    bracket from a top, extensions and a bottom) are one; a lone glyph (a stretched
+    bracket) reaches a line and a half up and down."""
+    spans: list[list[float]] = []
+    for d in sorted(delimiters, key=lambda d: (round(d.x0), d.base)):
+        centre = (d.x0 + d.x1) / 2
+        last = spans[-1] if spans else None
+        if last and abs(last[0] - centre) < 1 and d.base - last[2] <= 1.5 * size:
+            last[2] = d.base
+        else:
+            spans.append([centre, d.base, d.base])
+    return [(x, top - 1.5 * size, bottom + 1.5 * size) if top == bottom else
+            (x, top - size, bottom + 0.5 * size) for x, top, bottom in spans]
+
+
+def _runs(line: Line, delimiters: list[tuple[float, float, float]]) -> list[tuple[int, int]]:
     """(first, end) of each run of numbers in a line; a bracket between two ends a run."""
     runs: list[tuple[int, int]] = []
     first: int | None = None
     tokens = line.tokens
     for k, token in enumerate(tokens + [Token("", 0, 0)]):
         split = first is not None and k < len(tokens) and any(
-            tokens[k - 1].x1 <= (d.x0 + d.x1) / 2 <= token.x0 and
-            abs(d.base - line.base) <= 2 * line.size for d in delimiters)
+            tokens[k - 1].x1 <= x <= token.x0 and top <= line.base <= bottom
+            for x, top, bottom in delimiters)
         if first is not None and (not token.numeric or split):
             runs.append((first, k))
             first = None
@@ -122,7 +139,7 @@ def _still_open(block: _Block, line: Line, lines: list[Line]) -> bool:
     return not touches and gap <= 2.6 * max(block.spacing, line.size)
 
 
-def _blocks(lines: list[Line], delimiters: list[Delimiter]) -> list[_Block]:
+def _blocks(lines: list[Line], delimiters: list[tuple[float, float, float]]) -> list[_Block]:
     done: list[_Block] = []
     open_blocks: list[_Block] = []
     for r, line in enumerate(lines):
@@ -176,7 +193,8 @@ def _table_row(tokens: list[Token], first: int, end: int) -> str:
 
 def region_lines(lines: list[Line], delimiters: list[Delimiter]) -> list[str]:
     """The text of a column's lines, matrices written whole, tables as Markdown rows."""
-    blocks = _blocks(lines, delimiters)
+    size = statistics.median(line.size for line in lines) if lines else 10.0
+    blocks = _blocks(lines, _stacked(delimiters, size))
     matrices = [b for b in blocks if _bracketed(b, lines, delimiters)]
     tables = [b for b in blocks if b not in matrices and len(b.centres) >= 2]
     tokens = [list(line.tokens) for line in lines]
