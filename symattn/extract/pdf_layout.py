@@ -3,18 +3,18 @@
 A PDF's text layer is a set of glyphs with positions, not lines. This module
 rebuilds the lines a reader sees, from geometry alone:
 
-- glyphs on one baseline form a row; a two-column page (a gutter no row
-  crosses, with text on both sides) is read column by column;
-- a row of smaller glyphs just above or below a row joins it as super- or
-  subscripts, written ``^{...}`` / ``_{...}`` (``e^{0.5}``, ``d_{k}``, ``q_{1}``)
-  so the document normaliser reads them as it reads LaTeX;
-- rows of numbers whose columns line up (a matrix set by TeX, whose
-  brackets are glyphs of their own spanning the rows, or a table) are written
-  one row per line as the scanner reads them: ``[[ 1 2 ]`` / `` [ 3 4 ]]`` for
-  a matrix, ``| 1 | 2 |`` for a table; a name written beside the matrix
-  (``K =``, vertically centred, maybe on a row of its own) is put before it;
-- a glyph that cannot be read becomes U+FFFD: the number holding it is then
-  unreadable (``symattn.extract.pdf_text`` marks it so).
+- glyphs of one size on one baseline form a row; a two-column page (a
+  gutter no row crosses, long lines in the first column, one margin in the
+  second) is read column by column;
+- a row of smaller glyphs right after a glyph of another row, a little above
+  or below it, joins it as super- or subscripts, written ``^{...}`` /
+  ``_{...}`` (``e^{0.5}``, ``d_{k}``, ``q_{1}``) so the document normaliser
+  reads them as it reads LaTeX;
+- brackets and unreadable glyphs alone on their baseline are the pieces of
+  tall delimiters: dropped from the text, kept as marks for
+  ``symattn.extract.pdf_blocks``, which writes matrices and tables;
+- a glyph that cannot be read is U+FFFD: the number holding it is then
+  unreadable (``symattn.extract.document`` marks it so).
 
 >>> g = [Glyph("x", 0, 5, 100, 10), Glyph("2", 5, 9, 97, 7), Glyph("=", 12, 18, 100, 10),
 ...      Glyph("1", 22, 27, 100, 10)]
