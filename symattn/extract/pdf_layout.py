@@ -26,6 +26,7 @@ from __future__ import annotations
 
 __all__ = ["Glyph", "page_lines", "UNREADABLE"]
 
+import bisect
 import statistics
 from dataclasses import dataclass, field
 
@@ -191,7 +192,12 @@ def _split(rows: list[_Row], gutter: float | None) -> list[list[_Row]]:
 def _with_scripts(rows: list[_Row]) -> list[_Row]:
     """Rows of smaller glyphs joined to the row they are scripts of (or continue, on the
     same baseline)."""
-    joined = {id(r): _script_of(r, rows) for r in rows}
+    rows = sorted(rows, key=lambda r: r.base)
+    bases = [r.base for r in rows]
+    reach = 0.6 * max((r.size for r in rows), default=0.0)
+    joined = {id(r): _script_of(r, rows[bisect.bisect_left(bases, r.base - reach):
+                                         bisect.bisect_right(bases, r.base + reach)])
+              for r in rows}     # only the rows near its baseline: linear in the rows
     main = [r for r in rows if joined[id(r)] is None]
     for row in rows:
         found = joined[id(row)]
