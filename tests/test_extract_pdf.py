@@ -229,3 +229,27 @@ def test_matrices_side_by_side_of_different_heights_come_out_whole(tmp_path: Pat
     assert "Q = XW = [[ 1  0  1  0 ], [ 0  2  0  2 ], [ 1  1  1  1 ]] [[ 1  0 ], [ 0  1 ], " \
         "[ 1  1 ], [ 0  0 ]] = [[ 2  1 ], [ 2  4 ], [ 2  2 ]]" in lines
     assert "W = [[ 1  0 ], [ 0  1 ], [ 1  1 ], [ 0  0 ]]" in lines
+
+
+def test_a_hostile_page_of_scattered_glyphs_is_laid_out_quickly() -> None:
+    import random
+    import time
+
+    chooser = random.Random(7)
+    glyphs = []
+    for _ in range(20_000):
+        x = chooser.uniform(0, 600)
+        glyphs.append(Glyph(chooser.choice("0123456789[]-. a\ufffd"), x, x + 5,
+                            chooser.uniform(0, 800), chooser.choice([6.0, 8.0, 10.0, 12.0])))
+    start = time.perf_counter()
+    page_lines(glyphs, 600.0)
+    assert time.perf_counter() - start < 10
+
+
+@settings(max_examples=80, deadline=2000)
+@given(st.lists(st.tuples(st.sampled_from("01-.[]x=\ufffd⎡⎤"), st.floats(0, 600),
+                          st.floats(0, 800), st.sampled_from([5.0, 7.0, 10.0, 14.0, 30.0])),
+                max_size=60))
+def test_any_set_of_glyphs_gives_lines(glyphs: list[tuple[str, float, float, float]]) -> None:
+    lines = page_lines([Glyph(c, x, x + size / 2, y, size) for c, x, y, size in glyphs], 600.0)
+    assert all(isinstance(line, str) and "\n" not in line for line in lines)
