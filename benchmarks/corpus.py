@@ -4,6 +4,7 @@
     python -m benchmarks.corpus                    # the sources, every example
     python -m benchmarks.corpus --form pdf         # the PDF renderings
     python -m benchmarks.corpus --form all -v      # every form, one line per example
+    python -m benchmarks.corpus --infer -v         # inputs inferred without a spec
 
 It reads the development corpus in ``../shared/corpus`` (outside documents with
 hand transcriptions; see its README) and, for each transcribed example, runs
@@ -12,6 +13,11 @@ chosen form, then scores the draft with the corpus's own ``score_extract.py``:
 the transcribed numbers placed at their step and position, and the numbers put
 on another step or position ("placed wrongly"). Nothing of the corpus is copied
 into the project; without the corpus this prints so and exits with status 2.
+
+``--infer`` measures ``extract DOC`` without a spec instead: for each transcribed
+example, whether one of the drafts made from its document (``DRAFT.toml``,
+``DRAFT-2.toml`` ...) is the same computation as ``SLUG.inputs.toml``: the same
+attention weights and outputs, compared numerically.
 """
 
 from __future__ import annotations
@@ -80,16 +86,92 @@ def _scored(corpus: Path, draft: Path, truth: Path) -> dict[str, int] | None:
     return counts
 
 
+def _drafts(document: Path, work: Path) -> list[Path]:
+    """The drafts ``extract DOC`` writes without a spec (none when it finds no inputs)."""
+    out = work / (document.stem + ".draft.toml")
+    subprocess.run([sys.executable, "-m", "symattn", "extract", str(document), "-o", str(out)],
+                   capture_output=True, text=True, cwd=ROOT)
+    found = [out] if out.exists() else []
+    number = 2
+    while (work / f"{document.stem}.draft-{number}.toml").exists():
+        found.append(work / f"{document.stem}.draft-{number}.toml")
+        number += 1
+    return found
+
+
+def _results(text: str) -> dict[str, list[list[float | None]]] | None:
+    """The weights and outputs a spec computes (every head's), as floats."""
+    sys.path.insert(0, str(ROOT))
+    from symattn.derivation import pipeline
+    from symattn.errors import SymattnError
+    from symattn.extract.candidates import Candidates
+    from symattn.problem import spec
+
+    try:
+        grid = Candidates(pipeline.derive(spec.loads(text))).grid
+    except SymattnError:
+        return None
+    return {name: rows for name, rows in grid.items()
+            if name.endswith("weights") or name.endswith("output")}
+
+
+def _same(draft: dict[str, list[list[float | None]]],
+          truth: dict[str, list[list[float | None]]]) -> bool:
+    if not truth or set(truth) - set(draft):
+        return False
+    for name, rows in truth.items():
+        other = draft[name]
+        if len(rows) != len(other) or any(len(a) != len(b) for a, b in zip(rows, other)):
+            return False
+        for a, b in zip((x for r in rows for x in r), (x for r in other for x in r)):
+            if (a is None) != (b is None) or a is not None and b is not None and \
+                    abs(a - b) > 1e-9 * max(1.0, abs(a)):
+                return False
+    return True
+
+
+def infer(corpus: Path, only: str, verbose: bool) -> int:
+    """``--infer``: per example, the draft (if any) that is its computation."""
+    with tempfile.TemporaryDirectory() as work:
+        drafts: dict[Path, list[Path]] = {}
+        matched = total = 0
+        print(f"{'example':<28} {'drafts':>6}  matched by")
+        for slug, source in examples(corpus):
+            if only not in slug:
+                continue
+            if source not in drafts:
+                drafts[source] = _drafts(source, Path(work))
+            truth = _results((corpus / f"{slug}.inputs.toml").read_text(encoding="utf-8"))
+            found = [k for k, path in enumerate(drafts[source], start=1)
+                     if truth and (d := _results(path.read_text(encoding="utf-8"))) and
+                     _same(d, truth)]
+            total += 1
+            matched += bool(found)
+            if verbose:
+                where = f"draft {found[0]}" if found else "-"
+                print(f"  {slug:<26} {len(drafts[source]):>6}  {where}")
+        share = f"{100 * matched / total:.1f}%" if total else "-"
+        documents = len(drafts)
+        made = sum(len(d) for d in drafts.values())
+        print(f"inputs inferred: {matched}/{total} examples ({share}); "
+              f"{made} drafts from {documents} documents")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--form", choices=[*FORMS, "all"], default="source")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--only", default="", help="only the examples whose slug contains this")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per example")
+    parser.add_argument("--infer", action="store_true",
+                        help="measure the inputs extract infers without a spec")
     args = parser.parse_args(argv)
     if not (args.corpus / "score_extract.py").exists():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 2
+    if args.infer:
+        return infer(args.corpus, args.only, args.verbose)
     forms = list(FORMS) if args.form == "all" else [args.form]
     print(f"{'form':<8} {'placed':>13} {'placed wrongly':>15}")
     with tempfile.TemporaryDirectory() as work:

@@ -24,6 +24,9 @@ Rows:
   check ``001-softmax-10-2-1``, ``000-cat-chases-mouse``, ``001-kocka-spi-venku``),
   ``derive`` of ``000-cat-chases-mouse`` as text and ``--format latex``;
 - a chapter of 300 printed numbers (``chapter_spec``) checked in under 0.5 s;
+- ``extract`` of a 1 MB Markdown document (``extract_markdown``: named vectors,
+  sums written out, LaTeX matrices in text and in image addresses, NumPy and
+  PyTorch prints, tables, and unclosed groups of brackets) under 15 s;
 - on specs written here with seeded random two-digit decimals in [-1, 1] and a
   causal mask: ``derive --format json`` of 128 x 64 within 2x of the text report
   of the same derivation (the two run by turns), ``derive --format json`` of
@@ -232,6 +235,41 @@ def chapter_numbers(path: Path) -> int:
     return sum(count(claim) for block in blocks for claim in block.values())
 
 
+EXTRACT_BYTES = 1_000_000
+EXTRACT_TARGET = 15.0
+
+
+def extract_markdown(folder: Path, size: int = EXTRACT_BYTES) -> Path:
+    """A Markdown document of ``size`` bytes: the same worked block again and again,
+    each with every structure ``extract`` reads, and a line of unclosed brackets."""
+    block = ("## Step {i}\n\nq₁ = [1.0, 0.0, 0.5, 0.0]\nk₁ = [0.9, 0.1, 0.4, 0.0]\n"
+             "k₂ = [0.0, 1.0, 0.0, 0.9]\nv₁ = [0.2, 0.8, 0.0, 0.1]\nv₂ = [0.7, 0.1, 0.3, 0.0]\n"
+             "q₁ · k₁ = 1.0×0.9 + 0.0×0.1 + 0.5×0.4 + 0.0×0.0 = 0.9 + 0 + 0.2 + 0 = 1.1\n"
+             "$\\sqrt{{d_k}} = 2$, $\\frac{{1.1}}{{2}} = 0.55$, e^0.55 = 1.733 ({i} %)\n"
+             "\\[A = \\begin{{bmatrix}} 0.1 & 0.2 \\\\ 0.3 & 0.4 \\end{{bmatrix}}\\]\n"
+             "![](https://latex.codecogs.com/svg.latex?%5Cbegin%7Bbmatrix%7D%200.6%20%26%200.4"
+             "%20%5Cend%7Bbmatrix%7D)\n"
+             "array([[ 0.6 -0.4]\n       [ 1.2e-03  0.5]], dtype=float32)\n"
+             "tensor([[0.5000, 0.5000]], grad_fn=<SoftmaxBackward0>)\n"
+             "| token | weight |\n|---|---|\n| cat | 0.{i} |\n"
+             "[[[1, 2] [1, 2] [1, 2] [1, 2] [1, 2] [1, 2]\n\n")
+    parts, length, i = [], 0, 0
+    while length < size:
+        parts.append(block.format(i=i % 100))
+        length += len(parts[-1].encode("utf-8"))
+        i += 1
+    path = folder / "extract.md"
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
+
+
+def extract_row(folder: Path, stop: float, repeat: int) -> Row:
+    path = extract_markdown(folder)
+    return timed_row(f"extract of a {path.stat().st_size / 1e6:.1f} MB Markdown document",
+                     EXTRACT_TARGET, ["extract", str(path), "-o", "draft.toml"], folder, stop,
+                     repeat)
+
+
 # ------------------------------------------------------------------ rows
 @dataclass
 class Row:
@@ -384,6 +422,7 @@ def all_rows(args: argparse.Namespace, folder: Path) -> Iterator[Row]:
     if not args.quick:
         yield from daily_rows(folder, stop, repeat)
         yield chapter_row(folder, stop, repeat)
+        yield extract_row(folder, stop, repeat)
     yield from large_rows(folder, stop, repeat)
     if args.tests:
         yield tests_row(folder)

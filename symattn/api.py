@@ -155,9 +155,11 @@ def render_latex(derivation: Derivation, options: worked.Options | None = None, 
     ``language`` (en, pl, cs, ru, uk; default: the one ``derive`` was given, else the
     options', else the spec's, else en); ``engine``: pdflatex, lualatex, xelatex, or
     auto (see ``render.engines``); ``handout``: a clean copy, without the verdicts and
-    their notes."""
+    their notes, and (unless ``options`` ask for them) without the spec's file name and
+    the paragraph on how the numbers are shown."""
     _derivation(derivation, "render_latex", language)
     report = None if handout else report_on_claims(derivation)
+    options = _page_options(derivation, options, language, handout)
     return latex_document.render_latex(derivation, options, fragment=fragment,
                                        template_dir=template_dir, report=report,
                                        language=language or _chosen(derivation), engine=engine)
@@ -168,9 +170,11 @@ def render_markdown(derivation: Derivation, options: worked.Options | None = Non
                     handout: bool = False) -> str:
     """The worked example as Markdown, each printed number with its verdict, in
     ``language`` (en, pl, cs, ru, uk; default: the one ``derive`` was given, else the
-    options', else the spec's, else en); ``handout``: without the verdicts."""
+    options', else the spec's, else en); ``handout``: without the verdicts (and, unless
+    ``options`` ask for them, the spec's file name and the paragraph on the method)."""
     _derivation(derivation, "render_markdown", language)
     report = None if handout else report_on_claims(derivation)
+    options = _page_options(derivation, options, language, handout)
     return markdown_document.render_markdown(derivation, options, template_dir=template_dir,
                                              report=report,
                                              language=language or _chosen(derivation))
@@ -252,6 +256,15 @@ def _number_format(derivation: Derivation, digits: int | None, places: int | Non
     rule: Any = problem.rounding if rounding is None else rounding   # NumberFormat reads names
     return NumberFormat(digits=problem.digits if digits is None else digits, places=places,
                         rounding=rule, locale=language)
+
+
+def _page_options(derivation: Derivation, options: worked.Options | None,
+                  language: str | None, handout: bool) -> worked.Options:
+    """The options of a worked example (the spec's own when None), a handout's without
+    the file name and the method paragraph unless they ask for them."""
+    chosen = options or latex_document.default_options(derivation,
+                                                       language or _chosen(derivation))
+    return chosen.for_handout(handout)
 
 
 def _chosen(derivation: Derivation) -> str | None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 __all__ = ["Error", "ArgumentError", "StepNotFoundError", "PositionError",
            "SymattnError", "InputError", "ShapeError", "FullyMaskedRowError", "UndecidedError",
            "OutOfRangeError", "TemplateError", "PdfError", "FigureError", "Location", "counted",
-           "visible", "visible_lines", "cut"]
+           "visible", "visible_lines", "cut", "did_you_mean"]
 
+import difflib
 import re
 from dataclasses import dataclass, replace
+from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,24 @@ def cut(text: str, limit: int = 80) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def did_you_mean(word: object, known: Iterable[str]) -> str:
+    """The hint after an unknown name or value: ``; did you mean `causal`?``, or "".
+
+    A word that differs only in case is surely the one meant (W_q for W_Q); otherwise
+    the closest known word, if one is close. A very long word is not matched.
+
+    >>> did_you_mean("casual", ["none", "causal"]), did_you_mean("W_q", ["W_Q", "W_K"])
+    ('; did you mean `causal`?', '; did you mean `W_Q`?')
+    >>> did_you_mean("zzz", ["none", "causal"])
+    ''
+    """
+    text, choices = str(word), [str(k) for k in known]
+    close = [k for k in choices if k.lower() == text.lower()]
+    if not close and len(text) <= 100:
+        close = difflib.get_close_matches(text, choices, n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def visible_lines(text: str) -> str:

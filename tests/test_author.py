@@ -280,3 +280,36 @@ def test_latex_labels_leave_characters_to_the_preamble(
     assert "\\symattn" not in out
     assert "\nкот & " in out and "\nγ & " in out and "\nx\\_y\\& & " in out
     assert "ключ" in out and "сумма" in out            # the Russian catalog's words
+
+
+def test_a_template_takes_every_entry_name_a_report_prints() -> None:
+    """With query positions, the report's names are the template's names (one name per
+    entry); the values are worked out by hand below."""
+    import math
+
+    import symattn
+    from symattn.render.author import fill
+
+    spec = ('[inputs]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1], [1, 1]]\n'
+            'V = [[1, 0], [0, 1], [2, 2]]\n[options]\nquery_positions = [1, 3]\nd_k = 1\n'
+            '[claims]\n"weights[3,2]" = "0.4"\n"weights[1,3]" = "0.4"\n')
+    derivation = symattn.derive(symattn.loads(spec, "q.toml"))
+    report = symattn.check(derivation)
+    names = [verdict.position for verdict in report.verdicts]
+    assert names == ["weights[3,2]", "weights[1,3]"]
+    filled = fill(" ".join("{{ %s | places(4) }}" % name for name in names), derivation,
+                  "markdown")
+    # token 3's query [0, 1] scores the keys 0, 1, 1; token 1's query [1, 0] scores 1, 0, 1
+    e = math.e
+    assert filled.split() == [f"{e / (1 + 2 * e):.4f}", f"{e / (1 + 2 * e):.4f}"]
+    with pytest.raises(symattn.Error, match=r"line 1: row 2 is not one of the query positions"):
+        fill("{{ weights[2,2] }}", derivation, "markdown")
+
+
+def test_a_one_row_step_takes_its_column_alone() -> None:
+    import symattn
+    from symattn.render.author import fill
+
+    spec = '[inputs]\nscaled = [[0, 0, 0, 0, 0]]\n[options]\nscale = "none"\n'
+    derivation = symattn.derive(symattn.loads(spec, "r.toml"))
+    assert fill("{{ weights[2] | places(2) }}", derivation, "markdown") == "0.20"

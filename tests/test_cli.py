@@ -73,7 +73,7 @@ def test_derive_every_example(capsys, name):
 def test_derive_refuses_a_size_spec_in_one_line(capsys, name):
     status, out, err = run(capsys, "derive", "--example", name)
     assert status == 2 and out == ""
-    assert_one_line_error(err, str(symattn.problem.examples.path(name)))
+    assert_one_line_error(err, f"example {name}: this is a sizes spec")
 
 
 GROWING = {"probs", "jacobian_norm", "jacobian_norm_unscaled"}
@@ -430,8 +430,26 @@ def test_every_spec_command_takes_max_size(capsys, command):
     status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
                            "--max-size", "2")
     assert status == 2 and out == ""
-    assert_one_line_error(err, "000-cat-chases-mouse.toml", "3x2 = 6 entries", "the limit is 2",
+    assert_one_line_error(err, "example 000-cat-chases-mouse", "3x2 = 6 entries", "the limit is 2",
                           "--max-size")
     status, out, err = run(capsys, command, "--example", "000-cat-chases-mouse",
                            "--max-size", "64")
     assert status in (0, 1) and out, err     # check exits 1 when a printed number is wrong
+
+
+def test_examples_lists_each_kind_and_errors_name_an_example_by_its_name(capsys) -> None:
+    from symattn.cli.app import main
+    from symattn.problem import examples as bundled
+
+    assert main(["examples"]) == 0
+    listed = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()}
+    for name in bundled.names():
+        text = bundled.path(name).read_text(encoding="utf-8")
+        expected = "sizes" if "[sizes]" in text and "[inputs]" not in text else \
+            "check" if "[claims]" in text else "derive"
+        assert listed[name] == expected, name
+    assert main(["derive", "--example", "001-score-matrix-memory"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("symattn: error: example 001-score-matrix-memory: this is a sizes "
+                          "spec"), err
+    assert "/" not in err.split(":")[2]

@@ -10,6 +10,7 @@ also Czech (or the spec's own text).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from functools import lru_cache
 
 import pytest
@@ -180,8 +181,10 @@ def test_spec_language_key_is_checked(tmp_path) -> None:  # type: ignore[no-unty
 
     problem = spec.loads('language = "UK"\n[inputs]\nscaled = [[1, 2]]\n', "a.toml")
     assert problem.language == "uk"
+    german = spec.loads('language = "de"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
+    assert (german.language, german.written_language) == ("", "de")   # no catalog: English
     with pytest.raises(InputError) as caught:
-        spec.loads('language = "de"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
+        spec.loads('language = "de!"\n[inputs]\nscaled = [[1, 2]]\n', "b.toml")
     assert "b.toml" in str(caught.value) and "language" in str(caught.value)
 
 
@@ -246,3 +249,51 @@ def test_russian_and_ukrainian_pages_compile() -> None:
     if HAVE_PDFTOTEXT:
         assert "Шаг 10: Сырые оценки" in pdf_text(pdfs["ru"])
         assert "Крок 5: Запити" in pdf_text(pdfs["uk"])
+
+
+def _long_words(node: object) -> set[str]:
+    """The words of five letters or more in a catalog or a spec's prose (placeholders and
+    LaTeX commands left out)."""
+    if isinstance(node, dict):
+        return set().union(*map(_long_words, node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*map(_long_words, node)) if node else set()
+    if not isinstance(node, str):
+        return set()
+    text = re.sub(r"\{\{[^}]*\}\}|\\[A-Za-z]+", " ", node)
+    return {w.lower() for w in re.findall(r"[^\W\d_]{5,}", text)}
+
+
+def test_every_example_derived_in_english_has_no_word_of_another_language(capsys) -> None:
+    """Every word the tool writes is in the page language: no word of the other four
+    catalogs (but not of English) and no word of the spec's prose in its own language
+    appears on an English page, in text or Markdown. The tokens are the example's data."""
+    import tomllib
+
+    from symattn.cli.app import main
+    from symattn.problem import examples
+
+    folder = Path(__file__).resolve().parent.parent / "symattn" / "messages"
+    catalogs = {language: _long_words(tomllib.loads((folder /
+                                                f"{language}.toml").read_text("utf-8")))
+                for language in ("en", "pl", "cs", "ru", "uk")}
+    foreign = set().union(*(catalogs[k] for k in ("pl", "cs", "ru", "uk"))) - catalogs["en"]
+    for name in examples.names():
+        if examples.kind(name) == "sizes":
+            continue
+        spec = tomllib.loads(examples.path(name).read_text("utf-8"))
+        own = spec.get("language", "en")
+        prose = set()
+        for key in ("title", "description"):
+            text = spec.get(key, "")
+            prose |= _long_words(text.get(own, "") if isinstance(text, dict) else
+                            text if own != "en" else "")
+        prose |= {label.split("@", 1)[1].strip().lower() for label in spec.get("claims", {})
+                  if "@" in label and own != "en"}
+        for output in ("text", "markdown"):
+            assert main(["derive", "--example", name, "--language", "en", "-f", output]) == 0
+            page = capsys.readouterr().out
+            found = {w.lower() for w in re.findall(r"[^\W\d_]{5,}", page)} | \
+                {label for label in prose if label in page.lower()}
+            tokens = {t.lower() for t in spec.get("tokens", [])}
+            assert not (found & (foreign | prose)) - tokens - catalogs["en"], (name, output)

@@ -30,7 +30,7 @@ def test_fragment_and_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_markdown_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(EXAMPLE + ["--format", "markdown", "--expand-rows", "all"]) == 0
-    assert capsys.readouterr().out.startswith("## softmax vektoru")   # the title, as written
+    assert capsys.readouterr().out.startswith("## softmax of the vector")   # the English title
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -81,7 +81,7 @@ def test_missing_template_dir_exits_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_markdown_templates_override_too(tmp_path: Path) -> None:
     (tmp_path / "document.md.j2").write_text("# \\VAR{doc.title}\n", encoding="utf-8")
-    expected = "# softmax vektoru &#91;10, 2, 1&#93;\n"      # the spec's title, as written
+    expected = "# softmax of the vector &#91;10, 2, 1&#93;\n"   # the English title
     assert render_markdown(_derivation(), template_dir=tmp_path) == expected
 
 

@@ -356,3 +356,30 @@ def test_an_unhashable_entry_is_refused_where_it_is(bad):
     with pytest.raises(InputError) as caught:
         Problem.from_mapping({"inputs": {"scaled": [["0.5", "1"], ["1", bad]]}})
     assert (caught.value.location.row, caught.value.location.column) == (2, 2)
+
+
+@pytest.mark.parametrize(("inputs", "expected"), [
+    ('X = [[1, 0]]\nQ = [[1, 0]]\nK = [[1, 0]]\nV = [[1, 0]]\n',
+     "inputs.X: X is given, but Q, K and V are given directly, so X is not used; remove X, "
+     "or give W_Q, W_K and W_V instead of Q, K and V"),
+    ('X = [[1, 0]]\nX_kv = [[1, 0]]\nW_Q = "identity"\nK = [[1, 0]]\nV = [[1, 0]]\n',
+     "inputs.X_kv: X_kv is given, but K and V are given directly"),
+])
+def test_an_input_that_feeds_nothing_is_an_error_naming_both(inputs, expected):
+    assert expected in str(error_of("[inputs]\n" + inputs))
+
+
+def test_x_beside_q_k_v_is_kept_for_a_residual():
+    text = ("[inputs]\nX = [[1, 0], [0, 1]]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\n"
+            "V = [[1, 0], [0, 1]]\n[ffn]\nW_1 = [[1, 0], [0, 1]]\nW_2 = [[1, 0], [0, 1]]\n"
+            "residual = true\n")
+    assert "X" in loads(text, "a.toml").inputs
+
+
+@pytest.mark.parametrize(("option", "suggestion"), [
+    ('mask = "casual"', "did you mean `causal`?"),
+    ('precision = "flaot32"', "did you mean `float32`?"),
+    ('number_format = "1,234,5"', "did you mean"),
+])
+def test_option_values_get_a_did_you_mean(option, suggestion):
+    assert suggestion in str(error_of(SCALED + "[options]\n" + option + "\n"))

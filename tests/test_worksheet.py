@@ -220,7 +220,7 @@ def test_sizes_from_a_size_spec() -> None:
 @pytest.mark.parametrize("kwargs, message", [
     ({"language": "de"}, "unknown language 'de'"),
     ({"variants": 0}, "variants must be between 1"),
-    ({"kinds": "softmax,sizes"}, "did you mean softmax_table"),
+    ({"kinds": "softmax,sizes"}, "did you mean `softmax_table`"),
     ({"places": 9}, "places must be between 1 and 6"),
     ({"mistakes": ("typo",)}, "unknown mistake 'typo'"),
     ({"seed": -1}, "seed must be a whole number"),

@@ -62,10 +62,18 @@ def _command_modules() -> list[ModuleType]:
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:
-    """A number that cannot be written out names the command's one spec file."""
+    """A number that cannot be written out names the command's one spec file; a bundled
+    example is named by its name, not by the folder it is installed in."""
+    import dataclasses
+
+    from symattn.cli.options import display_name
     from symattn.errors import Location
     from symattn.values.decimals import UndecidedError
 
+    where = error.location
+    if where is not None and where.file and display_name(where.file) != where.file:
+        return type(error)(error.message, dataclasses.replace(where,
+                                                              file=display_name(where.file)))
     if not isinstance(error, UndecidedError) or error.location is not None:
         return error
     names = []       # FILE (files for derive and check, file for the other commands) ...

@@ -61,8 +61,8 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="JSON: a closed form of more than N exponentials is null, as in "
                              f"derive (default {MAX_TERMS}; 0 writes every one)")
     parser.add_argument("--spec", metavar="INPUTS.toml",
-                        help="FILEs are documents (text, Markdown, LaTeX, notebooks): extract "
-                             "their printed numbers with these inputs and check them, "
+                        help="FILEs are documents (text, Markdown, LaTeX, HTML, notebooks): "
+                             "extract their printed numbers with these inputs and check them, "
                              "reporting each at its document line (docs/extract.md)")
     add_language_options(parser, locale=False)
     add_gate_options(parser)
@@ -70,7 +70,8 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 
 def check_one(source: str, rounding: str | None, max_size: int | None = None,
-              working: bool = False, precision: str | None = None) -> Checked:
+              working: bool = False, precision: str | None = None,
+              language: str | None = None) -> Checked:
     """Report for one spec file, or what went wrong with it (``Failed``): an unusable
     spec (status 2), or an internal error (status 3) that stops only this file."""
     import os
@@ -82,10 +83,10 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
     name = display_name(source)
     try:
         with uncollected():   # a spec's objects live until it is judged: no collector passes
-            return _checked(source, name, rounding, max_size, working, precision)
+            return _checked(source, name, rounding, max_size, working, precision, language)
     except SymattnError as error:
-        message = str(error)
-        named = message if source in message or name in message else f"{name}: {message}"
+        message = str(error).replace(source, name, 1)   # an example by its name
+        named = message if name in message else f"{name}: {message}"
         return Failed(name, f"symattn: error: {one_line(named)}", EXIT_INPUT)
     except (Exception, RecursionError) as error:   # a bug: this file fails, the others not
         if os.environ.get("SYMATTN_DEBUG"):
@@ -96,7 +97,7 @@ def check_one(source: str, rounding: str | None, max_size: int | None = None,
 
 
 def _checked(source: str, name: str, rounding: str | None, max_size: int | None,
-             working: bool, precision: str | None) -> Checked:
+             working: bool, precision: str | None, language: str | None = None) -> Checked:
     """``check_one`` of a spec that can be read and judged (errors go to the caller)."""
     import dataclasses
 
@@ -110,6 +111,12 @@ def _checked(source: str, name: str, rounding: str | None, max_size: int | None,
     if isinstance(loaded, dict):
         judged: Report = sizes.check_spec(loaded, source, rounding)
         return dataclasses.replace(judged, source=name)
+    if loaded.written_language:   # "pt": no catalog, the report is in English (or --language)
+        from symattn import messages
+
+        note = messages.load(language or "en").fill("catalog.missing",
+                                                     language=loaded.written_language)
+        print(f"symattn: {name}: {note}", file=sys.stderr)
     if loaded.variants:      # several settings, one report each (problem.variants)
         from symattn.verify.variants import check_all
 
@@ -157,7 +164,7 @@ def _pooled(sources: list[str], args: argparse.Namespace, workers: int) -> list[
     results: list[Checked | None] = []
     try:
         futures = [pool.submit(check_one, source, args.rounding, args.max_size, args.working,
-                               args.precision) for source in sources]
+                               args.precision, args.language) for source in sources]
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         for future in futures:
             try:
@@ -198,7 +205,7 @@ def _check_in_turn(sources: list[str], args: argparse.Namespace) -> list[Checked
     with progress.task(len(sources), "checking"):
         for source in sources:
             results.append(check_one(source, args.rounding, args.max_size, args.working,
-                                     args.precision))
+                                     args.precision, args.language))
             progress.advance()
     return results
 
@@ -216,6 +223,12 @@ def run(args: argparse.Namespace) -> int:
         from symattn.cli.extract import run_check_documents
 
         return run_check_documents(args, sources)
+    from symattn.cli.extract import is_document
+
+    if not getattr(args, "example", None) and all(is_document(s) for s in sources):
+        from symattn.cli.extract import run_check_inferred   # check DOC: inputs inferred
+
+        return run_check_inferred(args, sources)
     if args.rounding is not None:
         parse_rounding(args.rounding)
     failing = fail_on(args.fail_on)

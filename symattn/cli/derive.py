@@ -109,6 +109,12 @@ def _add_document_options(parser: argparse.ArgumentParser) -> None:
     document.add_argument("--handout", action="store_true",
                           help="a clean copy to hand out: no marks on the numbers the spec's "
                                "claims printed, no notes on them")
+    document.add_argument("--source", action=argparse.BooleanOptionalAction, default=None,
+                          help="name the spec file under the title (default: yes, but not "
+                               "with --handout)")
+    document.add_argument("--method", action=argparse.BooleanOptionalAction, default=None,
+                          help="the paragraph on how steps and decimals are shown (default: "
+                               "yes, but not with --handout)")
     document.add_argument("--detail", choices=("summary", "full"), default="full",
                           help="full (default): substitutions and expanded rows; summary: "
                                "formulas and results only")
@@ -316,7 +322,7 @@ def _derive_document(args: argparse.Namespace, derivation: Derivation,
         rows = tuple(worked.row_labels(derivation))
     options = worked.Options(number_format=number_format, detail=args.detail, expand_rows=rows,
                              limit=None if args.max_rows == 0 else max(args.max_rows, 2),
-                             language=language)
+                             language=language, source=args.source, method=args.method)
     if args.format == "markdown":
         text = render_markdown(derivation, options, template_dir=args.template_dir,
                                handout=args.handout)

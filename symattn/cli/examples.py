@@ -1,4 +1,8 @@
-"""``symattn examples``: the bundled worked examples, one a line with its title.
+"""``symattn examples``: the bundled worked examples, one a line with its kind and title.
+
+The kind says which command an example is for: ``derive`` (inputs only), ``check``
+(inputs and printed numbers; ``derive`` works too) or ``sizes`` (a size exercise, for
+``symattn sizes`` and ``check``).
 
 A command module of ``symattn.cli.app``: ``register(subparsers)`` adds the
 parser and returns the handler.
@@ -25,10 +29,10 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The ``examples`` command: each example's name and title."""
+    """The ``examples`` command: each example's name, kind and title."""
     from symattn.problem import examples
 
     for name in examples.names():
         title, _ = examples.describe(name)
-        print(f"{name:32} {title}")
+        print(f"{name:32} {examples.kind(name):6} {title}")
     return EXIT_OK

@@ -16,7 +16,8 @@ checks in one go, reporting every verdict at its document line.
 
 from __future__ import annotations
 
-__all__ = ["register", "run", "run_check_documents", "is_document", "draft_path"]
+__all__ = ["register", "run", "run_check_documents", "run_check_inferred", "is_document",
+           "draft_path"]
 
 import argparse
 import json
@@ -29,7 +30,8 @@ from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handle
 
 if TYPE_CHECKING:
     from symattn.extract.checking import DocumentCheck
-    from symattn.extract.pipeline import Extraction
+    from symattn.extract.inputs import Note
+    from symattn.extract.pipeline import Draft, Extraction
 
 _SPEC_SUFFIXES = (".toml", ".json")
 
@@ -39,9 +41,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser = subparsers.add_parser(
         "extract", help="read a document's printed numbers into a draft spec",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
-        description="Read a document (UTF-8 text, Markdown, LaTeX, a Jupyter notebook: its "
-                    "Markdown cells and printed outputs; a PDF's text layer, a Word .docx; "
-                    "nothing is run) and write a draft spec: "
+        description="Read a document (text, Markdown, LaTeX, HTML in any encoding, a Jupyter "
+                    "notebook: its Markdown cells and printed outputs; a PDF's text layer, a "
+                    "Word .docx; nothing is run) and write a draft spec: "
                     "the inputs (from --spec, or proposed from the matrices the document names) "
                     "and every printed number placed on the step it belongs to, with its line "
                     "and how sure the placement is. Numbers not placed are listed at the end.")
@@ -56,8 +58,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
 
 
 def is_document(source: str) -> bool:
-    """A file ``check --spec`` reads as a document: anything but a .toml or .json spec."""
-    return Path(source).suffix.lower() not in _SPEC_SUFFIXES
+    """A file ``check`` reads as a document: anything but a .toml or .json spec (or ``-``,
+    a spec on standard input)."""
+    return source != "-" and Path(source).suffix.lower() not in _SPEC_SUFFIXES
 
 
 def draft_path(output: str, number: int) -> str:
@@ -79,7 +82,9 @@ def _summary(extraction: Extraction) -> str:
     for number, draft in enumerate(extraction.drafts, start=1):
         counts = {c: sum(len(p.numbers) for p in draft.placements if p.confidence == c)
                   for c in ("certain", "likely", "guess")}
-        where = f" (lines {draft.lines[0]}-{draft.lines[1]})" if draft.lines else ""
+        first, last = draft.lines or (1, len(extraction.document.line_starts))
+        whole = first == 1 and last >= len(extraction.document.line_starts) - 1
+        where = "" if whole else f" (lines {first}-{last})"
         lines.append(f"draft {number}{where}: {sum(counts.values())} numbers placed "
                      f"({counts['certain']} certain, {counts['likely']} likely, "
                      f"{counts['guess']} guess), {len(draft.unplaced)} not placed")
@@ -129,6 +134,98 @@ def _json(checks: list[DocumentCheck], max_terms: int | None) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
+def _example_header(number: int, draft: Draft, language: str) -> list[str]:
+    """What ``check DOC`` inferred for one example, in the reader's language."""
+    from symattn import messages
+    from symattn.extract.inputs import note_text
+
+    catalog = messages.load(language)
+    start, end = draft.lines or (1, 1)
+    head = catalog.fill("extract.example", number=str(number), start=str(start),
+                        end=str(end), title=draft.title)
+    notes = "; ".join(note_text(note, language) for note in draft.notes)
+    return [head, "  " + catalog.fill("extract.inputs", notes=notes)]
+
+
+def _checked_examples(source: str, args: argparse.Namespace
+                      ) -> list[tuple[int, Draft, DocumentCheck]]:
+    """``check DOC`` without a spec: each worked example of the document, checked."""
+    from symattn.errors import SymattnError
+    from symattn.extract.checking import check_draft
+    from symattn.extract.document import read_document
+    from symattn.extract.pipeline import extract, guess_language
+
+    document = read_document(source)
+    checked = []
+    for number, draft in enumerate(extract(document).drafts, start=1):
+        try:
+            checked.append((number, draft, check_draft(document, draft, source, args.rounding,
+                                                       args.working, args.language)))
+        except SymattnError:     # a draft on which no printed number could be placed
+            continue
+    if not checked:
+        from symattn import messages
+
+        catalog = messages.load(language_of(args, guess_language(document.raw)))
+        print(f"symattn: {display_name(source)}: {catalog.text('extract.none')}",
+              file=sys.stderr)
+    return checked
+
+
+def run_check_inferred(args: argparse.Namespace, sources: list[str]) -> int:
+    """``check DOC ...`` without ``--spec``: each document's examples found, their inputs
+    inferred and said, then checked."""
+    from symattn.errors import SymattnError
+    from symattn.render import report as render_report
+
+    found: list[tuple[int, Draft, DocumentCheck]] = []
+    failed = 0
+    for source in sources:
+        try:
+            found.extend(_checked_examples(source, args))
+        except SymattnError as error:
+            print(f"symattn: error: {one_line(str(error))}", file=sys.stderr)
+            failed += 1
+    checks = [check for _, _, check in found]
+    if checks:
+        language = language_of(args, checks[0].report.language)
+        if args.format == "json":
+            text = _json(checks, args.max_terms or None)
+            document = json.loads(text)
+            for entry, (number, draft, _) in zip(document["reports"], found):
+                entry["example"] = {"number": number, "lines": list(draft.lines or ()),
+                                    "title": draft.title,
+                                    "inferred": [_note_record(n) for n in draft.notes]}
+            text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        else:
+            render = {"text": render_report.report_text,
+                      "markdown": render_report.report_markdown}[args.format]
+            text = "\n".join("\n".join(_example_header(number, draft, language)) + "\n\n" +
+                             render([check.report], language)
+                             for number, draft, check in found)
+        write_output(text, args.output)
+    if failed:
+        return EXIT_INPUT
+    return EXIT_WRONG if any(c.report.has_wrong for c in checks) else EXIT_OK
+
+
+def _note_record(note: Note) -> dict[str, str]:
+    key, values = note
+    return {"what": key, **dict(values)}
+
+
+def _note_language(spec_text: str, args: argparse.Namespace) -> None:
+    """A spec in a language without a catalog ("pt"): said once, in the report's language."""
+    from symattn import messages
+    from symattn.problem.read import uncatalogued_language
+    from symattn.problem.spec import read_mapping
+
+    written = uncatalogued_language(read_mapping(spec_text, args.spec).get("language"))
+    if written:
+        note = messages.load(args.language or "en").fill("catalog.missing", language=written)
+        print(f"symattn: {display_name(args.spec)}: {note}", file=sys.stderr)
+
+
 def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
     """``check DOC ... --spec INPUTS.toml``: each document extracted and checked."""
     from symattn.errors import SymattnError
@@ -143,6 +240,7 @@ def run_check_documents(args: argparse.Namespace, sources: list[str]) -> int:
             raise InputError("with --spec, each FILE is a document; this is a spec (.toml or "
                              ".json)", Location(file=display_name(source)))
     spec_text = _read_spec(args.spec)
+    _note_language(spec_text, args)
     checks, failed = [], 0
     for source in sources:
         try:

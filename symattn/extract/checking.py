@@ -15,7 +15,7 @@ language (``weights[3,2] @ line 76``).
 
 from __future__ import annotations
 
-__all__ = ["DocumentCheck", "check_document"]
+__all__ = ["DocumentCheck", "check_document", "check_draft"]
 
 import dataclasses
 from dataclasses import dataclass
@@ -25,7 +25,7 @@ from symattn.derivation import pipeline
 from symattn.errors import InputError
 from symattn.extract.document import Document
 from symattn.extract.draft import label_claims
-from symattn.extract.pipeline import extract
+from symattn.extract.pipeline import Draft, extract
 from symattn.problem import spec
 from symattn.verify import checker
 from symattn.verify.verdicts import Report
@@ -49,7 +49,13 @@ def check_document(document: Document, spec_text: str, spec_name: str = "<spec>"
                    language: str | None = None) -> DocumentCheck:
     """Extract the document's numbers with the spec's inputs, then check them."""
     extraction = extract(document, spec_text, spec_name)
-    draft = extraction.drafts[0]
+    return check_draft(document, extraction.drafts[0], spec_name, rounding, working, language)
+
+
+def check_draft(document: Document, draft: Draft, spec_name: str = "<spec>",
+                rounding: str | None = None, working: bool = False,
+                language: str | None = None) -> DocumentCheck:
+    """Check one draft of a document (``check DOC`` checks each example's draft)."""
     if language:   # labels of repeated printings in the reader's language
         draft = dataclasses.replace(draft, language=language)
     text = draft.text(document)

@@ -1,16 +1,25 @@
-"""A document as text to read numbers from: plain text, Markdown, LaTeX, a notebook,
+"""A document as text to read numbers from: plain text, Markdown, LaTeX, HTML, a notebook,
 a PDF or a Word document.
 
 Nothing in a document is ever run. A notebook (``.ipynb``) gives its Markdown
 cells and the printed outputs of its code cells; the code itself is skipped.
-A PDF gives the lines of its text layer page by page
-(``symattn.extract.pdf_text``), a ``.docx`` its paragraphs, tables and
-equations (``symattn.extract.docx_text``); a number holding a glyph that
-could not be read is unreadable, never another number.
-The text is normalized once (Unicode minus, subscripts, LaTeX matrices and
+An HTML page gives its text as ``symattn.extract.html_text`` writes it; its
+numbers are reported at their line and column in the HTML file. A PDF gives
+the lines of its text layer page by page (``symattn.extract.pdf_text``), a
+``.docx`` its paragraphs, tables and equations (``symattn.extract.docx_text``);
+a number holding a glyph that could not be read is unreadable, never another
+number. Text in any
+encoding is read: UTF-8 (with or without a byte order mark), UTF-16 and
+UTF-32 with a byte order mark, the encoding an HTML page declares
+(``<meta charset>``), else the legacy 8-bit encoding ``charset_normalizer``
+recognises.
+The text is normalized once (math in image addresses decoded to its TeX, other
+addresses blanked, Unicode minus, subscripts, LaTeX matrices, fractions and
 operators, ``-inf``) into one string that keeps, for every character, where
 it came from, so every number found can be reported at its line and column in
 the original file (for a notebook: the line of the text shown, cell by cell).
+Every rule is a regular expression that runs in linear time (bounded
+repetitions, no nested quantifiers that can backtrack).
 
 >>> doc = from_text("x₁ = [ 1.0, −0.5 ]\\n\\\\begin{bmatrix} 1 & 2 \\\\\\\\ 3 & 4 \\\\end{bmatrix}")
 >>> doc.text.splitlines()
@@ -21,9 +30,10 @@ the original file (for a notebook: the line of the text shown, cell by cell).
 
 from __future__ import annotations
 
-__all__ = ["Document", "from_text", "read_document", "MAX_BYTES"]
+__all__ = ["Document", "from_text", "from_html", "decode_text", "read_document", "MAX_BYTES"]
 
 import bisect
+import codecs
 import dataclasses
 import json
 import re
@@ -32,20 +42,51 @@ from pathlib import Path
 from typing import Any, Callable
 
 from symattn.errors import InputError, Location
+from symattn.extract.html_text import html_text, looks_like_html
 
 MAX_BYTES = 8_000_000          # a larger document is refused, not read slowly
+MAX_BINARY_BYTES = 100_000_000  # a PDF or .docx (their readers bound the text read)
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "0123456789ijk")
+# Math printed as an image whose address carries the TeX (as GitHub READMEs do):
+# the address is replaced by its decoded TeX; every other address is blanked, so
+# "%20" or "arxiv.org/abs/1706.03762" give no numbers.
+_ADDRESS_TEXT = r"(?:[^\s()\"'<>]|\([^\s()\"'<>]*\))*"     # "(...)" kept: \exp(1)
+_MATH_ADDRESS = re.compile(
+    r"https?://(?:latex\.codecogs\.com/[\w.]{1,20}\?(?P<codecogs>" + _ADDRESS_TEXT + ")"
+    r"|render\.githubusercontent\.com/render/math\?(?P<github>" + _ADDRESS_TEXT + ")"
+    r"|chart\.googleapis\.com/chart\?(?P<chart>" + _ADDRESS_TEXT + "))")
+_ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s)\"'<>\]]+")
+# What a notebook prints about an object, not a number of it: <Figure size 432x216 with 2 Axes>
+_OBJECT_PRINT = re.compile(r"<(?:Figure size|matplotlib\.|[\w.]{1,80} object at 0x)[^<>\n]{0,200}>")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_ENTITIES = {"&space;": " ", "&plus;": "+", "&amp;": "&", "&lt;": "<", "&gt;": ">",
+             "&quot;": '"', "&#39;": "'"}
+_CODECOGS_PREFIX = re.compile(r"^\s*(?:\\(?:bg_\w+|bg\{\w+\}|dpi\{\d+\}|inline|large|Large|LARGE|"
+                              r"small|tiny|huge|Huge|normalsize|fn_\w+|fg_\w+)\s*)+")
+# Only the rows of a LaTeX matrix are split at "\\"; elsewhere it is a line break.
+_LATEX_MATRIX = re.compile(r"\[\[[^\[\]]{0,20000}\]\]")
+_LATEX_ROW_BREAK = r"\\\\"
 _LATEX_WORDS: list[tuple[str, str]] = [
     (r"\\begin\{[bpvBV]?matrix\}", "[["), (r"\\end\{[bpvBV]?matrix\}", "]]"),
-    (r"\\\\(?=[^\]]{0,4000}\]\])", "],["), (r"(?<!\\)\\[\[\]()]", " "), (r"&(?!=)", ","),
+    (r"(?<!\\)\\[\[\]()]", " "), (r"&(?!=)", ","),
     (r"\\(?:times)(?![A-Za-z])", "×"), (r"\\(?:cdot)(?![A-Za-z])", "·"),
     (r"\\approx(?![A-Za-z])", "≈"), (r"\\infty(?![A-Za-z])", "∞"),
-    (r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])", ""),
+    (r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle)(?![A-Za-z])", ""),
     (r"\\(?:quad|qquad)(?![A-Za-z])|\\[,;:! ]|~(?=\S)", " "),
-    (r"\\(?:text|mathrm|mathbf|operatorname|boldsymbol)\{([^{}]{0,200})\}", r"\1"),
-    (r"\\sqrt\{([^{}]{0,50})\}", r"√\1"), (r"\\sqrt(?![A-Za-z])", "√"),
-    (r"\^\{([^{}]{0,50})\}", r"^\1"), (r"_\{([^{}]{0,50})\}", r"_\1"),
+    # a transpose mark is a letter, never a number: K^\top, K^{\intercal}, K^{T}
+    (r"\^\s*(?:\{\s*\\(?:top|intercal)\s*\}|\\(?:top|intercal)(?![A-Za-z])|\{T\})", "^T"),
+    (r"\\(exp|log|ln|max|min)(?![A-Za-z])", r"\1"),
 ]
+# Rules for braces, applied until nothing changes (a few rounds: \frac{\sqrt{d_k}}{...}).
+_LATEX_BRACES: list[tuple[str, str]] = [
+    (r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mathsf|mathcal|operatorname|"
+     r"boldsymbol|bm|vec|hat|tilde|bar)\s*\{([^{}]{0,200})\}", r"\1"),
+    (r"\\sqrt\s*\{([^{}]{0,50})\}", r"√\1"),
+    (r"\^\{([^{}]{0,50})\}", r"^\1"), (r"_\{([^{}]{0,50})\}", r"_\1"),
+    (r"\\[dt]?frac\s*\{([^{}]{0,200})\}\s*\{([^{}]{0,200})\}", "_FRACTION"),
+]
+_LATEX_ROUNDS = 4
+_LATEX_LAST: list[tuple[str, str]] = [(r"\\sqrt(?![A-Za-z])", "√")]
 _UNREADABLE_NUMBER = re.compile(r"[\w.,\-\ufffd]*\ufffd[\w.,\ufffd]*")
 _UNICODE: list[tuple[str, str]] = [
     ("[\u2212\u2012\u2013\ufe63\uff0d](?=\\s?[0-9∞])", "-"),
@@ -66,6 +107,7 @@ class Document:
     # notebooks, PDFs, .docx: (offset in the text, the 1-based cell, page or paragraph
     # number) of each block
     cells: tuple[tuple[int, int], ...] = ()
+    title: str = ""                     # an HTML page's <title>
     part: str = "cell"                  # what a block of ``cells`` is: cell, page, paragraph
     # (line, column, text) of each number with a glyph that could not be read (PDF)
     unreadable: tuple[tuple[int, int, str], ...] = ()
@@ -100,24 +142,42 @@ class _Mapped:
         self.text = text
         self.origin = list(range(len(text)))
 
-    def sub(self, pattern: str, replace: str | Callable[[re.Match[str]], str]) -> None:
+    def sub(self, pattern: str | re.Pattern[str], replace: str | Callable[[re.Match[str]], str]
+            | Callable[[re.Match[str]], tuple[str, list[int]]],
+            within: list[tuple[int, int]] | None = None) -> None:
+        """Replace every match (only those starting inside ``within``'s sorted spans, if
+        given). A replacement function may return, with its text, the index in the match
+        each new character comes from, so positions stay exact."""
         compiled = re.compile(pattern)
         if not compiled.search(self.text):
             return
         pieces: list[str] = []
         origin: list[int] = []
         last = 0
+        starts = [start for start, _ in within or ()]
         for match in compiled.finditer(self.text):
+            if within is not None:
+                index = bisect.bisect_right(starts, match.start()) - 1
+                if index < 0 or match.end() > within[index][1]:
+                    continue
             pieces.append(self.text[last:match.start()])
             origin.extend(self.origin[last:match.start()])
             new = replace(match) if callable(replace) else match.expand(replace)
+            old = self.origin[match.start():match.end()]
+            if isinstance(new, tuple):
+                new, sources = new
+                origin.extend(old[min(i, len(old) - 1)] for i in sources)
+            else:
+                start = self.origin[match.start()] if match.start() < len(self.origin) else 0
+                origin.extend(_spread(old, start, len(new)))
             pieces.append(new)
-            start = self.origin[match.start()] if match.start() < len(self.origin) else 0
-            origin.extend(_spread(self.origin[match.start():match.end()], start, len(new)))
             last = match.end()
         pieces.append(self.text[last:])
         origin.extend(self.origin[last:])
         self.text, self.origin = "".join(pieces), origin
+
+    def spans(self, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+        return [(m.start(), m.end()) for m in pattern.finditer(self.text)]
 
 
 def _spread(old: list[int], start: int, length: int) -> list[int]:
@@ -133,17 +193,108 @@ def _subscript(match: re.Match[str]) -> str:
     return "_" + match.group(0).translate(_SUBSCRIPTS)
 
 
+def _fraction(match: re.Match[str]) -> str:
+    """``\\frac{a}{b}`` as a division: ``a/b``, a side in parentheses when it is not one term."""
+    sides = [side.strip() for side in (match.group(1), match.group(2))]
+    return "/".join(f"({side})" if re.search(r"[\s+=-]", side) else side for side in sides)
+
+
+def _url_decoded(text: str, base: int, plus_is_space: bool) -> tuple[str, list[int]]:
+    """Percent-decoding (UTF-8) and the HTML entities of an address; for each decoded
+    character, the index (from ``base``) of the text it comes from."""
+    out: list[str] = []
+    sources: list[int] = []
+    index = 0
+    while index < len(text):
+        entity = next((e for e in _ENTITIES if text.startswith(e, index)), None) \
+            if text[index] == "&" else None
+        if entity:
+            out.append(_ENTITIES[entity])
+            sources.append(base + index)
+            index += len(entity)
+            continue
+        run = _PERCENT_RUN.match(text, index)
+        if run:
+            decoded = bytes.fromhex(run.group(0).replace("%", "")).decode("utf-8", "replace")
+            out.append(decoded)
+            sources.extend(base + index + min(3 * k, len(run.group(0)) - 1)
+                           for k in range(len(decoded)))
+            index = run.end()
+            continue
+        out.append(" " if plus_is_space and text[index] == "+" else text[index])
+        sources.append(base + index)
+        index += 1
+    return "".join(out), sources
+
+
+def _query_value(query: str, key: str) -> tuple[int, str] | None:
+    """Where the value of ``key=`` starts in a query string, and the value."""
+    match = re.search(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query)
+    return (match.start(1), match.group(1)) if match else None
+
+
+def _math_address(match: re.Match[str]) -> tuple[str, list[int]]:
+    """The TeX an image address carries, decoded, spaced off from the text around it."""
+    if match["codecogs"] is not None:
+        where, tex = match.start("codecogs") - match.start(), match["codecogs"]
+        text, sources = _url_decoded(tex, where, plus_is_space=False)
+        prefix = _CODECOGS_PREFIX.match(text)
+        if prefix:
+            text, sources = text[prefix.end():], sources[prefix.end():]
+    else:
+        name = "github" if match["github"] is not None else "chart"
+        found = _query_value(match[name], "math" if name == "github" else "chl")
+        if found is None:
+            return " " * len(match.group(0)), list(range(len(match.group(0))))
+        offset, tex = found
+        text, sources = _url_decoded(tex, match.start(name) - match.start() + offset, True)
+    return " " + text + " ", [sources[0] if sources else 0] + sources + \
+        [len(match.group(0)) - 1]
+
+
+def _normalize_latex(mapped: _Mapped) -> None:
+    for pattern, replacement in _LATEX_WORDS[:2]:
+        mapped.sub(pattern, replacement)
+    mapped.sub(_LATEX_ROW_BREAK, "],[", within=mapped.spans(_LATEX_MATRIX))
+    for pattern, replacement in _LATEX_WORDS[2:]:
+        mapped.sub(pattern, replacement)
+    for _ in range(_LATEX_ROUNDS):
+        before = mapped.text
+        for pattern, replacement in _LATEX_BRACES:
+            mapped.sub(pattern, _fraction if replacement == "_FRACTION" else replacement)
+        if mapped.text == before:
+            break
+    for pattern, replacement in _LATEX_LAST:
+        mapped.sub(pattern, replacement)
+
+
 def from_text(raw: str, name: str = "<text>", cells: tuple[tuple[int, int], ...] = ()
               ) -> Document:
     """Normalize a document's text (see the module docstring)."""
-    mapped = _Mapped(raw.replace("\r\n", "\n").replace("\r", "\n"))
+    original = raw.replace("\r\n", "\n").replace("\r", "\n")
+    mapped = _Mapped(original)
+    mapped.sub(_MATH_ADDRESS, _math_address)
+    for blank in (_ADDRESS, _OBJECT_PRINT):
+        mapped.sub(blank, lambda match: " " * len(match.group(0)))
     for pattern, replacement in _UNICODE:
         mapped.sub(pattern, _subscript if replacement == "_SUB" else replacement)
-    for pattern, replacement in _LATEX_WORDS:
-        mapped.sub(pattern, replacement)
-    original = raw.replace("\r\n", "\n").replace("\r", "\n")
+    _normalize_latex(mapped)
     starts = [0] + [m.end() for m in re.finditer("\n", original)]
     return Document(name, original, mapped.text, tuple(mapped.origin), tuple(starts), cells)
+
+
+def from_html(raw: str, name: str = "<html>") -> Document:
+    """An HTML page's text, normalized; every index maps to its offset in the page."""
+    source = raw.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        page = html_text(source)
+    except ValueError as error:
+        raise InputError(str(error), Location(file=name)) from None
+    text = from_text(page.text, name)
+    end = len(source)
+    origin = tuple(page.origin[i] if i < len(page.origin) else end for i in text.origin)
+    starts = [0] + [m.end() for m in re.finditer("\n", source)]
+    return Document(name, source, text.text, origin, tuple(starts), title=page.title)
 
 
 def _cell_text(value: Any) -> str:
@@ -180,6 +331,68 @@ def _notebook_text(raw: str, where: Location) -> tuple[str, tuple[tuple[int, int
             parts.append(block)
             offset += len(block)
     return "".join(parts), tuple(starts)
+
+
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+_META_CHARSET = re.compile(rb"<meta\s[^>]{0,500}?charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]{1,40})",
+                           re.IGNORECASE)
+_HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+
+
+def _declared(data: bytes) -> str | None:
+    """The encoding an HTML page declares in its first 4 KB, if Python knows it."""
+    match = _META_CHARSET.search(data[:4096])
+    if not match:
+        return None
+    try:
+        return codecs.lookup(match.group(1).decode("ascii")).name
+    except LookupError:
+        return None
+
+
+def decode_text(data: bytes, where: Location, html: bool = False) -> str:
+    """A document's bytes as text (see the module docstring for the encodings read)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError as error:
+                name = encoding.upper().removesuffix("-SIG")
+                raise InputError(f"not {name} text though it starts as such (byte "
+                                 f"{error.start + 1})", where) from None
+    declared = _declared(data) if html else None
+    for encoding in ("utf-8",) + ((declared,) if declared else ()):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    import charset_normalizer      # only for text that is not UTF-8
+
+    best = charset_normalizer.from_bytes(data[:1_000_000]).best()
+    if best is not None and best.encoding:
+        try:
+            return data.decode(best.encoding)
+        except (UnicodeDecodeError, LookupError):
+            pass
+    raise InputError("not text in an encoding symattn recognises (UTF-8, UTF-16 with a byte "
+                     "order mark, or a legacy 8-bit encoding); save the file as UTF-8", where)
+
+
+def _read_bytes(path: Path, where: Location, limit: int = MAX_BYTES) -> bytes:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", where) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a document", where) from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", where) from None
+    if len(data) > limit:
+        raise InputError(f"the document has {len(data):,} bytes; at most {limit:,} are "
+                         "read", where)
+    return data
 
 
 def is_pdf(data: bytes) -> bool:
@@ -227,28 +440,20 @@ def _binary_document(data: bytes, path: Path) -> Document:
 
 
 def read_document(path: str | Path) -> Document:
-    """Read a document file: UTF-8 text, Markdown, LaTeX, a notebook, a PDF or a .docx."""
+    """Read a document file: text, Markdown, LaTeX, HTML, a notebook, a PDF or a .docx."""
     path = Path(path)
     where = Location(file=str(path))
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", where) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a document", where) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", where) from None
-    if path.suffix.lower() in (".pdf", ".docx") or is_pdf(data) or is_docx(data):
+    suffix = path.suffix.lower()
+    # a PDF or .docx may be larger: its own reader bounds what it reads
+    data = _read_bytes(path, where, MAX_BINARY_BYTES if suffix in (".pdf", ".docx") else
+                       MAX_BYTES)
+    if suffix in (".pdf", ".docx") or is_pdf(data) or is_docx(data):
         return _binary_document(data, path)
-    if len(data) > MAX_BYTES:
-        raise InputError(f"the document has {len(data):,} bytes; at most {MAX_BYTES:,} are "
-                         "read", where)
-    try:
-        raw = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 text (byte {error.start + 1} is "
-                         f"0x{data[error.start]:02x}); save the file as UTF-8", where) from None
-    if path.suffix.lower() == ".ipynb":
+    raw = decode_text(data, where, html=suffix in _HTML_SUFFIXES or
+                      looks_like_html(data[:4096].decode("latin-1")))
+    if suffix == ".ipynb":
         text, cells = _notebook_text(raw, where)
         return from_text(text, str(path), cells)
+    if suffix in _HTML_SUFFIXES or looks_like_html(raw):
+        return from_html(raw, str(path))
     return from_text(raw, str(path))

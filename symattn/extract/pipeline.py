@@ -2,10 +2,11 @@
 
 With a spec (``--spec``), its inputs and options are the computation and one
 draft is made: the spec's own text with a new ``[claims]`` table. Without
-one, the inputs are proposed from the named matrices of the document
-(``symattn.extract.inputs``), and every row of scores the document puts
-through softmax on the side (``[10, 2, 1] → softmax → [...]``) is a draft of
-its own, placed over the lines that follow it.
+one, the document's worked examples are found (``symattn.extract.examples``:
+section by section, the inputs each names under the setting its printed
+numbers confirm), each a draft placed over its own lines, and every row of
+scores the document puts through softmax on the side (``[10, 2, 1] → softmax →
+[...]``) is a draft of its own, placed over the lines that follow it.
 
 >>> from symattn.extract.document import from_text
 >>> text = "q₁ = [1.0, 0.0]\\nk₁ = [1.0, 0.0]\\nv₁ = [0.5, 0.5]\\nq₁ · k₁ = 1.0\\n"
@@ -19,9 +20,10 @@ from __future__ import annotations
 __all__ = ["Draft", "Extraction", "extract", "SIDE_LINES"]
 
 import bisect
+import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from symattn import messages
 from symattn.derivation import pipeline as derivation_pipeline
@@ -30,7 +32,8 @@ from symattn.errors import SymattnError
 from symattn.extract.candidates import Candidates
 from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
-from symattn.extract.inputs import Proposal, from_scores, propose
+from symattn.extract.examples import Example, find_examples
+from symattn.extract.inputs import Note, Proposal, from_scores
 from symattn.extract.lines import place_line
 from symattn.extract.place import Placement, Placer
 from symattn.extract.scanner import Group, Number, Scanned, scan
@@ -53,6 +56,8 @@ class Draft:
     reasons: list[str]
     language: str
     lines: tuple[int, int] | None = None   # the document lines it was placed over
+    title: str = ""                        # the example's section, or the side row
+    notes: tuple[Note, ...] = ()           # what was inferred, and from which lines
 
     def text(self, document: Document) -> str:
         """The whole draft spec as TOML."""
@@ -95,6 +100,8 @@ def guess_language(text: str) -> str:
 
 
 def _title(document: Document) -> str:
+    if document.title:
+        return document.title[:80]
     for line in document.raw.splitlines():
         if line.strip("#*= \t"):
             return line.strip("#*= \t")[:80]
@@ -239,6 +246,58 @@ def _side_rows(document: Document, scanned: Scanned, used: list[Group]) -> list[
     return found
 
 
+def _scorer(document: Document, scanned: Scanned, language: str
+            ) -> Callable[[Proposal, tuple[int, int]], float | None]:
+    """How many printed numbers within some lines a proposal's steps confirm (its own
+    input numbers left out): each placed number whose quantity rounds to it counts 1,
+    one that is close (carried forward) a half. Confirmation, not the placement's
+    confidence, decides: without scaling the scores and the scaled scores are the same
+    numbers, which makes every placement on them ambiguous but no less confirmed."""
+    derived: dict[str, Candidates | None] = {}
+    group_lines = [g.line for g in scanned.groups]      # in document order: sorted
+    single_lines = [n.line for n in scanned.singles]
+
+    def within(lines: tuple[int, int]) -> Scanned:
+        """The numbers of some lines (a long document has many sections to try)."""
+        first, last = lines
+        return Scanned(scanned.groups[bisect.bisect_left(group_lines, first):
+                                      bisect.bisect_right(group_lines, last)],
+                       scanned.singles[bisect.bisect_left(single_lines, first):
+                                       bisect.bisect_right(single_lines, last)],
+                       scanned.skipped)
+
+    def score(proposal: Proposal, lines: tuple[int, int]) -> float | None:
+        head = _head("", language, proposal)
+        if head not in derived:
+            try:
+                problem = spec_reader.loads(head, document.name + " (candidate)")
+                derived[head] = Candidates(derivation_pipeline.derive(problem))
+            except (SymattnError, ArithmeticError):
+                derived[head] = None
+        candidates = derived[head]
+        if candidates is None:
+            return None
+        placer = Placer(candidates)
+        placements, _ = _place(document, within(lines), placer, lines)
+        inputs = {n.start for g in proposal.used for n in g.numbers}
+        fits = (placer.score(n, t) for p in placements for n, t in zip(p.numbers, p.targets)
+                if n.start not in inputs)
+        return sum(fit for fit in fits if fit >= 0.5)
+
+    return score
+
+
+def _example_draft(document: Document, scanned: Scanned, language: str,
+                   example: Example) -> Draft | None:
+    head = _head(example.title or _title(document), language, example.proposal)
+    try:
+        draft = _draft(document, scanned, head, language, example.proposal.reasons,
+                       example.lines)
+    except SymattnError:   # the named matrices do not fit together
+        return None
+    return dataclasses.replace(draft, title=example.title, notes=tuple(example.proposal.notes))
+
+
 def extract(document: Document, spec_text: str | None = None,
             spec_name: str = "<spec>") -> Extraction:
     """Draft specs for a document: one from ``spec_text`` if given, else proposed."""
@@ -247,33 +306,34 @@ def extract(document: Document, spec_text: str | None = None,
     language = guess_language(document.raw)
     if spec_text is not None:
         mapping: Mapping[str, Any] = spec_reader.read_mapping(spec_text, spec_name)
-        spoken = mapping.get("language") if isinstance(mapping.get("language"), str) else None
+        spoken = mapping.get("language") if mapping.get("language") in messages.LANGUAGES \
+            else None   # a language without a catalog ("pt"): the document's guess
         head = spec_head(spec_text)
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
                                         [f"inputs from {spec_name}"], source=spec_name))
         return extraction
-    printed_d_k = re.search(r"\bd_?k\s*=\s*([1-9][0-9]{0,5})(?![0-9]|[.,][0-9])", document.text)
-    proposal = propose(scanned, int(printed_d_k.group(1)) if printed_d_k else None)
+    examples = find_examples(document, scanned, _scorer(document, scanned, language))
+    if examples:   # what comes before the first example belongs to it
+        examples[0].lines = (1, examples[0].lines[1])
     sides: list[Draft] = []
-    for group in _side_rows(document, scanned, proposal.used):
+    for group in _side_rows(document, scanned, [g for e in examples for g in e.proposal.used]):
         side = from_scores(group)
         title = "softmax [" + ", ".join(n.printed for n in group.numbers) + "]"
         try:
-            sides.append(_draft(document, scanned, _head(title, language, side), language,
-                                side.reasons, (group.line, group.line + SIDE_LINES)))
+            sides.append(dataclasses.replace(
+                _draft(document, scanned, _head(title, language, side), language,
+                       side.reasons, (group.line, group.line + SIDE_LINES)),
+                title=title, notes=tuple(side.notes)))
         except SymattnError:   # not a computation symattn can do (say, a huge exponent)
             continue
-    if proposal.found:
-        taken = {n.start for draft in sides for p in draft.placements for n in p.numbers
-                 if p.confidence != "guess"}   # what a side calculation's numbers settle
-        rest = Scanned([g for g in scanned.groups if g.start not in taken and
-                        not any(n.start in taken for n in g.numbers)],
-                       [n for n in scanned.singles if n.start not in taken], scanned.skipped)
-        try:
-            extraction.drafts.append(_draft(document, rest, _head(_title(document), language,
-                                                                  proposal),
-                                            language, proposal.reasons))
-        except SymattnError:   # the named matrices do not fit together
-            pass
+    taken = {n.start for draft in sides for p in draft.placements for n in p.numbers
+             if p.confidence != "guess"}   # what a side calculation's numbers settle
+    rest = Scanned([g for g in scanned.groups if g.start not in taken and
+                    not any(n.start in taken for n in g.numbers)],
+                   [n for n in scanned.singles if n.start not in taken], scanned.skipped)
+    for example in examples:
+        draft = _example_draft(document, rest, language, example)
+        if draft is not None:
+            extraction.drafts.append(draft)
     extraction.drafts.extend(sides)
     return extraction

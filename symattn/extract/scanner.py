@@ -3,8 +3,11 @@
 A ``Number`` is one printed number with its place in the document. A
 ``Group`` is a vector or matrix printed in brackets (``[0.1, 0.2]``,
 ``[ 0.9  0.8 ]``, ``array([[...]])``, ``tensor([[...]])``, a LaTeX
-``bmatrix``/``pmatrix`` or a Markdown table row), with the names written
-before it (``q₃ = [...]``, ``Q = E W_Q = K = ... = [[...]]``). Every other
+``bmatrix``/``pmatrix``, or a table row: ``symattn.extract.tables``), with the
+names written before it (``q₃ = [...]``, ``Q = E W_Q = K = ... = [[...]]``) or,
+on a continuation line (``= [...]``), on the line above. Brackets are paired
+in one pass, so scanning is linear in the text however its brackets nest or
+fail to close. Every other
 number is a single number of its line; its role in the equation it stands in
 (``e^0.485 = 1.624``, ``0.97 / 2 = 0.485``, a sum written out term by term)
 is read by ``symattn.extract.place``.
@@ -19,90 +22,30 @@ is read by ``symattn.extract.place``.
 
 from __future__ import annotations
 
-__all__ = ["Number", "Group", "Scanned", "scan", "MAX_NUMBERS"]
+__all__ = ["Number", "Group", "Scanned", "scan", "expression_above", "MAX_NUMBERS"]
 
 import bisect
 import dataclasses
-import math
 import re
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 
 from symattn.extract.document import Document
+from symattn.extract.numbers import CELL_CONTENT, NUMBER, Group, Number, read_numbers
+from symattn.extract.tables import frame_rows, table_rows
 
 MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are counted, not placed
-_NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>-\s?)?(?:(?P<inf>∞)|(?P<body>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?"
-    r"(?![0-9])|[0-9]+(?:[.,][0-9]+)?))(?![\w])(?P<percent>\s?%)?")
-_VECTOR_BODY = r"[^\[\]]{0,1500}"
-_MATRIX = re.compile(r"\[\s*(?:\[" + _VECTOR_BODY + r"\]\s*[,;]?\s*){1,200}\]")
-_VECTOR = re.compile(r"\[(" + _VECTOR_BODY + r")\]")
-_CELL_CONTENT = re.compile(r"^[\s\d.,;%≈~∞+\-]*$")
-_TABLE_ROW = re.compile(r"^\s*\|(.*\|)\s*$", re.MULTILINE)
+# Brackets are paired in one pass (linear in the text, whatever its nesting): a
+# bracket with no bracket inside is a row; one holding only rows, with at most
+# spaces and a comma or semicolon between them, is a matrix.
+_BRACKET = re.compile(r"[\[\]]")
+MAX_ROW_CHARACTERS = 1500  # a longer bracket is not read as a row
+MAX_ROWS = 200             # a matrix with more rows is read row by row
+_ROW_SEPARATOR = re.compile(r"\s*(?:[,;]\s*)?")   # one way to match: no backtracking
+_ELISION = re.compile(r"\.\.\.|…")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
+_CONTINUATION = re.compile(r"^\s*[=≈→]\s*$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
-
-
-@dataclass(frozen=True)
-class Number:
-    """One printed number; ``value`` is None for minus infinity."""
-
-    text: str
-    value: Fraction | None
-    places: int
-    percent: bool
-    approximate: bool
-    start: int                # in the normalized text
-    end: int
-    line: int                 # 1-based, in the original document
-    column: int
-
-    @property
-    def printed(self) -> str:
-        """The number as a claim writes it: as printed, ``-inf`` for minus infinity."""
-        if self.value is None:
-            return "-inf"
-        return ("~" if self.approximate else "") + self.text
-
-    @property
-    def magnitude(self) -> Fraction | None:
-        """The value as a plain number (a percentage divided by 100)."""
-        if self.value is None:
-            return None
-        return self.value / 100 if self.percent else self.value
-
-    @property
-    def approximately(self) -> float:
-        """The magnitude as a float (-inf for minus infinity), computed once."""
-        cached = self.__dict__.get("_float")
-        if cached is None:
-            magnitude = self.magnitude
-            cached = -math.inf if magnitude is None else float(magnitude)
-            object.__setattr__(self, "_float", cached)
-        return float(cached)
-
-
-@dataclass(frozen=True)
-class Group:
-    """A vector (one row) or matrix printed in brackets, with the names written before it."""
-
-    rows: tuple[tuple[Number, ...], ...]
-    start: int
-    end: int
-    names: tuple[str, ...]
-
-    @property
-    def numbers(self) -> list[Number]:
-        return [n for row in self.rows for n in row]
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.rows), len(self.rows[0])
-
-    @property
-    def line(self) -> int:
-        return self.rows[0][0].line
 
 
 @dataclass
@@ -114,43 +57,6 @@ class Scanned:
     skipped: int = 0          # numbers past MAX_NUMBERS
 
 
-def _number(match: re.Match[str], decimal_comma: bool, document: Document,
-            offset: int) -> Number:
-    sign = "-" if (match["sign"] or "").strip() == "-" else ""
-    percent = bool(match["percent"])
-    start = offset + match.start()
-    before = document.text[max(0, start - 3):start]
-    approximate = "≈" in before or "~" in before
-    line, column = document.where(start)
-    if match["inf"]:
-        return Number(sign + "∞", None, 0, False, approximate, start, offset + match.end(),
-                      line, column)
-    body = match["body"]
-    grouped = body.count(",") > 1 or "," in body and "." in body   # 2,980.96 and 1,000,000
-    digits = body.replace(",", "") if grouped else \
-        body.replace(",", ".") if decimal_comma else body
-    if "," in digits:     # a comma where commas separate numbers: the first part only
-        digits = digits.split(",")[0]
-    places = len(digits.split(".")[1]) if "." in digits else 0
-    text = sign + body + (match["percent"] or "")
-    return Number(text, Fraction(sign + digits), places, percent, approximate, start,
-                  offset + match.end(), line, column)
-
-
-def _numbers(text: str, offset: int, document: Document, decimal_comma: bool
-             ) -> list[Number]:
-    found = []
-    for match in _NUMBER.finditer(text):
-        before = text[max(0, match.start() - 4):match.start()]
-        # a minus between two terms ("3 - 2", "3-2"), not the sign of an entry ("[1.5 -0.3]")
-        if match["sign"] and re.search(r"[\d)\]]\s*$", before) and \
-                (match["sign"] != "-" or not before[-1:].isspace()):
-            match = _NUMBER.match(text, match.start("inf") if match["inf"] else
-                                  match.start("body")) or match   # a minus between two terms
-        found.append(_number(match, decimal_comma, document, offset))
-    return found
-
-
 def _comma_is_decimal(body: str) -> bool:
     """In a bracket: commas are decimal commas when something else separates the numbers."""
     if not re.search(r"\d,\d", body):
@@ -159,20 +65,20 @@ def _comma_is_decimal(body: str) -> bool:
 
 
 def _row(body: str, offset: int, document: Document) -> tuple[Number, ...] | None:
-    if not _CELL_CONTENT.match(body) or not re.search(r"\d|∞", body):
-        return None
+    if not CELL_CONTENT.match(body) or not re.search(r"\d|∞", body) or _ELISION.search(body):
+        return None        # words, or a row NumPy shortened with "...": not read
     if _comma_is_decimal(body):
-        pieces = re.split(r"[;\s]+|,\s+", body)
-        numbers = _numbers(body, offset, document, True)
-        return tuple(numbers) if len(numbers) == len([p for p in pieces if p.strip(",")]) \
-            else tuple(numbers)
-    return tuple(_numbers(body.replace(",", " "), offset, document, False))
+        return tuple(read_numbers(body, offset, document, True, in_row=True))
+    return tuple(read_numbers(body.replace(",", " "), offset, document, False, in_row=True))
 
 
 def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
     """The names written before a group on its line: ``q_1 = x_1 · W_Q = [``."""
-    line_start = document.text.rfind("\n", 0, start) + 1
-    before = document.text[max(line_start, floor):start]
+    line_start = document.text.rfind("\n", floor, start) + 1    # never past the last group
+    return _names_in(document.text[max(line_start, floor):start])
+
+
+def _names_in(before: str) -> tuple[str, ...]:
     before = _CALL.sub("", before.rstrip()).rstrip()
     if not before.endswith(("=", "≈")):
         return ()
@@ -188,38 +94,100 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _matrix(match: re.Match[str], document: Document) -> tuple[tuple[Number, ...], ...] | None:
-    rows: list[tuple[Number, ...]] = []
-    for inner in _VECTOR.finditer(match.group(0)):
-        row = _row(inner.group(1), match.start() + inner.start(1), document)
-        if row is None or not row or (rows and len(row) != len(rows[0])):
+def expression_above(document: Document, start: int) -> tuple[str, int] | None:
+    """For a continuation line (``= [...]``, ``≈ 0.485`` or ``→ ...`` under the line that
+    says what is computed): that line's normalized text and where it starts; else None."""
+    text = document.text
+    line_start = text.rfind("\n", max(0, start - MAX_ROW_CHARACTERS), start) + 1
+    if line_start == 0 or not _CONTINUATION.match(_CALL.sub("", text[line_start:start])):
+        return None
+    above_start = text.rfind("\n", max(0, line_start - 1 - MAX_ROW_CHARACTERS),
+                             line_start - 1) + 1
+    above = text[above_start:line_start - 1]
+    return (above.strip(), above_start) if above.strip() else None
+
+
+@dataclass
+class _Open:
+    """A bracket not closed yet: where it opens, and the rows closed directly inside it."""
+
+    start: int
+    rows: list[tuple[int, int]] = field(default_factory=list)
+    deeper: bool = False      # it holds a bracket that is not a row: not a matrix
+
+
+@dataclass
+class _Brackets:
+    """Bracket spans in document order: matrices, rows read alone, elided (not read)."""
+
+    matrices: list[tuple[int, int, list[tuple[int, int]]]] = field(default_factory=list)
+    rows: list[tuple[int, int]] = field(default_factory=list)
+    elided: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _is_matrix(text: str, bracket: _Open, end: int) -> bool:
+    """Only rows inside, with spaces and one comma or semicolon between them."""
+    if bracket.deeper or len(bracket.rows) > MAX_ROWS:
+        return False
+    gaps = [(bracket.start + 1, bracket.rows[0][0])]
+    gaps += [(a[1], b[0]) for a, b in zip(bracket.rows, bracket.rows[1:])]
+    gaps.append((bracket.rows[-1][1], end))
+    return all(_ROW_SEPARATOR.fullmatch(text, a, b) for a, b in gaps)
+
+
+def _closed(text: str, bracket: _Open, end: int, found: _Brackets, elisions: list[int]
+            ) -> bool:
+    """Sort a bracket that closes at ``end``; True when it is a row itself."""
+    if not bracket.rows and not bracket.deeper:
+        return end - bracket.start - 1 <= MAX_ROW_CHARACTERS
+    if bracket.rows and _is_matrix(text, bracket, end):
+        found.matrices.append((bracket.start, end + 1, bracket.rows))
+    elif bisect.bisect_left(elisions, bracket.start) < bisect.bisect_left(elisions, end):
+        found.elided.append((bracket.start, end + 1))   # a print NumPy shortened
+    else:
+        found.rows.extend(bracket.rows)
+    return False
+
+
+def _brackets(text: str) -> _Brackets:
+    """Pair the brackets of a text in one pass; unclosed ones give their rows alone."""
+    found = _Brackets()
+    elisions = [match.start() for match in _ELISION.finditer(text)]
+    stack: list[_Open] = []
+    for match in _BRACKET.finditer(text):
+        if match.group(0) == "[":
+            stack.append(_Open(match.start()))
+            continue
+        if not stack:
+            continue
+        bracket = stack.pop()
+        is_row = _closed(text, bracket, match.start(), found, elisions)
+        if stack and is_row:
+            stack[-1].rows.append((bracket.start, match.end()))
+        elif stack:
+            stack[-1].deeper = True
+        elif is_row:
+            found.rows.append((bracket.start, match.end()))
+    for bracket in stack:
+        found.rows.extend(bracket.rows)
+    return found
+
+
+def _matrix(rows: list[tuple[int, int]], document: Document
+            ) -> tuple[tuple[Number, ...], ...] | None:
+    read: list[tuple[Number, ...]] = []
+    for start, end in rows:
+        row = _row(document.text[start + 1:end - 1], start + 1, document)
+        if row is None or not row or (read and len(row) != len(read[0])):
             return None
-        rows.append(row)
-    return tuple(rows) if rows else None
-
-
-def _table_rows(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
-    """Markdown table rows with at least two numbers, each a vector."""
-    groups = []
-    for match in _TABLE_ROW.finditer(document.text):
-        cells = match.group(1).split("|")
-        numbers: list[Number] = []
-        offset = match.start(1)
-        for cell in cells:
-            stripped = cell.strip()
-            if stripped and _CELL_CONTENT.match(stripped):
-                numbers.extend(_numbers(cell, offset, document, bool(re.search(r"\d,\d", cell))))
-            offset += len(cell) + 1
-        if len(numbers) >= 2:
-            groups.append(Group((tuple(numbers),), match.start(), match.end(), ()))
-            taken.append((match.start(), match.end()))
-    return groups
+        read.append(row)
+    return tuple(read) if read else None
 
 
 def _reading_limit(text: str) -> tuple[int, int]:
     """Where the MAX_NUMBERS-th number of a text starts, and how many come after it."""
     limit, count = len(text), 0
-    for count, match in enumerate(_NUMBER.finditer(text), start=1):
+    for count, match in enumerate(NUMBER.finditer(text), start=1):
         if count == MAX_NUMBERS + 1:
             limit = match.start()
     return limit, max(0, count - MAX_NUMBERS)
@@ -240,35 +208,49 @@ def scan(document: Document) -> Scanned:
     return found
 
 
+def _bracket_groups(document: Document, taken: list[tuple[int, int]]) -> list[Group]:
+    """Matrices and rows in brackets; the spans they cover are added to ``taken``."""
+    text = document.text
+    found = _brackets(text)
+    groups: list[Group] = []
+    for start, end, inside in found.matrices:
+        rows = _matrix(inside, document)
+        if rows:
+            groups.append(Group(rows, start, end, ()))
+            taken.append((start, end))
+        else:
+            found.rows.extend(inside)     # rows of unequal length: each read alone
+    taken.extend(found.elided)
+    for start, end in found.rows:
+        if re.match(r"[\w)]", text[start - 1:start]) and start > 0:
+            continue     # an index: E[0], scores[3,1]
+        row = _row(text[start + 1:end - 1], start + 1, document)
+        if row:
+            groups.append(Group((row,), start, end, ()))
+            taken.append((start, end))
+    return groups
+
+
 def _scan(document: Document) -> Scanned:
     found = Scanned()
     taken: list[tuple[int, int]] = []
     text = document.text
-    groups: list[Group] = []
-    for match in _MATRIX.finditer(text):
-        rows = _matrix(match, document)
-        if rows:
-            groups.append(Group(rows, match.start(), match.end(), ()))
-            taken.append((match.start(), match.end()))
-    matrix_starts = [a for a, _ in taken]      # matrices do not overlap: sorted spans
-    for match in _VECTOR.finditer(text):
-        inside = bisect.bisect_right(matrix_starts, match.start()) - 1
-        if inside >= 0 and match.start() < taken[inside][1] or \
-                re.match(r"[\w)]", text[match.start() - 1:match.start()]):
-            continue     # inside a matrix, or an index: E[0], scores[3,1]
-        row = _row(match.group(1), match.start(1), document)
-        if row:
-            groups.append(Group((row,), match.start(), match.end(), ()))
-            taken.append((match.start(), match.end()))
-    groups.extend(_table_rows(document, taken))
+    groups = _bracket_groups(document, taken)
+    groups.extend(table_rows(document, taken))
+    groups.extend(frame_rows(document, taken))
     groups.sort(key=lambda g: g.start)
     floor = 0
     for group in groups:
         rows = group.rows
         if re.search(r"[≈~]\s*$", text[max(0, group.start - 3):group.start]):
             rows = tuple(tuple(replace(n, approximate=True) for n in row) for row in rows)
-        found.groups.append(Group(rows, group.start, group.end,
-                                  _names(document, group.start, floor)))
+        names, above = _names(document, group.start, floor), ""
+        continued = expression_above(document, group.start)
+        if continued:
+            above = continued[0]
+            if not names and continued[1] >= floor:     # no group on the line above
+                names = _names_in(above + " =")
+        found.groups.append(replace(group, rows=rows, names=names, above=above))
         floor = group.end
     taken.sort()
     found.singles = _singles(document, taken)
@@ -299,6 +281,6 @@ def _singles(document: Document, taken: list[tuple[int, int]]) -> list[Number]:
     position = 0
     for start, end in taken + [(len(document.text), len(document.text))]:
         if start > position:
-            singles.extend(_numbers(document.text[position:start], position, document, True))
+            singles.extend(read_numbers(document.text[position:start], position, document, True))
         position = max(position, end)
     return singles

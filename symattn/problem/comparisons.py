@@ -36,7 +36,7 @@ from typing import Any, Mapping
 
 from flint import fmpq
 
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, did_you_mean
 from symattn.problem.tables import check_keys, describe, literal
 from symattn.values.entries import parse_entry
 
@@ -70,7 +70,8 @@ def _read_block(block: Any, where: Location) -> Comparison:
     kind = str(block.get("kind", "")).strip().lower()
     if kind not in COMPARE_KINDS:
         raise InputError(f"compare kind must be one of {', '.join(COMPARE_KINDS)}, got "
-                         f"{describe(block.get('kind'))}", where.at(key="kind"))
+                         f"{describe(block.get('kind'))}{did_you_mean(kind, COMPARE_KINDS)}",
+                         where.at(key="kind"))
     row = _positive(block["row"], where.at(key="row"), "row", whole=True) \
         if "row" in block else None
     if kind == "times":

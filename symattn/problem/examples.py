@@ -6,11 +6,11 @@ True
 
 from __future__ import annotations
 
-__all__ = ["names", "path", "describe"]
+__all__ = ["names", "path", "describe", "kind"]
 
 from pathlib import Path
 
-from symattn.errors import InputError
+from symattn.errors import InputError, Location
 
 
 def _folder() -> Path:
@@ -42,5 +42,25 @@ def describe(name: str) -> tuple[str, str]:
     """(title, description) of an example, read from its spec."""
     from symattn.problem import spec
 
+    from symattn.problem.read import read_title
+
     mapping = spec.read_mapping(path(name).read_text(encoding="utf-8"), str(path(name)))
-    return str(mapping.get("title", "")), str(mapping.get("description", ""))
+    description = mapping.get("description", "")
+    if isinstance(description, dict):   # a text per language: the example's own
+        description = description.get(mapping.get("language", ""), "")
+    return read_title(mapping, Location(file=name))[0], str(description)
+
+
+def kind(name: str) -> str:
+    """What an example is for: ``"sizes"`` (a [sizes] table, for ``symattn sizes`` and
+    ``check``), ``"check"`` (inputs with printed numbers to check) or ``"derive"``.
+
+    >>> kind("001-score-matrix-memory"), kind("001-softmax-10-2-1")
+    ('sizes', 'check')
+    """
+    from symattn.problem import spec
+
+    mapping = spec.read_mapping(path(name).read_text(encoding="utf-8"), str(path(name)))
+    if "sizes" in mapping and "inputs" not in mapping:
+        return "sizes"
+    return "check" if mapping.get("claims") else "derive"

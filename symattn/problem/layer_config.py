@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from flint import fmpq
 
 from symattn.values.entries import Entry, parse_entry
-from symattn.errors import InputError, Location, ShapeError
+from symattn.errors import InputError, Location, ShapeError, did_you_mean
 from symattn.values.exact import Exact
 from symattn.problem.tables import EntryMatrix, check_keys, read_bool, read_choice, read_matrix
 
@@ -129,12 +129,9 @@ def read_sequence(raw: Any, vocabulary: Vocabulary | None, where: Location
                 0 <= token < vocabulary.size:
             ids.append(token)
         else:
-            import difflib
-
-            close = difflib.get_close_matches(str(token), vocabulary.tokens, n=1)
-            hint = f"; did you mean `{close[0]}`?" if close else ""
             raise InputError(f"{token!r} is not a token of the vocabulary (names, or ids 0 to "
-                             f"{vocabulary.size - 1}){hint}", here)
+                             f"{vocabulary.size - 1}){did_you_mean(token, vocabulary.tokens)}",
+                             here)
     return tuple(ids), tuple(vocabulary.embedding(i) for i in ids)
 
 

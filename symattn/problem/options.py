@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, TypedDict
 from flint import fmpq
 
 from symattn.defaults import MAX_DIGITS
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, did_you_mean
 from symattn.problem.modes import FullyMasked, MaskKind, MaskSpec, Normalisation, Positions, \
     read_mode
 from symattn.problem.tables import EntryMatrix, describe, literal, read_matrix
@@ -141,7 +141,8 @@ def _read_number_format(raw: Any, where: Location) -> OptionFields:
         if isinstance(raw, str) else raw
     if text not in NUMBER_FORMATS:
         raise InputError("number_format must be one of " + ", ".join(
-            f'"{name}"' for name in NUMBER_FORMATS) + f", got {describe(raw)}", where)
+            f'"{name}"' for name in NUMBER_FORMATS) + f", got {describe(raw)}"
+                         + did_you_mean(text, NUMBER_FORMATS), where)
     return {"number_format": str(text)}
 
 
@@ -167,7 +168,7 @@ def _read_precision(raw: Any, where: Location) -> OptionFields:
     word = raw.strip().lower() if isinstance(raw, str) else None
     if word not in PRECISIONS:
         raise InputError(f"precision must be one of {', '.join(PRECISIONS)}, got "
-                         f"{describe(raw)}", where)
+                         f"{describe(raw)}{did_you_mean(raw, PRECISIONS)}", where)
     return {"precision": word}
 
 
@@ -253,7 +254,8 @@ def read_mask(raw: Any, where: Location) -> MaskSpec:
         kind = raw.strip().lower()
         if kind in (MaskKind.NONE, MaskKind.CAUSAL):
             return MaskSpec(kind=MaskKind(kind))
-        raise InputError(f"unknown mask {raw!r}; use \"none\", \"causal\", a list of padded "
+        raise InputError(f"unknown mask {raw!r}{did_you_mean(kind, ('none', 'causal'))}; use "
+                         "\"none\", \"causal\", a list of padded "
                          "key positions, or a matrix of 0/1 or 0/-inf", where)
     if isinstance(raw, list) and raw and all(isinstance(r, list) for r in raw):
         return _mask_matrix(read_matrix(raw, where), where)

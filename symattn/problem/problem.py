@@ -44,6 +44,12 @@ from symattn.values.exact import NEG_INF, Exact, Surd, surd_sqrt
 from symattn.values.rules import Rounding
 
 
+def prose_for(texts: Mapping[str, str], language: str) -> str:
+    """Of a spec's texts by language ("" for a text whose language is unknown), the one a
+    page in ``language`` shows, or "" (a page never mixes languages)."""
+    return texts.get(language) or texts.get("", "")
+
+
 @dataclass(frozen=True)
 class Problem:
     """Everything needed to derive one attention computation."""
@@ -52,6 +58,9 @@ class Problem:
     title: str = ""
     description: str = ""
     language: str = ""                      # the reader's language (messages.LANGUAGES); "" unset
+    # title and description by language ("" for a text of no known language): prose_in
+    prose: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
+    written_language: str = ""              # the spec's language when it has no catalog ("pt")
     tokens: tuple[str, ...] = ()
     d_k: int | None = None
     scale: Exact | Symbolic | None = None          # None: 1/sqrt(d_k)
@@ -94,6 +103,8 @@ class Problem:
         inputs, heads = problem.inputs, problem.heads
         shapes.check_inputs(inputs, heads, problem.scale is not None or problem.d_k is not None,
                             where)
+        shapes.check_sources_used(inputs, problem.positions != Positions.NONE or bool(
+            problem.ffn and problem.ffn.residual), where)
         shapes.check_heads(inputs, heads, problem.kv_heads, where)
         n, m = problem.score_shape()
         shapes.check_queries(problem.mask, problem.query_positions, problem.tokens, (n, m), where)
@@ -174,6 +185,21 @@ class Problem:
     def projected_shape(self, name: str) -> tuple[int, int]:
         """Shape of Q, K or V, given directly or as X @ W (X_kv @ W for K and V)."""
         return shapes.projected_shape(self.inputs, name)
+
+    def prose_in(self, key: str, language: str) -> str:
+        """The ``title`` or ``description`` a page in ``language`` shows: the spec's text
+        in that language, a text whose language the spec does not say as it is, else ""
+        (a page never mixes languages).
+
+        >>> spec = Problem(inputs={}, title="kočka", language="cs")
+        >>> spec.prose_in("title", "cs"), spec.prose_in("title", "en")
+        ('kočka', '')
+        >>> Problem(inputs={}, title="cat").prose_in("title", "pl")
+        'cat'
+        """
+        own = str(getattr(self, key))
+        return prose_for(self.prose.get(key) or ({self.language: own} if own else {}),
+                         language)
 
     def score_shape(self) -> tuple[int, int]:
         """(queries, keys): the shape of the scores, given or computed."""

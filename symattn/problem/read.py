@@ -12,14 +12,16 @@ matrices fit together is for ``shapes``, once the ``Problem`` is built.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "INSIDE_INPUTS", "ProblemFields",
-           "read_spec", "read_language"]
+           "read_spec", "read_language", "read_title", "uncatalogued_language"]
 
 from typing import Any, Mapping, TypedDict
 
 from flint import fmpq
 
-from symattn.errors import InputError, Location, ShapeError
+from symattn.errors import InputError, Location, ShapeError, cut
 from symattn.messages import LANGUAGES
 from symattn.problem.comparisons import Comparison, read_compare
 from symattn.problem.layer_config import (FeedForward, Readout, Vocabulary, read_feed_forward,
@@ -63,7 +65,9 @@ class LayerFields(TypedDict, total=False):
 class _TextFields(TypedDict):
     title: str
     description: str
+    prose: Mapping[str, Mapping[str, str]]
     language: str
+    written_language: str
     tokens: tuple[str, ...]
     claims: Mapping[str, Any]
 
@@ -142,28 +146,76 @@ def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
 
 def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
     """Title, description, token names and the claims table (read later, by ``verify``)."""
-    title = data.get("title", "")
-    if not isinstance(title, str):
-        raise InputError("title must be text", where.at(key="title"))
+    language = read_language(data.get("language", ""), where.at(key="language"))
+    written = language or uncatalogued_language(data.get("language", "")).lower()
+    title, titles = _read_prose(data.get("title", ""), written, where.at(key="title"))
+    description, descriptions = _read_prose(data.get("description", ""), written,
+                                            where.at(key="description"))
     tokens = data.get("tokens", [])
     if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
         raise InputError("tokens must be a list of strings", where.at(key="tokens"))
     claims = data.get("claims", {})
     if not isinstance(claims, Mapping):
         raise InputError("[claims] must be a table", where.at(key="claims"))
-    return {"title": str(title), "description": str(data.get("description", "")),
-            "language": read_language(data.get("language", ""), where.at(key="language")),
+    return {"title": title, "description": description, "language": language,
+            "written_language": uncatalogued_language(data.get("language", "")),
+            "prose": {"title": titles, "description": descriptions},
             "tokens": tuple(str(t) for t in tokens), "claims": claims}
 
 
+_LANGUAGE_TAG = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$", re.IGNORECASE)
+
+
+def read_title(data: Mapping[str, Any], where: Location) -> tuple[str, dict[str, str]]:
+    """A spec's ``title``: the spec's own text and every text by its language (for specs
+    read without ``read_spec``, such as size specs)."""
+    language = read_language(data.get("language", ""), where.at(key="language")) or \
+        uncatalogued_language(data.get("language", "")).lower()
+    return _read_prose(data.get("title", ""), language, where.at(key="title"))
+
+
+def _read_prose(value: Any, language: str, where: Location) -> tuple[str, dict[str, str]]:
+    """A title or description: text in the spec's ``language`` (of no known language when
+    the spec names none), or a table of texts by language (``description.en``). Returns
+    the text to keep as the spec's own and every text by its language ("" unknown)."""
+    if isinstance(value, str):
+        return value, ({language: value} if value else {})
+    if not isinstance(value, Mapping):
+        raise InputError("must be text, or a table of texts by language (en = \"...\")",
+                         where)
+    texts: dict[str, str] = {}
+    for tag, text in value.items():
+        if not isinstance(tag, str) or not _LANGUAGE_TAG.match(tag):
+            raise InputError(f"{cut(str(tag))!r} is not a language tag (en, cs, pt-BR, ...)",
+                             where.at(key=str(tag)))
+        if not isinstance(text, str):
+            raise InputError("must be text", where.at(key=tag))
+        texts[tag.lower()] = text
+    own = texts.get(language) or texts.get("en") or next(iter(texts.values()), "")
+    return own, texts
+
+
 def read_language(value: Any, where: Location) -> str:
-    """The spec's ``language``: one of the catalogs' languages, or "" when not given."""
+    """The spec's ``language``: one of the catalogs' languages, or "" when not given or
+    when symattn has no catalog for it (``pt``, ``zh-CN``: reports are then written in
+    English, or in ``--language``, with a note; ``uncatalogued_language``)."""
     if value == "":
         return ""
-    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
-        raise InputError(f"language must be one of {', '.join(LANGUAGES)}, got {value!r}",
-                         where)
-    return value.strip().lower()
+    if isinstance(value, str) and value.strip().lower() in LANGUAGES:
+        return value.strip().lower()
+    if isinstance(value, str) and _LANGUAGE_TAG.match(value.strip()):
+        return ""
+    raise InputError(f"language must be a language code ({', '.join(LANGUAGES)} have "
+                     f"catalogs; another, such as pt, is written in English), got {value!r}",
+                     where)
+
+
+def uncatalogued_language(value: Any) -> str:
+    """The language a spec names when symattn has no catalog for it, else ""."""
+    if isinstance(value, str) and value.strip().lower() not in LANGUAGES and \
+            _LANGUAGE_TAG.match(value.strip()):
+        return value.strip()
+    return ""
 
 
 def _read_layer(data: Mapping[str, Any], where: Location) -> LayerFields:

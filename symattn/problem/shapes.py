@@ -119,6 +119,36 @@ def _check_sources(inputs: Inputs, where: Location) -> None:
         raise InputError("X_kv (keys and values) needs X (queries) too", where.at(key="inputs"))
 
 
+def check_sources_used(inputs: Inputs, keeps_x: bool, where: Location) -> None:
+    """Every X given feeds something: an X beside Q, K and V given directly would be an
+    unused step and a sign that the spec says two things (``keeps_x``: a residual or
+    positions use X itself).
+
+    >>> check_sources_used({"X": [[1]], "Q": [[1]], "K": [[1]]}, False, Location())
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    symattn.errors.InputError: inputs.X: X is given, but Q and K are given directly, ...
+    """
+    for source in ("X", "X_kv", "X_q", "X_k", "X_v"):
+        if source not in inputs or (source == "X" and keeps_x):
+            continue
+        fed = [name for name in ("Q", "K", "V") if projection_source(name, inputs) == source]
+        if fed and not any(f"W_{name}" in inputs for name in fed):
+            direct = [name for name in fed if name in inputs]
+            names = _listed(direct or fed)
+            weights = _listed([f"W_{name}" for name in (direct or fed)])
+            raise InputError(f"{source} is given, but {names} "
+                             f"{'are' if len(direct) > 1 else 'is'} given directly, so {source} "
+                             f"is not used; remove {source}, or give {weights} instead of "
+                             f"{names}", where.at(key=f"inputs.{source}"))
+
+
+def _listed(names: list[str]) -> str:
+    """``Q, K and V``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _check_products(inputs: Inputs, heads: int, where: Location) -> None:
     """X @ W, Q @ K^T and weights @ V have matching inner dimensions."""
     for weight in ("W_Q", "W_K", "W_V"):

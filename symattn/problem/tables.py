@@ -9,13 +9,12 @@ from __future__ import annotations
 __all__ = ["EntryMatrix", "entry_values", "check_keys", "read_matrix", "read_bool",
            "read_choice", "literal", "describe"]
 
-import difflib
 from itertools import chain
 from operator import attrgetter
 from typing import Any, Callable, Iterator, Mapping, Sequence, cast
 
 from symattn.values.entries import Entry, parse_entry
-from symattn.errors import InputError, Location, ShapeError, counted, cut
+from symattn.errors import InputError, Location, ShapeError, counted, cut, did_you_mean
 from symattn.values.native import plain_lists
 
 EntryMatrix = tuple[tuple[Entry, ...], ...]
@@ -30,11 +29,7 @@ _LONG_KEY = 100   # characters: a longer key is echoed once, cut, and not matche
 
 
 def _unknown_key(key: str, known: tuple[str, ...], location: Location) -> InputError:
-    # A key that differs only in case is surely the one meant (W_q -> W_Q).
-    close = [k for k in known if k.lower() == key.lower()]
-    if not close and len(key) <= _LONG_KEY:
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
-    hint = f"; did you mean `{close[0]}`?" if close else f"; known keys: {', '.join(known)}"
+    hint = did_you_mean(key, known) or f"; known keys: {', '.join(known)}"
     return InputError(f"unknown key `{cut(key, _LONG_KEY)}`{hint}", location)
 
 

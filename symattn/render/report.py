@@ -21,10 +21,12 @@ from __future__ import annotations
 __all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table"]
 
 import json
+from pathlib import PurePath
 from typing import Callable, Sequence
 
 from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
+from symattn.render.printings import labels_in
 from symattn.render.reasons import NoteWriter
 from symattn.errors import visible
 from symattn.verify.verdicts import Failed, Report, Verdict
@@ -61,11 +63,12 @@ def _summary(report: Report, notes: NoteWriter) -> str:
                                 wrong=str(counts["wrong"]), undecided=undecided))
 
 
-def _heading(report: Report) -> str:
-    """The title and where the spec is: a bundled example by its name alone."""
-    where = (report.source or "").removeprefix("example ")
-    title = report.title or where or "spec"
-    source = f" ({where})" if where and report.title else ""
+def _heading(report: Report, language: str) -> str:
+    """The title (in the report's language) and where the spec is: a bundled example by
+    its name alone."""
+    where = PurePath((report.source or "").removeprefix("example ")).name   # never a path
+    title = report.title_in(language) or where or "spec"
+    source = f" ({where})" if where and title != where else ""
     return f"{title}{source}"
 
 
@@ -92,10 +95,11 @@ def report_table(report: Report, language: str | None = None
     claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
     (render.notebook's HTML)."""
     notes = _writer(report, language, "plain")
+    report = labels_in(report, notes.catalog.language)
     rows = [(_where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v),
              v.verdict) for v in report.verdicts]
-    return (_heading(report), f"{_rounding(report, notes)} {_summary(report, notes)}",
-            _columns(notes), rows)
+    return (_heading(report, notes.catalog.language),
+            f"{_rounding(report, notes)} {_summary(report, notes)}", _columns(notes), rows)
 
 
 def report_text(reports: Sequence[Report], language: str | None = None) -> str:
@@ -103,7 +107,8 @@ def report_text(reports: Sequence[Report], language: str | None = None) -> str:
     out = []
     for report in reports:
         notes = _writer(report, language, "plain")
-        heading = visible(_heading(report))
+        report = labels_in(report, notes.catalog.language)
+        heading = visible(_heading(report, notes.catalog.language))
         out += [heading, "=" * len(heading), f"{_rounding(report, notes)} "
                 f"{_summary(report, notes)}", ""]
         rows = [_columns(notes)] + _rows(report, notes)
@@ -147,8 +152,9 @@ def report_markdown(reports: Sequence[Report], language: str | None = None) -> s
     out = []
     for report in reports:
         notes = _writer(report, language, "markdown")
+        report = labels_in(report, notes.catalog.language)
         columns = _columns(notes)
-        out += [f"## {_md(_heading(report))}", "",
+        out += [f"## {_md(_heading(report, notes.catalog.language))}", "",
                 f"{_rounding(report, notes)} {_summary(report, notes)}", "",
                 "| " + " | ".join(columns) + " |", "|---|---|---|---|---|"]
         for v in report.verdicts:

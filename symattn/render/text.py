@@ -130,11 +130,11 @@ def render_text(view: DerivationView, language: str = "en") -> str:
     label = catalog.fill("text.decimals", numbers=numbers)
     symbols = {step.name: step.symbol for step in view.steps}
     out = []
-    if view.title:
-        title = visible(view.title)
+    if view.shown("title", language):
+        title = visible(view.shown("title", language))
         out += [title, "=" * len(title)]
-    if view.description:
-        out.append(view.description)
+    if view.shown("description", language):
+        out.append(view.shown("description", language))
     if out:
         out.append("")
     for number, step in enumerate(view.steps, start=1):

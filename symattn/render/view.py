@@ -13,7 +13,7 @@ __all__ = ["StepView", "DerivationView", "build_view", "iter_step_views", "shown
            "MAX_TERMS"]
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from symattn import defaults, progress
 from symattn.derivation.steps import Derivation, Step
@@ -75,6 +75,13 @@ class DerivationView:
     steps: tuple[StepView, ...]
     next_tokens: tuple[str, ...] = ()   # the most likely next token(s), when the spec reads out
     tokens: tuple[str, ...] = ()        # the spec's token names
+    # the spec's title or description in a page language (Problem.prose_in); JSON keeps
+    # the spec's own texts, a page shows only what is in its language
+    prose_in: Callable[[str, str], str] | None = None
+
+    def shown(self, key: str, language: str) -> str:
+        """The ``title`` or ``description`` a page in ``language`` shows."""
+        return self.prose_in(key, language) if self.prose_in else str(getattr(self, key))
 
 
 def step_view(step: Step, number_format: NumberFormat, limit: int | None,
@@ -111,7 +118,7 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     views = tuple(iter_step_views(derivation, number_format, limit, steps, max_terms))
     problem = derivation.problem
     return DerivationView(problem.title, problem.description, number_format, views,
-                          _next_tokens(derivation), problem.tokens)
+                          _next_tokens(derivation), problem.tokens, problem.prose_in)
 
 
 def iter_step_views(derivation: Derivation, number_format: NumberFormat,

@@ -9,14 +9,13 @@ from __future__ import annotations
 __all__ = ["is_sizes_spec", "read_spec", "load_any", "shapes_of_spec", "SizeClaim", "read_claims",
            "read_options"]
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from symattn.defaults import ROUNDING
-from symattn.errors import InputError, Location
+from symattn.errors import InputError, Location, did_you_mean
 from symattn.problem.limits import DEFAULT, Limits
 from symattn.sizes.records import Sizes
 from symattn.sizes.shape import FIELDS, REQUIRED, ModelShape
@@ -73,11 +72,6 @@ def load_any(source: str, limits: Limits = DEFAULT) -> dict[str, Any] | Problem:
     return attention_spec.problem_of(mapping, text, source, limits)
 
 
-def _hint(word: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f"; did you mean `{close[0]}`?" if close else ""
-
-
 def read_options(mapping: object, where: Location,
                  rounding: str | None = None) -> tuple[Rounding, bool]:
     """Check the top-level keys and ``[options]``; the rounding rule (``rounding``
@@ -87,7 +81,7 @@ def read_options(mapping: object, where: Location,
     for key in mapping:
         if key not in _TOP_LEVEL:
             also = "; a spec has either [inputs] (attention) or [sizes], not both" \
-                if key in _ATTENTION_KEYS else _hint(key, _TOP_LEVEL)
+                if key in _ATTENTION_KEYS else did_you_mean(key, _TOP_LEVEL)
             raise InputError(f"unknown top-level key `{key}` in a size spec{also}",
                              where.at(key=key))
     options = mapping.get("options", {})
@@ -95,7 +89,8 @@ def read_options(mapping: object, where: Location,
         raise InputError("[options] must be a table", where.at(key="options"))
     for key in options:
         if key not in _OPTIONS:
-            raise InputError(f"unknown option `{key}` for a size spec{_hint(key, _OPTIONS)}; "
+            hint = did_you_mean(key, _OPTIONS)
+            raise InputError(f"unknown option `{key}` for a size spec{hint}; "
                              f"the options are {', '.join(_OPTIONS)}",
                              where.at(key="options").at(key=key))
     rule = parse_rounding(rounding or str(options.get("rounding", ROUNDING)))
@@ -131,7 +126,7 @@ def _split_sizes_table(table: Mapping[str, Any], where: Location
         elif key in FIELDS:
             base[key] = value
         else:
-            raise InputError(f"unknown field `{key}`{_hint(key, FIELDS)}; the fields are "
+            raise InputError(f"unknown field `{key}`{did_you_mean(key, FIELDS)}; the fields are "
                              f"{', '.join(FIELDS)}", where.at(key=key))
     return base, variants
 
@@ -161,7 +156,7 @@ def shapes_of_spec(mapping: Mapping[str, Any], source: str | None = None
         for key, value in overrides.items():
             if key not in FIELDS:
                 nested = " (variants do not nest)" if isinstance(value, Mapping) else ""
-                raise InputError(f"unknown field `{key}`{nested}{_hint(key, FIELDS)}",
+                raise InputError(f"unknown field `{key}`{nested}{did_you_mean(key, FIELDS)}",
                                  here.at(key=key))
         shapes[name] = _shape_from({**base, **overrides}, here)
     return shapes
@@ -191,7 +186,7 @@ def _unknown_variant(variant: str, name: str, shapes: Mapping[str, ModelShape],
         return InputError("[sizes] has no complete shape of its own (d_model, heads, "
                           "seq_len); name the variant: "
                           + ", ".join(f"{v}.{name}" for v in shapes), here)
-    return InputError(f"no variant named `{variant}`{_hint(variant, shapes)}; "
+    return InputError(f"no variant named `{variant}`{did_you_mean(variant, shapes)}; "
                       f"[sizes] has {', '.join(v or '(sizes)' for v in shapes)}", here)
 
 
@@ -216,7 +211,7 @@ def read_claims(mapping: Mapping[str, Any], shapes: Mapping[str, ModelShape],
         if name not in sizes and name not in tensors:
             extra = " (it needs vocab)" if name in ("embedding_params", "embedding") else ""
             raise InputError(f"no quantity or tensor named `{name}`{extra}"
-                             f"{_hint(name, sizes.names() + tensors)}; see docs/sizes.md",
+                             f"{did_you_mean(name, sizes.names() + tensors)}; see docs/sizes.md",
                              here)
         result.append(SizeClaim(str(key), variant, name, (match["label"] or "").strip(), raw,
                                 len(result), here))

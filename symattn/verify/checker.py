@@ -129,8 +129,11 @@ def _checked(derivation: Derivation, rule: Rounding, working: bool, precision: s
                                   precision or problem.precision)
     judged = input_rounding.reconsider(problem, judged, rule)
     verdicts = flag_carried_wrong(flag_inconsistent(judged, rule))
+    titles = problem.prose.get("title") or \
+        ({problem.language: problem.title} if problem.title else {})
     return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
-                  problem.variant, problem.claim_lines, _exact_terms(derivation, verdicts))
+                  problem.variant, problem.claim_lines, _exact_terms(derivation, verdicts),
+                  titles)
 
 
 def _exact_terms(derivation: Derivation, verdicts: Sequence[Verdict]) -> tuple[int, ...]:

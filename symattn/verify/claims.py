@@ -17,7 +17,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Printed", "Target", "Claim", "read_printed", "read_claims", "QUERY_ROW_STEPS"]
+__all__ = ["Printed", "Target", "Claim", "read_printed", "read_claims", "row_index",
+           "QUERY_ROW_STEPS"]
 
 import re
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symattn.derivation.names import base_name
 from symattn.derivation.terms import PRINTABLE_TERMS, term_count
-from symattn.errors import InputError, Location, counted, cut
+from symattn.errors import InputError, Location, counted, cut, did_you_mean
 from symattn.values.number_reading import uses_points
 from symattn.values.whole import ascii_whole
 from symattn.verify.printed import Printed, read_printed
@@ -91,8 +92,11 @@ class Claim:
         return not self.label
 
 
-def _row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,
-               location: Location) -> int:
+def row_index(number: int, step: str, positions: tuple[int, ...] | None, rows: int,
+              location: Location | None = None) -> int:
+    """The 0-based row of the 1-based row ``number`` of ``step`` as claims, reports and
+    templates name it: a query row by its token position when only some queries are
+    computed (``query_positions``), else by its place."""
     if positions is not None and base_name(step) in QUERY_ROW_STEPS:
         if number not in positions:
             raise InputError(f"row {number} is not one of the query positions "
@@ -146,7 +150,7 @@ class _ClaimKey:
 
     def row(self, number: int, location: Location) -> int:
         """The 0-based row of a 1-based row number (or query position)."""
-        return _row_index(number, self.step, self.positions, self.rows, location)
+        return row_index(number, self.step, self.positions, self.rows, location)
 
     def as_list(self, value: Any, length: int, what: str) -> list[Any]:
         """``value`` as a list of ``length`` printed numbers, or an error saying why not."""
@@ -232,10 +236,7 @@ def _read_key(key: str, here: Location, shapes: Mapping[str, tuple[int, int]],
     if step == "divisor":
         return _ClaimKey(key, label, step, None, None, here, (1, 1), None, shapes)
     if step not in shapes:
-        import difflib
-
-        close = difflib.get_close_matches(step, list(shapes) + ["divisor"], n=1)
-        hint = f"; did you mean `{close[0]}`?" if close else \
+        hint = did_you_mean(step, [*shapes, "divisor"]) or \
             f"; this derivation has {', '.join(shapes)}"
         raise InputError(f"no step named `{step}`{hint}", here)
     positions = query_positions if base_name(step) in QUERY_ROW_STEPS else None

@@ -49,7 +49,10 @@ def variant_problem(problem: Problem, variant: Variant) -> Problem:
     if str(variant.options.get("scale", "")).strip().lower() == "default":
         changed["scale"] = None                    # back to 1/sqrt(d_k)
     title = f"{problem.title} ({variant.name})" if problem.title else variant.name
+    titles = {language: f"{text} ({variant.name})"
+              for language, text in problem.prose.get("title", {}).items()}
     one = dataclasses.replace(problem, **changed, claims=variant.claims, variants=(),
-                              variant=variant.name, title=title)
+                              variant=variant.name, title=title,
+                              prose={**problem.prose, "title": titles or {"": title}})
     shapes.check_queries(one.mask, one.query_positions, one.tokens, one.score_shape(), where)
     return one

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from symattn import messages
 from symattn.errors import ArgumentError, Location
+from symattn.problem.problem import prose_for
 from symattn.values.exact import Exact, exact_text
 from symattn.values.rounding import Rounding
 from symattn.verify.claims import Claim, Target
@@ -171,6 +172,14 @@ class Report:
     # how many exponentials each verdict's exact closed form writes out (in the order of
     # ``verdicts``; () when not counted): ``to_records(max_terms)`` leaves the long ones out
     exact_terms: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # the title by language ("" for a title of no known language; Problem.prose)
+    titles: Mapping[str, str] | None = field(default=None, compare=False, repr=False)
+
+    def title_in(self, language: str) -> str:
+        """The title a report in ``language`` shows ("" when the spec has none in it)."""
+        if self.titles is None:
+            return self.title
+        return prose_for(self.titles, language)
 
     @property
     def counts(self) -> dict[str, int]:

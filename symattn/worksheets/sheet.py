@@ -32,7 +32,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from symattn.errors import InputError, Location, PositionError, StepNotFoundError, cut
+from symattn.errors import (InputError, Location, PositionError, StepNotFoundError, cut,
+                            did_you_mean)
 from symattn.values.exact import NEG_INF, exact_text
 from symattn.worksheets.model import Exercise, Setup
 import symattn.worksheets.presets as presets
@@ -177,12 +178,8 @@ def parse_kinds(text: str | Sequence[str] | None) -> tuple[str, ...]:
                          "write all, or a list of kinds")
     for part in parts:
         if part not in KINDS:
-            import difflib
-
-            close = difflib.get_close_matches(part, list(KINDS), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise InputError(f"unknown exercise kind {cut(part)!r}{hint} (known: "
-                             f"{', '.join(KINDS)}, or all)")
+            raise InputError(f"unknown exercise kind {cut(part)!r}{did_you_mean(part, KINDS)} "
+                             f"(known: {', '.join(KINDS)}, or all)")
     if not parts:
         raise InputError("no exercise kinds given")
     return tuple(parts)
@@ -230,7 +227,7 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     setup = Setup(places=places, d_k=d_k, sentences=tuple(catalog.list("tokens.sentences")),
                   base=base, mistakes=plan.mistakes, shape=_shape(sizes_spec),
                   compact=plan.compact, numbers=numbers)
-    title = problem.title if problem is not None else ""
+    title = problem.prose_in("title", language) if problem is not None else ""
     sheets = []
     for variant in range(1, variants + 1):
         exercises = tuple(_exercise(kind, numbers, variant_random(seed, variant, slot, kind),

@@ -128,7 +128,9 @@ def _derivation(derivation: Derivation, kind: str, number_format: NumberFormat,
     from symattn.render.latex_document import render_latex
     from symattn.render.markdown_document import render_markdown
 
-    options = worked.Options(number_format=number_format, language=language)
+    # a page of the author's own: no file name, no paragraph on how symattn shows numbers
+    options = worked.Options(number_format=number_format, language=language, source=False,
+                             method=False)
     if kind == "latex":
         return render_latex(derivation, options, fragment=True, language=language)
     return render_markdown(derivation, options, language=language)

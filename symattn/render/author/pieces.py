@@ -14,11 +14,13 @@ __all__ = ["Number", "StepValues", "Pieces"]
 import dataclasses
 import re
 from symattn import messages
+from symattn.derivation.names import base_name
 from symattn.derivation.steps import Derivation, Step
 from symattn.errors import InputError
 from symattn.render import latex, prose
 from symattn.render.markdown_document import escape_markdown
 from symattn.render.worked.names import heading
+from symattn.verify.claims import QUERY_ROW_STEPS, row_index
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -62,27 +64,34 @@ def _whole(value: object, low: int, high: int, what: str) -> int:
     return value
 
 
-def _position(key: object, shape: tuple[int, int], name: str) -> tuple[int, int]:
-    """A 1-based ``[i, j]`` (or ``[i]`` of a one-column step) as 0-based indices."""
-    parts = key if isinstance(key, tuple) else (key, 1) if shape[1] == 1 else (key,)
+def _position(key: object, shape: tuple[int, int], name: str,
+              positions: tuple[int, ...] | None) -> tuple[int, int]:
+    """A 1-based ``[i, j]`` (``[i]`` of a one-column step, ``[j]`` of a one-row step) as
+    0-based indices; a query row is named by its token position, as reports name it."""
+    parts = key if isinstance(key, tuple) else (key, 1) if shape[1] == 1 else \
+        (positions[0] if positions else 1, key) if shape[0] == 1 else (key,)
     if len(parts) != 2 or not all(isinstance(p, int) and not isinstance(p, bool)
                                   for p in parts):
-        raise InputError(f"write {name}[i, j] with whole numbers (1-based), got {key!r}")
+        how = f"{name}[i, j]" + (f" or {name}[j]" if shape[0] == 1 else "")
+        raise InputError(f"write {how} with whole numbers (1-based), got {key!r}; "
+                         f"{name} is {shape[0]} x {shape[1]}")
     i, j = parts
-    if not (1 <= i <= shape[0] and 1 <= j <= shape[1]):
+    if not ((positions is not None or 1 <= i <= shape[0]) and 1 <= j <= shape[1]):
         raise InputError(f"{name}[{i},{j}] is outside the {shape[0]} x {shape[1]} {name} "
                          "(positions are 1-based)")
-    return i - 1, j - 1
+    return row_index(i, name, positions, shape[0]), j - 1
 
 
 class StepValues:
     """A step as the template sees it: ``weights[3, 2]`` is a ``Number``."""
 
-    def __init__(self, step: Step, number_format: NumberFormat, kind: str) -> None:
+    def __init__(self, step: Step, number_format: NumberFormat, kind: str,
+                 query_positions: tuple[int, ...] | None) -> None:
         self._step, self._format, self._kind = step, number_format, kind
+        self._positions = query_positions if base_name(step.name) in QUERY_ROW_STEPS else None
 
     def __getitem__(self, key: object) -> Number:
-        i, j = _position(key, self._step.shape, self._step.name)
+        i, j = _position(key, self._step.shape, self._step.name, self._positions)
         return Number(self._step.value.exact(i, j), self._format, self._kind)
 
 
@@ -110,7 +119,8 @@ class Pieces:
         return self.number_format
 
     def values(self, name: str) -> StepValues:
-        return StepValues(self.step(name), self.number_format, self.kind)
+        return StepValues(self.step(name), self.number_format, self.kind,
+                          self.derivation.problem.query_positions)
 
     def _labels(self, count: int) -> list[str]:
         tokens = self.derivation.problem.tokens
@@ -158,7 +168,8 @@ class Pieces:
         """Query row ``row`` (1-based) of the softmax: each key's score, exponential and
         weight, and the row sum."""
         weights = self.step("weights")
-        i, _ = _position((row, 1), weights.shape, "weights")
+        i, _ = _position((row, 1), weights.shape, "weights",
+                         self.derivation.problem.query_positions)
         number_format = self.format_of(places, digits)
         exp = self.derivation["exp"] if "exp" in self.derivation else None
         source = self.step(exp.operands[0] if exp is not None and exp.operands else

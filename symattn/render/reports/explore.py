@@ -119,7 +119,8 @@ def render_sweep_text(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberForm
     every word in ``language``."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("reports.sweep_title")), problem.title)
+    out = heading(say(catalog.text("reports.sweep_title")),
+                  problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("reports.sweep_intro", numbers=numbers_phrase(fmt, catalog))))
     out += [say(catalog.fill("reports.note", note=note)) for note in _sweep_notes(problem,
                                                                                   catalog)]
@@ -164,7 +165,8 @@ def render_sweep_latex(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFor
     every word in ``language``."""
     catalog = messages.load(language)
     doc: dict[str, TemplateValue] = {
-        "title": text(problem.title), "numbers": numbers_phrase(fmt, catalog),
+        "title": text(problem.prose_in("title", catalog.language)),
+        "numbers": numbers_phrase(fmt, catalog),
         "notes": _sweep_notes(problem, catalog) if sweeps else [],
         "largest_note": catalog.text("reports.largest_note"),
         "sweeps": [_sweep_table_latex(problem, sweep, fmt, catalog) for sweep in sweeps]}

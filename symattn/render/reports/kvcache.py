@@ -161,7 +161,8 @@ def render_latex(problem: Problem, steps: Sequence[DecodingStep], number_format:
     n = len(steps)
     result, saved = _totals(steps, catalog)
     doc: dict[str, TemplateValue] = {
-        "title": text(problem.title), "count": str(n),
+        "title": text(problem.prose_in("title", catalog.language)),
+        "count": str(n),
         "positions": _positions_text(problem, catalog),
         "numbers": _numbers(number_format, catalog), "rope": problem.positions == "rope",
         "steps": [_step_latex(problem, step, n, number_format, limit, catalog)
@@ -218,7 +219,8 @@ def render_text(problem: Problem, steps: Sequence[DecodingStep], number_format: 
     catalog = messages.load(language)
     say = prose.plain
     n = len(steps)
-    out = heading(say(catalog.text("kvcache.title")), problem.title)
+    out = heading(say(catalog.text("kvcache.title")),
+                  problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("kvcache.intro", count=str(n),
                                 positions=_positions_text(problem, catalog),
                                 numbers=_numbers(number_format, catalog))))

@@ -158,7 +158,8 @@ def render_text(problem: Problem, result: PermutationResult, number_format: Numb
     in ``language``."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("permute.title")), problem.title)
+    out = heading(say(catalog.text("permute.title")),
+                  problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("permute.order", order=",".join(map(str, result.order)))))
     step = catalog.text(f"permute.step_{result.step}")
     out.append(say(catalog.fill("permute.setting", positions=_positions_text(result, catalog),
@@ -191,7 +192,8 @@ def render_latex(problem: Problem, result: PermutationResult, number_format: Num
     check = _check_text(result, catalog)
     proof = "" if not all(row.structural for row in result.rows) else result.step
     doc: dict[str, TemplateValue] = {
-        "title": text(problem.title), "order": text(",".join(map(str, result.order))),
+        "title": text(problem.prose_in("title", catalog.language)),
+        "order": text(",".join(map(str, result.order))),
         "positions": _positions_text(result, catalog), "mask": _mask_text(result, catalog),
         "step": catalog.text(f"permute.step_{result.step}"), "output": result.step == "output",
         "kind": _kind(result, catalog),

@@ -179,7 +179,8 @@ def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: Numbe
     every word in ``language``."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("whatif.title")), problem.title)
+    out = heading(say(catalog.text("whatif.title")),
+                  problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("text.decimals", numbers=numbers_phrase(fmt, catalog))))
     out.append("")
     original = variants[0]
@@ -221,7 +222,8 @@ def render_whatif_latex(problem: Problem, variants: Sequence[Variant], fmt: Numb
         columns = max([columns] + [len(grid.columns()) for grid in shown.values()])
         width = max(width, sum(_row_width(rows) for rows in cells.values()))
     doc: dict[str, TemplateValue] = {
-        "title": text(problem.title), "numbers": numbers_phrase(fmt, catalog),
+        "title": text(problem.prose_in("title", catalog.language)),
+        "numbers": numbers_phrase(fmt, catalog),
         "variants": [{"label": _label(v, catalog),
                       "note": _note_latex(v, original, fmt, problem, catalog)}
                      for v in variants],

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 __all__ = ["Options", "build", "shown_steps", "DETAILS"]
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +33,7 @@ from symattn.values.exact import NEG_INF, Exact
 from symattn.values.number_format import NumberFormat
 from symattn.derivation.names import split_name
 from symattn.verify.checker import Report
+from symattn.render.printings import labels_in
 from symattn.render.view import shown_indices
 from symattn.render.worked.cells import Cells, after
 from symattn.render.worked.claims import step_claims, summary
@@ -61,6 +63,16 @@ class Options:
     expand_rows: tuple[int, ...] | None = None
     limit: int | None = ROWS_SHOWN
     language: str | None = None  # the prose (messages); None: the spec's language, else en
+    # the spec's file name and the paragraph on how numbers are shown: None shows them,
+    # except in a handout (``for_handout``), which is for students, not for the author
+    source: bool | None = None
+    method: bool | None = None
+
+    def for_handout(self, handout: bool) -> Options:
+        """These options with the source and method left out of a handout unless asked."""
+        shown = not handout
+        return dataclasses.replace(self, source=shown if self.source is None else self.source,
+                                   method=shown if self.method is None else self.method)
 
 
 def shown_steps(derivation: Derivation) -> list[Step]:
@@ -109,6 +121,7 @@ class _Builder:
         self.full = options.detail == "full"
         self.language = options.language or derivation.problem.language or "en"
         self.catalog = messages.load(self.language)
+        self.report = labels_in(report, self.language) if report is not None else None
         self.prose = prose
         self.symbols = {step.name: step.symbol for step in derivation}
         self.names = Labels(derivation, escape)
@@ -130,9 +143,11 @@ class _Builder:
         comparisons = comparison_models(self)
         problem = self.problem
         report = self.report
-        source = Path(problem.source).name if problem.source else ""
+        source = Path(problem.source).name if problem.source and \
+            self.options.source is not False else ""
         return Document(
-            title=self.text(problem.title), description=self.text(problem.description),
+            title=self.text(problem.prose_in("title", self.language)),
+            description=self.text(problem.prose_in("description", self.language)),
             source=self.text(source), tokens=self.text(", ".join(problem.tokens)),
             numbers=self.prose(numbers_text(self.fmt, self.catalog)), detail=self.options.detail,
             full=self.full, expanded=", ".join(str(self.labels[i]) for i in self.expanded),
@@ -141,7 +156,7 @@ class _Builder:
             summary=summary(report) if report is not None and report.verdicts else None,
             cyrillic=self.names.cyrillic or self.language in ("ru", "uk"),
             max_columns=str(self.grid.max_columns), language=self.language,
-            comparisons=comparisons)
+            comparisons=comparisons, method=self.options.method is not False)
 
     def step(self, step: Step, number: int) -> StepModel:
         """One step: formula, operands substituted (full detail), result, expanded rows."""

@@ -344,3 +344,4 @@ class Document:
     max_columns: str           # widest matrix, for amsmath's MaxMatrixCols
     language: str = "en"       # the language of the prose (messages.LANGUAGES)
     comparisons: tuple[CompareModel, ...] = ()   # shown after the attention weights
+    method: bool = True        # the paragraph on how the steps and decimals are shown
