@@ -253,3 +253,13 @@ def test_a_hostile_page_of_scattered_glyphs_is_laid_out_quickly() -> None:
 def test_any_set_of_glyphs_gives_lines(glyphs: list[tuple[str, float, float, float]]) -> None:
     lines = page_lines([Glyph(c, x, x + size / 2, y, size) for c, x, y, size in glyphs], 600.0)
     assert all(isinstance(line, str) and "\n" not in line for line in lines)
+
+
+def test_a_bracket_a_space_away_from_its_numbers_is_kept() -> None:
+    # NumPy's continuation row "       [ 1.43, 2.64]]" in a monospaced font: a space
+    # (0.6 em) between the bracket and the number; a bracket alone on its baseline is dropped
+    advance = 6.0
+    glyphs = [Glyph(c, k * advance, (k + 1) * advance, 100, 10)
+              for k, c in enumerate("[ 1.43, 2.64]]") if c != " "]
+    glyphs.append(Glyph("[", 0, 6, 140, 10))
+    assert page_lines(glyphs, 600.0) == ["[ 1.43, 2.64]]"]

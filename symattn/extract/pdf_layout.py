@@ -100,8 +100,8 @@ def _rows(glyphs: list[Glyph]) -> list[_Row]:
 
 def _isolated(glyphs: list[Glyph]) -> set[int]:
     """Brackets and unreadable glyphs with no text near them on their baseline: the
-    pieces of tall delimiters. A bracket touching text, or a bracket that does
-    (``[[3, 12]``), is text."""
+    pieces of tall delimiters. A bracket within a letter's width of text (``[ 1.4,``
+    as NumPy prints it), or of a bracket that is (``[[3, 12]``), is text."""
     lone: set[int] = set()
     for row in _rows(glyphs):
         order = row.glyphs
@@ -111,7 +111,7 @@ def _isolated(glyphs: list[Glyph]) -> set[int]:
                 near = k - 1 if sweep.step == 1 else k + 1
                 if not attached[k] and attached[near] and min(
                         abs(order[near].x0 - order[k].x1),
-                        abs(order[k].x0 - order[near].x1)) < 0.6 * order[k].size:
+                        abs(order[k].x0 - order[near].x1)) < 1.0 * order[k].size:
                     attached[k] = True
         lone.update(id(g) for g, kept in zip(order, attached) if not kept)
     return lone
