@@ -43,9 +43,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     parser = subparsers.add_parser(
         "extract", help="read a document's printed numbers into a draft spec",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
-        description="Read a document (text, Markdown, LaTeX, HTML in any encoding, or a Jupyter "
-                    "notebook: its Markdown cells and printed outputs; nothing is run) and write "
-                    "a draft spec: "
+        description="Read a document (text, Markdown, LaTeX, HTML in any encoding, a Jupyter "
+                    "notebook: its Markdown cells and printed outputs; a PDF's text layer, a "
+                    "Word .docx; nothing is run) and write a draft spec: "
                     "the inputs (from --spec, or proposed from the matrices the document names) "
                     "and every printed number placed on the step it belongs to, with its line "
                     "and how sure the placement is. Numbers not placed are listed at the end.")

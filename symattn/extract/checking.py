@@ -108,16 +108,17 @@ class DocumentCheck:
     places: tuple[tuple[int, int], ...]
     draft: str                      # the draft spec that was checked
     unplaced: tuple[tuple[int, int, str], ...]   # (line, column, printed) not placed
-    cells: tuple[int | None, ...] = ()   # for a notebook: each verdict's cell
+    cells: tuple[int | None, ...] = ()   # for a notebook (PDF, .docx): each verdict's cell
     suspicious: tuple[Suspicious, ...] = ()   # in document order
-    unreadable: int = 0             # numbers whose glyphs could not be read
+    unreadable: tuple[tuple[int, int, str], ...] = ()   # numbers with a glyph unread (PDF)
+    part: str = "cell"                   # what ``cells`` count: "cell", "page", "paragraph"
 
     @property
     def counts(self) -> dict[str, int]:
         """The document's numbers: placed (judged), suspicious (placed or not), not
         placed, unreadable."""
         return {"placed": len(self.report.verdicts), "suspicious": len(self.suspicious),
-                "unplaced": len(self.unplaced), "unreadable": self.unreadable}
+                "unplaced": len(self.unplaced), "unreadable": len(self.unreadable)}
 
     @property
     def has_wrong(self) -> bool:
@@ -170,7 +171,7 @@ def check_draft(document: Document, draft: Draft, spec_name: str = "<spec>",
     cells = tuple((document.cell_of(line) or (None, 0))[0] for line, _ in places)
     return DocumentCheck(report, tuple(places), text,
                          tuple((n.line, n.column, n.printed) for n in draft.unplaced), cells,
-                         tuple(suspicious), len(getattr(document, "unreadable", ())))
+                         tuple(suspicious), document.unreadable, document.part)
 
 
 def _judged(document: Document, draft: Draft, spec_name: str, rounding: str | None,

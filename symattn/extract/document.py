@@ -1,9 +1,14 @@
-"""A document as text to read numbers from: plain text, Markdown, LaTeX, HTML or a notebook.
+"""A document as text to read numbers from: plain text, Markdown, LaTeX, HTML, a notebook,
+a PDF or a Word document.
 
 Nothing in a document is ever run. A notebook (``.ipynb``) gives its Markdown
 cells and the printed outputs of its code cells; the code itself is skipped.
 An HTML page gives its text as ``symattn.extract.html_text`` writes it; its
-numbers are reported at their line and column in the HTML file. Text in any
+numbers are reported at their line and column in the HTML file. A PDF gives
+the lines of its text layer page by page (``symattn.extract.pdf_text``), a
+``.docx`` its paragraphs, tables and equations (``symattn.extract.docx_text``);
+a number holding a glyph that could not be read is unreadable, never another
+number. Text in any
 encoding is read: UTF-8 (with or without a byte order mark), UTF-16 and
 UTF-32 with a byte order mark, the encoding an HTML page declares
 (``<meta charset>``), else the legacy 8-bit encoding ``charset_normalizer``
@@ -29,6 +34,7 @@ __all__ = ["Document", "from_text", "from_html", "decode_text", "read_document",
 
 import bisect
 import codecs
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -39,6 +45,7 @@ from symattn.errors import InputError, Location
 from symattn.extract.html_text import html_text, looks_like_html
 
 MAX_BYTES = 8_000_000          # a larger document is refused, not read slowly
+MAX_BINARY_BYTES = 100_000_000  # a PDF or .docx (their readers bound the text read)
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "0123456789ijk")
 # Math printed as an image whose address carries the TeX (as GitHub READMEs do):
 # the address is replaced by its decoded TeX; every other address is blanked, so
@@ -80,6 +87,7 @@ _LATEX_BRACES: list[tuple[str, str]] = [
 ]
 _LATEX_ROUNDS = 4
 _LATEX_LAST: list[tuple[str, str]] = [(r"\\sqrt(?![A-Za-z])", "√")]
+_UNREADABLE_NUMBER = re.compile(r"[\w.,\-\ufffd]*\ufffd[\w.,\ufffd]*")
 _UNICODE: list[tuple[str, str]] = [
     ("[\u2212\u2012\u2013\ufe63\uff0d](?=\\s?[0-9∞])", "-"),
     ("(?<![A-Za-z_])-?inf(?![A-Za-z])", "-∞"), ("float\\('-∞'\\)", "-∞"),
@@ -96,9 +104,13 @@ class Document:
     text: str
     origin: tuple[int, ...]
     line_starts: tuple[int, ...]        # offsets in the original text where lines start
-    # notebooks: (offset in the text, the notebook's 1-based cell number) of each block
+    # notebooks, PDFs, .docx: (offset in the text, the 1-based cell, page or paragraph
+    # number) of each block
     cells: tuple[tuple[int, int], ...] = ()
     title: str = ""                     # an HTML page's <title>
+    part: str = "cell"                  # what a block of ``cells`` is: cell, page, paragraph
+    # (line, column, text) of each number with a glyph that could not be read (PDF)
+    unreadable: tuple[tuple[int, int, str], ...] = ()
 
     def where(self, index: int) -> tuple[int, int]:
         """The 1-based (line, column) in the original text of a normalized index."""
@@ -107,8 +119,8 @@ class Document:
         return line, offset - self.line_starts[line - 1] + 1
 
     def cell_of(self, line: int) -> tuple[int, int] | None:
-        """In a notebook: the cell (1-based) a line is in, and the line within that cell's
-        text; None for other documents."""
+        """In a notebook (PDF, .docx): the cell (page, paragraph), 1-based, a line is in,
+        and the line within it; None for other documents."""
         if not self.cells:
             return None
         offset = self.line_starts[min(line, len(self.line_starts)) - 1]
@@ -368,7 +380,7 @@ def decode_text(data: bytes, where: Location, html: bool = False) -> str:
                      "order mark, or a legacy 8-bit encoding); save the file as UTF-8", where)
 
 
-def _read_bytes(path: Path, where: Location) -> bytes:
+def _read_bytes(path: Path, where: Location, limit: int = MAX_BYTES) -> bytes:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -377,18 +389,66 @@ def _read_bytes(path: Path, where: Location) -> bytes:
         raise InputError("is a directory, not a document", where) from None
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", where) from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"the document has {len(data):,} bytes; at most {MAX_BYTES:,} are "
+    if len(data) > limit:
+        raise InputError(f"the document has {len(data):,} bytes; at most {limit:,} are "
                          "read", where)
     return data
 
 
+def is_pdf(data: bytes) -> bool:
+    """Whether bytes start as a PDF does (``%PDF-``; a text about PDFs does not)."""
+    return data[:1024].lstrip(b"\x00\t\n\r\f ").startswith(b"%PDF-")
+
+
+def is_docx(data: bytes) -> bool:
+    """Whether bytes are a zip holding a Word document (the name of its main part)."""
+    return data[:4] == b"PK\x03\x04" and b"word/" in data[:65536]
+
+
+def unreadable_numbers(document: Document) -> Document:
+    """Numbers with an unreadable glyph (U+FFFD) blanked out of the text the scanner reads,
+    so none is read as another number (``0.2�`` is not 0.2), and listed in
+    ``Document.unreadable``."""
+    if "\ufffd" not in document.text:
+        return document
+    found: list[tuple[int, int, str]] = []
+    pieces: list[str] = []
+    last = 0
+    for match in _UNREADABLE_NUMBER.finditer(document.text):
+        if not re.search(r"\d", match.group(0)):
+            continue
+        found.append((*document.where(match.start()), match.group(0)))
+        pieces.append(document.text[last:match.start()] + "\ufffd" * len(match.group(0)))
+        last = match.end()
+    pieces.append(document.text[last:])
+    return dataclasses.replace(document, text="".join(pieces), unreadable=tuple(found))
+
+
+def _binary_document(data: bytes, path: Path) -> Document:
+    """A PDF (page by page) or a Word document (paragraph by paragraph); their readers
+    are imported only when needed: they are optional extras."""
+    if path.suffix.lower() == ".pdf" or is_pdf(data) and path.suffix.lower() != ".docx":
+        from symattn.extract.pdf_text import read_pdf
+        text, blocks = read_pdf(data, str(path))
+        part = "page"
+    else:
+        from symattn.extract.docx_text import read_docx
+        text, blocks = read_docx(data, str(path))
+        part = "paragraph"
+    document = dataclasses.replace(from_text(text, str(path), blocks), part=part)
+    return unreadable_numbers(document)
+
+
 def read_document(path: str | Path) -> Document:
-    """Read a document file: text, Markdown, LaTeX, HTML, or a notebook."""
+    """Read a document file: text, Markdown, LaTeX, HTML, a notebook, a PDF or a .docx."""
     path = Path(path)
     where = Location(file=str(path))
-    data = _read_bytes(path, where)
     suffix = path.suffix.lower()
+    # a PDF or .docx may be larger: its own reader bounds what it reads
+    data = _read_bytes(path, where, MAX_BINARY_BYTES if suffix in (".pdf", ".docx") else
+                       MAX_BYTES)
+    if suffix in (".pdf", ".docx") or is_pdf(data) or is_docx(data):
+        return _binary_document(data, path)
     raw = decode_text(data, where, html=suffix in _HTML_SUFFIXES or
                       looks_like_html(data[:4096].decode("latin-1")))
     if suffix == ".ipynb":

@@ -67,7 +67,7 @@ class Draft:
         lines = {n: document.original_line(n) for n in
                  {n.line for p in self.placements for n in p.numbers} |
                  {n.line for n in self.unplaced}}
-        cells = {n: " (cell {}, line {})".format(*where) for n in lines
+        cells = {n: f" ({document.part} {where[0]}, line {where[1]})" for n in lines
                  if (where := document.cell_of(n)) is not None}
         return self.head.rstrip("\n") + "\n\n" + claims_table(claimed, self.unplaced, lines,
                                                               cells)

@@ -145,8 +145,8 @@ def _document_entry(entry: dict[str, Any], check: DocumentCheck) -> None:
         for claim, (line, column), cell in zip(claims, check.places,
                                                check.cells or [None] * len(check.places)):
             claim["line"], claim["column"] = line, column
-            if cell is not None:   # a notebook: the cell the number was printed in
-                claim["cell"] = cell
+            if cell is not None:   # a notebook, PDF or .docx: the cell, page or paragraph
+                claim[check.part] = cell
     suspicious = []
     for found in check.suspicious:
         nearest = _nearest_json(found)

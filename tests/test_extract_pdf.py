@@ -1,0 +1,265 @@
+"""Reading PDF documents: lines, columns, scripts, matrices, unreadable glyphs, locations,
+hostile files and the optional extra.
+
+PDFs are made here: byte by byte (tests/pdf_support.py) or, where TeX typesetting
+is the point (a bmatrix, two columns, scripts), with pdflatex from a small .tex
+(skipped when pdflatex is missing).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_support import run
+from pdf_support import pdflatex, simple_pdf
+from symattn.errors import InputError
+from symattn.extract.checking import check_document
+from symattn.extract.document import Document, from_text, read_document
+from symattn.extract.pdf_layout import Glyph, page_lines
+from symattn.extract.pdf_text import read_pdf
+from symattn.extract.scanner import scan
+
+needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex missing")
+
+# Q = K = I, V = [[1, -2], [3, 4]], scale 1/sqrt(2): scaled[1,1] = 0.7071, e^0.7071 = 2.0281
+# (the page prints 2.128: wrong), weights row 1 = 2.0281 / 3.0281 = 0.6698, 0.3302;
+# output row 1 = 0.6698 * 1 + 0.3302 * 3 = 1.6605, 0.6698 * -2 + 0.3302 * 4 = -0.0186;
+# row 2 = 0.3302 + 3 * 0.6698 = 2.3395, -0.6605 + 2.6790 = 2.0186.
+SPEC = "[inputs]\nQ = [[1, 0], [0, 1]]\nK = [[1, 0], [0, 1]]\nV = [[1, -2], [3, 4]]\n"
+MARKDOWN = ("# A worked example\n"
+            "With d_k = 2 the scaled score is 1 / 1.414 = 0.707, and e^0.707 = 2.128.\n"
+            "weights = [[0.670, 0.330], [0.330, 0.670]]\n"
+            "output = [[1.660, −0.019], [2.340, 2.019]]\n")
+TEX = r"""\documentclass{article}
+\usepackage{amsmath}
+\pagestyle{empty}
+\begin{document}
+\section*{A worked example}
+With $d_k = 2$ the scaled score is $1 / 1.414 = 0.707$, and $e^{0.707} = 2.128$.
+\[ \text{weights} = \begin{bmatrix} 0.670 & 0.330 \\ 0.330 & 0.670 \end{bmatrix} \]
+\[ \text{output} = \begin{bmatrix} 1.660 & -0.019 \\ 2.340 & 2.019 \end{bmatrix} \]
+\end{document}
+"""
+EXPECTED = {("scaled[1,1]", "ok"), ("exp[1,1]", "wrong"), ("weights[1,1]", "ok"),
+            ("weights[2,2]", "ok"), ("output[1,2]", "ok"), ("output[2,1]", "ok")}
+
+
+def verdicts(document_path: Path) -> list[tuple[str, str]]:
+    checked = check_document(read_document(document_path), SPEC)
+    return [(v.position, v.verdict) for v in checked.report.verdicts]
+
+
+@needs_tex
+def test_the_worked_example_as_pdf_gives_the_verdicts_of_its_markdown(tmp_path: Path) -> None:
+    markdown = tmp_path / "example.md"
+    markdown.write_text(MARKDOWN, encoding="utf-8")
+    pdf = pdflatex(TEX, tmp_path)
+    from_markdown, from_pdf = verdicts(markdown), verdicts(pdf)
+    assert EXPECTED <= set(from_markdown)
+    assert from_pdf == from_markdown
+
+
+@needs_tex
+def test_a_bmatrix_minus_signs_and_scripts_come_out_as_the_normaliser_reads_them(
+        tmp_path: Path) -> None:
+    document = read_document(pdflatex(TEX, tmp_path))
+    lines = document.raw.splitlines()
+    assert "weights = [[ 0.670  0.330 ], [ 0.330  0.670 ]]" in lines
+    assert "output = [[ 1.660  −0.019 ], [ 2.340  2.019 ]]" in lines
+    assert any("d_{k} = 2" in line and "e^{0.707} = 2.128" in line for line in lines)
+    groups = scan(document).groups
+    output = next(g for g in groups if g.names == ("output",))
+    assert [[str(n.value) for n in row] for row in output.rows] == [
+        ["83/50", "-19/1000"], ["117/50", "2019/1000"]]
+
+
+@needs_tex
+def test_two_columns_are_read_column_by_column_and_ligatures_are_letters(
+        tmp_path: Path) -> None:
+    left = " ".join(f"Left words {k} fill the first column here." for k in range(30))
+    right = " ".join(f"Right words {k} fill the second column." for k in range(30))
+    tex = ("\\documentclass[twocolumn]{article}\n\\pagestyle{empty}\n\\begin{document}\n"
+           f"An efficient start. {left}\n\\newpage\nsecond: {right}\n\\end{{document}}\n")
+    text = read_document(pdflatex(tex, tmp_path)).raw
+    assert "efficient" in text                      # the ffi ligature, as letters
+    assert text.index("Left words 29") < text.index("second:")
+    assert text.index("Right words 0") < text.index("Right words 29")
+
+
+def test_super_and_subscripts_from_size_and_baseline() -> None:
+    # "e" then a raised "0.5" in a smaller size; "d" then a lowered "k"; 10 then raised -3
+    glyphs = [Glyph("e", 0, 5, 100, 10), Glyph("0", 5, 9, 96, 7), Glyph(".", 9, 11, 96, 7),
+              Glyph("5", 11, 15, 96, 7), Glyph("d", 30, 35, 100, 10), Glyph("k", 35, 39, 102, 7),
+              Glyph("1", 50, 55, 100, 10), Glyph("0", 55, 60, 100, 10),
+              Glyph("−", 60, 64, 96, 7), Glyph("3", 64, 68, 96, 7)]
+    assert page_lines(glyphs, 600.0) == ["e^{0.5} d_{k} 10^{−3}"]
+    assert from_text("e^{0.5} d_{k}").text == "e^0.5 d_k"
+
+
+def pdf_file(tmp_path: Path, data: bytes) -> Document:
+    path = tmp_path / "made.pdf"
+    path.write_bytes(data)
+    return read_document(path)
+
+
+def test_a_number_with_an_unreadable_glyph_is_never_read_as_another_number(
+        tmp_path: Path) -> None:
+    data = simple_pdf(["x = 0.25 and y = 1.5", "z = 3"], to_unicode={"5": "\ue000"})
+    document = pdf_file(tmp_path, data)
+    found = [str(n.value) for n in scan(document).singles]
+    assert found == ["3"]                            # not 0.2, not 1
+    assert document.unreadable == ((1, 5, "0.2\ufffd"), (1, 18, "1.\ufffd"))
+
+
+def test_lines_are_located_by_page_and_line(tmp_path: Path) -> None:
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument.new()
+    for _ in range(2):
+        pdf.new_page(612, 792)
+    path = tmp_path / "blank.pdf"
+    pdf.save(str(path))
+    assert read_document(path).raw == "\n\n\n\n"    # two empty pages
+    document = pdf_file(tmp_path, simple_pdf(["first 1.5", "second 2.5"]))
+    assert document.part == "page"
+    assert document.cell_of(2) == (1, 2)
+
+
+@needs_tex
+def test_a_second_page_is_named_in_the_draft(tmp_path: Path) -> None:
+    tex = ("\\documentclass{article}\n\\begin{document}\nFirst page.\n\\newpage\n"
+           "The weight is 0.670 here.\n\\end{document}\n")
+    document = read_document(pdflatex(tex, tmp_path))
+    line = next(n for n, text in enumerate(document.raw.splitlines(), 1) if "0.670" in text)
+    assert document.cell_of(line) == (2, 1)
+
+
+@pytest.mark.parametrize("data, says", [
+    (b"not a pdf at all, just words", "damaged or not a PDF"),
+    (simple_pdf(["x = 1"])[:40], "damaged or not a PDF"),
+    (simple_pdf(["x = 1"], encrypted=True), "encrypted"),
+])
+def test_a_bad_pdf_is_a_one_line_error_naming_the_file(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, data: bytes, says: str) -> None:
+    path = tmp_path / "bad.pdf"
+    path.write_bytes(data)
+    status, _, err = run(capsys, "extract", str(path))
+    assert status == 2
+    assert "bad.pdf" in err and says in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_without_the_extra_a_pdf_names_the_extra(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)     # the import fails
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(simple_pdf(["x = 1"]))
+    status, _, err = run(capsys, "extract", str(path))
+    assert status == 2
+    assert "pip install 'symattn[pdf]'" in err and "doc.pdf" in err
+
+
+def test_the_page_budget_is_an_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import symattn.extract.pdf_text as pdf_text
+
+    monkeypatch.setattr(pdf_text, "MAX_GLYPHS", 5)
+    with pytest.raises(InputError, match="more than 5 characters"):
+        read_pdf(simple_pdf(["x = 0.25 and y = 1.5"]), "long.pdf")
+    monkeypatch.setattr(pdf_text, "MAX_PAGES", 0)
+    with pytest.raises(InputError, match="at most 0 are read"):
+        read_pdf(simple_pdf(["x = 1"]), "long.pdf")
+
+
+_SEED = simple_pdf(["q_1 = [1.0, -0.5]", "e^0.5 = 1.649"])
+
+
+@settings(max_examples=60, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_SEED) - 1), st.integers(0, 255)), max_size=8),
+       st.integers(1, len(_SEED)))
+def test_mutated_pdf_bytes_give_a_document_or_an_input_error(
+        changes: list[tuple[int, int]], length: int) -> None:
+    data = bytearray(_SEED[:length])
+    for at, value in changes:
+        if at < len(data):
+            data[at] = value
+    try:
+        read_pdf(bytes(data), "fuzz.pdf")
+    except InputError:
+        pass
+
+
+@needs_tex
+def test_reports_name_the_page_in_the_draft_and_in_json(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    import json
+
+    pdf = pdflatex(TEX, tmp_path)
+    checked = check_document(read_document(pdf), SPEC)
+    assert "# line 2 (page 1, line 2): …d_{k} = 2 the scaled score" in checked.draft
+    spec = tmp_path / "inputs.toml"
+    spec.write_text(SPEC, encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(pdf), "--spec", str(spec), "-f", "json")
+    claims = json.loads(out)["reports"][0]["claims"]
+    assert status in (0, 1)
+    assert {c["page"] for c in claims} == {1} and all("cell" not in c for c in claims)
+
+
+@needs_tex
+def test_matrices_side_by_side_of_different_heights_come_out_whole(tmp_path: Path) -> None:
+    # X (3 x 4) times W (4 x 2) = Q (3 x 2), set on one display line; a 4-row matrix has
+    # its name between its middle rows
+    tex = r"""\documentclass{article}
+\usepackage{amsmath}
+\pagestyle{empty}
+\begin{document}
+\[ Q = XW = \begin{bmatrix} 1 & 0 & 1 & 0 \\ 0 & 2 & 0 & 2 \\ 1 & 1 & 1 & 1 \end{bmatrix}
+   \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 1 & 1 \\ 0 & 0 \end{bmatrix}
+   = \begin{bmatrix} 2 & 1 \\ 2 & 4 \\ 2 & 2 \end{bmatrix} \]
+\[ W = \begin{bmatrix} 1 & 0 \\ 0 & 1 \\ 1 & 1 \\ 0 & 0 \end{bmatrix} \]
+\end{document}
+"""
+    lines = read_document(pdflatex(tex, tmp_path)).raw.splitlines()
+    assert "Q = XW = [[ 1  0  1  0 ], [ 0  2  0  2 ], [ 1  1  1  1 ]] [[ 1  0 ], [ 0  1 ], " \
+        "[ 1  1 ], [ 0  0 ]] = [[ 2  1 ], [ 2  4 ], [ 2  2 ]]" in lines
+    assert "W = [[ 1  0 ], [ 0  1 ], [ 1  1 ], [ 0  0 ]]" in lines
+
+
+def test_a_hostile_page_of_scattered_glyphs_is_laid_out_quickly() -> None:
+    import random
+    import time
+
+    chooser = random.Random(7)
+    glyphs = []
+    for _ in range(20_000):
+        x = chooser.uniform(0, 600)
+        glyphs.append(Glyph(chooser.choice("0123456789[]-. a\ufffd"), x, x + 5,
+                            chooser.uniform(0, 800), chooser.choice([6.0, 8.0, 10.0, 12.0])))
+    start = time.perf_counter()
+    page_lines(glyphs, 600.0)
+    assert time.perf_counter() - start < 10
+
+
+@settings(max_examples=80, deadline=2000)
+@given(st.lists(st.tuples(st.sampled_from("01-.[]x=\ufffd⎡⎤"), st.floats(0, 600),
+                          st.floats(0, 800), st.sampled_from([5.0, 7.0, 10.0, 14.0, 30.0])),
+                max_size=60))
+def test_any_set_of_glyphs_gives_lines(glyphs: list[tuple[str, float, float, float]]) -> None:
+    lines = page_lines([Glyph(c, x, x + size / 2, y, size) for c, x, y, size in glyphs], 600.0)
+    assert all(isinstance(line, str) and "\n" not in line for line in lines)
+
+
+def test_a_bracket_a_space_away_from_its_numbers_is_kept() -> None:
+    # NumPy's continuation row "       [ 1.43, 2.64]]" in a monospaced font: a space
+    # (0.6 em) between the bracket and the number; a bracket alone on its baseline is dropped
+    advance = 6.0
+    glyphs = [Glyph(c, k * advance, (k + 1) * advance, 100, 10)
+              for k, c in enumerate("[ 1.43, 2.64]]") if c != " "]
+    glyphs.append(Glyph("[", 0, 6, 140, 10))
+    assert page_lines(glyphs, 600.0) == ["[ 1.43, 2.64]]"]
