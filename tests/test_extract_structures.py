@@ -188,3 +188,13 @@ def test_two_lines_of_numbers_are_not_a_heading_and_a_row() -> None:
     found = scan(from_text(" 10  20\n  0  30\n"))
     assert found.groups == []
     assert [n.text for n in found.singles] == ["10", "20", "0", "30"]
+
+
+def test_a_product_written_below_its_name_does_not_name_its_first_factor() -> None:
+    """``Q = X W_Q`` then ``= [X] [W_Q] = [Q]`` on the lines below: the first matrix is X,
+    a factor, and must not be named Q (it would look like Q in the wrong shape)."""
+    text = ("Q = X W_Q\n"
+            " = [[1, 0], [0, 2], [1, 1]]\n"
+            "   [[1, 0], [0, 1]]\n"
+            " = [[1, 0], [0, 2], [1, 1]]\n")
+    assert [group.names for group in scan(from_text(text)).groups][0] == ()

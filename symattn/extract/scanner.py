@@ -22,7 +22,8 @@ is read by ``symattn.extract.place``.
 
 from __future__ import annotations
 
-__all__ = ["Number", "Group", "Scanned", "scan", "expression_above", "MAX_NUMBERS"]
+__all__ = ["Number", "Group", "Scanned", "scan", "expression_above", "ENDS_EXPRESSION",
+           "MAX_NUMBERS"]
 
 import bisect
 import dataclasses
@@ -92,6 +93,10 @@ def _names_in(before: str) -> tuple[str, ...]:
         if match:
             names.append(match["name"])
     return tuple(names)
+
+
+# after a group: the end of its line, and no factor or term on the next line
+ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
 
 
 def expression_above(document: Document, start: int) -> tuple[str, int] | None:
@@ -248,7 +253,9 @@ def _scan(document: Document) -> Scanned:
         continued = expression_above(document, group.start)
         if continued:
             above = continued[0]
-            if not names and continued[1] >= floor:     # no group on the line above
+            # no group on the line above, and this group ends the expression (not the first
+            # factor of a product written on below: "Q = X W_Q" then "= [X] [W_Q] = [Q]")
+            if not names and continued[1] >= floor and ENDS_EXPRESSION.match(text, group.end):
                 names = _names_in(above + " =")
         found.groups.append(replace(group, rows=rows, names=names, above=above))
         floor = group.end

@@ -25,7 +25,7 @@ import dataclasses
 import re
 
 from symattn.extract.place import heading_step
-from symattn.extract.scanner import Group, Number
+from symattn.extract.scanner import ENDS_EXPRESSION, Group, Number
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -87,8 +87,6 @@ def _columns_of(text: str, rows: list[Group]) -> list[Group]:
 _CONTINUATION = re.compile(r"^[\s$&]*[=≈][\s$&]*$")     # the line so far: "   ≈ " or "&= "
 _CHAIN_START = re.compile(r"^[\s$]*(?:\\text\{)?(?P<name>[A-Za-z][\w^]{0,20})\}?"
                           r"(?:\([^()=\n]{0,40}\))?\s*&?\s*[=≈]")
-# after the group: the end of its line, and no factor or term on the next line
-_ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
 _OPENS_WITH_SIGN = re.compile(r"^[\s$&]*[=≈+]")     # = ..., ≈ ..., + ... (a term more)
 _CHAIN_LINES = 8           # how far up a continued line looks for the name it continues
 
@@ -99,7 +97,7 @@ def continued(text: str, group: Group) -> Group:
     ``≈ [1.0, 2.0]`` on the next line is out_1)."""
     line_start = text.rfind("\n", 0, group.start) + 1
     if group.names or not _CONTINUATION.match(text[line_start:group.start]) or \
-            not _ENDS_EXPRESSION.match(text, group.end):
+            not ENDS_EXPRESSION.match(text, group.end):
         return group
     end = line_start - 1
     for _ in range(_CHAIN_LINES):
