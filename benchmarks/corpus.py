@@ -57,6 +57,7 @@ class Score:
     total: int
     wrong_placed: int
     note: str = ""
+    certain_wrong: int = 0      # of the numbers placed wrongly, those placed "certain"
 
 
 def examples(corpus: Path) -> list[tuple[str, Path]]:
@@ -87,7 +88,26 @@ def score_one(corpus: Path, slug: str, document: Path, work: Path) -> Score:
         last = (done.stderr.strip().splitlines() or ["no draft"])[-1]
         return Score(slug, 0, itself["total"], 0, f"extract: {last[:90]}")
     counts = _scored(corpus, draft, truth) or {"found": 0, "wrong_placed": 0}
-    return Score(slug, counts["found"], itself["total"], counts["wrong_placed"])
+    return Score(slug, counts["found"], itself["total"], counts["wrong_placed"],
+                 certain_wrong=_certain_wrong(corpus, draft, truth))
+
+
+def _certain_wrong(corpus: Path, draft: Path, truth: Path) -> int:
+    """How many of the draft's claims placed wrongly the draft calls ``certain`` (its
+    comment line before each claim says how sure it is)."""
+    scored = subprocess.run([sys.executable, str(corpus / "score_extract.py"), str(draft),
+                             str(truth), "-v"], capture_output=True, text=True)
+    keys = {line.rsplit("(", 1)[-1].rstrip(")") for line in scored.stdout.splitlines()
+            if line.strip().startswith("wrong-placed ")}
+    sure = {}
+    confidence = ""
+    for line in draft.read_text(encoding="utf-8").splitlines():
+        found = re.match(r"#\s+(certain|likely|guess):", line)
+        if found:
+            confidence = found.group(1)
+        elif line and not line.startswith("#") and "=" in line:
+            sure[line.split("=", 1)[0].strip().strip('"')] = confidence
+    return sum(1 for key in keys if sure.get(key) == "certain")
 
 
 def _scored(corpus: Path, draft: Path, truth: Path) -> dict[str, int] | None:
@@ -327,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     forms = list(FORMS) if args.form == "all" else [args.form]
     if args.check:
         return main_check(args, forms)
-    print(f"{'form':<8} {'placed':>13} {'placed wrongly':>15}")
+    print(f"{'form':<8} {'placed':>13} {'placed wrongly':>15} {'of them certain':>17}")
     with tempfile.TemporaryDirectory() as work:
         for form in forms:
             scores = []
@@ -337,12 +357,14 @@ def main(argv: list[str] | None = None) -> int:
                     scores.append(score_one(args.corpus, slug, document, Path(work)))
             for score in scores if args.verbose else []:
                 print(f"  {score.slug:<28} {score.found:>4}/{score.total:<4} "
-                      f"wrong {score.wrong_placed:<3} {score.note}")
+                      f"wrong {score.wrong_placed:<3} certain {score.certain_wrong:<3} "
+                      f"{score.note}")
             found = sum(s.found for s in scores)
             total = sum(s.total for s in scores)
             wrong = sum(s.wrong_placed for s in scores)
+            certain = sum(s.certain_wrong for s in scores)
             share = f"{100 * found / total:.1f}%" if total else "-"
-            print(f"{form:<8} {found:>4}/{total:<4} {share:>6} {wrong:>15}")
+            print(f"{form:<8} {found:>4}/{total:<4} {share:>6} {wrong:>15} {certain:>17}")
     return 0
 
 

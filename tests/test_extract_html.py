@@ -267,3 +267,10 @@ def test_check_an_html_page_reports_its_html_lines_and_columns(
 def test_tex_in_attributes_is_decoded_once() -> None:
     page = '<span data-latex="a &amp;lt; 1">x</span><math alttext="b &lt; 2"><mi>b</mi></math>'
     assert html_text(page).text == "a &lt; 1 b < 2 "
+
+
+def test_math_in_an_embedded_image_address_is_read() -> None:
+    """Pandoc writes an SVG image as <embed src=...>: its codecogs address carries TeX."""
+    page = ('<p>Scores [0, 0.5]</p><figure><embed src="https://latex.codecogs.com/svg.latex?'
+            '%5Cbg_white%20e%5E%7B0.5%7D%20%3D%201.649" /></figure>')
+    assert EXP in _placed(page)

@@ -198,3 +198,9 @@ def test_a_product_written_below_its_name_does_not_name_its_first_factor() -> No
             "   [[1, 0], [0, 1]]\n"
             " = [[1, 0], [0, 2], [1, 1]]\n")
     assert [group.names for group in scan(from_text(text)).groups][0] == ()
+
+
+def test_the_first_factor_of_a_product_on_one_line_is_not_named_by_the_product() -> None:
+    text = "Q = X W_Q = [[1, 0], [0, 2]] [[1, 0], [0, 1]] = [[1, 0], [0, 2]]\n"
+    names = [group.names for group in scan(from_text(text)).groups]
+    assert names[0] == () and names[1] == ()

@@ -194,10 +194,12 @@ class _Reader(HTMLParser):
             self.newline(pos)
         elif tag in ("sub", "sup"):
             self.out.add("_" if tag == "sub" else "^", pos)
-        elif tag == "img" and _MATH_IMAGE.match(values.get("src", "")):
-            # math as an image whose address carries its TeX: the address is written out,
-            # and reading the text decodes it (symattn.extract.document)
-            self.out.add(" " + values["src"] + " ", pos)
+        elif tag in ("img", "embed", "object") and \
+                _MATH_IMAGE.match(address := values.get("src") or values.get("data") or ""):
+            # math as an image whose address carries its TeX (<img>, or <embed> as pandoc
+            # writes an SVG): the address is written out, and reading the text decodes it
+            # (symattn.extract.document)
+            self.out.add(" " + address + " ", pos)
         elif tag == "img":
             alt = values.get("alt", "")
             if _ALT_MATH.search(alt) or re.search(r"math|latex|tex", values.get("class", "")):

@@ -95,6 +95,15 @@ def _names_in(before: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _first_factor(text: str, group: Group, following: Group) -> bool:
+    """``group`` times ``following`` is what the names before ``group`` stand for: the two
+    are written side by side (or ``·``, ``×``) and an ``=`` follows the second."""
+    return bool(_PRODUCT_GAP.fullmatch(text, group.end, following.start)) and \
+        bool(_EQUALS_AFTER.match(text, following.end))
+
+
+_PRODUCT_GAP = re.compile(r"[ \t·×*]*\n?[ \t·×*]*")
+_EQUALS_AFTER = re.compile(r"\s*=")
 # after a group: the end of its line, and no factor or term on the next line
 ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
 
@@ -245,11 +254,13 @@ def _scan(document: Document) -> Scanned:
     groups.extend(frame_rows(document, taken))
     groups.sort(key=lambda g: g.start)
     floor = 0
-    for group in groups:
+    for index, group in enumerate(groups):
         rows = group.rows
         if re.search(r"[≈~]\s*$", text[max(0, group.start - 3):group.start]):
             rows = tuple(tuple(replace(n, approximate=True) for n in row) for row in rows)
         names, above = _names(document, group.start, floor), ""
+        if index + 1 < len(groups) and _first_factor(text, group, groups[index + 1]):
+            names = ()     # "Q = X W_Q = [X] [W_Q] = [Q]": the names are the product's
         continued = expression_above(document, group.start)
         if continued:
             above = continued[0]
