@@ -230,3 +230,42 @@ def test_a_number_not_placed_is_suspicious_only_when_close_to_a_quantity(
     assert [s["printed"] for s in unplaced] == ["0.3335"]
     assert [(n["position"], n["exact_decimal"]) for n in unplaced[0]["nearest"]][0] == \
         ("weights[1,1]", _cut(1 / 3, 6) + "...")
+
+
+# Scores 1 and 0 of one query: softmax gives e/(e+1) = 0.731 and 1/(e+1) = 0.269.
+ROW_INPUTS = '[inputs]\nscores = [[1, 0]]\n[options]\nscale = "none"\n'
+
+
+def _verdicts(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+              inputs: str = ROW_INPUTS) -> dict[str, str]:
+    document, spec = tmp_path / "page.md", tmp_path / "inputs.toml"
+    document.write_text(text, encoding="utf-8")
+    spec.write_text(inputs, encoding="utf-8")
+    _, report = _json(capsys, str(document), "--spec", str(spec))
+    return {c["position"]: c["verdict"] for c in report["claims"]}
+
+
+def test_a_matrix_under_its_steps_name_is_wrong_whatever_its_values(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # 0.9 and 0.1 are far from 0.731 and 0.269, but "Attention Weights =" fixes the place
+    verdicts = _verdicts(capsys, tmp_path, "Attention Weights = [[0.9, 0.1]]\n")
+    assert verdicts == {"weights[1,1]": "wrong", "weights[1,2]": "wrong"}
+
+
+def test_words_before_a_matrix_name_it_together(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path) -> None:
+    # scaled by 1/2: the scaled scores are 0.5 and 0; "Scaled Scores" are not the raw ones
+    inputs = '[inputs]\nscores = [[1, 0]]\n[options]\nscale = "0.5"\n'
+    verdicts = _verdicts(capsys, tmp_path, "Scaled Scores = [[0.5, 0]]\n", inputs)
+    assert verdicts == {"scaled[1,1]": "ok", "scaled[1,2]": "ok"}
+
+
+def test_a_name_the_values_contradict_is_not_a_certain_place(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # the raw scores [1, 0] with the mask added before the scale, printed as "Masked
+    # Scores": symattn's masked step is the scaled scores plus the mask (0.5, -inf), so
+    # the name says masked but the values are the raw scores: suspicious, never wrong
+    inputs = '[inputs]\nscores = [[1, 0], [2, 1]]\n[options]\nscale = "0.5"\nmask = "causal"\n'
+    text = "Masked Scores = [[1, -inf], [2, 1]]\n"
+    verdicts = _verdicts(capsys, tmp_path, text, inputs)
+    assert "wrong" not in verdicts.values()

@@ -50,7 +50,9 @@ _STEP_WORDS = {"scores": "scores", "score": "scores", "attn_scores": "scores",
                "scaled_scores": "scaled", "weights": "weights", "attn_weights": "weights",
                "attention_weights": "weights", "alpha": "weights", "softmax": "weights",
                "output": "output", "outputs": "output", "context": "output",
-               "context_vectors": "output", "attention": "output", "z": "output"}
+               "context_vectors": "output", "attention": "output", "z": "output",
+               "masked_scores": "masked", "raw_scores": "scores", "attention_output": "output",
+               "scaled_attention_scores": "scaled", "softmax_weights": "weights"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
 # steps whose rows are not (only) queries: a row of K is a key
 _INPUTS = frozenset({"Q", "K", "V", "X", "W_Q", "W_K", "W_V"})
@@ -100,7 +102,11 @@ def heading_step(heading: str) -> str | None:
 
 def _step_named(name: str) -> str | None:
     """The step a name written before a matrix names (None for other names)."""
-    return _STEP_NAMES.get(name) or _STEP_WORDS.get(name.lower())
+    found = _STEP_NAMES.get(name) or _STEP_WORDS.get(name.lower())
+    words = name.split("_")
+    if found is None and len(words) > 1 and all(w.isalpha() and len(w) > 1 for w in words):
+        return _STEP_WORDS.get(words[-1].lower())     # "Final Weights": the last word says
+    return found
 
 
 def entry_score(number: Number, value: float) -> float:
@@ -283,7 +289,7 @@ class Placer:
             return []
         options = [o for o in self._options(group, transposed)
                    if o.exact >= 0.5 or o.score >= 0.6 or
-                   (self._named(group, o) and o.score >= 0.25)]
+                   self._named(group, o)]   # a name fixes the place, whatever the values
         if only is not None:
             options = [o for o in options if split_name(o.step)[1] == only]
         options = [o for o in options if o.exact == 1.0 or self._named(group, o) or
@@ -330,6 +336,10 @@ class Placer:
         whole matrix (or on the only row of a one-row step)."""
         if not self._named(group, option):
             return False
+        if option.exact < 1.0 and any(other.exact > max(option.exact, 0.5)
+                                      for other in self._options(group)):
+            return False    # the values say another quantity (raw scores + mask called
+            #                 "masked" where the mask comes after the scale): the name is doubtful
         rows = self.candidates.shapes[option.step][0]
         return option.kind in ("matrix", "columns") or any(
             _ROW_NAME.match(name) for name in group.names) or rows == 1

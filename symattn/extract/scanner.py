@@ -46,6 +46,7 @@ _ELISION = re.compile(r"\.\.\.|…")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
 _CONTINUATION = re.compile(r"^\s*[=≈→]\s*$")
+_WORDS = re.compile(r"(?<![\w])[A-Za-z]{2,20}(?: [A-Za-z]{2,20}){1,2}\s*$")   # "Scaled Scores"
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 
 
@@ -88,6 +89,10 @@ def _names_in(before: str) -> tuple[str, ...]:
     for number, segment in enumerate(segments):
         segment = re.split(r"[:;.,(]\s|\s[-—–]\s", segment)[-1]
         match = _NAME.match(segment) or _NAME.match(segment.split("(")[-1])
+        words = _WORDS.search(segment)
+        if not match and words:      # "Scaled Scores =": the words together name it
+            names.append("_".join(words.group(0).split()))
+            continue
         if not match and number == 0 and segment.split():
             match = _NAME.match(segment.split()[-1])   # "Let q_3 = [...]"
         if match:
