@@ -269,3 +269,11 @@ def test_a_name_the_values_contradict_is_not_a_certain_place(
     text = "Masked Scores = [[1, -inf], [2, 1]]\n"
     verdicts = _verdicts(capsys, tmp_path, text, inputs)
     assert "wrong" not in verdicts.values()
+
+
+def test_a_number_that_may_be_the_first_group_of_a_thousand_is_not_called_wrong(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # e^10 = 22026.47; a PDF sets "22,026" as "22, 026": the 22 must not be judged as e^10
+    inputs = '[inputs]\nscores = [[10, 0]]\n[options]\nscale = "none"\n'
+    verdicts = _verdicts(capsys, tmp_path, "e^{10} = 22, 026 is large\n", inputs)
+    assert "wrong" not in verdicts.values()

@@ -84,6 +84,18 @@ class _Line:
                 if start <= k < end and isinstance(v, Number)]
 
 
+_SPLIT_GROUP = re.compile(r",\s\d{3}(?![\d.,])")   # "22, 026": 22,026 set with a space
+
+
+def _doubtful_grouping(text: str, base: int, placement: Placement) -> Placement:
+    """A number followed by ``, ddd`` may be the first group of a thousands-grouped number
+    (a PDF sets the math "22,026" as "22, 026"): its place is not certain."""
+    if placement.anchored and any(_SPLIT_GROUP.match(text, n.end - base)
+                                  for n in placement.numbers):
+        return dataclasses.replace(placement, anchored=False)
+    return placement
+
+
 def place_line(placer: Placer, text: str, base: int, singles: list[Number],
                groups: list[tuple[Group, list[Placement]]]) -> tuple[list[Placement],
                                                                      list[Number]]:
@@ -101,6 +113,7 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
             line.done.update(n.start for p in found for n in p.numbers)
             if rule is _divisions and len(numbers) == 2:   # "2/0.5": no weight, no score
                 line.done.update(n.start for n in numbers)
+    placed = [_doubtful_grouping(text, base, p) for p in placed]
     left = []
     for number in singles:
         if number.start in line.done:
