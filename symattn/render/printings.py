@@ -10,8 +10,8 @@ the page's words (``line 75``), and any other label becomes a neutral
 >>> english = messages.load("en")
 >>> page_label("řádek 75", "cs", english, 2), page_label("škálování", "cs", english, 2)
 ('line 75', 'printing 2')
->>> page_label("škálování", "cs", messages.load("cs"), 2)
-'škálování'
+>>> page_label("škálování", "cs", messages.load("cs"), 2), page_label("line 75", "cs", english, 2)
+('škálování', 'line 75')
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ def page_label(label: str, spec_language: str, page: messages.Catalog, number: i
     """``label`` as a page in ``page``'s language shows it; ``number``: which printing it is
     (2 for the first label), for a label that cannot be written in the page's words."""
     if not label or not spec_language or spec_language == page.language:
+        return label
+    own = _line_label(page.language)
+    if own and own.fullmatch(label):     # already the page's words ("line 75")
         return label
     pattern = _line_label(spec_language)
     match = pattern.fullmatch(label) if pattern else None
