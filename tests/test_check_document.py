@@ -282,8 +282,8 @@ def test_a_number_that_may_be_the_first_group_of_a_thousand_is_not_called_wrong(
 def test_a_czech_document_checked_in_english_names_its_lines_in_english(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     document, spec = tmp_path / "strana.md", tmp_path / "inputs.toml"
-    document.write_text("Skóre [0, 0], váhy:\n\nweights = [0.5, 0.5]\n\nZnovu: weights = [0.5, 0.5]\n",
-                        encoding="utf-8")
+    document.write_text("Skóre [0, 0], váhy:\n\nweights = [0.5, 0.5]\n\n"
+                        "Znovu: weights = [0.5, 0.5]\n", encoding="utf-8")
     spec.write_text('language = "cs"\n' + INPUTS, encoding="utf-8")
     status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-l", "en")
     assert status == 0 and "@ line 5" in out and "řádek" not in out
