@@ -46,7 +46,7 @@ _ELISION = re.compile(r"\.\.\.|…")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
 _CONTINUATION = re.compile(r"^\s*[=≈→]\s*$")
-_WORDS = re.compile(r"(?<![\w])[A-Za-z]{2,20}(?: [A-Za-z]{2,20}){1,2}\s*$")   # "Scaled Scores"
+_WORDS = re.compile(r"(?<![\w])[A-Za-z]{2,20}(?: [A-Za-z]{2,20}){1,2}$")   # "Scaled Scores"
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 
 
@@ -89,7 +89,7 @@ def _names_in(before: str) -> tuple[str, ...]:
     for number, segment in enumerate(segments):
         segment = re.split(r"[:;.,(]\s|\s[-—–]\s", segment)[-1]
         match = _NAME.match(segment) or _NAME.match(segment.split("(")[-1])
-        words = _WORDS.search(segment)
+        words = _WORDS.search(segment[-80:].rstrip())
         if not match and words:      # "Scaled Scores =": the words together name it
             names.append("_".join(words.group(0).split()))
             continue
@@ -103,12 +103,13 @@ def _names_in(before: str) -> tuple[str, ...]:
 def _first_factor(text: str, group: Group, following: Group) -> bool:
     """``group`` times ``following`` is what the names before ``group`` stand for: the two
     are written side by side (or ``·``, ``×``) and an ``=`` follows the second."""
-    return bool(_PRODUCT_GAP.fullmatch(text, group.end, following.start)) and \
+    gap = text[group.end:following.start]
+    return len(gap) <= 40 and gap.count("\n") <= 1 and set(gap) <= _PRODUCT_GAP and \
         bool(_EQUALS_AFTER.match(text, following.end))
 
 
-_PRODUCT_GAP = re.compile(r"[ \t·×*]*\n?[ \t·×*]*")
-_EQUALS_AFTER = re.compile(r"\s*=")
+_PRODUCT_GAP = frozenset(" \t·×*\n")
+_EQUALS_AFTER = re.compile(r"\s{0,40}=")
 # after a group: the end of its line, and no factor or term on the next line
 ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
 
