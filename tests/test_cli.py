@@ -453,3 +453,19 @@ def test_examples_lists_each_kind_and_errors_name_an_example_by_its_name(capsys)
     assert err.startswith("symattn: error: example 001-score-matrix-memory: this is a sizes "
                           "spec"), err
     assert "/" not in err.split(":")[2]
+
+
+def test_check_show_problems_lists_only_what_an_author_must_look_at(capsys) -> None:
+    # softmax([10, 2, 1]) printed to 4 places: 0.9997 is wrong (exactly 0.99954...), the
+    # other two (0.0003, 0.0001) are right
+    status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
+                         "en", "--show", "problems")
+    rows = [line for line in out.splitlines() if line.startswith("weights[")]
+    assert status == 1 and len(rows) == 1 and "0.9997" in rows[0] and "WRONG" in rows[0]
+    assert "2 right numbers are not shown" in out
+    status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
+                         "en", "--show", "problems", "-f", "markdown")
+    assert status == 1 and out.count("| <code>weights&#91;") == 1
+    status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
+                         "en")
+    assert len([line for line in out.splitlines() if line.startswith("weights[")]) == 3

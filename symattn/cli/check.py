@@ -64,9 +64,12 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                         help="FILEs are documents (text, Markdown, LaTeX, HTML, notebooks): "
                              "extract their printed numbers with these inputs and check them, "
                              "reporting each at its document line (docs/extract.md)")
-    parser.add_argument("--show", choices=("unplaced",), default=None,
-                        help="with --spec: also list the numbers not placed (line, column, "
-                             "text)")
+    parser.add_argument("--show", choices=("all", "problems", "unplaced"), default="all",
+                        help="text and markdown: all (default) the rows of every printed "
+                             "number; problems those an author has to look at (wrong, "
+                             "carried forward, suspicious, undecided, printed differently "
+                             "elsewhere); unplaced: for a document, also the numbers not "
+                             "placed (line, column, text)")
     add_language_options(parser, locale=False)
     add_gate_options(parser)
     return {"check": run}
@@ -268,4 +271,4 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")
     return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-        args.format](reports, args.language)
+        args.format](reports, args.language, args.show == "problems")

@@ -281,7 +281,7 @@ def _rendered(checks: list[DocumentCheck], args: argparse.Namespace) -> str:
     language = language_of(args, checks[0].report.language)
     if summary:
         return document.document_summary(checks, language, args.format == "markdown")
-    show = getattr(args, "show", None) == "unplaced"
+    show = getattr(args, "show", None)
     layout = document.document_markdown if args.format == "markdown" else \
         document.document_text
-    return layout(checks, language, show)
+    return layout(checks, language, show == "unplaced", show == "problems")

@@ -21,6 +21,7 @@ from __future__ import annotations
 __all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table",
            "report_writer", "report_text_lines", "report_markdown_lines", "compact_json"]
 
+import dataclasses
 import json
 from pathlib import PurePath
 from typing import Callable, Sequence
@@ -105,23 +106,39 @@ def report_table(report: Report, language: str | None = None
             f"{_rounding(report, notes)} {_summary(report, notes)}", _columns(notes), rows)
 
 
-def report_text(reports: Sequence[Report], language: str | None = None) -> str:
-    """The reports as aligned text tables, in ``language`` (else each spec's own)."""
+def report_text(reports: Sequence[Report], language: str | None = None,
+                problems_only: bool = False) -> str:
+    """The reports as aligned text tables, in ``language`` (else each spec's own);
+    ``problems_only``: the rows of the numbers an author has to look at."""
     out = []
     for report in reports:
-        out += report_text_lines(report, report_writer(report, language, "plain"))
+        out += report_text_lines(report, report_writer(report, language, "plain"),
+                                 problems_only=problems_only)
     return "\n".join(out)
 
 
-def report_text_lines(report: Report, notes: NoteWriter, below: Sequence[str] = ()
-                      ) -> list[str]:
+def _shown_rows(report: Report, notes: NoteWriter, problems_only: bool
+                ) -> tuple[Report, list[str]]:
+    """The report with the rows to show, and the line saying how many right ones are not."""
+    if not problems_only:
+        return report, []
+    shown = tuple(v for v in report.verdicts if v.is_problem)
+    hidden = len(report.verdicts) - len(shown)
+    note = [notes.convert(notes.catalog.fill("report.right_hidden", count=str(hidden)))] \
+        if hidden else []
+    return dataclasses.replace(report, verdicts=shown), note
+
+
+def report_text_lines(report: Report, notes: NoteWriter, below: Sequence[str] = (),
+                      problems_only: bool = False) -> list[str]:
     """One report's lines of text: heading, its underline, the summary, ``below`` (more
     lines under the summary), a blank line, the table, a blank line."""
     report = labels_in(report, notes.catalog.language)
     heading = visible(_heading(report, notes.catalog.language))
+    shown, hidden = _shown_rows(report, notes, problems_only)
     out = [heading, "=" * len(heading), f"{_rounding(report, notes)} "
-           f"{_summary(report, notes)}", *below, ""]
-    rows = [_columns(notes)] + _rows(report, notes)
+           f"{_summary(report, notes)}", *below, *hidden, ""]
+    rows = [_columns(notes)] + _rows(shown, notes)
     widths = [max(map(len, column)) for column in list(zip(*rows))[:4]]
     out += [f"{where.ljust(widths[0])}  {printed.ljust(widths[1])}  "
             f"{rounded.ljust(widths[2])}  {verdict.ljust(widths[3])}  {reason}"
@@ -157,25 +174,29 @@ def _md(text: str) -> str:
     return escape_markdown(text)
 
 
-def report_markdown(reports: Sequence[Report], language: str | None = None) -> str:
-    """The reports as Markdown tables, in ``language`` (else each spec's own)."""
+def report_markdown(reports: Sequence[Report], language: str | None = None,
+                    problems_only: bool = False) -> str:
+    """The reports as Markdown tables, in ``language`` (else each spec's own);
+    ``problems_only``: the rows of the numbers an author has to look at."""
     out = []
     for report in reports:
-        out += report_markdown_lines(report, report_writer(report, language, "markdown"))
+        out += report_markdown_lines(report, report_writer(report, language, "markdown"),
+                                     problems_only=problems_only)
     return "\n".join(out)
 
 
-def report_markdown_lines(report: Report, notes: NoteWriter, below: Sequence[str] = ()
-                          ) -> list[str]:
+def report_markdown_lines(report: Report, notes: NoteWriter, below: Sequence[str] = (),
+                          problems_only: bool = False) -> list[str]:
     """One report's Markdown lines: heading, summary, ``below`` (paragraphs under the
     summary, each a line), the table, a blank line."""
     report = labels_in(report, notes.catalog.language)
     columns = _columns(notes)
+    shown, hidden = _shown_rows(report, notes, problems_only)
     out = [f"## {_md(_heading(report, notes.catalog.language))}", "",
            f"{_rounding(report, notes)} {_summary(report, notes)}", "",
-           *(line for paragraph in below for line in (paragraph, "")),
+           *(line for paragraph in [*below, *hidden] for line in (paragraph, "")),
            "| " + " | ".join(columns) + " |", "|---|---|---|---|---|"]
-    for v in report.verdicts:
+    for v in shown.verdicts:
         verdict = notes.verdict_word(v.verdict)
         verdict = f"**{verdict}**" if v.verdict == "wrong" else verdict
         flags = notes.flags(v)

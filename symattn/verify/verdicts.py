@@ -27,6 +27,7 @@ VERDICTS = ("ok", "propagated", "wrong", "undecided")
 # Given by ``check DOC`` (extract.checking), never by the checker: a number the checker
 # finds wrong on a place not certain (found by its value alone). Not counted as wrong.
 SUSPICIOUS = "suspicious"
+_PROBLEM_FLAGS = frozenset({"inconsistent", "carried_wrong"})
 FLAGS = ("tie", "near-tie", "inconsistent", "approximate", "carried_wrong", "input_rounding",
          "framework_precision")
 
@@ -158,6 +159,12 @@ class Verdict:
     @property
     def label(self) -> str:
         return self.claim.label
+
+    @property
+    def is_problem(self) -> bool:
+        """What an author has to look at (``check --show problems``): a number not right,
+        or right but printed differently elsewhere or carried from a wrong number."""
+        return self.verdict != "ok" or bool(_PROBLEM_FLAGS & set(self.flags))
 
 
 @dataclass(frozen=True)

@@ -82,24 +82,27 @@ def _sections(check: DocumentCheck, notes: NoteWriter, show_unplaced: bool
 
 
 def document_text(checks: Sequence[DocumentCheck], language: str | None = None,
-                  show_unplaced: bool = False) -> str:
-    """The reports as text: each one's table, counts and lists."""
+                  show_unplaced: bool = False, problems_only: bool = False) -> str:
+    """The reports as text: each one's table (``problems_only``: its problems), counts
+    and lists."""
     out = []
     for check in checks:
         notes = report_writer(check.report, language, "plain")
-        out += report_text_lines(check.report, notes, [_counts(check, notes)])
+        out += report_text_lines(check.report, notes, [_counts(check, notes)], problems_only)
         for heading, lines in _sections(check, notes, show_unplaced):
             out += [heading, *(f"  {line}" for line in lines), ""]
     return "\n".join(out)
 
 
 def document_markdown(checks: Sequence[DocumentCheck], language: str | None = None,
-                      show_unplaced: bool = False) -> str:
-    """The reports as Markdown: each one's table, counts and lists."""
+                      show_unplaced: bool = False, problems_only: bool = False) -> str:
+    """The reports as Markdown: each one's table (``problems_only``: its problems),
+    counts and lists."""
     out = []
     for check in checks:
         notes = report_writer(check.report, language, "markdown")
-        out += report_markdown_lines(check.report, notes, [_counts(check, notes)])
+        out += report_markdown_lines(check.report, notes, [_counts(check, notes)],
+                                     problems_only)
         for heading, lines in _sections(check, notes, show_unplaced):
             out += [f"**{heading}**", "", *(f"- {line}" for line in lines), ""]
     return "\n".join(out)
