@@ -239,6 +239,11 @@ def test_mkdocs_plugin_fills_pages_that_name_a_spec(tmp_path: Path,
     assert "<table" in page and ">0.25</td>" in page      # weights[3,1] at 2 places
     assert "{{ left alone }}" in (tmp_path / "site" / "plain" / "index.html").read_text(
         encoding="utf-8")
+    assert not (tmp_path / "site" / "spec.toml").exists()     # a working file, not a page
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - symattn:\n"
+                                         "      publish_specs: true\n", encoding="utf-8")
+    build(load_config(str(tmp_path / "mkdocs.yml")))
+    assert (tmp_path / "site" / "spec.toml").exists()
 
 
 def test_mkdocs_plugin_stops_the_build_on_a_bad_page(tmp_path: Path,

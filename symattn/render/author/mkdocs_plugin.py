@@ -9,6 +9,9 @@ the language of the words (default: the spec's). Pages without the key are left
 as they are. A fault in a page stops the build with the page, line (counted in
 the page's file, front matter included) and reason.
 
+The spec files (``.toml``) under the docs folder are not copied into the site
+(``publish_specs: true`` copies them).
+
 The limits of what a page's template may compute (docs/author.md, "Limits")
 are the plugin's options, the ``symattn render`` options without the dashes:
 
@@ -46,7 +49,8 @@ class SymattnPlugin(BasePlugin):  # type: ignore[type-arg, no-untyped-call, misc
          config_options.Type(int, default=defaults.TEMPLATE_MAX_ITERATIONS)),
         ("template_max_output", config_options.Type(int, default=defaults.TEMPLATE_MAX_OUTPUT)),
         ("template_max_seconds",
-         config_options.Type((int, float), default=defaults.TEMPLATE_MAX_SECONDS)))
+         config_options.Type((int, float), default=defaults.TEMPLATE_MAX_SECONDS)),
+        ("publish_specs", config_options.Type(bool, default=False)))
 
     def __init__(self) -> None:
         super().__init__()
@@ -57,6 +61,15 @@ class SymattnPlugin(BasePlugin):  # type: ignore[type-arg, no-untyped-call, misc
         if key not in self._derivations:
             self._derivations[key] = pipeline.derive(spec.load(path))
         return self._derivations[key]
+
+    def on_files(self, files: Any, /, *, config: Any) -> Any:
+        """The site's files without the specs (``.toml``) the pages are filled from: they
+        are the author's working files, not pages (``publish_specs: true`` keeps them)."""
+        if (getattr(self, "config", None) or {}).get("publish_specs"):
+            return files
+        for file in [f for f in files if str(f.src_uri).lower().endswith(".toml")]:
+            files.remove(file)
+        return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Any, config: Any, files: Any
                          ) -> str | None:
