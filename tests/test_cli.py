@@ -469,3 +469,18 @@ def test_check_show_problems_lists_only_what_an_author_must_look_at(capsys) -> N
     status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
                          "en")
     assert len([line for line in out.splitlines() if line.startswith("weights[")]) == 3
+
+
+def test_every_subcommand_describes_every_option_and_shows_its_own_examples() -> None:
+    import argparse
+
+    from symattn.cli.app import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            assert action.help or isinstance(action, argparse._HelpAction), (name, action)
+        examples = [line.split()[1] for line in (command.epilog or "").splitlines()
+                    if line.startswith("  symattn ")]
+        assert examples and set(examples) == {name}, (name, examples)

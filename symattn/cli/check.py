@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Union
 
 from symattn.cli.gates import add_gate_options, fail_on, fails, summary_text
 from symattn.defaults import MAX_TERMS, ROUNDING
-from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler,
+from symattn.cli.options import (EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler, epilog,
                                  Subparsers,
                                  add_language_options, add_limit_option,
                                  add_precision_option, add_source,
@@ -38,15 +38,25 @@ if TYPE_CHECKING:
 Checked = Union["Report", list["Report"], "Failed"]
 
 
+CHECK_EPILOG = epilog("""\
+  symattn check --example 001-kocka-spi-venku   verdicts on the printed numbers of an example
+  symattn check my.toml --show problems         only the numbers to look at
+  symattn check book/*.toml -f markdown -j 2    several specs, two at a time
+  symattn check chapter.md                      a document: its examples found and checked
+  symattn check chapter.pdf --spec inputs.toml  a document with the inputs you give
+  symattn check my.toml --fail-on wrong,propagated --summary   a CI gate
+""")
+
 def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``check``; return its handler."""
     parser = subparsers.add_parser("check", help="judge the printed numbers ([claims]) of specs",
                                    formatter_class=argparse.RawDescriptionHelpFormatter,
-                                   epilog=EPILOG)
+                                   epilog=CHECK_EPILOG)
     add_source(parser, many=True)
     add_limit_option(parser)
     add_precision_option(parser)
-    parser.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text",
+                        help="text (default), a Markdown table, or JSON (symattn schema check)")
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
                              f"(default: the spec's options.rounding, else {ROUNDING})")

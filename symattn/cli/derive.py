@@ -19,7 +19,7 @@ import argparse
 from typing import TYPE_CHECKING, Iterator
 
 from symattn.defaults import MAX_TERMS, ROWS_SHOWN
-from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
+from symattn.cli.options import (EXIT_OK, epilog, Handler, Subparsers, add_language_options,
                                  add_limit_option, add_number_options, add_precision_option,
                                  add_source, language_of, load_one,
                                  number_format_of, spec_sources, whole, write_output)
@@ -30,11 +30,20 @@ if TYPE_CHECKING:
     from symattn.values.number_format import NumberFormat
 
 
+DERIVE_EPILOG = epilog("""\
+  symattn derive --example 000-cat-chases-mouse every step, 6 significant digits
+  symattn derive my.toml --digits 40            40 correct significant digits
+  symattn derive my.toml --places 2 --format json
+  symattn derive my.toml -f latex -o d.tex --pdf   the worked example as LaTeX and PDF
+  symattn derive my.toml -f markdown --handout     a clean copy for students
+  symattn derive my.toml --precision float16    the steps as a framework computes them
+""")
+
 def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``derive``; return its handler."""
     parser = subparsers.add_parser("derive", help="show every step of the computation",
                                    formatter_class=argparse.RawDescriptionHelpFormatter,
-                                   epilog=EPILOG)
+                                   epilog=DERIVE_EPILOG)
     add_source(parser)
     add_number_options(parser)
     add_limit_option(parser)

@@ -19,12 +19,18 @@ __all__ = ["register", "run"]
 
 import argparse
 
-from symattn.cli.options import EXIT_OK, Handler, Subparsers
+from symattn.cli.options import EXIT_OK, Handler, Subparsers, epilog
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``examples``; return its handler."""
-    subparsers.add_parser("examples", help="list the bundled examples")
+    subparsers.add_parser("examples", help="list the bundled examples",
+                          description="List the bundled examples: name, kind (derive, check "
+                                      "or sizes) and title.",
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          epilog=epilog("""\
+  symattn examples                              every bundled example with its kind and title
+"""))
     return {"examples": run}
 
 

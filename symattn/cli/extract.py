@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from symattn.cli.options import (EPILOG, EXIT_INPUT, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
+from symattn.cli.options import (EXIT_INPUT, epilog, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
                                  display_name, language_of, one_line, write_output)
 
 if TYPE_CHECKING:
@@ -38,11 +38,17 @@ _DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".tex", ".ipynb", ".h
                       ".xhtml", ".pdf", ".docx", ".rst")
 
 
+EXTRACT_EPILOG = epilog("""\
+  symattn extract chapter.md                    the draft spec on stdout
+  symattn extract chapter.html -o draft.toml    draft.toml (+ draft-2.toml ... for each example)
+  symattn extract chapter.pdf --spec inputs.toml  the numbers placed on your inputs
+""")
+
 def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``extract``; return its handler."""
     parser = subparsers.add_parser(
         "extract", help="read a document's printed numbers into a draft spec",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXTRACT_EPILOG,
         description="Read a document (text, Markdown, LaTeX, HTML in any encoding, a Jupyter "
                     "notebook: its Markdown cells and printed outputs; a PDF's text layer, a "
                     "Word .docx; nothing is run) and write a draft spec: "

@@ -34,20 +34,28 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 # A command: the parsed arguments in, the exit status out.
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 
-EPILOG = """\
-examples:
+_EXIT = """\
+exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input or environment
+(a bad spec or option, no TeX for --pdf), 3 internal error (a bug in symattn), 130 interrupted,
+143 terminated (SIGTERM).
+Spec format: docs/spec-format.md; every error message and its fix: docs/errors.md.
+"""
+
+
+def epilog(examples: str) -> str:
+    """A command's help epilog: its own examples, then the exit statuses."""
+    return "examples:\n" + examples.rstrip("\n") + "\n\n" + _EXIT
+
+
+EPILOG = epilog("""\
   symattn examples                              list the bundled worked examples
   symattn derive --example 000-cat-chases-mouse every step, 6 significant digits
   symattn derive my.toml --digits 40            40 correct significant digits
   symattn derive my.toml --places 2 --format json
   symattn derive my.toml --format latex -o d.tex --pdf  worked example as LaTeX and PDF
   symattn check --example 001                   verdicts on a document's printed numbers
-
-exit status: 0 ok, 1 a printed number is wrong (check), 2 unusable input or environment
-(a bad spec or option, no TeX for --pdf), 3 internal error (a bug in symattn), 130 interrupted,
-143 terminated (SIGTERM).
-Spec format: docs/spec-format.md; every error message and its fix: docs/errors.md.
-"""
+  symattn check chapter.md                      a document's worked examples, checked
+""")
 
 
 class _InOrder(argparse.Action):

@@ -17,14 +17,13 @@ __all__ = ["register", "run"]
 import argparse
 from typing import TYPE_CHECKING
 
-from symattn.cli.options import (EPILOG, EXIT_OK, Handler, Subparsers, add_language_options,
+from symattn.cli.options import (EXIT_OK, epilog, Handler, Subparsers, add_language_options,
                                  add_limit_option, limits_of, whole, write_output)
 
 if TYPE_CHECKING:
     from symattn.render.author import TemplateLimits
 
 _EXAMPLES = """\
-examples:
   symattn render chapter.md.j2 --spec cat.toml -o chapter.md
   symattn render chapter.tex.j2 --example 000-cat-chases-mouse -o chapter.tex
 In the template (Markdown: {{ ... }}; LaTeX: \\VAR{...} and \\BLOCK{...}), positions 1-based:
@@ -41,7 +40,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
         description="Fill a document template (Jinja, run in a sandbox: it reads no file and "
                     "runs nothing) with the proved numbers and worked pieces of a spec, so "
                     "no number is typed by hand and `symattn check` confirms each one.",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EXAMPLES + EPILOG)
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=epilog(_EXAMPLES))
     parser.add_argument("document", metavar="DOC",
                         help="the template: NAME.md.j2 (Markdown) or NAME.tex.j2 (LaTeX)")
     parser.add_argument("--spec", "-s", metavar="SPEC", help="the spec (.toml or .json)")

@@ -20,7 +20,7 @@ __all__ = ["register", "run", "SCHEMAS", "schema_text"]
 
 import argparse
 
-from symattn.cli.options import EXIT_OK, Handler, Subparsers, write_output
+from symattn.cli.options import EXIT_OK, Handler, Subparsers, epilog, write_output
 
 SCHEMAS = ("derive", "check", "sizes", "answers", "report")
 
@@ -29,7 +29,12 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``schema``; return its handler."""
     parser = subparsers.add_parser("schema", help="print the JSON Schema of a JSON output",
                                    description="Print the JSON Schema (draft 2020-12) of "
-                                   "one of symattn's JSON documents.")
+                                   "one of symattn's JSON documents.",
+                                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                                   epilog=epilog("""\
+  symattn schema check -o check.schema.json     the schema of check --format json
+  symattn schema derive                         the schema of derive --format json
+"""))
     parser.add_argument("name", choices=SCHEMAS,
                         help="derive, check, sizes, answers (worksheet-answers.json) or "
                              "report (sweep, whatif, permute, kvcache)")
