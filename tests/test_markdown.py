@@ -84,3 +84,21 @@ def test_jupyter_display_hooks() -> None:
     fragment = derivation._repr_latex_()
     assert "\\documentclass" not in fragment and "\\begin{align*}" in fragment
     assert "\\providecommand{\\symattnok}" in fragment
+
+
+def test_no_step_says_its_heading_again_as_its_description() -> None:
+    """A page-text check over every bundled example: the first sentence under a step's
+    heading never repeats the heading word for word."""
+    import re
+
+    import symattn
+    from symattn.problem import examples
+
+    for name in examples.names():
+        if examples.kind(name) == "sizes":
+            continue
+        page = symattn.render_markdown(symattn.derive(symattn.load_example(name)),
+                                       language="en")
+        for heading, body in re.findall(r"^### Step \d+: (.+)\n\n+(.+)$", page, re.M):
+            sentence = re.sub(r"\s*\(\$[^$]*\$\)", "", body).rstrip(".").strip().lower()
+            assert sentence != heading.strip().lower(), (name, heading)

@@ -75,6 +75,14 @@ class Options:
                                    method=shown if self.method is None else self.method)
 
 
+def _unless_heading(description: str, step_heading: str) -> str:
+    """A step's description, or "" when it only says its heading again (a generic step
+    whose description is its heading): the page then gives only the step's size."""
+    def words(text: str) -> str:
+        return " ".join(text.rstrip(".").split()).lower()
+    return "" if words(description) == words(step_heading) else description
+
+
 def shown_steps(derivation: Derivation) -> list[Step]:
     """The steps a worked example lays out: all but the hidden ones (the unshifted
     exponentials of a max-shifted softmax, ``derivation.max_shift``)."""
@@ -173,7 +181,10 @@ class _Builder:
             self.report, name, self.grid, self.text, self.notes())
         return StepModel(kind=kind, name=self.text(name), number=str(number),
                          heading=self.prose(heading(step, self.catalog)),
-                         description=self.prose(sentence(description(step, self.catalog))),
+                         description=self.prose(_unless_heading(
+                             sentence(description(step, self.catalog)),
+                             heading(step, self.catalog)) if kind == "generic" else
+                             sentence(description(step, self.catalog))),
                          symbol=step.symbol, shape=self.shape(name),
                          formula=formula_words(step.formula, self.symbols, self.catalog),
                          result=result, operands=operands, relation=relation, info=info,
