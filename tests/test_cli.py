@@ -484,3 +484,14 @@ def test_every_subcommand_describes_every_option_and_shows_its_own_examples() ->
         examples = [line.split()[1] for line in (command.epilog or "").splitlines()
                     if line.startswith("  symattn ")]
         assert examples and set(examples) == {name}, (name, examples)
+
+
+def test_a_report_lists_the_problems_first_and_keeps_every_row(capsys) -> None:
+    status, out, _ = run(capsys, "check", "--example", "001-kocka-spi-venku", "--language",
+                         "en")
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("where ")) + 1
+    rows = [line for line in lines[start:] if line.strip()]
+    right = [" right " in row for row in rows]
+    assert status == 1 and len(rows) == 75      # every printed number of the seed
+    assert not right[0] and right == sorted(right)   # problems, then the right ones

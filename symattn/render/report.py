@@ -100,8 +100,9 @@ def report_table(report: Report, language: str | None = None
     (render.notebook's HTML)."""
     notes = report_writer(report, language, "plain")
     report = labels_in(report, notes.catalog.language)
+    shown, _ = _shown_rows(report, notes, False)
     rows = [(_where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v),
-             v.verdict) for v in report.verdicts]
+             v.verdict) for v in shown.verdicts]
     return (_heading(report, notes.catalog.language),
             f"{_rounding(report, notes)} {_summary(report, notes)}", _columns(notes), rows)
 
@@ -119,9 +120,11 @@ def report_text(reports: Sequence[Report], language: str | None = None,
 
 def _shown_rows(report: Report, notes: NoteWriter, problems_only: bool
                 ) -> tuple[Report, list[str]]:
-    """The report with the rows to show, and the line saying how many right ones are not."""
-    if not problems_only:
-        return report, []
+    """The report with the rows to show (problems first), and the line saying how many
+    right ones are not shown."""
+    if not problems_only:   # every row, the problems first (in the spec's order)
+        first = sorted(report.verdicts, key=lambda v: not v.is_problem)
+        return dataclasses.replace(report, verdicts=tuple(first)), []
     shown = tuple(v for v in report.verdicts if v.is_problem)
     hidden = len(report.verdicts) - len(shown)
     note = [notes.convert(notes.catalog.fill("report.right_hidden", count=str(hidden)))] \
