@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from symattn.extract.pipeline import Draft, Extraction
 
 _SPEC_SUFFIXES = (".toml", ".json")
-_DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text", ".tex", ".ipynb", ".html", ".htm",
-                      ".xhtml", ".pdf", ".docx", ".rst")
 
 
 EXTRACT_EPILOG = epilog("""\
@@ -70,12 +68,14 @@ def is_document(source: str) -> bool:
     (``.md``, ``.pdf`` ...), or a file of another name whose text has no spec table
     (``[inputs]``, ``[sizes]``). A pipe (``-``, ``/dev/stdin``) is a spec: it can be read
     only once."""
-    import re
-
     suffix = Path(source).suffix.lower()
     if source == "-" or suffix in _SPEC_SUFFIXES:
-        return False
-    if suffix in _DOCUMENT_SUFFIXES:
+        return False          # (a spec is the daily case: the reader is not imported)
+    import re
+
+    from symattn.extract.document import DOCUMENT_SUFFIXES
+
+    if suffix in DOCUMENT_SUFFIXES:
         return True
     path = Path(source)
     if not path.is_file():

@@ -30,7 +30,8 @@ repetitions, no nested quantifiers that can backtrack).
 
 from __future__ import annotations
 
-__all__ = ["Document", "from_text", "from_html", "decode_text", "read_document", "MAX_BYTES"]
+__all__ = ["Document", "from_text", "from_html", "decode_text", "read_document", "MAX_BYTES",
+           "DOCUMENT_SUFFIXES"]
 
 import bisect
 import codecs
@@ -43,26 +44,16 @@ from typing import Any, Callable
 
 from symattn.errors import InputError, Location
 from symattn.extract.html_text import html_text, looks_like_html
+from symattn.extract.math_addresses import MATH_ADDRESS, decoded_math_address
 
 MAX_BYTES = 8_000_000          # a larger document is refused, not read slowly
 MAX_BINARY_BYTES = 100_000_000  # a PDF or .docx (their readers bound the text read)
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "0123456789ijk")
-# Math printed as an image whose address carries the TeX (as GitHub READMEs do):
-# the address is replaced by its decoded TeX; every other address is blanked, so
-# "%20" or "arxiv.org/abs/1706.03762" give no numbers.
-_ADDRESS_TEXT = r"(?:[^\s()\"'<>]|\([^\s()\"'<>]*\))*"     # "(...)" kept: \exp(1)
-_MATH_ADDRESS = re.compile(
-    r"https?://(?:latex\.codecogs\.com/[\w.]{1,20}\?(?P<codecogs>" + _ADDRESS_TEXT + ")"
-    r"|render\.githubusercontent\.com/render/math\?(?P<github>" + _ADDRESS_TEXT + ")"
-    r"|chart\.googleapis\.com/chart\?(?P<chart>" + _ADDRESS_TEXT + "))")
+# An address carrying math is replaced by its TeX first (math_addresses); every other
+# address is blanked, so "%20" or "arxiv.org/abs/1706.03762" give no numbers.
 _ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s)\"'<>\]]+")
 # What a notebook prints about an object, not a number of it: <Figure size 432x216 with 2 Axes>
 _OBJECT_PRINT = re.compile(r"<(?:Figure size|matplotlib\.|[\w.]{1,80} object at 0x)[^<>\n]{0,200}>")
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-_ENTITIES = {"&space;": " ", "&plus;": "+", "&amp;": "&", "&lt;": "<", "&gt;": ">",
-             "&quot;": '"', "&#39;": "'"}
-_CODECOGS_PREFIX = re.compile(r"^\s*(?:\\(?:bg_\w+|bg\{\w+\}|dpi\{\d+\}|inline|large|Large|LARGE|"
-                              r"small|tiny|huge|Huge|normalsize|fn_\w+|fg_\w+)\s*)+")
 # Only the rows of a LaTeX matrix are split at "\\"; elsewhere it is a line break.
 _LATEX_MATRIX = re.compile(r"\[\[[^\[\]]{0,20000}\]\]")
 _LATEX_ROW_BREAK = r"\\\\"
@@ -199,59 +190,6 @@ def _fraction(match: re.Match[str]) -> str:
     return "/".join(f"({side})" if re.search(r"[\s+=-]", side) else side for side in sides)
 
 
-def _url_decoded(text: str, base: int, plus_is_space: bool) -> tuple[str, list[int]]:
-    """Percent-decoding (UTF-8) and the HTML entities of an address; for each decoded
-    character, the index (from ``base``) of the text it comes from."""
-    out: list[str] = []
-    sources: list[int] = []
-    index = 0
-    while index < len(text):
-        entity = next((e for e in _ENTITIES if text.startswith(e, index)), None) \
-            if text[index] == "&" else None
-        if entity:
-            out.append(_ENTITIES[entity])
-            sources.append(base + index)
-            index += len(entity)
-            continue
-        run = _PERCENT_RUN.match(text, index)
-        if run:
-            decoded = bytes.fromhex(run.group(0).replace("%", "")).decode("utf-8", "replace")
-            out.append(decoded)
-            sources.extend(base + index + min(3 * k, len(run.group(0)) - 1)
-                           for k in range(len(decoded)))
-            index = run.end()
-            continue
-        out.append(" " if plus_is_space and text[index] == "+" else text[index])
-        sources.append(base + index)
-        index += 1
-    return "".join(out), sources
-
-
-def _query_value(query: str, key: str) -> tuple[int, str] | None:
-    """Where the value of ``key=`` starts in a query string, and the value."""
-    match = re.search(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query)
-    return (match.start(1), match.group(1)) if match else None
-
-
-def _math_address(match: re.Match[str]) -> tuple[str, list[int]]:
-    """The TeX an image address carries, decoded, spaced off from the text around it."""
-    if match["codecogs"] is not None:
-        where, tex = match.start("codecogs") - match.start(), match["codecogs"]
-        text, sources = _url_decoded(tex, where, plus_is_space=False)
-        prefix = _CODECOGS_PREFIX.match(text)
-        if prefix:
-            text, sources = text[prefix.end():], sources[prefix.end():]
-    else:
-        name = "github" if match["github"] is not None else "chart"
-        found = _query_value(match[name], "math" if name == "github" else "chl")
-        if found is None:
-            return " " * len(match.group(0)), list(range(len(match.group(0))))
-        offset, tex = found
-        text, sources = _url_decoded(tex, match.start(name) - match.start() + offset, True)
-    return " " + text + " ", [sources[0] if sources else 0] + sources + \
-        [len(match.group(0)) - 1]
-
-
 def _normalize_latex(mapped: _Mapped) -> None:
     for pattern, replacement in _LATEX_WORDS[:2]:
         mapped.sub(pattern, replacement)
@@ -273,7 +211,7 @@ def from_text(raw: str, name: str = "<text>", cells: tuple[tuple[int, int], ...]
     """Normalize a document's text (see the module docstring)."""
     original = raw.replace("\r\n", "\n").replace("\r", "\n")
     mapped = _Mapped(original)
-    mapped.sub(_MATH_ADDRESS, _math_address)
+    mapped.sub(MATH_ADDRESS, decoded_math_address)
     for blank in (_ADDRESS, _OBJECT_PRINT):
         mapped.sub(blank, lambda match: " " * len(match.group(0)))
     for pattern, replacement in _UNICODE:
@@ -339,6 +277,9 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
 _META_CHARSET = re.compile(rb"<meta\s[^>]{0,500}?charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]{1,40})",
                            re.IGNORECASE)
 _HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+# What a document's name says it is: a file so named is read as a document, never a spec
+DOCUMENT_SUFFIXES = _HTML_SUFFIXES | {".md", ".markdown", ".txt", ".text", ".tex", ".rst",
+                                      ".ipynb", ".pdf", ".docx"}
 
 
 def _declared(data: bytes) -> str | None:

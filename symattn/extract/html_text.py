@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from symattn.extract.math_addresses import MATH_ADDRESS
 from symattn.extract.mathml import MAX_DEPTH, Mapped, MathNode, linear, tex_annotation
 
 MAX_PIECES = 1_000_000      # tags, text pieces and entities of one page; more are refused
@@ -49,8 +50,6 @@ _BLOCKS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul",
                      "main", "nav", "aside", "figure", "figcaption", "address", "details",
                      "summary", "caption", "table", "thead", "tbody", "tfoot", "form",
                      "fieldset", "hr", "body", "html", "center"})
-_MATH_IMAGE = re.compile(r"https?://(?:latex\.codecogs\.com/|render\.githubusercontent\.com/"
-                         r"render/math\?|chart\.googleapis\.com/chart\?)")
 _VOID = frozenset({"br", "img", "hr", "meta", "link", "input", "area", "base", "col",
                    "embed", "param", "source", "track", "wbr"})
 _VERBATIM = frozenset({"pre", "code", "samp", "kbd", "tt", "listing", "xmp", "plaintext"})
@@ -195,10 +194,10 @@ class _Reader(HTMLParser):
         elif tag in ("sub", "sup"):
             self.out.add("_" if tag == "sub" else "^", pos)
         elif tag in ("img", "embed", "object") and \
-                _MATH_IMAGE.match(address := values.get("src") or values.get("data") or ""):
+                MATH_ADDRESS.match(address := values.get("src") or values.get("data") or ""):
             # math as an image whose address carries its TeX (<img>, or <embed> as pandoc
             # writes an SVG): the address is written out, and reading the text decodes it
-            # (symattn.extract.document)
+            # (symattn.extract.math_addresses)
             self.out.add(" " + address + " ", pos)
         elif tag == "img":
             alt = values.get("alt", "")

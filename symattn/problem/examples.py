@@ -42,13 +42,11 @@ def describe(name: str) -> tuple[str, str]:
     """(title, description) of an example, read from its spec."""
     from symattn.problem import spec
 
-    from symattn.problem.read import read_title
+    from symattn.problem.read import read_prose
 
     mapping = spec.read_mapping(path(name).read_text(encoding="utf-8"), str(path(name)))
-    description = mapping.get("description", "")
-    if isinstance(description, dict):   # a text per language: the example's own
-        description = description.get(mapping.get("language", ""), "")
-    return read_title(mapping, Location(file=name))[0], str(description)
+    where = Location(file=name)
+    return read_prose(mapping, "title", where)[0], read_prose(mapping, "description", where)[0]
 
 
 def kind(name: str) -> str:

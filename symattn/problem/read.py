@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["INPUT_NAMES", "TOP_LEVEL_NAMES", "DIAGNOSTICS", "INSIDE_INPUTS", "ProblemFields",
-           "read_spec", "read_language", "read_title", "uncatalogued_language"]
+           "read_spec", "read_language", "read_prose", "uncatalogued_language"]
 
 from typing import Any, Mapping, TypedDict
 
@@ -147,10 +147,8 @@ def _raw_inputs(data: Mapping[str, Any], where: Location) -> Mapping[str, Any]:
 def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
     """Title, description, token names and the claims table (read later, by ``verify``)."""
     language = read_language(data.get("language", ""), where.at(key="language"))
-    written = language or uncatalogued_language(data.get("language", "")).lower()
-    title, titles = _read_prose(data.get("title", ""), written, where.at(key="title"))
-    description, descriptions = _read_prose(data.get("description", ""), written,
-                                            where.at(key="description"))
+    title, titles = read_prose(data, "title", where)
+    description, descriptions = read_prose(data, "description", where)
     tokens = data.get("tokens", [])
     if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
         raise InputError("tokens must be a list of strings", where.at(key="tokens"))
@@ -166,12 +164,13 @@ def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
 _LANGUAGE_TAG = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$", re.IGNORECASE)
 
 
-def read_title(data: Mapping[str, Any], where: Location) -> tuple[str, dict[str, str]]:
-    """A spec's ``title``: the spec's own text and every text by its language (for specs
-    read without ``read_spec``, such as size specs)."""
+def read_prose(data: Mapping[str, Any], key: str, where: Location
+               ) -> tuple[str, dict[str, str]]:
+    """A spec's ``title`` or ``description`` (``key``): the spec's own text and every text
+    by its language (also for specs read without ``read_spec``, such as size specs)."""
     language = read_language(data.get("language", ""), where.at(key="language")) or \
         uncatalogued_language(data.get("language", "")).lower()
-    return _read_prose(data.get("title", ""), language, where.at(key="title"))
+    return _read_prose(data.get(key, ""), language, where.at(key=key))
 
 
 def _read_prose(value: Any, language: str, where: Location) -> tuple[str, dict[str, str]]:

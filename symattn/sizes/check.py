@@ -48,7 +48,7 @@ def check_spec(mapping: Mapping[str, Any], source: str | None = None,
     should be 67 MB (exact 67.108864 MB = 67,108,864 bytes)
     matches the value in MiB (binary units: 1 MiB = 2^20 bytes) labelled MB
     """
-    from symattn.problem.read import read_language, read_title
+    from symattn.problem.read import read_language, read_prose
     from symattn.verify.checker import Report
 
     where = Location(file=source)
@@ -66,7 +66,7 @@ def check_spec(mapping: Mapping[str, Any], source: str | None = None,
             readings.append(reading)
     verdicts = _flag_inconsistent(verdicts, readings, rule)
     language = read_language(mapping.get("language", ""), where.at(key="language"))
-    title, titles = read_title(mapping, where)
+    title, titles = read_prose(mapping, "title", where)
     return Report(title, source, rule, tuple(verdicts), language, titles=titles)
 
 
