@@ -159,17 +159,25 @@ def _checked_examples(source: str, args: argparse.Namespace
     """``check DOC`` without a spec: each worked example of the document, checked under
     the fail-safe rule (the other examples are where a number not placed may be near)."""
     from symattn.errors import SymattnError
-    from symattn.extract.checking import check_draft, side_computations
+    import functools
+
+    from symattn.extract.checking import Computation, check_draft, side_computations
     from symattn.extract.document import read_document
     from symattn.extract.pipeline import extract, guess_language
 
     document = read_document(source)
+    drafts = extract(document).drafts
+
+    @functools.cache
+    def others() -> list[Computation]:      # made once, and only if a number needs them
+        return side_computations(document, drafts)
+
     checked = []
-    for number, draft in enumerate(extract(document).drafts, start=1):
+    for number, draft in enumerate(drafts, start=1):
         try:
             checked.append((number, draft, check_draft(
                 document, draft, source, args.rounding, args.working, args.language,
-                lambda: side_computations(document))))
+                others)))
         except SymattnError:     # a draft on which no printed number could be placed
             continue
     if not checked:

@@ -232,15 +232,18 @@ def _suspicious(verdict: Verdict) -> Verdict:
                                reason=reason_text(reasons))
 
 
-def side_computations(document: Document) -> list[Computation]:
+def side_computations(document: Document, drafts: Sequence[Draft] | None = None
+                      ) -> list[Computation]:
     """The side calculations of a document (a row of scores put through softmax on the
-    side), as ``extract`` without a spec finds them; [] when there are none."""
-    try:
-        drafts = [d for d in extract(document).drafts if d.lines is not None]
-    except SymattnError:
-        return []
+    side), as ``extract`` without a spec finds them (``drafts``: its drafts, when the
+    caller has extracted them already); [] when there are none."""
+    if drafts is None:
+        try:
+            drafts = extract(document).drafts
+        except SymattnError:
+            return []
     found = []
-    for draft in drafts:
+    for draft in [d for d in drafts if d.lines is not None]:
         try:
             problem = spec.loads(draft.head, document.name + " (side calculation)")
             found.append(Computation(problem.title, Candidates(pipeline.derive(problem)),
