@@ -24,9 +24,9 @@ from symattn.cli.gates import add_gate_options, fail_on, fails, summary_text
 from symattn.defaults import MAX_TERMS, ROUNDING
 from symattn.cli.options import (EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler, epilog,
                                  Subparsers,
-                                 add_language_options, add_limit_option,
+                                 add_language_options, add_limit_option, add_table_options,
                                  add_precision_option, add_source,
-                                 display_name, one_line, spec_sources, whole,
+                                 display_name, one_line, spec_sources, table_options, whole,
                                  write_output)
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                              "carried forward, suspicious, undecided, printed differently "
                              "elsewhere); unplaced: for a document, also the numbers not "
                              "placed (line, column, text)")
+    add_table_options(parser)
     add_language_options(parser, locale=False)
     add_gate_options(parser)
     return {"check": run}
@@ -280,5 +281,9 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     reports = [r for r in results if not isinstance(r, Failed)]
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")
-    return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-        args.format](reports, args.language, args.show == "problems")
+    options = table_options(args)
+    if args.format == "markdown":
+        return render_report.report_markdown(reports, args.language, options.problems_only,
+                                             options.keys)
+    return render_report.report_text(reports, args.language, options.problems_only,
+                                     options.keys, options.width)

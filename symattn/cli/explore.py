@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options,
-                                 add_limit_option, language_of, limits_of, whole, write_report)
+                                 add_limit_option, language_of, limits_of, terminal_width, whole,
+                                 write_report)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -118,14 +119,9 @@ def _report_stem(args: argparse.Namespace) -> str:
 
 def _terminal_width() -> int:
     """The width whatif's text fits its matrices side by side in: the terminal's, if any."""
-    import shutil
-    import sys
-
     from symattn.render.reports.whatif import SIDE_BY_SIDE_WIDTH
 
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size((SIDE_BY_SIDE_WIDTH, 24)).columns
-    return SIDE_BY_SIDE_WIDTH
+    return terminal_width(SIDE_BY_SIDE_WIDTH)
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:

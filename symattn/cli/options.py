@@ -11,12 +11,14 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
            "limits_of", "write_output", "write_report", "add_language_options", "language_of",
-           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole"]
+           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole",
+           "terminal_width", "add_table_options", "table_options", "REPORT_WIDTH"]
 
 import argparse
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeAlias
 
 if TYPE_CHECKING:
+    from symattn.render.report import TableOptions
     from symattn.problem.limits import Limits
     from symattn.problem.problem import Problem
     from symattn.values.number_format import NumberFormat
@@ -139,6 +141,39 @@ def add_number_options(parser: argparse.ArgumentParser) -> None:
 
 
 LANGUAGE_CHOICES = ("en", "pl", "cs", "ru", "uk")
+REPORT_WIDTH = 120     # a text check report off a terminal is wrapped to this width
+
+
+def terminal_width(default: int) -> int:
+    """The terminal's width when the output is one, else ``default``."""
+    import shutil
+    import sys
+
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((default, 24)).columns
+    return default
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """``--keys`` and ``--width``: how a check report's table is laid out."""
+    parser.add_argument("--keys", action="store_true",
+                        help="text and markdown: add a column with each number's claim key "
+                             "(weights[3,2] @ line 75), as JSON, templates and [claims] "
+                             "write it")
+    parser.add_argument("--width", action=whole(0), default=None, metavar="N",
+                        help="text: wrap the table to N characters (default: the "
+                             f"terminal's width, else {REPORT_WIDTH}; 0: never wrap)")
+
+
+def table_options(args: argparse.Namespace) -> TableOptions:
+    """The layout of a check report's table from ``--show``, ``--keys`` and ``--width``."""
+    from symattn.render.report import TableOptions
+
+    width = getattr(args, "width", None)
+    width = width if width is not None else \
+        REPORT_WIDTH if getattr(args, "output", None) else terminal_width(REPORT_WIDTH)
+    return TableOptions(problems_only=getattr(args, "show", None) == "problems",
+                        keys=getattr(args, "keys", False), width=width or None)
 
 
 def add_language_options(parser: argparse.ArgumentParser, locale: bool = True) -> None:

@@ -29,7 +29,7 @@ this layer only re-classifies.
 from __future__ import annotations
 
 __all__ = ["DocumentCheck", "Suspicious", "Near", "Computation", "NEAR_UNITS",
-           "check_document", "check_draft", "side_computations"]
+           "check_document", "check_draft", "side_computations", "placed_once"]
 
 import dataclasses
 import heapq
@@ -230,6 +230,16 @@ def _suspicious(verdict: Verdict) -> Verdict:
     reasons = (Reason.of("suspicious"), *verdict.reasons)
     return dataclasses.replace(verdict, verdict=SUSPICIOUS, reasons=reasons,
                                reason=reason_text(reasons))
+
+
+def placed_once(checks: Sequence[DocumentCheck]) -> list[DocumentCheck]:
+    """The checks of one document's examples, each without the suspicious numbers it could
+    not place that another example placed: their verdict is in that example's report."""
+    placed = {place for check in checks for place in check.places}
+    return [dataclasses.replace(check, suspicious=tuple(
+        found for found in check.suspicious
+        if found.claim is not None or (found.line, found.column) not in placed))
+        for check in checks]
 
 
 def side_computations(document: Document, drafts: Sequence[Draft] | None = None
