@@ -103,7 +103,7 @@ def _row(entry: _Entry, notes: NoteWriter, in_document: bool) -> ReportRow:
     v = entry.verdict
     sizes = any(reason.key.startswith("sizes.") for reason in v.reasons)
     show = notes.size if sizes else notes.number
-    what = notes.where(v)
+    what = v.position if sizes else notes.where(v)     # a size is named by its key
     if v.label and not in_document:        # a document's labels are its lines
         what += f" ({notes.escape(v.label)})"
     word = notes.verdict_word(v.verdict)
@@ -120,9 +120,10 @@ def _row(entry: _Entry, notes: NoteWriter, in_document: bool) -> ReportRow:
 
 def _with_place(row: ReportRow, entry: _Entry, notes: NoteWriter) -> ReportRow:
     """``row`` standing also where ``entry`` does: its lines, as ranges, and its number
-    in words without a label (it names several printings)."""
+    in words and its key without a label (it names several printings)."""
     lines = sorted({*_lines(row.place), *entry.lines})
-    return replace(row, place=line_ranges(lines), what=notes.where(entry.verdict))
+    return replace(row, place=line_ranges(lines), what=notes.where(entry.verdict),
+                   key=entry.verdict.position)
 
 
 def _lines(place: str) -> list[int]:

@@ -46,7 +46,8 @@ def _shown(value: float, printed: str) -> str:
 
 
 def _near(near: Near, printed: str, notes: NoteWriter) -> str:
-    position = notes.escape(near.position)
+    position = notes.target(near.target, near.position) if near.target else \
+        notes.escape(near.position)
     if near.computation:
         position = notes.say("extract.of", position=position,
                              computation=notes.escape(near.computation))
