@@ -149,9 +149,11 @@ def terminal_width(default: int) -> int:
     import shutil
     import sys
 
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size((default, 24)).columns
-    return default
+    try:
+        terminal = sys.stdout is not None and sys.stdout.isatty()
+    except ValueError:            # a closed stdout
+        terminal = False
+    return shutil.get_terminal_size((default, 24)).columns if terminal else default
 
 
 def add_table_options(parser: argparse.ArgumentParser) -> None:

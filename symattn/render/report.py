@@ -20,7 +20,7 @@ from __future__ import annotations
 
 __all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table",
            "report_writer", "report_text_lines", "report_markdown_lines", "compact_json",
-           "TableOptions"]
+           "TableOptions", "PLAIN_TABLE"]
 
 import dataclasses
 import json
@@ -121,6 +121,8 @@ class TableOptions:
     heading: tuple[str, ...] = ()    # a heading in place of the report's title, lines under it
 
 
+PLAIN_TABLE = TableOptions()      # every row, no key column, not wrapped
+
 def report_text(reports: Sequence[Report], language: str | None = None,
                 problems_only: bool = False, keys: bool = False,
                 width: int | None = None) -> str:
@@ -142,7 +144,7 @@ def _hidden(count: int, notes: NoteWriter) -> list[str]:
 
 
 def report_text_lines(report: Report, notes: NoteWriter, below: Sequence[str] = (),
-                      options: TableOptions = TableOptions()) -> list[str]:
+                      options: TableOptions = PLAIN_TABLE) -> list[str]:
     """One report's lines of text: heading, its underline, the summary, ``below`` (more
     lines under the summary), a blank line, the table, a blank line."""
     report = labels_in(report, notes.catalog.language)
@@ -192,7 +194,7 @@ def report_markdown(reports: Sequence[Report], language: str | None = None,
 
 
 def report_markdown_lines(report: Report, notes: NoteWriter, below: Sequence[str] = (),
-                          options: TableOptions = TableOptions()) -> list[str]:
+                          options: TableOptions = PLAIN_TABLE) -> list[str]:
     """One report's Markdown lines: heading, summary, ``below`` (paragraphs under the
     summary, each a line), the table, a blank line."""
     report = labels_in(report, notes.catalog.language)

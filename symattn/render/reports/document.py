@@ -26,7 +26,7 @@ from symattn.extract.checking import DocumentCheck, Near, Suspicious
 from symattn.render.reasons import NoteWriter
 from symattn.render.markdown_document import escape_markdown
 from symattn.render.text_table import fitted
-from symattn.render.report import (TableOptions, compact_json, report_document,
+from symattn.render.report import (PLAIN_TABLE, TableOptions, compact_json, report_document,
                                    report_markdown_lines, report_table, report_text_lines,
                                    report_writer)
 
@@ -92,7 +92,7 @@ def _options(check: DocumentCheck, options: TableOptions) -> TableOptions:
 
 
 def document_text(checks: Sequence[DocumentCheck], language: str | None = None,
-                  show_unplaced: bool = False, options: TableOptions = TableOptions(),
+                  show_unplaced: bool = False, options: TableOptions = PLAIN_TABLE,
                   example: Sequence[str] = ()) -> str:
     """The reports as text: each one's table (laid out by ``options``), counts and
     lists; ``example``: the heading line and the lines under it of a report on one
@@ -109,7 +109,7 @@ def document_text(checks: Sequence[DocumentCheck], language: str | None = None,
 
 
 def document_markdown(checks: Sequence[DocumentCheck], language: str | None = None,
-                      show_unplaced: bool = False, options: TableOptions = TableOptions()
+                      show_unplaced: bool = False, options: TableOptions = PLAIN_TABLE
                       ) -> str:
     """The reports as Markdown: each one's table (laid out by ``options``), counts and
     lists."""
