@@ -27,11 +27,13 @@ from typing import Sequence
 from flint import fmpq
 
 from symattn.errors import InputError
+from symattn.explore.shared import mean_entropy
 from symattn.explore.sweep import Sweep, parse_temperatures, sweep
 from symattn.problem.limits import DEFAULT, Limits
 from symattn.problem.modes import MaskKind, MaskSpec
 from symattn.problem.problem import Problem
-from symattn.values.entries import Entry
+from symattn.values.entries import Entry, Symbolic
+from symattn.values.exact import Exact
 
 # The default grid: T from 0.1 to 3 in steps of 0.1, and d_k over powers of two
 # (the spec's own d_k is added to them).
@@ -69,6 +71,8 @@ class Calculator:
     start_temperature: int             # index into temperatures
     settings: tuple[Setting, ...]
     sweeps: tuple[Sweep, ...]          # one per setting, in the same order
+    mean_entropy_max: tuple[Exact, ...]  # per setting: the mean of the rows' H_max
+    scales: tuple[Exact, ...]          # 1/sqrt(d_k) for each of d_ks
 
     @property
     def states(self) -> int:
@@ -114,6 +118,12 @@ def _variant(problem: Problem, setting: Setting, mask: MaskSpec) -> Problem:
                                mask=mask if setting.masked else MaskSpec())
 
 
+def _scale(problem: Problem, d_k: int) -> Exact:
+    value = dataclasses.replace(problem, scale=None, d_k=d_k).scale_value
+    assert not isinstance(value, Symbolic)      # 1/sqrt of a whole number
+    return value
+
+
 def calculator(problem: Problem, temperatures: Sequence[Entry],
                d_ks: Sequence[int] = D_K_CHOICES, limits: Limits = DEFAULT) -> Calculator:
     """Every state of the calculator for ``problem``: the temperatures times the settings
@@ -136,4 +146,6 @@ def calculator(problem: Problem, temperatures: Sequence[Entry],
     start_t = values.index(problem.temperature) if problem.temperature in values else \
         values.index(fmpq(1)) if fmpq(1) in values else 0
     return Calculator(tuple(temperatures), grid, mask.kind.value, _start(problem, grid),
-                      start_t, settings, sweeps)
+                      start_t, settings, sweeps,
+                      tuple(mean_entropy(result.entropy_max) for result in sweeps),
+                      tuple(_scale(problem, d_k) for d_k in grid))
