@@ -55,11 +55,12 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.permute as permute
     import symattn.cli.render as render
     import symattn.cli.schema as schema
+    import symattn.cli.serve as serve
     import symattn.cli.sizes as sizes
     import symattn.cli.worksheet as worksheet
 
     return [derive, check, extract, examples, sizes, explore, permute, kvcache, calculator,
-            worksheet, render, schema]
+            serve, worksheet, render, schema]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:
