@@ -33,6 +33,7 @@ form.spec button { margin-top: 0.8em; }
 pre.report { font-size: 1rem; overflow-x: auto; background: #f6f6f6; padding: 0.8em;
   border: 1px solid #ccc; }
 :focus-visible { outline: 3px solid #c60; outline-offset: 2px; }
+main .symattn-calculator { font-size: inherit; max-width: none; padding: 0; }
 """
 
 
@@ -69,7 +70,7 @@ def _results(result: Result, catalog: messages.Catalog) -> str:
     verdicts = (f'<pre class="report">{escape.text(result.verdicts)}</pre>'
                 if result.verdicts is not None else
                 f'<p>{words(catalog, "calculator.serve_no_claims")}</p>')
-    written = (f'<p>{words(catalog, "calculator.serve_folder", path=escape.text(result.written))}'
+    written = (f'<p>{words(catalog, "calculator.serve_folder", folder=escape.text(result.written))}'
                '</p>\n' if result.written else "")
     return (result.calculator
             + f'<section><h2>{words(catalog, "calculator.serve_verdicts")}</h2>{verdicts}'
