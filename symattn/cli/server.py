@@ -43,7 +43,7 @@ class _Handler(BaseHTTPRequestHandler):
         return                     # quiet: the terminal shows the URL, not every request
 
     def _host_ok(self) -> bool:
-        port = self.server.server_address[1]
+        port = self.server.server_address[1]  # type: ignore[index]  # an (host, port) pair
         return self.headers.get("Host", "") in (f"127.0.0.1:{port}", f"localhost:{port}")
 
     def _send(self, status: int, page: str) -> None:

@@ -24,8 +24,8 @@ STYLE = """\
   color: #111; max-width: 64rem; padding: 0.5rem 1rem; }
 .symattn-calculator h1, .symattn-calculator h2 { font-size: 1.6rem; margin: 0.4em 0; }
 .symattn-calculator .controls { display: grid; gap: 0.6em 1.2em;
-  grid-template-columns: minmax(12em, max-content) minmax(10em, 22em) minmax(16em, auto); align-items: center;
-  margin: 0.8em 0; }
+  grid-template-columns: minmax(12em, max-content) minmax(10em, 22em) minmax(16em, auto);
+  align-items: center; margin: 0.8em 0; }
 .symattn-calculator .switch { grid-column: 1 / -1; }
 .symattn-calculator input[type=range] { width: 100%; }
 .symattn-calculator input[type=checkbox] { width: 1.2em; height: 1.2em; vertical-align: -0.15em;

@@ -145,8 +145,8 @@ def _grid_note(calc: Calculator, fmt: NumberFormat, catalog: Catalog) -> str:
     if not calc.d_ks:
         return (f'<p class="grid">{words(catalog, "calculator.given_scaled")} '
                 f'{words(catalog, "calculator.grid_unscaled", **common)}</p>\n')
-    return (f'<p class="grid">{words(catalog, "calculator.grid", d_ks=", ".join(map(str, calc.d_ks)), **common)}'
-            '</p>\n')
+    d_ks = ", ".join(map(str, calc.d_ks))
+    return f'<p class="grid">{words(catalog, "calculator.grid", d_ks=d_ks, **common)}</p>\n'
 
 
 def render_calculator(problem: Problem, calc: Calculator, fmt: NumberFormat, language: str,
