@@ -13,6 +13,7 @@ __all__ = ["register", "SWEEP_DIGITS"]
 
 import argparse
 
+from symattn.defaults import CALCULATOR_D_KS, CALCULATOR_TEMPERATURES
 from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options,
                                  add_limit_option, add_number_options, add_source, epilog,
                                  language_of, limits_of, load_one, number_format_of,
@@ -32,8 +33,6 @@ The page needs no server and loads nothing; docs/calculator.md shows how to embe
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``calculator``; return its handler."""
-    from symattn.explore.calculator import D_K_CHOICES, TEMPERATURES
-
     parser = subparsers.add_parser(
         "calculator", help="an offline HTML page with sliders for T and d_k",
         description="One self-contained HTML page: sliders for the temperature T and d_k "
@@ -42,10 +41,10 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                     "state is computed in advance, exactly; moving a slider only selects one.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     add_source(parser)
-    parser.add_argument("--temperatures", "-T", default=TEMPERATURES, metavar="LIST",
+    parser.add_argument("--temperatures", "-T", default=CALCULATOR_TEMPERATURES, metavar="LIST",
                         help="the temperature slider's positions, separated by commas "
                              "(default 0.1 to 3 in steps of 0.1); each read exactly")
-    parser.add_argument("--d-k", default=",".join(map(str, D_K_CHOICES)), metavar="LIST",
+    parser.add_argument("--d-k", default=",".join(map(str, CALCULATOR_D_KS)), metavar="LIST",
                         help="the d_k slider's positions (default 1,2,4,8,16,32,64; the "
                              "spec's own d_k is added)")
     parser.add_argument("--fragment", action="store_true",

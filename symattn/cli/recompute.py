@@ -10,18 +10,16 @@ seconds: a spec can ask for work no thread could be interrupted in.
 
 from __future__ import annotations
 
-__all__ = ["recompute", "bounded", "TimedOut", "SERVE_ENTRIES", "SERVE_SECONDS",
-           "SERVE_TEMPERATURES"]
+__all__ = ["recompute", "bounded", "TimedOut", "SERVE_TEMPERATURES", "SERVE_D_KS"]
 
 import multiprocessing
 from pathlib import Path
 from typing import Any, Callable
 
+from symattn.defaults import SERVE_ENTRIES
 from symattn.errors import SymattnError
 from symattn.render.web.serve_page import Result
 
-SERVE_ENTRIES = 400          # entries of any one matrix (20 x 20) on the served page
-SERVE_SECONDS = 30           # seconds one request may compute
 # The served calculator's temperatures: fewer than the file's, so an answer is quick.
 SERVE_TEMPERATURES = "0.1,0.2,0.3,0.5,0.7,1,1.5,2,3"
 SERVE_D_KS = (1, 4, 16, 64)

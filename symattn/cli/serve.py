@@ -15,6 +15,7 @@ __all__ = ["register", "make_server"]
 import argparse
 from typing import TYPE_CHECKING
 
+from symattn.defaults import SERVE_ENTRIES, SERVE_SECONDS
 from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options, add_source,
                                  epilog, language_of, spec_sources, whole)
 
@@ -33,8 +34,6 @@ matrices of --max-entries entries, --seconds of work).
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
     """Add ``serve``; return its handler."""
-    from symattn.cli.recompute import SERVE_ENTRIES, SERVE_SECONDS
-
     parser = subparsers.add_parser(
         "serve", help="a local page where you edit a spec and see it recomputed",
         description="Serve a page on 127.0.0.1 where one edits the spec (matrices and "

@@ -26,6 +26,7 @@ from typing import Sequence
 
 from flint import fmpq
 
+from symattn.defaults import CALCULATOR_D_KS, CALCULATOR_TEMPERATURES
 from symattn.errors import InputError
 from symattn.explore.shared import mean_entropy
 from symattn.explore.sweep import Sweep, parse_temperatures, sweep
@@ -35,10 +36,10 @@ from symattn.problem.problem import Problem
 from symattn.values.entries import Entry, Symbolic
 from symattn.values.exact import Exact
 
-# The default grid: T from 0.1 to 3 in steps of 0.1, and d_k over powers of two
-# (the spec's own d_k is added to them).
-TEMPERATURES = ",".join(f"{i // 10}.{i % 10}" if i % 10 else str(i // 10) for i in range(1, 31))
-D_K_CHOICES = (1, 2, 4, 8, 16, 32, 64)
+# The default grid (symattn.defaults): T from 0.1 to 3 in steps of 0.1, and d_k over
+# powers of two (the spec's own d_k is added to them).
+TEMPERATURES = CALCULATOR_TEMPERATURES
+D_K_CHOICES = CALCULATOR_D_KS
 # States (temperatures times settings) one page may hold: beyond it the file grows past
 # a few megabytes for a 6 x 6 problem, and the precomputation past a minute.
 MAX_STATES = 2000
