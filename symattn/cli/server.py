@@ -91,6 +91,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             result = bounded(recompute, (spec_text, language, s.max_entries, s.folder),
                              s.seconds)
+        except RuntimeError:       # the worker died without an answer: not the user's fault
+            return self._refuse(500)
         except TimedOut:
             message = plain(messages.load(language).fill("calculator.serve_too_slow",
                                                          seconds=str(s.seconds)))
