@@ -110,6 +110,8 @@ def test_the_switches_select_other_states(browser: Any, page_file: Path) -> None
     q, k = spec_matrices()
     browser.find_element(By.CSS_SELECTOR, "[data-control=masked]").send_keys(Keys.SPACE)
     assert _mean(browser) == four_digits(mp_mean_entropy(mp_weights(q, k, "0.3", 6, True)))
+    future = browser.find_element(By.CSS_SELECTOR, 'td[data-i="0"][data-j="1"]')
+    assert future.text == "0" and future.get_attribute("class") == "w-1"    # masked: hatched
     browser.find_element(By.CSS_SELECTOR, "[data-control=scaled]").send_keys(Keys.SPACE)
     assert _mean(browser) == four_digits(mp_mean_entropy(mp_weights(q, k, "0.3", None, True)))
     d_k = browser.find_element(By.CSS_SELECTOR, "[data-control=d]")
@@ -168,6 +170,17 @@ def served() -> Iterator[str]:
     httpd.server_close()
 
 
+def _submit(browser: Any, old: Any) -> None:
+    """Press Recompute and wait until the answer has replaced the page."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(old))
+    WebDriverWait(browser, 60).until(
+        lambda driver: driver.execute_script("return document.readyState") == "complete")
+
+
 def test_serve_answers_an_edited_matrix_in_the_browser(browser: Any, served: str) -> None:
     browser.get(served)
     assert _console_errors(browser) == []
@@ -175,7 +188,7 @@ def test_serve_answers_an_edited_matrix_in_the_browser(browser: Any, served: str
     area.clear()
     area.send_keys("[inputs]\nQ = [[3, 1]]\nK = [[1, 0], [0, 1], [1, 1]]\nV = [[1], [2], [3]]\n"
                    "[options]\ntemperature = 2\n")
-    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    _submit(browser, area)
     weights = mp_weights([["3", "1"]], [["1", "0"], ["0", "1"], ["1", "1"]], "2", 2)[0]
     cells = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "td[data-i]")]
     assert cells == [four_digits(w) for w in weights]
@@ -185,7 +198,7 @@ def test_serve_answers_an_edited_matrix_in_the_browser(browser: Any, served: str
     area = browser.find_element(By.ID, "spec")
     area.clear()
     area.send_keys("[inputs]\nQ = [[1, 0]]\n")
-    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    _submit(browser, area)
     alert = browser.find_element(By.CSS_SELECTOR, "[role=alert]")
     assert "cannot be used" in alert.text
 

@@ -10,10 +10,12 @@ set up once.
 
 from __future__ import annotations
 
-__all__ = ["SCRIPT", "STYLE", "SHADES"]
+__all__ = ["SCRIPT", "STYLE", "SHADES", "MASKED"]
 
-# Weights are shaded in 11 steps, 0 to 1 (class w0 ... w10); the number is always text.
+# Weights are shaded in 11 steps, 0 to 1 (class w0 ... w10); a masked key's weight (class
+# w-1) is grey and hatched. The number is always written too.
 SHADES = 10
+MASKED = -1
 
 _SHADE_RULES = "\n".join(
     f".symattn-calculator td.w{k} {{ background: hsl(215, 70%, {97 - 6 * k}%);"
@@ -42,6 +44,8 @@ STYLE = """\
 .symattn-calculator td.entropy { background: #fff; border-left: 3px solid #555; }
 .symattn-calculator td.entropy-max { background: #fff; color: #444; }
 .symattn-calculator .grid { font-size: 0.95rem; color: #333; }
+.symattn-calculator td.w-1 { color: #555; background: repeating-linear-gradient(
+  135deg, #e4e4e4 0 6px, #f4f4f4 6px 12px); }
 """ + _SHADE_RULES + "\n"
 
 SCRIPT = """\

@@ -12,10 +12,12 @@ __all__ = ["calculator_data", "state_data", "script_json", "temperature_text"]
 import json
 from typing import Any
 
+from flint import fmpq
+
 from symattn.explore.calculator import Calculator
 from symattn.explore.sweep import Sweep, SweepRow
 from symattn.render.reports.shared import decimal
-from symattn.render.web.calculator_assets import SHADES
+from symattn.render.web.calculator_assets import MASKED, SHADES
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -23,6 +25,10 @@ _TENTHS = NumberFormat(digits=None, places=1, locale="en")
 
 
 def _shade(weight: Exact) -> int:
+    """0 to 10 by the weight's tenths; -1 for a weight exactly 0 (a masked key: an
+    exponential is never 0, so only a mask makes a weight exactly 0)."""
+    if isinstance(weight, fmpq) and weight == 0:
+        return MASKED
     text = _TENTHS.format(weight)
     if text is None:
         return 0
