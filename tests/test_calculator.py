@@ -210,6 +210,9 @@ def test_serve_answers_an_edited_matrix(server) -> None:  # type: ignore[no-unty
     assert status == 200
     expected = mp_weights([["2", "0"]], [["1", "0"], ["0", "1"]], "1", 2)[0]
     assert four_digits(expected[1]).replace(".", ",") in page
+    parser = html5lib.HTMLParser(strict=True)
+    parser.parse(page)
+    assert not parser.errors
     assert sorted(p.name for p in folder.iterdir()) == ["calculator.html", "spec.toml"]
     assert (folder / "spec.toml").read_text(encoding="utf-8") == EDITED
 
