@@ -1,0 +1,1 @@
+"""Self-contained web pages: escaping of user strings and the calculator page."""
