@@ -174,15 +174,23 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     return placements, sorted(unplaced, key=lambda n: n.start)
 
 
+_PRODUCT_SIGNS = re.compile(r"[\s·×*]*")
+_EQUALS = re.compile(r"\s*=\s*")
+
+
+def _written_as_product(text: str, a: Group, b: Group, c: Group) -> bool:
+    """``A B = C``: nothing but product signs between A and B, and ``=`` before C."""
+    return bool(_PRODUCT_SIGNS.fullmatch(text, a.end, b.start)) and \
+        bool(_EQUALS.fullmatch(text, b.end, c.start))
+
+
 def _spread_products(text: str, placer: Placer, groups: list[Group],
                      placements: list[Placement]) -> list[Placement]:
     """``A B = C`` written over several lines (``QK^T`` then ``= [Q]``, ``[K^T]``, ``= [S]``
     one under the other): once C is placed, A and B are its factors (B may be transposed)."""
     first = {p.numbers[0].start: p for p in placements}
     for a, b, c in zip(groups, groups[1:], groups[2:]):
-        if "\n" not in text[a.start:c.start] or \
-                not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
-                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+        if "\n" not in text[a.start:c.start] or not _written_as_product(text, a, b, c):
             continue
         product = first.get(c.numbers[0].start)
         factors = _FACTORS.get(split_name(product.targets[0].step)[1]) if product else None
@@ -242,8 +250,7 @@ def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placemen
             result[k + 1] = (b, placer.place_group(b, only="K") or result[k + 1][1])
     for k in range(len(placed) - 2):
         (a, _), (b, _), (c, found) = placed[k:k + 3]
-        if not found or not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
-                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+        if not found or not _written_as_product(text, a, b, c):
             continue
         factors = _FACTORS.get(split_name(found[0].targets[0].step)[1])
         if factors:
