@@ -279,8 +279,9 @@ def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placemen
         if not _written_as_product(text, a, b, c):
             continue
         if not found:             # the factors may say what C is
-            result[k + 2] = (c, _as_product(placer, c, [(result[k][1] or [None])[0],
-                                                        (result[k + 1][1] or [None])[0]]))
+            firsts = [placements[0] if placements else None
+                      for placements in (result[k][1], result[k + 1][1])]
+            result[k + 2] = (c, _as_product(placer, c, firsts))
             continue
         factors = _FACTORS.get(split_name(found[0].targets[0].step)[1])
         if factors:
