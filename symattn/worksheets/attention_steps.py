@@ -91,7 +91,8 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
         derivation = derive_spec(spec)
         q = [entry(derivation, "Q", row, j) for j in range(2)]
         k = [entry(derivation, "K", row, j) for j in range(2)]
-        if len(set(q)) == 2 and len(set(k)) == 2 and all(x != 0 for x in X[row]) and \
+        if len(set(X)) == 3 and len(set(q)) == 2 and len(set(k)) == 2 and \
+                all(x != 0 for x in X[row]) and \
                 entry(derivation, "scores", row, row) != 0:
             break
     tokens = draw_tokens(rng, setup.sentences, 3)
@@ -255,7 +256,7 @@ def causal_mask(rng: random.Random, setup: Setup) -> Exercise:
                 "options": {"mask": "causal"}}
         derivation = derive_spec(spec)
         _, _, second = softmax_blanks(derivation, 1, p)
-        if scaled[1][0] != scaled[1][1] and all_clear([b.value for b in second], p):
+        if len({tuple(row) for row in scaled}) == 3 and all_clear([b.value for b in second], p):
             break
     _, _, second = softmax_blanks(derivation, 1, p, ids="a2")
     z_rows = tuple(tuple(number_blank(f"z{i + 1}{j + 1}", f"z_{{{i + 1},{j + 1}}}",
