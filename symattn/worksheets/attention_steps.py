@@ -41,11 +41,11 @@ from symattn.derivation.steps import Derivation
 from symattn.worksheets.answers import (all_clear, attention_spec, derive_spec, entry,
                                         number_blank, shown, softmax_blanks)
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Grid,
-                                      KeyStep, Math, Msg, Note, Num, Setup, Table, Text,
-                                      num_rows, spec_matrix, spec_number, token_text,
-                                      tolerance_for, unit_of)
-from symattn.worksheets.numbers import (SMALL, Attention, draw_attention, draw_matrix, draw_row,
-                                        draw_tokens)
+                                      KeyStep, Math, Msg, Note, Num, Part, Setup, Table, Text,
+                                      num_rows, sentence_parts, spec_matrix, spec_number,
+                                      token_text, tolerance_for, unit_of)
+from symattn.worksheets.numbers import SMALL, Attention, draw_attention, draw_matrix, draw_row
+from symattn.worksheets.words import draw_sentence
 
 _WEIGHT = (-1, 0, 0, 1, 1)        # entries of W_Q and W_K (projection)
 _TRIES = 400                      # draws before the last one is taken as it is
@@ -62,7 +62,7 @@ def _tokens(rng: random.Random, setup: Setup, attention: Attention) -> tuple[str
     n, m = len(attention.Q), len(attention.K)
     if attention.tokens:
         return attention.tokens if len(attention.tokens) == n == m else ()
-    return draw_tokens(rng, setup.sentences, n) if n == m else ()
+    return draw_sentence(rng, setup.words, n) if n == m else ()
 
 
 def _given(attention: Attention, values: bool = True) -> Given:
@@ -95,7 +95,7 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
                 all(x != 0 for x in X[row]) and \
                 entry(derivation, "scores", row, row) != 0:
             break
-    tokens = draw_tokens(rng, setup.sentences, 3)
+    tokens = draw_sentence(rng, setup.words, 3)
     spec["tokens"] = list(tokens)
     r = row + 1
     blanks = tuple(number_blank(f"q{j + 1}", f"q_{{{r},{j + 1}}}", q[j], setup.places,
@@ -104,11 +104,12 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
                            (0, f"K[{r},{j + 1}]")) for j in range(2))
     score = number_blank("s", f"s_{{{r},{r}}}", entry(derivation, "scores", row, row),
                          setup.places, (0, f"scores[{r},{r}]"))
-    parts = (Text(Msg.of("kind.projection.prompt", row=Num(r), token=token_text(tokens, row))),
-             Given((("X", num_rows(X)), ("W_Q", num_rows(W_Q)), ("W_K", num_rows(W_K)))),
-             Blanks(blanks[:2], Msg.of("kind.projection.query", row=Num(r))),
-             Blanks(blanks[2:], Msg.of("kind.projection.key", row=Num(r))),
-             Blanks((score,), Msg.of("kind.projection.score")))
+    parts: tuple[Part, ...] = sentence_parts(tokens) + (
+        Text(Msg.of("kind.projection.prompt", row=Num(r), token=token_text(tokens, row))),
+        Given((("X", num_rows(X)), ("W_Q", num_rows(W_Q)), ("W_K", num_rows(W_K)))),
+        Blanks(blanks[:2], Msg.of("kind.projection.query", row=Num(r))),
+        Blanks(blanks[2:], Msg.of("kind.projection.key", row=Num(r))),
+        Blanks((score,), Msg.of("kind.projection.score")))
     return Exercise("projection", parts, (spec,),
                     (KeyStep(0, ("Q", "K", "scores"), (r,), setup.places),))
 
@@ -127,8 +128,8 @@ def scores_row(rng: random.Random, setup: Setup) -> Exercise:
     scaled = _scaled_blanks(derivation, row, setup.places)
     text = Text(Msg.of("kind.scores_row.prompt", row=Num(r), token=token_text(tokens, row),
                        d_k=Num(attention.d_k)))
-    return Exercise("scores_row", (text, _given(attention, False), Blanks(raw),
-                                   Blanks(scaled)), (spec,),
+    return Exercise("scores_row", sentence_parts(tokens) + (
+        text, _given(attention, False), Blanks(raw), Blanks(scaled)), (spec,),
                     (KeyStep(0, ("scores", "scaled"), (r,), setup.places),))
 
 
@@ -241,9 +242,9 @@ def weights_row(rng: random.Random, setup: Setup) -> Exercise:
     r = row + 1
     text = Text(Msg.of("kind.weights_row.prompt", row=Num(r), token=token_text(tokens, row),
                        d_k=Num(attention.d_k), unit=unit_of(p)))
-    return Exercise("weights_row", (text, _given(attention, False),
-                                    Blanks(_scaled_blanks(derivation, row, p)),
-                                    Blanks(tuple(weights))), (spec,),
+    return Exercise("weights_row", sentence_parts(tokens) + (
+        text, _given(attention, False), Blanks(_scaled_blanks(derivation, row, p)),
+        Blanks(tuple(weights))), (spec,),
                     (KeyStep(0, ("scores", "scaled", "exp", "exp_sum", "weights"), (r,), p),))
 
 
@@ -293,8 +294,8 @@ def output_row(rng: random.Random, setup: Setup) -> Exercise:
     r = row + 1
     text = Text(Msg.of("kind.output_row.prompt", row=Num(r), token=token_text(tokens, row),
                        d_k=Num(attention.d_k), unit=unit_of(p), out_unit=unit_of(q)))
-    return Exercise("output_row", (text, _given(attention), Blanks(tuple(weights)),
-                                   Blanks(tuple(outputs))), (spec,),
+    return Exercise("output_row", sentence_parts(tokens) + (
+        text, _given(attention), Blanks(tuple(weights)), Blanks(tuple(outputs))), (spec,),
                     (KeyStep(0, ("scores", "scaled", "exp", "exp_sum", "weights", "output"),
                              (r,), p),))
 

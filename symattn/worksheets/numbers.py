@@ -26,9 +26,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Attention", "variant_random", "draw_attention", "draw_row", "draw_tokens",
-           "draw_matrix", "clear_of_midpoints", "is_square", "scores_of", "NICE_ROW", "SMALL",
-           "from_problem"]
+__all__ = ["Attention", "variant_random", "draw_attention", "draw_row", "draw_matrix",
+           "clear_of_midpoints", "is_square", "scores_of", "NICE_ROW", "SMALL", "from_problem"]
 
 import random
 from dataclasses import dataclass
@@ -173,14 +172,6 @@ def draw_row(rng: random.Random, m: int, pool: Sequence[fmpq] = NICE_ROW,
         if len(set(row)) >= (m if distinct else min(3, m)):
             return row
     raise AssertionError("no nice row found")    # pragma: no cover
-
-
-def draw_tokens(rng: random.Random, sentences: Sequence[str], n: int) -> tuple[str, ...]:
-    """n consecutive words of one of ``sentences`` (a catalog's word lists)."""
-    usable = [s.split() for s in sentences if len(s.split()) >= n]
-    words = rng.choice(usable)
-    start = rng.randrange(len(words) - n + 1)
-    return tuple(words[start:start + n])
 
 
 # ------------------------------------------------------------ from a spec

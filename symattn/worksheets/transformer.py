@@ -34,6 +34,7 @@ from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Ke
                                       Note, Num, Setup, Table, Text, User, num_rows, spec_matrix,
                                       tolerance_for, unit_of)
 from symattn.worksheets.numbers import SMALL, draw_attention, draw_matrix
+from symattn.worksheets.words import vocabulary
 
 _TRIES = 400                      # draws before the last one is taken as it is
 _HEAD_TRIES = 4000                # multi_head: about one draw in fifty has no tie
@@ -166,11 +167,6 @@ def _outputs(derivation: Any, weights: Sequence[Blank], V: Sequence[Sequence[fmp
 
 
 # ----------------------------------------------------------------- next_token
-def _vocabulary(rng: random.Random, sentences: Sequence[str], size: int) -> tuple[str, ...]:
-    words = sorted({w for s in sentences for w in s.split() if len(w) > 2})
-    return tuple(rng.sample(words, size))
-
-
 def next_token(rng: random.Random, setup: Setup) -> Exercise:
     """z = hU over four words, p = softmax(z), and the most likely next word."""
     p = setup.places
@@ -188,7 +184,7 @@ def next_token(rng: random.Random, setup: Setup) -> Exercise:
         probs = _probability_blanks(derivation, p)
         if all_clear([b.value for b in probs], p):
             break
-    words = _vocabulary(rng, setup.sentences, 4)
+    words = vocabulary(rng, setup.words, 4)
     z = tuple(number_blank(f"z{j + 1}", f"z_{{{j + 1}}}", logits[j], p, (0, f"logits[1,{j + 1}]"))
               for j in range(4))
     winner = f"w{logits.index(best) + 1}"
