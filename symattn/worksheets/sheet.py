@@ -41,7 +41,7 @@ from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
 from symattn.values.number_format import NumberFormat
 from symattn.messages import LANGUAGES
 from symattn.worksheets.numbers import from_problem, is_square, variant_random
-from symattn.worksheets import words
+from symattn.worksheets.words import load as load_words
 
 MAX_VARIANTS = 500
 
@@ -224,7 +224,7 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
     plan = presets.resolve(preset, None if kinds is None else parse_kinds(kinds), mistakes,
                            numbers)
     base = from_problem(problem) if problem is not None else None
-    setup = Setup(places=places, d_k=d_k, words=words.load(language),
+    setup = Setup(places=places, d_k=d_k, words=load_words(language),
                   base=base, mistakes=plan.mistakes, shape=_shape(sizes_spec),
                   compact=plan.compact, numbers=numbers)
     title = problem.prose_in("title", language) if problem is not None else ""
