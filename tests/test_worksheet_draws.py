@@ -1,10 +1,12 @@
 """Generated problems never repeat a query row or tie two scores of a row.
 
-Every kind of every preset draws its problem over many seeds (the exercise is
-built, never rendered), and the problem is checked with plain ``fractions``:
-no two query rows (or rows of given scores, or of embeddings) equal, no two rows
-of scores equal, and no two scores of a row equal. The generator behind the
-attention problems is checked over 1,000 seeds for every shape a kind asks of it.
+Checked with plain ``fractions``: no two query rows (or rows of given scores, or
+of embeddings) equal, no two rows of scores equal, no two scores of a row equal.
+The raw problem of every kind (its numbers as drawn, before any answer is
+computed) is checked over 1,000 seeds; the exercises themselves, built by every
+kind of every preset (never rendered), over 1,000 seeds in the full profile and
+100 in the quick one (building derives every answer, and find-the-error proves
+its planting with the checker: about 20 ms an exercise).
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from fractions import Fraction
 from typing import Any, Iterator, Mapping
 
 import pytest
+from flint import fmpq
 
 import symattn.worksheets.reasoning as reasoning
 from symattn.worksheets import presets
 from symattn.worksheets.catalog import KINDS
 from symattn.worksheets.model import Setup
-from symattn.worksheets.numbers import draw_attention, variant_random
+from symattn.worksheets.attention_steps import draw_embeddings, draw_score_rows
+from symattn.worksheets.numbers import draw_attention, draw_row, variant_random
+from symattn.worksheets.transformer import draw_heads, draw_readout
 from suite_profile import examples
 
 # entropy gives rows of weights (1/2, 1/4, 1/4: ties are the point); design's query is
@@ -105,35 +110,95 @@ def test_no_kind_draws_equal_query_rows_or_tied_scores(
         _check(kind, build(variant_random(seed, 1, 1, kind), setup), seed)
 
 
-# Every shape (queries, keys, d_k, d_v) that a kind asks of draw_attention with the
-# default d_k = 4 (find_error: d_k = 2, or 4 and d_v = 4; design: one query), and the
-# other perfect squares of --d-k (for 9, four distinct scores in steps of 3 are rare:
-# a draw takes about 10 ms, so those shapes run 1,000 seeds in the full profile only).
-_SHAPES = [(3, 3, 2, 2), (3, 3, 4, 2), (3, 3, 4, 4), (4, 4, 4, 2), (1, 3, 2, 2)]
+# What each kind draws before any answer is computed: the raw problem, from a seeded
+# generator, as groups of rows (rows of a group differ; rows of scores do not tie).
+# The kinds on Q, K and V draw with draw_attention, in the shapes they ask for with
+# the default d_k = 4 (compact presets: 3 tokens; find_error: d_k = 2, or 4 and
+# d_v = 4 without a calculator). stable_softmax and the calculator-free rows sample
+# without replacement; entropy, sizes and design have no scores to draw (above).
+Rows = list[list[Fraction]]
+Groups = list[tuple[Rows, bool]]          # (rows that differ, whether they are scores)
+
+
+def _attention(n: int, m: int, d_k: int, d_v: int) -> Any:
+    def draw(rng: Any) -> Groups:
+        attention = draw_attention(rng, n, m, d_k, d_v)
+        Q, K = _matrix(attention.Q), _matrix(attention.K)
+        return [(Q, False), (_product(Q, _transposed(K)), True)]
+    return draw
+
+
+def _rows(draw: Any) -> Any:
+    return lambda rng: [(_matrix(draw(rng)), True)]
+
+
+def _heads(rng: Any) -> Groups:
+    Q, K, _, _ = (_matrix(x) for x in draw_heads(rng))
+    # Per head (width 1): the two queries' rows of scores, and the two queries.
+    return [([[q[h] * k[h] for k in K] for q in Q], True) for h in range(2)] + \
+        [([[q[h] for q in Q]], True) for h in range(2)]
+
+
+def _readout(rng: Any) -> Groups:
+    h, U = (_matrix(x) for x in draw_readout(rng))
+    return [(_product(h, U), True)]
+
+
+RAW_DRAWS: dict[str, list[Any]] = {
+    "softmax_table": [_rows(lambda rng, m=m: [draw_row(rng, m, distinct=True)]) for m in (3, 4)],
+    "scores_row": [_attention(n, n, 4, 2) for n in (3, 4)],
+    "weights_row": [_attention(3, 3, 4, 2)],
+    "output_row": [_attention(3, 3, 4, 2)],
+    "fill_matrix": [_attention(n, n, 4, 2) for n in (3, 4)],
+    "causal_mask": [_rows(lambda rng: draw_score_rows(rng, 3, 3))],
+    "find_error": [_attention(3, 3, 2, 2), _attention(3, 3, 4, 2), _attention(3, 3, 4, 4)],
+    "temperature": [_rows(lambda rng: [draw_row(rng, 3, distinct=True)])],
+    "no_scaling": [_rows(lambda rng: [draw_row(rng, 3, tuple(fmpq(k) for k in (-2, 0, 2, 4, 6)),
+                                               distinct=True)])],
+    "projection": [lambda rng: [(_matrix(draw_embeddings(rng)), False)]],
+    "multi_head": [_heads],
+    "kv_cache": [_attention(3, 3, 4, 2)],
+    "next_token": [_readout],
+    "permutation": [_attention(3, 3, 4, 2)],
+    "design": [_attention(1, 3, 2, 2)],
+}
+BY_CONSTRUCTION = ("stable_softmax", "entropy", "sizes")
+
+
+def test_every_kind_has_its_raw_draw_checked() -> None:
+    assert set(RAW_DRAWS) | set(BY_CONSTRUCTION) == set(KINDS)
+
+
+def test_raw_draws_of_every_kind_never_repeat_a_row_or_tie_over_1000_seeds() -> None:
+    start = time.perf_counter()
+    for kind, draws in RAW_DRAWS.items():
+        for number, draw in enumerate(draws):
+            for seed in range(1000):
+                for rows, scores in draw(variant_random(seed, 1, 1, kind)):
+                    where = (kind, number, seed)
+                    assert len({tuple(row) for row in rows}) == len(rows), (where, rows)
+                    for row in rows if scores else ():
+                        assert len(set(row)) == len(row), (where, "tied scores", row)
+    assert time.perf_counter() - start < 60      # about 6 s: the draw alone is quick
+
+
+# The other perfect squares of --d-k (for 9, four different scores in steps of 3 are rare:
+# a draw takes about 10 ms, so these run 1,000 seeds in the full profile only).
 _OTHER_D_K = [(3, 3, 9, 2), (4, 4, 9, 2), (3, 3, 16, 2), (4, 4, 16, 2)]
 
 
-def _check_draw(n: int, m: int, d_k: int, d_v: int, seed: int) -> None:
-    attention = draw_attention(variant_random(seed, 1, 1, "x"), n, m, d_k, d_v)
-    Q, K = _matrix(attention.Q), _matrix(attention.K)
-    scores = _product(Q, _transposed(K))
-    where = (n, m, d_k, seed)
-    assert len({tuple(q) for q in Q}) == n, (where, "equal query rows", Q)
-    assert len({tuple(k) for k in K}) == m, (where, "equal keys", K)
-    assert len({tuple(row) for row in scores}) == n, (where, "equal rows of scores", scores)
-    for row in scores:
-        assert len(set(row)) == m, (where, "tied scores", row)
-
-
-def test_attention_draws_have_distinct_query_rows_and_no_ties_over_1000_seeds() -> None:
-    start = time.perf_counter()
-    for shape in _SHAPES:
-        for seed in range(1000):
-            _check_draw(*shape, seed)
-    for shape in _OTHER_D_K:
+def test_attention_draws_for_other_d_k_never_repeat_a_row_or_tie() -> None:
+    for n, m, d_k, d_v in _OTHER_D_K:
         for seed in range(examples(1000)):
-            _check_draw(*shape, seed)
-    assert time.perf_counter() - start < 60      # a few seconds: drawing is quick
+            attention = draw_attention(variant_random(seed, 1, 1, "x"), n, m, d_k, d_v)
+            Q, K = _matrix(attention.Q), _matrix(attention.K)
+            scores = _product(Q, _transposed(K))
+            where = (n, m, d_k, seed)
+            assert len({tuple(q) for q in Q}) == n, (where, "equal query rows", Q)
+            assert len({tuple(k) for k in K}) == m, (where, "equal keys", K)
+            assert len({tuple(row) for row in scores}) == n, (where, "equal rows", scores)
+            for row in scores:
+                assert len(set(row)) == m, (where, "tied scores", row)
 
 
 def test_find_error_class_set_of_seed_7_has_no_equal_query_rows() -> None:

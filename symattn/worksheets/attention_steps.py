@@ -30,7 +30,7 @@ token), ``reasoning`` (token order, designing a query), ``whatif``
 from __future__ import annotations
 
 __all__ = ["projection", "scores_row", "fill_matrix", "softmax_table", "stable_softmax",
-           "weights_row", "causal_mask", "output_row"]
+           "weights_row", "causal_mask", "output_row", "draw_embeddings", "draw_score_rows"]
 
 import random
 from typing import Any, Sequence
@@ -44,7 +44,8 @@ from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Gr
                                       KeyStep, Math, Msg, Note, Num, Part, Setup, Table, Text,
                                       num_rows, sentence_parts, spec_matrix, spec_number,
                                       token_text, tolerance_for, unit_of)
-from symattn.worksheets.numbers import SMALL, Attention, draw_attention, draw_matrix, draw_row
+from symattn.worksheets.numbers import (SMALL, Attention, Matrix, draw_attention, draw_matrix,
+                                        draw_row)
 from symattn.worksheets.words import draw_sentence
 
 _WEIGHT = (-1, 0, 0, 1, 1)        # entries of W_Q and W_K (projection)
@@ -65,6 +66,25 @@ def _tokens(rng: random.Random, setup: Setup, attention: Attention) -> tuple[str
     return draw_sentence(rng, setup.words, n) if n == m else ()
 
 
+def draw_embeddings(rng: random.Random) -> Matrix:
+    """X (3 x 3) of ``SMALL`` entries, no two rows (tokens) equal."""
+    for _ in range(_TRIES):
+        X = draw_matrix(rng, 3, 3, SMALL)
+        if len(set(X)) == 3:
+            return X
+    raise AssertionError("no three different embeddings found")    # pragma: no cover
+
+
+def draw_score_rows(rng: random.Random, rows: int, m: int) -> list[list[fmpq]]:
+    """``rows`` rows of m different scores (``draw_row``), no two rows equal."""
+    out: list[list[fmpq]] = []
+    while len(out) < rows:
+        row = draw_row(rng, m, distinct=True)
+        if row not in out:
+            out.append(row)
+    return out
+
+
 def _given(attention: Attention, values: bool = True) -> Given:
     items = [("Q", num_rows(attention.Q)), ("K", num_rows(attention.K))]
     if values:
@@ -83,7 +103,7 @@ def _rational(value: object) -> fmpq:
 def projection(rng: random.Random, setup: Setup) -> Exercise:
     """One row of Q = X W_Q and K = X W_K, and the raw score of the token with itself."""
     for _ in range(_TRIES):
-        X = draw_matrix(rng, 3, 3, SMALL)
+        X = draw_embeddings(rng)
         W_Q, W_K = draw_matrix(rng, 3, 2, _WEIGHT), draw_matrix(rng, 3, 2, _WEIGHT)
         row = rng.randrange(3)
         spec: dict[str, Any] = {"inputs": {"X": spec_matrix(X), "W_Q": spec_matrix(W_Q),
@@ -91,8 +111,7 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
         derivation = derive_spec(spec)
         q = [entry(derivation, "Q", row, j) for j in range(2)]
         k = [entry(derivation, "K", row, j) for j in range(2)]
-        if len(set(X)) == 3 and len(set(q)) == 2 and len(set(k)) == 2 and \
-                all(x != 0 for x in X[row]) and \
+        if len(set(q)) == 2 and len(set(k)) == 2 and all(x != 0 for x in X[row]) and \
                 entry(derivation, "scores", row, row) != 0:
             break
     tokens = draw_sentence(rng, setup.words, 3)
@@ -252,12 +271,12 @@ def causal_mask(rng: random.Random, setup: Setup) -> Exercise:
     """Apply a causal mask to scaled scores; weights of the first two rows."""
     p = setup.places
     for _ in range(200):
-        scaled = [draw_row(rng, 3) for _ in range(3)]
+        scaled = draw_score_rows(rng, 3, 3)
         spec = {"inputs": {"scaled": [[spec_number(x) for x in row] for row in scaled]},
                 "options": {"mask": "causal"}}
         derivation = derive_spec(spec)
         _, _, second = softmax_blanks(derivation, 1, p)
-        if len({tuple(row) for row in scaled}) == 3 and all_clear([b.value for b in second], p):
+        if all_clear([b.value for b in second], p):
             break
     _, _, second = softmax_blanks(derivation, 1, p, ids="a2")
     z_rows = tuple(tuple(number_blank(f"z{i + 1}{j + 1}", f"z_{{{i + 1},{j + 1}}}",
