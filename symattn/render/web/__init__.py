@@ -1,0 +1,1 @@
+"""HTML pages: self-contained files that read offline (``--format html``, notebooks)."""

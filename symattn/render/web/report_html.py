@@ -1,0 +1,52 @@
+"""Check reports as HTML: problems first, each verdict in colour, symbol and word.
+
+The rows are ``render.report.report_table``'s (already in the order the text
+report shows them: the problems first); here they are only laid out, the
+printed and exact numbers each in two cells so that the column lines up on the
+decimal mark.
+
+>>> import symattn
+>>> report = symattn.check(symattn.load_example("001-softmax-10-2-1"))
+>>> table = report_section(report, "en")
+>>> table.count("<tr>") == len(report.verdicts) + 1, "✓" in table
+(True, True)
+"""
+
+from __future__ import annotations
+
+__all__ = ["report_section", "report_page", "MARKS"]
+
+from typing import Sequence
+
+from symattn.render import report as report_render
+from symattn.render.web.page import escape, numbered, page
+from symattn.verify.verdicts import Report
+
+MARKS = {"ok": "✓", "propagated": "↝", "wrong": "✗", "undecided": "?"}
+
+
+def report_section(report: Report, language: str | None = None, level: int = 2) -> str:
+    """One report: heading (``<h{level}>``), rounding and counts, the table."""
+    heading, summary, columns, rows = report_render.report_table(report, language)
+    where, printed, exact, verdict, reason = (escape(c) for c in columns)
+    out = ['<section class="report">', f"<h{level}>{escape(heading)}</h{level}>",
+           f"<p>{escape(summary)}</p>", '<table class="report">',
+           f'<thead><tr><th scope="col">{where}</th><th scope="col" colspan="2">{printed}</th>'
+           f'<th scope="col" colspan="2">{exact}</th><th scope="col">{verdict}</th>'
+           f'<th scope="col">{reason}</th></tr></thead>', "<tbody>"]
+    for at, shown, rounded, word, why, key in rows:
+        mark = MARKS.get(key, "?")
+        out.append(f"<tr><td><code>{escape(at)}</code></td>{numbered(shown)}"
+                   f'{numbered(rounded)}<td class="{escape(key)}"><span aria-hidden="true">'
+                   f"{mark}</span> {escape(word)}</td><td>{escape(why)}</td></tr>")
+    out += ["</tbody>", "</table>", "</section>"]
+    return "\n".join(out)
+
+
+def report_page(reports: Sequence[Report], language: str | None = None) -> str:
+    """``check --format html``: every report on one page, in ``language`` (else each
+    report's own; the page's ``lang`` is the first report's)."""
+    chosen = language or next((r.language for r in reports if r.language), None) or "en"
+    title = report_render.report_table(reports[0], language)[0] if reports else "symattn"
+    body = "\n".join(report_section(r, language) for r in reports)
+    return page(title, body, chosen)
