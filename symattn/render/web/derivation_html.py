@@ -40,6 +40,7 @@ CERTIFIED = 15          # significant digits a number's tip shows, every one pro
 EXACT_SHOWN = 200       # longer closed forms are left to derive --format json
 
 Cells = Sequence[Sequence[str | None]]
+_SIGNS = {"-inf": "−∞", "inf": "∞"}     # a masked score as the page prints it
 
 
 def _tip(exact: str | None, digits: str | None, catalog: Catalog) -> str:
@@ -77,8 +78,9 @@ def _matrix(step: StepView, certified: Cells, catalog: Catalog) -> str:
             if c > 0 and step.columns[c] != step.columns[c - 1] + 1:
                 cells.append("<td>⋯</td>")
             tip = escape(_tip(step.exact[r][c], certified[r][c], catalog))
+            shown = _SIGNS.get(decimal, decimal) if decimal is not None else symbolic
             cells.append(f'<td><span class="num" tabindex="0" data-tip="{tip}">'
-                         f"{escape(decimal if decimal is not None else symbolic)}</span></td>")
+                         f"{escape(shown)}</span></td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table>")
     return "".join(out)
@@ -95,7 +97,8 @@ def step_html(step: StepView, number: int, catalog: Catalog, symbols: Mapping[st
         out.append(f"<p>{words(said[:1].upper() + said[1:])}.</p>")
     formula = formula_words(step.formula, symbols, catalog)
     if formula not in (step.symbol, step.name):
-        out.append(to_mathml(f"{step.symbol} = {formula}", block=True))
+        out.append(f'<div class="formula">{to_mathml(f"{step.symbol} = {formula}", block=True)}'
+                   "</div>")
     shape = f"{step.shape[0]} × {step.shape[1]}"
     out.append(f'<div class="eq">{to_mathml(step.symbol + " =")}'
                f'{_matrix(step, certified, catalog)}<span class="note">({shape})</span></div>')

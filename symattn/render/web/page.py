@@ -31,7 +31,8 @@ STYLE = """\
 .symattn h1 { font-size: 1.6rem; margin: 0.2rem 0 0.6rem; }
 .symattn h2 { font-size: 1.2rem; margin: 1.6rem 0 0.4rem; border-bottom: 1px solid #d0d7de; }
 .symattn h3 { font-size: 1.05rem; margin: 1.2rem 0 0.3rem; }
-.symattn math[display="block"] { margin: 0.5rem 0; font-size: 1.1rem; }
+.symattn .formula { margin: 0.5rem 0; font-size: 1.1rem; }
+.symattn .formula math { display: inline math; }
 .symattn table { border-collapse: collapse; margin: 0.4rem 0; }
 .symattn table.report th, .symattn table.report td { text-align: left; padding: 0.2rem 0.5rem;
   border-bottom: 1px solid #d0d7de; vertical-align: top; }
@@ -39,13 +40,18 @@ STYLE = """\
 .symattn table.report td.f { text-align: left; padding-left: 0; }
 .symattn .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 .symattn table.matrix { border-left: 2px solid #1f2328; border-right: 2px solid #1f2328;
-  border-radius: 4px; display: inline-table; vertical-align: middle; }
-.symattn table.matrix td { padding: 0.1rem 0.45rem; }
+  display: inline-table; vertical-align: middle;
+  background: linear-gradient(#1f2328, #1f2328) top left / 0.4rem 2px no-repeat,
+    linear-gradient(#1f2328, #1f2328) bottom left / 0.4rem 2px no-repeat,
+    linear-gradient(#1f2328, #1f2328) top right / 0.4rem 2px no-repeat,
+    linear-gradient(#1f2328, #1f2328) bottom right / 0.4rem 2px no-repeat; }
+.symattn table.matrix td { padding: 0.1rem 0.45rem; text-align: right; }
 .symattn table.matrix td.i { text-align: right; padding-right: 0; }
 .symattn table.matrix td.f { text-align: left; padding-left: 0; }
 .symattn .eq { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; }
 .symattn [data-tip] { position: relative; cursor: help; }
-.symattn [data-tip]:hover, .symattn [data-tip]:focus { background: #fff8c5; outline: 2px solid #9a6700; }
+.symattn [data-tip]:hover, .symattn [data-tip]:focus { background: #fff8c5;
+  outline: 2px solid #9a6700; }
 .symattn [data-tip]:hover::after, .symattn [data-tip]:focus::after { content: attr(data-tip);
   position: absolute; left: 0; top: 100%; z-index: 2; background: #1f2328; color: #ffffff;
   padding: 0.2rem 0.4rem; border-radius: 3px; white-space: pre; font-size: 0.8rem;
