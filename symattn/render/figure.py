@@ -19,6 +19,7 @@ from __future__ import annotations
 __all__ = ["Panel", "weights_panels", "weights_figure", "save_weights_figure", "PLOT_HINT",
            "MAX_SHOWN", "ANNOTATED", "FORMATS"]
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,22 @@ def _figure_class() -> Any:
         from matplotlib.figure import Figure
     except ImportError:
         raise FigureError(f"cannot draw the weights: {PLOT_HINT}") from None
-    return Figure
+    return _shown_inline(Figure)
+
+
+@functools.lru_cache(maxsize=1)
+def _shown_inline(figure: Any) -> Any:
+    """``figure``'s class, shown in a notebook as a PNG whether or not pyplot (and with
+    it the inline backend) was ever imported there."""
+    class WeightsFigure(figure):   # type: ignore[misc]
+        def _repr_png_(self) -> bytes:
+            from io import BytesIO
+
+            image = BytesIO()
+            self.savefig(image, format="png", dpi=100, metadata={"Software": None})
+            return image.getvalue()
+
+    return WeightsFigure
 
 
 def weights_figure(derivation: Derivation, language: str = "en", locale: str | None = None
