@@ -52,10 +52,12 @@ def test_every_number_shows_its_exact_form_and_certified_digits(tmp_path: Path, 
     assert status == 0, err
     weights = _hostile_weights()
     cell = re.search(r'<section class="step" id="step-weights">.*?<span class="num" '
-                     r'tabindex="0" data-tip="([^"]*)">([^<]*)</span>', out, re.S)
+                     r'tabindex="0" data-tip="([^"]*)">(.*?)</span></td>', out, re.S)
     assert cell is not None
-    tip, shown = unescape(cell.group(1)), cell.group(2)
-    assert shown == mpmath.nstr(weights[0], 6)            # 0.401112
+    tip, shown = unescape(cell.group(1)), re.sub(r"<[^>]*>", "", cell.group(2))
+    # 0.401112, marked wrong: the spec printed 0.42 for it
+    assert shown == f"{mpmath.nstr(weights[0], 6)} ✗"
+    assert "printed: 0.42 ✗ wrong" in tip
     assert "exact: " in tip and "exp(" in tip
     certified = re.search(r"all certain: (\S+)", tip)
     assert certified is not None

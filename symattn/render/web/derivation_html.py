@@ -27,7 +27,8 @@ from symattn.render import view as view_render
 from symattn.render.number_words import numbers_text
 from symattn.render.view import StepView
 from symattn.render.web.heatmap_svg import heatmap_html
-from symattn.render.web.mathml import to_mathml
+from symattn.render.web.claims_html import Mark, printed_marks
+from symattn.render.web.mathml import prose_html, to_mathml
 from symattn.render.web.page import escape, filled, page, words
 from symattn.render.web.report_html import report_section
 from symattn.derivation.names import base_name
@@ -66,9 +67,35 @@ def certified_cells(step: Step, shown: StepView, number_format: NumberFormat) ->
         return tuple(tuple(None for _ in shown.columns) for _ in shown.rows)
 
 
-def _matrix(step: StepView, certified: Cells, catalog: Catalog) -> str:
+def _widths(step: StepView) -> list[int]:
+    """Each column's widest whole part (digits before the decimal mark), for the
+    alignment on the mark."""
+    return [max(len(_whole(row[c] or "")) for row in step.decimal)
+            for c in range(len(step.columns))]
+
+
+def _whole(text: str) -> str:
+    cut = next((k for k, char in enumerate(text) if char in ".,"), len(text))
+    return text[:cut]
+
+
+def _number(decimal: str, width: int, tip: str, mark: Mark | None) -> str:
+    """One entry: the whole part padded to the column's ``width`` (so that the column
+    lines up on the decimal mark), the rest, the verdict mark of a printed number."""
+    whole = _whole(decimal)
+    shown = (f'<span class="w" style="min-width: {width}ch">{escape(whole)}</span>'
+             f"{escape(decimal[len(whole):])}")
+    if mark is not None:
+        tip += "\n" + "\n".join(mark.lines)
+        shown += f' <span class="{mark.key}" aria-hidden="true">{mark.mark}</span>'
+    return f'<span class="num" tabindex="0" data-tip="{escape(tip)}">{shown}</span>'
+
+
+def _matrix(step: StepView, certified: Cells, catalog: Catalog,
+            marks: Mapping[tuple[str, int, int], Mark]) -> str:
     """The step's decimals as a bracketed table, elided rows and columns marked."""
     symbolic = catalog.text("text.symbolic")
+    widths = _widths(step)
     out = ['<table class="matrix">']
     for r, row in enumerate(step.decimal):
         if r > 0 and step.rows[r] != step.rows[r - 1] + 1:
@@ -77,31 +104,33 @@ def _matrix(step: StepView, certified: Cells, catalog: Catalog) -> str:
         for c, decimal in enumerate(row):
             if c > 0 and step.columns[c] != step.columns[c - 1] + 1:
                 cells.append("<td>⋯</td>")
-            tip = escape(_tip(step.exact[r][c], certified[r][c], catalog))
+            tip = _tip(step.exact[r][c], certified[r][c], catalog)
             shown = _SIGNS.get(decimal, decimal) if decimal is not None else symbolic
-            cells.append(f'<td><span class="num" tabindex="0" data-tip="{tip}">'
-                         f"{escape(shown)}</span></td>")
+            mark = marks.get((step.name, step.rows[r], step.columns[c]))
+            cells.append(f"<td>{_number(shown, widths[c], tip, mark)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table>")
     return "".join(out)
 
 
 def step_html(step: StepView, number: int, catalog: Catalog, symbols: Mapping[str, str],
-              certified: Cells) -> str:
+              certified: Cells, marks: Mapping[tuple[str, int, int], Mark] | None = None
+              ) -> str:
     """One step: heading, description, formula (MathML) and its matrix."""
     title = heading(step, catalog)
-    head = words(catalog.fill("step.heading", number=str(number), heading=title))
+    head = prose_html(catalog.fill("step.heading", number=str(number), heading=title))
     said = description(step, catalog)
     out = [f'<section class="step" id="step-{escape(step.name)}">', f"<h2>{head}</h2>"]
     if said and said.lower() != title.lower():
-        out.append(f"<p>{words(said[:1].upper() + said[1:])}.</p>")
+        out.append(f"<p>{prose_html(said[:1].upper() + said[1:])}.</p>")
     formula = formula_words(step.formula, symbols, catalog)
     if formula not in (step.symbol, step.name):
         out.append(f'<div class="formula">{to_mathml(f"{step.symbol} = {formula}", block=True)}'
                    "</div>")
     shape = f"{step.shape[0]} × {step.shape[1]}"
     out.append(f'<div class="eq">{to_mathml(step.symbol + " =")}'
-               f'{_matrix(step, certified, catalog)}<span class="note">({shape})</span></div>')
+               f"{_matrix(step, certified, catalog, marks or {})}"
+               f'<span class="note">({shape})</span></div>')
     out.append("</section>")
     return "\n".join(out)
 
@@ -125,11 +154,12 @@ def derivation_body(derivation: Derivation, number_format: NumberFormat, languag
     out += [f"<p>{numbers[:1].upper() + numbers[1:]}.</p>",
             f'<p class="note screen">{words(catalog.text("html.hint"))}</p>']
     symbols = {step.name: step.symbol for step in built.steps}
+    marks = printed_marks(report, catalog) if report is not None else {}
     last_weights = max((k for k, s in enumerate(built.steps) if base_name(s.name) == "weights"),
                        default=None)
     for number, step in enumerate(built.steps, start=1):
         out.append(step_html(step, number, catalog, symbols,
-                             certified_cells(derivation[step.name], step, number_format)))
+                             certified_cells(derivation[step.name], step, number_format), marks))
         if number - 1 == last_weights:
             out.append(heatmap_html(derivation, language, number_format.locale))
     if report is not None:      # after the steps whose numbers it judges

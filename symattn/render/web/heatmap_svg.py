@@ -43,10 +43,12 @@ def _label_width(labels: tuple[str, ...]) -> int:
 
 def panel_svg(panel: figure.Panel, title: str, keys: str, queries: str) -> str:
     """One panel: a row per query, a column per key, each cell shaded by its weight."""
-    left, top = _label_width(panel.rows) + 22, _label_width(panel.columns) // 2 + 40
-    width = left + _CELL * len(panel.columns) + 10
-    height = top + _CELL * len(panel.rows) + 10
     annotated = len(panel.rows) <= figure.ANNOTATED and len(panel.columns) <= figure.ANNOTATED
+    longest = max((len(cell) for row in panel.cells for cell in row), default=1)
+    side = max(_CELL, 7 * longest + 10) if annotated else _CELL     # room for "0,00085"
+    left, top = _label_width(panel.rows) + 22, _label_width(panel.columns) // 2 + 40
+    width = left + side * len(panel.columns) + 10
+    height = top + side * len(panel.rows) + 10
     name = f"{title}: {panel.title}" if panel.title else title
     out = [f'<svg class="heatmap" role="img" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
@@ -56,21 +58,21 @@ def panel_svg(panel: figure.Panel, title: str, keys: str, queries: str) -> str:
            f'<text x="{left}" y="{height - 1}" font-size="11" fill="#57606a">'
            f"{escape(queries)} ↓ · {escape(keys)} →</text>"]
     for j, label in enumerate(panel.columns):
-        x, y = left + _CELL * j + _CELL // 2, top - 6
+        x, y = left + side * j + side // 2, top - 6
         out.append(f'<text x="{x}" y="{y}" font-size="12" text-anchor="start" '
                    f'transform="rotate(-45 {x} {y})">{escape(label)}</text>')
     for i, label in enumerate(panel.rows):
-        y = top + _CELL * i + _CELL // 2 + 4
+        y = top + side * i + side // 2 + 4
         out.append(f'<text x="{left - 6}" y="{y}" font-size="12" text-anchor="end">'
                    f"{escape(label)}</text>")
         for j, value in enumerate(panel.values[i]):
-            x, cell = left + _CELL * j, panel.cells[i][j]
-            out.append(f'<rect x="{x}" y="{top + _CELL * i}" width="{_CELL}" height="{_CELL}" '
+            x, cell = left + side * j, panel.cells[i][j]
+            out.append(f'<rect x="{x}" y="{top + side * i}" width="{side}" height="{side}" '
                        f'fill="{shade(value)}" stroke="#ffffff"><title>{escape(label)} → '
                        f"{escape(panel.columns[j])}: {escape(cell)}</title></rect>")
             if annotated:
                 colour = "#ffffff" if value > 0.6 else "#1f2328"
-                out.append(f'<text x="{x + _CELL // 2}" y="{y}" font-size="11" '
+                out.append(f'<text x="{x + side // 2}" y="{y}" font-size="11" '
                            f'text-anchor="middle" fill="{colour}">{escape(cell)}</text>')
     out.append("</svg>")
     return "\n".join(out)

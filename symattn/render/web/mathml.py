@@ -9,18 +9,22 @@ so those are taken out first and put back escaped.
 True
 >>> "&lt;b&gt;" in to_mathml(r"\\text{<b>} + 1")
 True
+>>> out = prose_html(r"Raw scores $q_i \\cdot k_j$ & more")
+>>> out.startswith("Raw scores <math>"), "<msub><mi>q</mi><mi>i</mi></msub>" in out
+(True, True)
 """
 
 from __future__ import annotations
 
-__all__ = ["to_mathml"]
+__all__ = ["to_mathml", "prose_html"]
 
 import re
 
 from latex2mathml.converter import convert
 
-from symattn.render.web.page import escape
+from symattn.render.web.page import escape, words
 
+_MATH = re.compile(r"\$([^$]*)\$")     # a catalog message's math, as render.prose reads it
 _TEXT = re.compile(r"\\text\{([^{}]*)\}")
 _HOLE = "symattntext"
 _XMLNS = ' xmlns="http://www.w3.org/1998/Math/MathML"'
@@ -44,3 +48,13 @@ def to_mathml(latex: str, block: bool = False) -> str:
         converted = converted.replace(f"<mo>{_name(k)}</mo>", f"<mtext>{escape(word)}</mtext>")
     # HTML parsers put <math> in the MathML namespace themselves
     return converted.replace(_XMLNS, "", 1).replace('<math display="inline"', "<math")
+
+
+def prose_html(message: str) -> str:
+    """A catalog message (never user text) as HTML: its ``$...$`` math as MathML, the
+    rest as the text layout words it, escaped."""
+    out, start = [], 0
+    for match in _MATH.finditer(message):
+        out += [words(message[start:match.start()]), to_mathml(match.group(1))]
+        start = match.end()
+    return "".join(out) + words(message[start:])

@@ -39,13 +39,14 @@ STYLE = """\
 .symattn table.report td.i, .symattn table.report th.i { text-align: right; padding-right: 0; }
 .symattn table.report td.f { text-align: left; padding-left: 0; }
 .symattn .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.symattn .num .w { display: inline-block; text-align: right; }
 .symattn table.matrix { border-left: 2px solid #1f2328; border-right: 2px solid #1f2328;
   display: inline-table; vertical-align: middle;
   background: linear-gradient(#1f2328, #1f2328) top left / 0.4rem 2px no-repeat,
     linear-gradient(#1f2328, #1f2328) bottom left / 0.4rem 2px no-repeat,
     linear-gradient(#1f2328, #1f2328) top right / 0.4rem 2px no-repeat,
     linear-gradient(#1f2328, #1f2328) bottom right / 0.4rem 2px no-repeat; }
-.symattn table.matrix td { padding: 0.1rem 0.45rem; text-align: right; }
+.symattn table.matrix td { padding: 0.1rem 0.45rem; text-align: left; }
 .symattn table.matrix td.i { text-align: right; padding-right: 0; }
 .symattn table.matrix td.f { text-align: left; padding-left: 0; }
 .symattn .eq { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; }
@@ -62,6 +63,7 @@ STYLE = """\
 .symattn .undecided { color: #57606a; }
 .symattn .note { color: #57606a; font-size: 0.9rem; }
 .symattn svg.heatmap text { font-family: inherit; }
+.symattn figure { margin: 0.8rem 0; }
 .symattn pre { background: #f6f8fa; padding: 0.6rem; overflow-x: auto; }
 @media print {
   .symattn { max-width: none; color: #000000; font-size: 10.5pt; }

@@ -14,15 +14,15 @@ decimal mark.
 
 from __future__ import annotations
 
-__all__ = ["report_section", "report_page", "MARKS"]
+__all__ = ["report_section", "report_page"]
 
 from typing import Sequence
 
 from symattn.render import report as report_render
+from symattn.render.web.claims_html import MARKS
 from symattn.render.web.page import escape, numbered, page
 from symattn.verify.verdicts import Report
 
-MARKS = {"ok": "✓", "propagated": "↝", "wrong": "✗", "undecided": "?"}
 
 
 def report_section(report: Report, language: str | None = None, level: int = 2) -> str:
