@@ -8,41 +8,22 @@ its driver or selenium are missing (``.ci/run`` installs them).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
+from tests.browser_support import BROWSER, DRIVER, chromium
 from tests.html_support import HOSTILE_TITLE, hostile_spec
 
-webdriver = pytest.importorskip("selenium.webdriver")
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
+pytest.importorskip("selenium.webdriver")
 pytestmark = pytest.mark.skipif(not (BROWSER and DRIVER), reason="chromium is not installed")
-
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         "--window-size=1000,1200")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    profile = tempfile.mkdtemp(prefix="symattn-chromium-")
-    for flag in (*FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    options.binary_location = str(BROWSER)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(str(DRIVER)))
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +99,8 @@ def test_the_keyboard_reaches_a_number_and_sees_its_exact_form(browser: Any,
 
 
 def test_screenshots(browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:
-    """Screenshots of a derive and a check page (tests/regen_gallery.py keeps them)."""
+    """Screenshots of a derive and a check page (tests/regen_gallery_html.py keeps
+    them in docs/gallery)."""
     for name in ("derive", "check"):
         _load(browser, pages[name])
         target = tmp_path / f"{name}.png"

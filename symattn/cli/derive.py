@@ -255,7 +255,7 @@ def _run(args: argparse.Namespace) -> int:
 def _derive_html(args: argparse.Namespace, derivation: Derivation, number_format: NumberFormat,
                  source: str, language: str, precision: str) -> int:
     """``derive --format html``: the page (render/web), its numbers judged unless
-    ``--handout``."""
+    ``--handout``; a framework's ``precision`` adds its steps as a section."""
     import os
 
     from symattn.api import render_html
@@ -266,14 +266,18 @@ def _derive_html(args: argparse.Namespace, derivation: Derivation, number_format
         raise InputError("--format html takes --handout and --source; --pdf, --fragment, "
                          "--template-dir, --figure, --detail and --expand-rows are for latex "
                          "and markdown")
-    if precision != "exact":
-        raise InputError("--precision shows the steps in a floating-point format in text, "
-                         "markdown and json; use one of those formats")
     named = args.source if args.source is not None else not args.handout
     page = render_html(derivation, number_format=number_format, language=language,
                        handout=args.handout,
                        limit=None if args.max_rows == 0 else max(args.max_rows, 2),
                        source=os.path.basename(source) if named else "")
+    if precision != "exact":       # the framework's steps: their text layout, as a section
+        from symattn.derivation.precision import compute
+        from symattn.render.precision import precision_text
+        from symattn.render.web.text_html import text_section
+
+        section = text_section(precision_text(compute(derivation.problem, precision), language))
+        page = page.replace("\n</main>", f"\n{section}\n</main>", 1)
     write_output(page, args.output)
     return EXIT_OK
 

@@ -23,11 +23,18 @@ from symattn.render.web.claims_html import MARKS
 from symattn.render.web.page import escape, numbered, page
 from symattn.verify.verdicts import Report
 
+# report_table's heading, summary, column headings and rows
+Table = tuple[str, str, tuple[str, ...], list[tuple[str, str, str, str, str, str]]]
+
 
 
 def report_section(report: Report, language: str | None = None, level: int = 2) -> str:
     """One report: heading (``<h{level}>``), rounding and counts, the table."""
-    heading, summary, columns, rows = report_render.report_table(report, language)
+    return _section(report_render.report_table(report, language), level)
+
+
+def _section(table: Table, level: int) -> str:
+    heading, summary, columns, rows = table
     where, printed, exact, verdict, reason = (escape(c) for c in columns)
     out = ['<section class="report">', f"<h{level}>{escape(heading)}</h{level}>",
            f"<p>{escape(summary)}</p>", '<table class="report">',
@@ -47,6 +54,8 @@ def report_page(reports: Sequence[Report], language: str | None = None) -> str:
     """``check --format html``: every report on one page, in ``language`` (else each
     report's own; the page's ``lang`` is the first report's)."""
     chosen = language or next((r.language for r in reports if r.language), None) or "en"
-    title = report_render.report_table(reports[0], language)[0] if reports else "symattn"
-    body = "\n".join(report_section(r, language) for r in reports)
-    return page(title, body, chosen)
+    if len(reports) == 1:           # the report's heading is the page's
+        table = report_render.report_table(reports[0], language)
+        return page(table[0], _section(table, 1), chosen)
+    body = "\n".join(["<h1>symattn check</h1>", *(report_section(r, language) for r in reports)])
+    return page("symattn check", body, chosen)

@@ -11,7 +11,7 @@ aligned columns stay aligned.
 
 from __future__ import annotations
 
-__all__ = ["text_page", "text_body"]
+__all__ = ["text_page", "text_body", "text_section"]
 
 from symattn.render.web.page import escape, page
 
@@ -57,3 +57,10 @@ def text_page(text: str, language: str) -> str:
     """``--format html`` of a report whose text layout is ``text``, in ``language``."""
     title, body = text_body(text)
     return page(title or "symattn", body, language)
+
+
+def text_section(text: str) -> str:
+    """``text`` as a section of another page (its headings one level down)."""
+    _, body = text_body(text)
+    return '<section class="text">\n' + body.replace("<h1>", "<h2>").replace(
+        "</h1>", "</h2>") + "\n</section>"
