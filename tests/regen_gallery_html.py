@@ -7,8 +7,9 @@ Run from the repository root (needs Chromium, chromium-driver and selenium)::
 Every example is written with ``symattn derive --format html`` in its own
 language (NAME.derive.html), and an example with printed numbers also with
 ``symattn check --format html`` (NAME.check.html; a size spec has only that).
-Each page is photographed in headless Chromium, 1000 pixels wide: a derivation at its attention weights
-and heatmap, a report at its top (the problems first), stored in 64 colours.
+Each page is photographed in headless Chromium, 1000 pixels wide: a derivation
+at its attention weights and heatmap, a report at its top (the problems first),
+stored in 64 colours.
 """
 
 from __future__ import annotations
