@@ -158,9 +158,25 @@ def derive(problem: Problem, language: str | None = None) -> NotebookDerivation:
                        f"Problem.from_arrays ...), got {type(given).__name__}")
     if language is not None:
         _language(language, "derive")
+    _show_matrices_in_notebooks()
     derivation = pipeline.derive(problem)
     return NotebookDerivation(derivation.problem, derivation.steps, derivation.comparisons,
                               language)
+
+
+def _show_matrices_in_notebooks() -> None:
+    """In a running IPython (Jupyter), a bare matrix (``step.value``) shows as HTML too:
+    a formatter for symattn's own matrix type, as SymPy registers its printing. Nothing
+    is done outside IPython, and nothing is imported."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+    from symattn.derivation.grids import Grid
+
+    shell.display_formatter.formatters["text/html"].for_type(Grid, notebook.matrix_html)
 
 
 def check(derivation: Derivation | Problem, rounding: str | None = None,

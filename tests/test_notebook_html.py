@@ -1,7 +1,8 @@
 """A notebook executed by a real kernel and exported by nbconvert reads right offline:
 the derivation's MathML, its report and its heatmap SVG are in the export with no
-MathJax and nothing fetched, ``Derivation.figure()`` shows inline, and a user's own
-matplotlib plot after them still shows (symattn never switches the backend)."""
+MathJax and nothing fetched, ``Derivation.figure()`` shows inline, a user's own
+matplotlib plot after them still shows (symattn never switches the backend), and a
+step and a bare matrix show as HTML too."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ CELLS = [
     "import matplotlib.pyplot as plt\n"
     "plt.plot([0, 1, 2], [0, 1, 4])\n"
     "plt.show()",
+    "derivation['weights'].value",
 ]
 
 
@@ -81,3 +83,10 @@ def test_a_step_shows_its_matrix(executed: object) -> None:
     assert html.count('class="num"') == 3
     whole, rest = mpmath.nstr(exps[0] / sum(exps), 6).split(".")     # lined up on the mark
     assert f">{whole}</span>.{rest}" in html
+
+
+def test_a_bare_matrix_shows_as_html(executed: object) -> None:
+    data = [o for o in _outputs(executed, 6) if o["output_type"] == "execute_result"][0]
+    html = data["data"]["text/html"]                       # type: ignore[index]
+    assert html.count('class="num"') == 3 and '<table class="matrix">' in html
+    assert "exact: exp(10)/(exp(10) + exp(2) + exp(1))" in html

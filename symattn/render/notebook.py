@@ -4,7 +4,7 @@ The HTML is the page of ``--format html`` (``render.web``), as a cell shows
 it: the style sheet and the content, no script, MathML and SVG that an
 nbconvert export reads offline. ``report_html`` is one check report (problems
 first, the numbers lined up on the decimal mark), ``derivation_html`` a whole
-derivation, ``step_html`` one step; ``report_markdown`` the Markdown table;
+derivation, ``step_html`` one step, ``matrix_html`` a bare matrix; ``report_markdown`` the Markdown table;
 ``derivation_document`` the derive JSON as Python data. Nothing here computes
 or checks.
 
@@ -17,9 +17,10 @@ True
 from __future__ import annotations
 
 __all__ = ["report_html", "report_markdown", "derivation_html", "derivation_page",
-           "step_html", "derivation_document"]
+           "step_html", "matrix_html", "derivation_document"]
 
 from symattn import defaults, messages
+from symattn.derivation.grids import Grid
 from symattn.derivation.steps import Derivation, Step
 from symattn.render import report as report_render
 from symattn.render import text, view
@@ -59,6 +60,19 @@ def step_html(step: Step, number_format: NumberFormat, language: str,
     catalog = messages.load(language)
     body = page_render.step_html(shown, 1, catalog, {step.name: step.symbol},
                                  page_render.certified_cells(step, shown, number_format))
+    return fragment(body, language)
+
+
+def matrix_html(grid: Grid, number_format: NumberFormat | None = None, language: str = "en",
+                limit: int | None = defaults.ROWS_SHOWN) -> str:
+    """A bare matrix (``derivation["weights"].value``) as a cell shows it: the bracketed
+    numbers, each with its exact form and certified digits on focus."""
+    number_format = number_format or NumberFormat(locale=language)
+    step = Step("matrix", "", "", (), "", grid)
+    shown = view.step_view(step, number_format, limit)
+    body = page_render.matrix_html(shown, page_render.certified_cells(step, shown,
+                                                                      number_format),
+                                   messages.load(language), {})
     return fragment(body, language)
 
 

@@ -16,7 +16,8 @@ render).
 
 from __future__ import annotations
 
-__all__ = ["derivation_page", "derivation_body", "step_html", "certified_cells", "CERTIFIED"]
+__all__ = ["derivation_page", "derivation_body", "step_html", "matrix_html", "certified_cells",
+           "CERTIFIED"]
 
 from typing import Mapping, Sequence
 
@@ -91,8 +92,8 @@ def _number(decimal: str, width: int, tip: str, mark: Mark | None) -> str:
     return f'<span class="num" tabindex="0" data-tip="{escape(tip)}">{shown}</span>'
 
 
-def _matrix(step: StepView, certified: Cells, catalog: Catalog,
-            marks: Mapping[tuple[str, int, int], Mark]) -> str:
+def matrix_html(step: StepView, certified: Cells, catalog: Catalog,
+                marks: Mapping[tuple[str, int, int], Mark]) -> str:
     """The step's decimals as a bracketed table, elided rows and columns marked."""
     symbolic = catalog.text("text.symbolic")
     widths = _widths(step)
@@ -129,7 +130,7 @@ def step_html(step: StepView, number: int, catalog: Catalog, symbols: Mapping[st
                    "</div>")
     shape = f"{step.shape[0]} × {step.shape[1]}"
     out.append(f'<div class="eq">{to_mathml(step.symbol + " =")}'
-               f"{_matrix(step, certified, catalog, marks or {})}"
+               f"{matrix_html(step, certified, catalog, marks or {})}"
                f'<span class="note">({shape})</span></div>')
     out.append("</section>")
     return "\n".join(out)
