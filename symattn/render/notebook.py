@@ -4,9 +4,9 @@ The HTML is the page of ``--format html`` (``render.web``), as a cell shows
 it: the style sheet and the content, no script, MathML and SVG that an
 nbconvert export reads offline. ``report_html`` is one check report (problems
 first, the numbers lined up on the decimal mark), ``derivation_html`` a whole
-derivation, ``step_html`` one step, ``matrix_html`` a bare matrix; ``report_markdown`` the Markdown table;
-``derivation_document`` the derive JSON as Python data. Nothing here computes
-or checks.
+derivation, ``step_html`` one step, ``matrix_html`` a bare matrix;
+``report_markdown`` the Markdown table; ``derivation_document`` the derive JSON
+as Python data. Nothing here computes or checks.
 
 >>> import symattn
 >>> report = symattn.check(symattn.load_example("001-softmax-10-2-1"))
