@@ -40,6 +40,7 @@ from symattn.verify.verdicts import Report
 
 CERTIFIED = 15          # significant digits a number's tip shows, every one proved
 EXACT_SHOWN = 200       # longer closed forms are left to derive --format json
+SYMBOLIC_SHOWN = 40     # a symbolic entry (no decimal) up to this long is shown as it is
 
 Cells = Sequence[Sequence[str | None]]
 _SIGNS = {"-inf": "−∞", "inf": "∞"}     # a masked score as the page prints it
@@ -106,7 +107,9 @@ def matrix_html(step: StepView, certified: Cells, catalog: Catalog,
             if c > 0 and step.columns[c] != step.columns[c - 1] + 1:
                 cells.append("<td>⋯</td>")
             tip = _tip(step.exact[r][c], certified[r][c], catalog)
-            shown = _SIGNS.get(decimal, decimal) if decimal is not None else symbolic
+            exact = step.exact[r][c]
+            shown = _SIGNS.get(decimal, decimal) if decimal is not None else \
+                exact if exact is not None and len(exact) <= SYMBOLIC_SHOWN else symbolic
             mark = marks.get((step.name, step.rows[r], step.columns[c]))
             cells.append(f"<td>{_number(shown, widths[c], tip, mark)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")

@@ -80,7 +80,9 @@ def panel_svg(panel: figure.Panel, title: str, keys: str, queries: str) -> str:
 
 def heatmap_html(derivation: Derivation, language: str, locale: str) -> str:
     """Every weights panel of ``derivation`` as a figure with its caption ("" if none)."""
-    panels = figure.weights_panels(derivation, locale)
+    # symbolic weights (a temperature T left as a symbol) have no colours to draw
+    panels = [panel for panel in figure.weights_panels(derivation, locale)
+              if any(value == value for row in panel.values for value in row)]
     if not panels:
         return ""
     catalog = messages.load(language)
