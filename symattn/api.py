@@ -68,15 +68,15 @@ class NotebookDerivation(Derivation):
 
     def __getitem__(self, name: str) -> NotebookStep:
         """The step ``name``, which notebooks show as on the page (its formula and matrix)."""
+        step = super().__getitem__(name)       # a name that is no step: its error
         made: dict[str, NotebookStep] = self.__dict__.setdefault("_shown_steps", {})
-        if name not in made:            # once a step: the checker and renderers ask often
-            step = super().__getitem__(name)
+        if step.name not in made:       # once a step: the checker and renderers ask often
             language = self._shown_language()
             number_format, limit = self._shown_format(language)
-            made[name] = NotebookStep(
+            made[step.name] = NotebookStep(
                 **{f.name: getattr(step, f.name) for f in dataclasses.fields(step)},
                 number_format=number_format, language=language, limit=limit)
-        return made[name]
+        return made[step.name]
 
     def figure(self, language: str | None = None) -> Any:
         """The weights as a matplotlib ``Figure`` (one panel per head), which Jupyter shows
