@@ -106,3 +106,11 @@ def test_screenshots(browser: Any, pages: dict[str, Path], tmp_path: Path) -> No
         target = tmp_path / f"{name}.png"
         assert browser.save_screenshot(str(target))
         assert target.stat().st_size > 10_000
+
+
+def test_pages_fit_the_window(browser: Any, pages: dict[str, Path]) -> None:
+    """Long verdict words and reasons wrap: nothing runs past a 1000-pixel window."""
+    for name in ("derive", "check"):
+        _load(browser, pages[name])
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= browser.execute_script("return window.innerWidth"), name

@@ -88,7 +88,7 @@ def test_check_page_lists_problems_first_with_symbol_and_word(tmp_path: Path, ca
     assert status == 1, err
     assert f"{float(_hostile_weights()[1]):.2f}" == "0.20"
     rows = re.findall(r'<td class="(ok|propagated|wrong|undecided)"><span aria-hidden="true">'
-                      r"(.)</span> ([^<]*)</td>", out)
+                      r"(.)</span>\u00a0([^<]*)</td>", out)
     assert rows == [("wrong", "✗", "WRONG"), ("ok", "✓", "right")]
     assert strict_errors(out) == []
 

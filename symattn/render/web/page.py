@@ -57,8 +57,7 @@ STYLE = """\
   position: absolute; left: 0; top: 100%; z-index: 2; background: #1f2328; color: #ffffff;
   padding: 0.2rem 0.4rem; border-radius: 3px; white-space: pre; font-size: 0.8rem;
   font-family: ui-monospace, monospace; }
-.symattn td.ok, .symattn td.propagated, .symattn td.wrong, .symattn td.undecided {
-  white-space: nowrap; }
+.symattn table.report td:last-child { min-width: 14rem; }
 .symattn .ok { color: #1a7f37; }
 .symattn .propagated { color: #7d4e00; }
 .symattn .wrong { color: #cf222e; font-weight: bold; }

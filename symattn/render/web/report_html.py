@@ -45,7 +45,7 @@ def _section(table: Table, level: int) -> str:
         mark = MARKS.get(key, "?")
         out.append(f"<tr><td><code>{escape(at)}</code></td>{numbered(shown)}"
                    f'{numbered(rounded)}<td class="{escape(key)}"><span aria-hidden="true">'
-                   f"{mark}</span> {escape(word)}</td><td>{escape(why)}</td></tr>")
+                   f"{mark}</span>\u00a0{escape(word)}</td><td>{escape(why)}</td></tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return "\n".join(out)
 
