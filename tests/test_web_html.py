@@ -91,6 +91,14 @@ def test_check_page_lists_problems_first_with_symbol_and_word(tmp_path: Path, ca
                       r"(.)</span>\u00a0([^<]*)</td>", out)
     assert rows == [("wrong", "✗", "WRONG"), ("ok", "✓", "right")]
     assert strict_errors(out) == []
+    # the exact column's numbers show the exact value and more places on focus
+    tips = [unescape(t) for t in re.findall(r'<td class="i num" tabindex="0" data-tip="([^"]*)"',
+                                            out)]
+    assert len(tips) == 2 and tips[0].startswith("exact: exp(")
+    more = re.search(r"more places, all certain: ([0-9.]+)", tips[0])
+    assert more is not None
+    digits = more.group(1)
+    assert mpmath.nstr(_hostile_weights()[0], len(digits) - 1).startswith(digits[:-1])
 
 
 def test_explore_reports_and_sizes_are_pages(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -32,31 +32,17 @@ from symattn.render.web.claims_html import Mark, printed_marks
 from symattn.render.web.mathml import prose_html, to_mathml
 from symattn.render.web.page import escape, filled, page, words
 from symattn.render.web.report_html import report_section
+from symattn.render.web.tips import CERTIFIED, number_tip
 from symattn.derivation.names import base_name
 from symattn.render.worked.names import description, formula_words, heading
 from symattn.values.decimals import UndecidedError
 from symattn.values.number_format import NumberFormat
 from symattn.verify.verdicts import Report
 
-CERTIFIED = 15          # significant digits a number's tip shows, every one proved
-EXACT_SHOWN = 200       # longer closed forms are left to derive --format json
 SYMBOLIC_SHOWN = 40     # a symbolic entry (no decimal) up to this long is shown as it is
 
 Cells = Sequence[Sequence[str | None]]
 _SIGNS = {"-inf": "−∞", "inf": "∞"}     # a masked score as the page prints it
-
-
-def _tip(exact: str | None, digits: str | None, catalog: Catalog) -> str:
-    """What a number shows on hover and focus: its exact form and certified digits."""
-    if exact is None:
-        said = catalog.text("html.exact_omitted")
-    elif len(exact) > EXACT_SHOWN:
-        said = catalog.fill("html.exact_long", length=str(len(exact)))
-    else:
-        said = catalog.fill("html.exact", value=exact)
-    if digits is not None:
-        said += "\n" + catalog.fill("html.certified", digits=str(CERTIFIED), value=digits)
-    return said
 
 
 def certified_cells(step: Step, shown: StepView, number_format: NumberFormat) -> Cells:
@@ -106,7 +92,7 @@ def matrix_html(step: StepView, certified: Cells, catalog: Catalog,
         for c, decimal in enumerate(row):
             if c > 0 and step.columns[c] != step.columns[c - 1] + 1:
                 cells.append("<td>⋯</td>")
-            tip = _tip(step.exact[r][c], certified[r][c], catalog)
+            tip = number_tip(step.exact[r][c], certified[r][c], catalog)
             exact = step.exact[r][c]
             shown = _SIGNS.get(decimal, decimal) if decimal is not None else \
                 exact if exact is not None and len(exact) <= SYMBOLIC_SHOWN else symbolic

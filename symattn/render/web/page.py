@@ -97,13 +97,16 @@ def filled(catalog: Catalog, key: str, **values: str) -> str:
     return said
 
 
-def numbered(text: str) -> str:
+def numbered(text: str, tip: str = "") -> str:
     """A decimal as two table cells, whole part and the rest, so that a column of them
-    lines up on the decimal mark ("0,36" -> whole "0", rest ",36")."""
+    lines up on the decimal mark ("0,36" -> whole "0", rest ",36"); with a ``tip``, the
+    number can be focused and shows it."""
     cut = next((k for k, char in enumerate(text) if char in ".,"), None)
     if cut is None:   # an integer, "-inf", a closed form: the whole cell right-aligned
         cut = len(text)
-    return f'<td class="i num">{escape(text[:cut])}</td><td class="f num">{escape(text[cut:])}</td>'
+    focus = f' tabindex="0" data-tip="{escape(tip)}"' if tip and text else ""
+    return (f'<td class="i num"{focus}>{escape(text[:cut])}</td>'
+            f'<td class="f num">{escape(text[cut:])}</td>')
 
 
 def fragment(body: str, language: str) -> str:

@@ -18,9 +18,11 @@ __all__ = ["report_section", "report_page"]
 
 from typing import Sequence
 
+from symattn import defaults
 from symattn.render import report as report_render
 from symattn.render.web.claims_html import MARKS
 from symattn.render.web.page import escape, numbered, page
+from symattn.render.web.tips import number_tip
 from symattn.verify.verdicts import Report
 
 # report_table's heading, summary, column headings and rows
@@ -30,11 +32,33 @@ Table = tuple[str, str, tuple[str, ...], list[tuple[str, str, str, str, str, str
 
 def report_section(report: Report, language: str | None = None, level: int = 2) -> str:
     """One report: heading (``<h{level}>``), rounding and counts, the table."""
-    return _section(report_render.report_table(report, language), level)
+    return _section(report, report_render.report_table(report, language), language, level)
 
 
-def _section(table: Table, level: int) -> str:
+def _tips(report: Report, language: str | None) -> dict[str, str]:
+    """Each claimed position's tip: the exact value and more places, all certain (every
+    printing of one position has the same exact value)."""
+    notes = report_render.report_writer(report, language, "plain")
+    tips: dict[str, str] = {}
+    for k, v in enumerate(report.verdicts):
+        if v.position not in tips:      # a closed form of many exponentials is not written
+            exact = v.exact if report.writes_exact(k, defaults.MAX_TERMS) else None
+            more = notes.number(v.exact_decimal) if v.exact_decimal else None
+            tips[v.position] = number_tip(exact, more, notes.catalog, places=True)
+    return tips
+
+
+def _tip(where: str, tips: dict[str, str]) -> str:
+    """The tip of the row that stands at ``where`` (a position, or "position @ label")."""
+    if where in tips:
+        return tips[where]
+    found = [position for position in tips if where.startswith(position + " @ ")]
+    return tips[max(found, key=len)] if found else ""
+
+
+def _section(report: Report, table: Table, language: str | None, level: int) -> str:
     heading, summary, columns, rows = table
+    tips = _tips(report, language)
     where, printed, exact, verdict, reason = (escape(c) for c in columns)
     out = ['<section class="report">', f"<h{level}>{escape(heading)}</h{level}>",
            f"<p>{escape(summary)}</p>", '<table class="report">',
@@ -44,7 +68,8 @@ def _section(table: Table, level: int) -> str:
     for at, shown, rounded, word, why, key in rows:
         mark = MARKS.get(key, "?")
         out.append(f"<tr><td><code>{escape(at)}</code></td>{numbered(shown)}"
-                   f'{numbered(rounded)}<td class="{escape(key)}"><span aria-hidden="true">'
+                   f'{numbered(rounded, _tip(at, tips))}<td class="{escape(key)}">'
+                   '<span aria-hidden="true">'
                    f"{mark}</span>\u00a0{escape(word)}</td><td>{escape(why)}</td></tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return "\n".join(out)
@@ -56,6 +81,6 @@ def report_page(reports: Sequence[Report], language: str | None = None) -> str:
     chosen = language or next((r.language for r in reports if r.language), None) or "en"
     if len(reports) == 1:           # the report's heading is the page's
         table = report_render.report_table(reports[0], language)
-        return page(table[0], _section(table, 1), chosen)
+        return page(table[0], _section(reports[0], table, language, 1), chosen)
     body = "\n".join(["<h1>symattn check</h1>", *(report_section(r, language) for r in reports)])
     return page("symattn check", body, chosen)
