@@ -140,6 +140,10 @@ def test_mathml_keeps_words_as_text() -> None:
     assert strict_errors(f"<!DOCTYPE html><html lang=en><title>t</title><p>{math}") == []
 
 
+def test_a_formula_the_converter_cannot_read_stays_as_latex() -> None:
+    assert to_mathml(r"\begin{unknown} <x>") == "<code>\\begin{unknown} &lt;x&gt;</code>"
+
+
 def test_decimals_line_up_on_the_mark() -> None:
     assert numbered("0,36") == '<td class="i num">0</td><td class="f num">,36</td>'
     assert numbered("12.5") == '<td class="i num">12</td><td class="f num">.5</td>'

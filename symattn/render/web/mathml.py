@@ -43,7 +43,10 @@ def to_mathml(latex: str, block: bool = False) -> str:
         words.append(match.group(1))
         return f"\\operatorname{{{_name(len(words) - 1)}}}"
 
-    converted = convert(_TEXT.sub(hole, latex), display="block" if block else "inline")
+    try:
+        converted = convert(_TEXT.sub(hole, latex), display="block" if block else "inline")
+    except Exception:   # a formula the converter cannot read: shown as LaTeX, not lost
+        return f"<code>{escape(latex)}</code>"
     for k, word in enumerate(words):
         converted = converted.replace(f"<mo>{_name(k)}</mo>", f"<mtext>{escape(word)}</mtext>")
     # HTML parsers put <math> in the MathML namespace themselves
