@@ -116,13 +116,13 @@ def fragment(body: str, language: str) -> str:
             f"{body}\n</div>")
 
 
-def page(title: str, body: str, language: str) -> str:
+def page(title: str, body: str, language: str, style: str = "") -> str:
     """A whole HTML document: ``title`` (plain text, escaped here), ``body`` (HTML) in
-    ``language``."""
+    ``language``; ``style``: more CSS of the page's own, after the shared sheet."""
     return (f'<!DOCTYPE html>\n<html lang="{escape(language)}">\n<head>\n'
             '<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta name="generator" content="symattn {escape(__version__)}">\n'
             f"<title>{escape(title)}</title>\n<style>\nbody {{ margin: 1.5rem; }}\n{STYLE}"
-            f'</style>\n</head>\n<body>\n<main class="symattn">\n{body}\n</main>\n</body>\n'
+            f'{style}</style>\n</head>\n<body>\n<main class="symattn">\n{body}\n</main>\n</body>\n'
             "</html>\n")
