@@ -284,15 +284,20 @@ def write_output(text: str | Iterable[str], output: str | None) -> None:
 
 
 def write_report(args: argparse.Namespace, stem: str,
-                 layouts: Mapping[str, Callable[[], str]]) -> None:
+                 layouts: Mapping[str, Callable[[], str]], language: str = "en") -> None:
     """A report command's output: ``layouts[args.format]()`` written to stdout or ``-o``;
     LaTeX (``--format latex`` or ``--pdf``) written or compiled like ``derive``'s, the
-    PDF named ``STEM.pdf`` unless ``-o`` names it."""
+    PDF named ``STEM.pdf`` unless ``-o`` names it; HTML the text layout as a page in
+    ``language``."""
     from symattn.errors import visible_lines
     from symattn.render.reports import shared
 
     if shared.wants_latex(args):
         shared.emit(args, layouts["latex"](), stem)
+    elif args.format == "html":       # the text report as a page (render/web/text_html.py)
+        from symattn.render.web.text_html import text_page
+
+        write_output(text_page(layouts["text"](), language), args.output)
     else:
         text = layouts[args.format]()
         write_output(visible_lines(text) if args.format == "text" else text, args.output)

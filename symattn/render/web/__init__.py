@@ -1,1 +1,2 @@
-"""Self-contained web pages: escaping of user strings and the calculator page."""
+"""Self-contained HTML pages that read offline: ``--format html``, notebooks, the calculator
+and the page of ``symattn serve``."""

@@ -5,7 +5,7 @@ sliders for T and d_k and switches for the scaling and the mask, the weights
 as a table whose cells are shaded and hold the number as text (the heatmap and
 its text alternative at once), each row's entropy beside H_max, and the mean
 entropy in an ``aria-live`` line. Every word is from the catalogs, every user
-string goes through ``web.escape``. The whole page loads nothing: its Content
+string goes through ``web.page.escape``. The whole page loads nothing: its Content
 Security Policy allows no request and only its own script (by hash).
 """
 
@@ -24,7 +24,7 @@ from symattn.problem.problem import Problem
 from symattn.render.number_words import numbers_text
 from symattn.render.prose import plain
 from symattn.render.reports.shared import decimal
-from symattn.render.web import escape
+from symattn.render.web.page import escape
 from symattn.render.web.calculator_assets import SCRIPT, STYLE
 from symattn.render.web.calculator_data import (calculator_data, script_json, state_data,
                                                 temperature_text)
@@ -37,7 +37,7 @@ def words(catalog: Catalog, key: str, **parts: str) -> str:
     """A catalog message as HTML: its text in Unicode, escaped, with each placeholder
     replaced by ``parts`` (HTML the caller built from escaped pieces)."""
     marks = {name: f"\x00{name}\x00" for name in parts}
-    filled = escape.text(plain(catalog.fill(key, **marks) if parts else catalog.text(key)))
+    filled = escape(plain(catalog.fill(key, **marks) if parts else catalog.text(key)))
     for name, html_part in parts.items():
         filled = filled.replace(marks[name], html_part)
     return filled
@@ -54,11 +54,11 @@ def page(title: str, language: str, body: str, scripts: Sequence[str] = (),
          style: str = STYLE) -> str:
     """A whole HTML document around ``body`` that loads nothing from anywhere; its only
     scripts may be ``scripts`` (which ``body`` holds)."""
-    return (f'<!DOCTYPE html>\n<html lang="{escape.attribute(language)}">\n<head>\n'
+    return (f'<!DOCTYPE html>\n<html lang="{escape(language)}">\n<head>\n'
             f'<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{_csp(scripts)}">\n'
-            f'<title>{escape.text(title)}</title>\n<style>\n{style}</style>\n</head>\n'
+            f'<title>{escape(title)}</title>\n<style>\n{style}</style>\n</head>\n'
             f'<body>\n{body}</body>\n</html>\n')
 
 
@@ -77,7 +77,7 @@ def _table(problem: Problem, calc: Calculator, fmt: NumberFormat, catalog: Catal
     maxima = [decimal(h, fmt) for h in calc.sweeps[index].entropy_max]
     queries = _labels(problem, len(row.weights), keys=False)
     keys = _labels(problem, len(row.weights[0]) if row.weights else 0, keys=True)
-    head = "".join(f'<th scope="col">{escape.text(k)}</th>' for k in keys)
+    head = "".join(f'<th scope="col">{escape(k)}</th>' for k in keys)
     lines = [f'<table class="weights">\n<caption>{words(catalog, "calculator.weights")}'
              f'</caption>\n<thead><tr><th scope="col">{words(catalog, "calculator.query_key")}'
              f'</th>{head}<th scope="col">{words(catalog, "calculator.entropy")}</th>'
@@ -85,15 +85,15 @@ def _table(problem: Problem, calc: Calculator, fmt: NumberFormat, catalog: Catal
              '\n<tbody>']
     for i, query in enumerate(queries):
         cells = "".join(f'<td data-i="{i}" data-j="{j}" class="w{state["c"][i][j]}">'
-                        f'{escape.text(w)}</td>' for j, w in enumerate(state["w"][i]))
-        lines.append(f'<tr><th scope="row">{escape.text(query)}</th>{cells}'
-                     f'<td class="entropy" data-h="{i}">{escape.text(state["h"][i])}</td>'
-                     f'<td class="entropy-max" data-hmax="{i}">{escape.text(maxima[i])}</td>'
+                        f'{escape(w)}</td>' for j, w in enumerate(state["w"][i]))
+        lines.append(f'<tr><th scope="row">{escape(query)}</th>{cells}'
+                     f'<td class="entropy" data-h="{i}">{escape(state["h"][i])}</td>'
+                     f'<td class="entropy-max" data-hmax="{i}">{escape(maxima[i])}</td>'
                      '</tr>')
     mean = words(catalog, "calculator.mean",
-                 value=f'<strong data-shows="mean">{escape.text(state["mean"])}</strong>',
+                 value=f'<strong data-shows="mean">{escape(state["mean"])}</strong>',
                  max=f'<span data-shows="mean-max">'
-                     f'{escape.text(decimal(calc.mean_entropy_max[index], fmt))}</span>')
+                     f'{escape(decimal(calc.mean_entropy_max[index], fmt))}</span>')
     return (f'<p class="mean" aria-live="polite" aria-atomic="true">{mean}</p>\n'
             + "\n".join(lines) + "\n</tbody>\n</table>\n")
 
@@ -102,8 +102,8 @@ def _slider(pid: str, name: str, label: str, count: int, value: int, shown: str)
     return (f'<label for="{pid}-{name}">{label}</label>'
             f'<input type="range" id="{pid}-{name}" data-control="{name}" min="0" '
             f'max="{count - 1}" step="1" value="{value}" '
-            f'aria-valuetext="{escape.attribute(shown)}">'
-            f'<output for="{pid}-{name}" data-shows="{name}">{escape.text(shown)}</output>\n')
+            f'aria-valuetext="{escape(shown)}">'
+            f'<output for="{pid}-{name}" data-shows="{name}">{escape(shown)}</output>\n')
 
 
 def _switch(pid: str, name: str, label: str, on: bool) -> str:
@@ -131,7 +131,7 @@ def _controls(pid: str, calc: Calculator, fmt: NumberFormat, catalog: Catalog) -
                            plain(catalog.text("calculator.scale_off"))))
         out.append(_switch(pid, "scaled", words(catalog, "calculator.scaling"), start.scaled))
     mask = words(catalog, "calculator.mask_causal") if calc.mask_kind == "causal" else \
-        words(catalog, "calculator.mask_own", kind=escape.text(catalog.text(
+        words(catalog, "calculator.mask_own", kind=escape(catalog.text(
             "setup.padding" if calc.mask_kind == "padding" else "setup.given")))
     out.append(_switch(pid, "masked", mask, start.masked))
     return '<div class="controls">\n' + "".join(out) + "</div>\n"
@@ -139,9 +139,9 @@ def _controls(pid: str, calc: Calculator, fmt: NumberFormat, catalog: Catalog) -
 
 def _grid_note(calc: Calculator, fmt: NumberFormat, catalog: Catalog) -> str:
     temperatures = [temperature_text(t.text, fmt) for t in calc.temperatures]
-    common = {"first": escape.text(temperatures[0]), "last": escape.text(temperatures[-1]),
+    common = {"first": escape(temperatures[0]), "last": escape(temperatures[-1]),
               "count": str(len(temperatures)), "states": f"{calc.states:,}".replace(",", " "),
-              "numbers": escape.text(numbers_text(fmt, catalog)), "size": _SIZE_MARK}
+              "numbers": escape(numbers_text(fmt, catalog)), "size": _SIZE_MARK}
     if not calc.d_ks:
         return (f'<p class="grid">{words(catalog, "calculator.given_scaled")} '
                 f'{words(catalog, "calculator.grid_unscaled", **common)}</p>\n')
@@ -162,8 +162,8 @@ def render_calculator(problem: Problem, calc: Calculator, fmt: NumberFormat, lan
     pid = "calc-" + hashlib.sha256(script_json(data).encode()).hexdigest()[:8]
     level = "h2" if fragment else "h1"
     section = (f'<section class="symattn-calculator" data-symattn-calculator id="{pid}" '
-               f'lang="{escape.attribute(language)}">\n<{level}>{escape.text(title)}</{level}>\n'
-               + (f"<p>{escape.text(description)}</p>\n" if description else "")
+               f'lang="{escape(language)}">\n<{level}>{escape(title)}</{level}>\n'
+               + (f"<p>{escape(description)}</p>\n" if description else "")
                + _controls(pid, calc, fmt, catalog) + _table(problem, calc, fmt, catalog)
                + _grid_note(calc, fmt, catalog)
                + f'<noscript><p>{words(catalog, "calculator.noscript")}</p></noscript>\n'

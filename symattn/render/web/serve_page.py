@@ -14,7 +14,7 @@ __all__ = ["Result", "render_serve_page", "SERVE_STYLE"]
 from dataclasses import dataclass
 
 from symattn import messages
-from symattn.render.web import escape
+from symattn.render.web.page import escape
 from symattn.render.web.calculator_assets import SCRIPT, STYLE
 from symattn.render.web.calculator_page import page, words
 
@@ -54,7 +54,7 @@ def _form(spec_text: str, language: str, catalog: messages.Catalog) -> str:
                       f'{code}</option>' for code in messages.LANGUAGES)
     return ('<form class="spec" method="post" action="/">\n'
             f'<label for="spec">{words(catalog, "calculator.serve_spec")}</label>\n'
-            f'<textarea id="spec" name="spec" spellcheck="false">{escape.text(spec_text)}'
+            f'<textarea id="spec" name="spec" spellcheck="false">{escape(spec_text)}'
             '</textarea>\n'
             f'<label for="language">{words(catalog, "calculator.serve_language")}</label>\n'
             f'<select id="language" name="language">{options}</select>\n'
@@ -66,24 +66,24 @@ def _results(result: Result, catalog: messages.Catalog) -> str:
     if result.error:
         return (f'<section class="problem" role="alert"><h2>'
                 f'{words(catalog, "calculator.serve_error")}</h2>'
-                f'<p>{escape.text(result.error)}</p></section>\n')
-    verdicts = (f'<pre class="report">{escape.text(result.verdicts)}</pre>'
+                f'<p>{escape(result.error)}</p></section>\n')
+    verdicts = (f'<pre class="report">{escape(result.verdicts)}</pre>'
                 if result.verdicts is not None else
                 f'<p>{words(catalog, "calculator.serve_no_claims")}</p>')
-    written = (f'<p>{words(catalog, "calculator.serve_folder", folder=escape.text(result.written))}'
+    written = (f'<p>{words(catalog, "calculator.serve_folder", folder=escape(result.written))}'
                '</p>\n' if result.written else "")
     return (result.calculator
             + f'<section><h2>{words(catalog, "calculator.serve_verdicts")}</h2>{verdicts}'
             '</section>\n'
             + f'<section><h2>{words(catalog, "calculator.serve_derivation")}</h2>'
-            f'<pre class="report">{escape.text(result.derivation)}</pre></section>\n' + written)
+            f'<pre class="report">{escape(result.derivation)}</pre></section>\n' + written)
 
 
 def render_serve_page(spec_text: str, language: str, result: Result | None) -> str:
     """The whole page: the form with ``spec_text``, then ``result`` (None: form only)."""
     catalog = messages.load(language)
     title = catalog.text("calculator.serve_title")
-    body = (f'<main>\n<h1>{escape.text(title)}</h1>\n'
+    body = (f'<main>\n<h1>{escape(title)}</h1>\n'
             f'<p>{words(catalog, "calculator.serve_intro")}</p>\n'
             + _form(spec_text, language, catalog)
             + (_results(result, catalog) if result is not None else "") + '</main>\n')
