@@ -238,3 +238,51 @@ def test_a_product_is_named_by_its_factors_whatever_its_values(tmp_path) -> None
     assert output == [("output[1,1]", "1.2", "propagated"), ("output[1,2]", "2.2", "propagated"),
                       ("output[2,1]", "2.8", "propagated"), ("output[2,2]", "3.9", "suspicious")]
     assert report["not_placed"] == []
+
+
+# ------------------------------------------------------------ probabilities named P
+
+def _check_json(document, spec):  # type: ignore[no-untyped-def]
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "symattn", "check", str(document), "--spec",
+                           str(spec), "-f", "json"], capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)["reports"][0]
+
+
+def test_a_row_named_p_is_the_weights_when_it_sums_to_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``P = [...]`` is the softmax's probabilities when its row can sum to 1; then its
+    place is certain (a wrong entry is wrong); a P that is no distribution is not."""
+    spec = tmp_path / "inputs.toml"
+    # softmax([ln 3, 0]) = [3/4, 1/4] exactly
+    spec.write_text('[inputs]\nscores = [[1.0986122886681098, 0]]\n[options]\nscale = "none"\n',
+                    encoding="utf-8")
+    document = tmp_path / "page.md"
+    document.write_text("The scores [1.10, 0] through softmax:\n\nP = [0.70, 0.30]\n",
+                        encoding="utf-8")
+    claims = _check_json(document, spec)["claims"]
+    assert [(c["position"], c["printed"], c["verdict"]) for c in claims if c["line"] == 3] == [
+        ("weights[1,1]", "0.70", "wrong"), ("weights[1,2]", "0.30", "wrong")]
+    document.write_text("The scores [1.10, 0] through softmax:\n\nP = [0.70, 0.90]\n",
+                        encoding="utf-8")
+    claims = _check_json(document, spec)["claims"]
+    assert not [c for c in claims if c["line"] == 3 and c["verdict"] == "wrong"]
+
+
+def test_a_spec_is_not_about_the_sections_of_other_temperatures(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """One document, the same scores under T = 1 and T = 2: a spec of T = 2 judges the
+    T = 2 section only; the T = 1 section's probabilities are not wrong for it."""
+    spec = tmp_path / "inputs.toml"
+    spec.write_text('[inputs]\nscores = [[1.0986122886681098, 0]]\n'
+                    '[options]\nscale = "none"\ntemperature = 2\n', encoding="utf-8")
+    document = tmp_path / "page.md"
+    # T = 1: [3/4, 1/4]; T = 2: softmax([ln 3 / 2, 0]) = [√3/(√3+1), 1/(√3+1)] = 0.634, 0.366
+    document.write_text("# Softmax at T = 1\n\nP = [0.75, 0.25]\n\n"
+                        "# Softmax at T = 2\n\nP = [0.63, 0.37]\n", encoding="utf-8")
+    claims = _check_json(document, spec)["claims"]
+    assert {c["line"] for c in claims if c["step"] == "weights"} == {7}
+    assert [(c["printed"], c["verdict"]) for c in claims if c["line"] == 7] == [
+        ("0.63", "ok"), ("0.37", "ok")]

@@ -21,9 +21,10 @@ lines are known, its setting is chosen again over all of them.
 
 from __future__ import annotations
 
-__all__ = ["Example", "Scorer", "find_examples", "within", "CONTINUES"]
+__all__ = ["other_settings", "Example", "Scorer", "find_examples", "within", "CONTINUES"]
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Iterator
 
 from symattn.extract.document import Document
@@ -201,6 +202,19 @@ def _bounded(parts: list[Section]) -> list[Section]:
     size = -(-len(parts) // MAX_PARTS)
     return [Section(chunk[0].title, chunk[0].start, chunk[-1].end, chunk[0].level)
             for chunk in (parts[k:k + size] for k in range(0, len(parts), size))]
+
+
+def other_settings(document: Document, temperature: Fraction) -> list[tuple[int, int]]:
+    """The lines of the sections that print only temperatures other than ``temperature``
+    (a spec's), in a document that prints ``temperature`` in some section: worked
+    examples of the same inputs under another setting, which the spec is not about."""
+    printed = hints(_normalized_lines(document))
+    parts = _bounded(_split_at_settings(sections(document.raw), printed))
+    stated = [{Fraction(h.value) for h in printed.temperature if p.start <= h.line <= p.end}
+              for p in parts]
+    if not any(temperature in values for values in stated):
+        return []
+    return [p.lines for p, values in zip(parts, stated) if values and temperature not in values]
 
 
 def find_examples(document: Document, scanned: Scanned, scorer: Scorer) -> list[Example]:

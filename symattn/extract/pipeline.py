@@ -23,6 +23,7 @@ import bisect
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from symattn import messages
@@ -32,7 +33,7 @@ from symattn.errors import SymattnError
 from symattn.extract.candidates import Candidates
 from symattn.extract.document import Document
 from symattn.extract.draft import claims_table, comment, label_claims, toml_key, toml_value
-from symattn.extract.examples import Example, find_examples
+from symattn.extract.examples import Example, find_examples, other_settings
 from symattn.extract.inputs import Note, Proposal, from_scores
 from symattn.extract.lines import place_line, vector_sums
 from symattn.extract.place import Placement, Placer
@@ -135,8 +136,10 @@ def spec_head(spec_text: str) -> str:
 
 
 def _place(document: Document, scanned: Scanned, placer: Placer,
-           lines: tuple[int, int] | None) -> tuple[list[Placement], list[Number]]:
-    """Place every group and single number (within ``lines``), line by line."""
+           lines: tuple[int, int] | None, others: list[tuple[int, int]]
+           ) -> tuple[list[Placement], list[Number]]:
+    """Place every group and single number (within ``lines``), line by line; within
+    ``others`` (examples under other settings) only what the values settle for certain."""
     newlines = [m.start() for m in re.finditer("\n", document.text)]
     by_line: dict[int, tuple[list[Group], list[Number]]] = {}
 
@@ -162,7 +165,8 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         start = newlines[index - 1] + 1 if index else 0
         end = newlines[index] if index < len(newlines) else len(document.text)
         found = _place_line(document.text, placer, groups, singles, (start, end))
-        if elsewhere:   # only what its values settle beyond doubt belongs to this computation
+        if elsewhere or any(first <= index + 1 <= last for first, last in others):
+            # only what its values settle beyond doubt belongs to this computation
             found = [p for p in found if p.confidence == "certain"]
         placements.extend(found)
         unplaced.extend(_unplaced_of(groups, singles, found))
@@ -309,12 +313,24 @@ def _valid(placements: list[Placement], candidates: Candidates) -> list[Placemen
     return kept
 
 
+def _temperature(mapping: Mapping[str, Any]) -> Fraction:
+    """A spec's temperature (1 when it gives none or one that is not a number)."""
+    options = mapping.get("options")
+    value = options.get("temperature", 1) if isinstance(options, Mapping) else 1
+    try:
+        return Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        return Fraction(1)
+
+
 def _draft(document: Document, scanned: Scanned, head: str, language: str,
            reasons: list[str], lines: tuple[int, int] | None = None,
-           source: str | None = None) -> Draft:
+           source: str | None = None, others: list[tuple[int, int]] | None = None) -> Draft:
+    """``others``: the lines of the examples under other settings (only what their values
+    settle beyond doubt is placed there)."""
     problem = spec_reader.loads(head, source or document.name + " (draft)")
     candidates = Candidates(derivation_pipeline.derive(problem))
-    placements, unplaced = _place(document, scanned, Placer(candidates), lines)
+    placements, unplaced = _place(document, scanned, Placer(candidates), lines, others or [])
     return Draft(head, _valid(placements, candidates), unplaced, reasons, language, lines)
 
 
@@ -364,7 +380,7 @@ def _scorer(document: Document, scanned: Scanned, language: str
         if candidates is None:
             return None
         placer = Placer(candidates)
-        placements, _ = _place(document, within(lines), placer, lines)
+        placements, _ = _place(document, within(lines), placer, lines, [])
         inputs = {n.start for g in proposal.used for n in g.numbers}
         fits = (placer.score(n, t) for p in placements for n, t in zip(p.numbers, p.targets)
                 if n.start not in inputs)
@@ -396,7 +412,9 @@ def extract(document: Document, spec_text: str | None = None,
             else None   # a language without a catalog ("pt"): the document's guess
         head = spec_head(spec_text)
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
-                                        [f"inputs from {spec_name}"], source=spec_name))
+                                        [f"inputs from {spec_name}"], source=spec_name,
+                                        others=other_settings(document,
+                                                              _temperature(mapping))))
         return extraction
     examples = find_examples(document, scanned, _scorer(document, scanned, language))
     if examples:   # what comes before the first example belongs to it

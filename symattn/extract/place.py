@@ -28,6 +28,7 @@ import bisect
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 from symattn.derivation.names import split_name
@@ -52,7 +53,8 @@ _STEP_WORDS = {"scores": "scores", "score": "scores", "attn_scores": "scores",
                "output": "output", "outputs": "output", "context": "output",
                "context_vectors": "output", "attention": "output", "z": "output",
                "masked_scores": "masked", "raw_scores": "scores", "attention_output": "output",
-               "scaled_attention_scores": "scaled", "softmax_weights": "weights"}
+               "scaled_attention_scores": "scaled", "softmax_weights": "weights",
+               "probs": "weights", "probabilities": "weights"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
 # steps whose rows are not (only) queries: a row of K is a key
 _INPUTS = frozenset({"Q", "K", "V", "X", "W_Q", "W_K", "W_V"})
@@ -98,6 +100,30 @@ def heading_step(heading: str) -> str | None:
     """The step a table column holds, from its heading (``Weight``, ``e^x``, ``Score``)."""
     lowered = heading.lower()
     return next((step for word, step in _HEADING_WORDS if word in lowered), None)
+
+
+# Symbols that name the weights only when what they name reads as probabilities (P: a
+# positional matrix elsewhere, p_i: any row).
+_PROBABILITY_SYMBOLS = frozenset({"P", "p"})
+
+
+def probability_rows(group: Group) -> bool:
+    """Every row of ``group`` is a distribution as printed: no negative entry, and a sum
+    that its entries' rounding can make 1 (half a unit in the last place each).
+
+    >>> from symattn.extract.document import from_text
+    >>> from symattn.extract.scanner import scan
+    >>> [probability_rows(g) for g in scan(from_text("[0.71, 0.23, 0.06] [0.5, 0.7]")).groups]
+    [True, False]
+    """
+    for row in group.rows:
+        values = [v for n in row if (v := n.magnitude) is not None and v >= 0]
+        if len(values) < len(row):
+            return False
+        slack = sum(Fraction(1, 2 * 10 ** (n.places + 2 * n.percent)) for n in row)
+        if abs(sum(values, Fraction(0)) - 1) > slack:
+            return False
+    return True
 
 
 def _step_named(name: str) -> str | None:
@@ -232,7 +258,9 @@ class Placer:
 
     def _named(self, group: Group, option: _Option) -> bool:
         for name in group.names:
-            if _step_named(name) == option.step and option.kind in ("matrix", "row"):
+            step = _step_named(name) or (
+                "weights" if name in _PROBABILITY_SYMBOLS and probability_rows(group) else None)
+            if step == option.step and option.kind in ("matrix", "row"):
                 return option.kind == "matrix" or group.shape[0] == 1
             match = _ROW_NAME.match(name)
             if match and _ROW_STEPS[match["letter"]] == option.step and option.kind == "row":
