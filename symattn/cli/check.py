@@ -280,5 +280,23 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     reports = [r for r in results if not isinstance(r, Failed)]
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")
-    return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-        args.format](reports, args.language, args.show == "problems")
+    if not any(report.written_language for report in reports):
+        return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
+            args.format](reports, args.language, args.show == "problems")
+    return "\n".join(line for report in reports for line in _report_lines(report, args))
+
+
+def _report_lines(report: Report, args: argparse.Namespace) -> list[str]:
+    """One report's lines in text or Markdown; a spec in a language without a catalog
+    ("pt") has a line under the summary saying the report is in English (or --language)."""
+    from symattn.render import report as render_report
+
+    mode = "markdown" if args.format == "markdown" else "plain"
+    notes = render_report.report_writer(report, args.language, mode)
+    note = notes.convert(notes.catalog.fill("catalog.missing",
+                                            language=report.written_language))
+    # the message follows "symattn: FILE:" on stderr; here it is a sentence of its own
+    below = [f"{note[:1].upper()}{note[1:]}."] if report.written_language else []
+    lines = render_report.report_markdown_lines if mode == "markdown" else \
+        render_report.report_text_lines
+    return lines(report, notes, below, args.show == "problems")

@@ -164,7 +164,10 @@ class _Builder:
             summary=summary(report) if report is not None and report.verdicts else None,
             cyrillic=self.names.cyrillic or self.language in ("ru", "uk"),
             max_columns=str(self.grid.max_columns), language=self.language,
-            comparisons=comparisons, method=self.options.method is not False)
+            comparisons=comparisons, method=self.options.method is not False,
+            no_catalog=self.prose(self.catalog.fill(
+                "languages.missing_page", language=self.text(problem.written_language)))
+            if problem.written_language else "")
 
     def step(self, step: Step, number: int) -> StepModel:
         """One step: formula, operands substituted (full detail), result, expanded rows."""
