@@ -143,6 +143,8 @@ class _Builder:
         self.shown, self.layout, self.shape = self.grid.shown, self.grid.layout, self.grid.shape
         self.prefix = ""
         self.expanded = expand_row_indices(derivation, options.expand_rows) if self.full else []
+        # the columns of a step's softmax tables, the same in each (table.py), by family
+        self.tables: dict[tuple[str, str], object] = {}
 
     def document(self) -> Document:
         """The whole worked example."""
