@@ -10,8 +10,10 @@ and two more for the scores, whose rounding the exponential magnifies).
 Every column shows the same number of decimal places in every row, and in every
 table of the step (one per query row written out): the places of its largest
 number in the document's format, more where the working needs them. A small number
-then shows fewer significant digits, never a digit that is not certain; an exact
-decimal shorter than its column is written out with zeros (0.730 beside 0.485). The
+then shows fewer significant digits (e^-30 is 0.00000 beside 1.00000), never a digit
+that is not certain; an exact decimal shorter than its column is written out with
+zeros (0.730 beside 0.485). Only a column with a number too large to write out
+(e^800) keeps significant digits, in powers of ten. The
 sum row adds up the weights and the percentages as printed: 0.999 and
 99.9 % when rounding makes them fall short of 1, with a note saying why.
 """
@@ -87,14 +89,18 @@ def _terminates(raw: Any) -> bool:
 
 def _candidates(fmt: NumberFormat, raws: list[Any], extra: int) -> list[NumberFormat]:
     """The formats a column may take, fewest digits first: from the places ``fmt`` gives
-    its largest inexact number (or an exact decimal needs), up to ``extra`` more; a
-    column ``fmt`` writes in powers of ten keeps significant digits (``finer``)."""
+    its largest inexact number (or an exact decimal needs), up to ``extra`` more. A
+    number too small for them shows fewer digits (e^-30 is 0.00000 beside 1.00000);
+    a column with a number ``fmt`` writes in powers of ten for its size (e^800) keeps
+    significant digits (``finer``): fixed places would write out all its digits."""
     texts = [(raw, _format(fmt, raw)) for raw in raws]
-    if fmt.places is None and any(text and "e" in text for _, text in texts):
+    if fmt.places is None and any(text and "e+" in text for _, text in texts):
         return [finer(fmt, guard) for guard in range(extra + 1)]
     inexact = [fmt.places] if fmt.places is not None else \
-        [p for raw, text in texts if not _terminates(raw)
+        [p for raw, text in texts if not _terminates(raw) and text and "e" not in text
          for p in [_places(text, fmt.separator)] if p is not None]
+    if not inexact and any(text and "e-" in text for _, text in texts):
+        inexact = [(fmt.digits or 1) - 1]    # only tiny ones (e^-30 beside 1): 1.00000
     exact = [terminating_places(raw) or 0 for raw, _ in texts if _terminates(raw)]
     start = max(min(inexact, default=0), max(exact, default=0))
     return [_fixed(fmt, start + more) for more in range(extra + 1)]
