@@ -61,8 +61,8 @@ def _format(fmt: NumberFormat, value: Any) -> str | None:
 @dataclass(frozen=True)
 class _Columns:
     """The formats of the score, exponential and weight columns, shared by every table
-    of a step: fixed decimal places, or significant digits for a column that the
-    document's format writes in powers of ten (e^-30 beside 1)."""
+    of a step: fixed decimal places, or significant digits for a column with a number
+    the document's format writes in powers of ten for its size (e^800)."""
 
     scores: NumberFormat
     exps: NumberFormat
