@@ -22,8 +22,8 @@ True
 from __future__ import annotations
 
 __all__ = ["derive", "check", "report_on_claims", "render_latex", "render_markdown",
-           "render_text", "report_json", "report_text", "report_markdown",
-           "NotebookDerivation", "NotebookReport"]
+           "render_html", "render_text", "report_json", "report_text", "report_markdown",
+           "NotebookDerivation", "NotebookStep", "NotebookReport"]
 
 import dataclasses
 from dataclasses import dataclass
@@ -32,7 +32,7 @@ from typing import Any, Sequence
 
 from symattn import defaults, messages
 from symattn.derivation import pipeline
-from symattn.derivation.steps import Derivation
+from symattn.derivation.steps import Derivation, Step
 from symattn.errors import InputError, argument
 from symattn.problem.problem import Problem
 from symattn.render import latex_document, markdown_document, notebook, view, worked
@@ -58,6 +58,43 @@ class NotebookDerivation(Derivation):
     def _repr_markdown_(self) -> str:
         return render_markdown(self, self.options, language=self.language)
 
+    def _repr_html_(self) -> str:
+        """The page of ``derive --format html`` (its body), which reads offline: MathML,
+        the heatmap in SVG, the verdicts on the spec's printed numbers."""
+        language = self._shown_language()
+        number_format, limit = self._shown_format(language)
+        return notebook.derivation_html(self, number_format, language,
+                                        report_on_claims(self), limit)
+
+    def __getitem__(self, name: str) -> NotebookStep:
+        """The step ``name``, which notebooks show as on the page (its formula and matrix)."""
+        step = super().__getitem__(name)       # a name that is no step: its error
+        made: dict[str, NotebookStep] = self.__dict__.setdefault("_shown_steps", {})
+        if step.name not in made:       # once a step: the checker and renderers ask often
+            language = self._shown_language()
+            number_format, limit = self._shown_format(language)
+            made[step.name] = NotebookStep(
+                **{f.name: getattr(step, f.name) for f in dataclasses.fields(step)},
+                number_format=number_format, language=language, limit=limit)
+        return made[step.name]
+
+    def figure(self, language: str | None = None) -> Any:
+        """The weights as a matplotlib ``Figure`` (one panel per head), which Jupyter shows
+        inline; the backend the user chose is left alone (needs ``symattn[plot]``)."""
+        from symattn.render.figure import weights_figure
+
+        chosen = _language(language or self._shown_language(), "figure")
+        return weights_figure(self, chosen, self._shown_format(chosen)[0].locale)
+
+    def _shown_language(self) -> str:
+        return self.language or (self.options.language if self.options else None) or \
+            self.problem.language or "en"
+
+    def _shown_format(self, language: str) -> tuple[NumberFormat, int | None]:
+        if self.options is not None:
+            return self.options.number_format, self.options.limit
+        return _number_format(self, None, None, None, language), defaults.ROWS_SHOWN
+
     def display(self, *, places: int | None = None, digits: int | None = None,
                 rounding: str | None = None, language: str | None = None,
                 rows: int | None = defaults.ROWS_SHOWN) -> NotebookDerivation:
@@ -78,6 +115,19 @@ class NotebookDerivation(Derivation):
         """The ``derive --format json`` document as Python data (same options)."""
         return notebook.derivation_document(self, _number_format(self, digits, places,
                                                                  rounding, "en"), max_terms)
+
+
+@dataclass(frozen=True, repr=False)
+class NotebookStep(Step):
+    """A ``Step`` that notebooks show as its section of the page: formula in MathML, the
+    matrix, each number's exact form and certified digits on hover and focus."""
+
+    number_format: NumberFormat = NumberFormat()
+    language: str = "en"
+    limit: int | None = defaults.ROWS_SHOWN
+
+    def _repr_html_(self) -> str:
+        return notebook.step_html(self, self.number_format, self.language, self.limit)
 
 
 @dataclass(frozen=True, repr=False)
@@ -112,9 +162,25 @@ def derive(problem: Problem, language: str | None = None) -> NotebookDerivation:
                        f"Problem.from_arrays ...), got {type(given).__name__}")
     if language is not None:
         _language(language, "derive")
+    _show_matrices_in_notebooks()
     derivation = pipeline.derive(problem)
     return NotebookDerivation(derivation.problem, derivation.steps, derivation.comparisons,
                               language)
+
+
+def _show_matrices_in_notebooks() -> None:
+    """In a running IPython (Jupyter), a bare matrix (``step.value``) shows as HTML too:
+    a formatter for symattn's own matrix type, as SymPy registers its printing. Nothing
+    is done outside IPython, and nothing is imported."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+    from symattn.derivation.grids import Grid
+
+    shell.display_formatter.formatters["text/html"].for_type(Grid, notebook.matrix_html)
 
 
 def check(derivation: Derivation | Problem, rounding: str | None = None,
@@ -178,6 +244,23 @@ def render_markdown(derivation: Derivation, options: worked.Options | None = Non
     return markdown_document.render_markdown(derivation, options, template_dir=template_dir,
                                              report=report,
                                              language=language or _chosen(derivation))
+
+
+def render_html(derivation: Derivation, *, places: int | None = None,
+                digits: int | None = None, rounding: str | None = None,
+                language: str | None = None, handout: bool = False,
+                number_format: NumberFormat | None = None,
+                limit: int | None = defaults.ROWS_SHOWN, source: str = "") -> str:
+    """``derive --format html``: one self-contained page (MathML, the weights as an SVG
+    heatmap, the verdicts on the spec's printed numbers unless ``handout``), in
+    ``language``; ``number_format`` (else ``places``/``digits``/``rounding`` over the
+    spec's own), matrices of more than ``limit`` rows elided (None: all), ``source``: the
+    file name the page names."""
+    _derivation(derivation, "render_html", language)
+    chosen = language or _chosen(derivation) or derivation.problem.language or "en"
+    shown = number_format or _number_format(derivation, digits, places, rounding, chosen)
+    report = None if handout else report_on_claims(derivation)
+    return notebook.derivation_page(derivation, shown, chosen, report, limit, source)
 
 
 def render_text(derivation: Derivation, *, places: int | None = None,

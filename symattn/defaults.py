@@ -39,6 +39,14 @@ TEMPLATE_MAX_ITERATIONS = 100_000  # loop iterations and calls, all loops togeth
 TEMPLATE_MAX_OUTPUT = 100_000_000   # characters printed (--template-max-output)
 TEMPLATE_MAX_SECONDS = 60.0         # seconds of one render (--template-max-seconds)
 
+# The calculator page's sliders (symattn calculator): T from 0.1 to 3 in steps of 0.1,
+# d_k over powers of two (the spec's own d_k is added); and symattn serve's bounds.
+CALCULATOR_TEMPERATURES = ",".join(f"{i // 10}.{i % 10}" if i % 10 else str(i // 10)
+                                   for i in range(1, 31))
+CALCULATOR_D_KS = (1, 2, 4, 8, 16, 32, 64)
+SERVE_ENTRIES = 400          # entries of any one matrix (20 x 20) on the served page
+SERVE_SECONDS = 30           # seconds one request may compute
+
 
 class TextEnum(str, Enum):
     """An enum whose members are their text: equal to it, printed as it.

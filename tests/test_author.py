@@ -318,3 +318,31 @@ def test_a_one_row_step_takes_its_column_alone() -> None:
     spec = '[inputs]\nscaled = [[0, 0, 0, 0, 0]]\n[options]\nscale = "none"\n'
     derivation = symattn.derive(symattn.loads(spec, "r.toml"))
     assert fill("{{ weights[2] | places(2) }}", derivation, "markdown") == "0.20"
+
+
+def test_a_template_takes_every_key_the_001_report_prints(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Every claim key the seed-001 report prints (``check --keys``) is a name a template
+    takes, and gives the number the report judged against (its exact value rounded)."""
+    import re
+
+    import symattn
+    from symattn.cli.app import main
+    from symattn.render.author import fill
+
+    assert main(["check", "--example", "001-kocka-spi-venku", "-l", "en", "--keys",
+                 "--width", "0"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("line ")) + 1
+    # the columns: line, number (in words), key, printed, exact, verdict, reason
+    names = sorted({re.split(r"\s{2,}", line)[2].split(" @ ")[0]
+                    for line in lines[start:] if line.strip()})
+    assert len(names) > 40 and "weights[3,3]" in names and "exp[3,2]" in names
+    assert {"divisor", "weights[3].sum", "scores[3,1].terms[1]"} <= set(names)
+    derivation = symattn.derive(symattn.load_example("001-kocka-spi-venku"))
+    filled = fill(" ".join("{{ %s }}" % name for name in names), derivation, "markdown")
+    assert len(filled.split()) == len(names)
+    # and the numbers the report judged against (a Czech page: decimal commas):
+    # q3 . k1 term 1 = 0.9 * 0.9, the divisor sqrt(d_k) = sqrt(4), a row of weights sums to 1
+    assert fill("{{ scores[3,1].terms[1] | places(2) }} {{ divisor | places(0) }} "
+                "{{ weights[3].sum | places(0) }}", derivation, "markdown").split() == \
+        ["0,81", "2", "1"]

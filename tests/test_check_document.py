@@ -52,12 +52,15 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str
 def test_a_number_placed_by_value_alone_is_suspicious_not_wrong(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     document, spec = _files(tmp_path, BY_VALUE)
-    status, out, _ = run(capsys, "check", document, "--spec", spec, "--language", "en")
+    status, out, _ = run(capsys, "check", document, "--spec", spec, "--language", "en",
+                         "--width", "0")
     assert status == 0
     assert "wrong: 0" in out and "WRONG" not in out
-    row = next(line for line in out.splitlines() if line.startswith("weights[1,2] @ line 3"))
+    row = next(line for line in out.splitlines() if line.startswith("3:21 "))
     assert " suspicious " in row and "should be 0.5" in row
-    assert "line 3, column 21: 0.6 is suspicious: near weights[1,2] = 0.5" in out
+    assert "the weight of key 2 in row 1" in row
+    # what suspicious means, said once under the table
+    assert "suspicious: its place is not certain" in out
     status, _, _ = run(capsys, "check", document, "--spec", spec, "--fail-on", "suspicious")
     assert status == 1
     status, _, _ = run(capsys, "check", document, "--spec", spec, "--fail-on",
@@ -148,11 +151,11 @@ def test_the_new_words_in_five_languages(capsys: pytest.CaptureFixture[str], tmp
                                          counts: str) -> None:
     document, spec = _files(tmp_path, BY_VALUE)
     status, out, _ = run(capsys, "check", document, "--spec", spec, "--language", language,
-                         "--show", "unplaced")
+                         "--show", "unplaced", "--width", "0")
     out = out.replace("\u00a0", " ")     # the catalogs' unbreakable spaces
     assert status == 0
-    row = next(line for line in out.splitlines() if line.startswith("weights[1,2] @ "))
-    assert word in row
+    row = next(line for line in out.splitlines() if line.startswith("3:21 "))
+    assert word in row and f"{word}: " in out        # the verdict, and what it means
     assert heading in out and counts in out
     if language != "en":
         assert "suspicious" not in out and "not placed" not in out and "near" not in out
@@ -170,7 +173,7 @@ def test_seed_001_reports_the_softmax_of_10_2_1_printed_as_0_9997(
     status, out, _ = run(capsys, "check", str(path), "--spec", str(spec), "--language", "en")
     line = next(line for line in out.splitlines() if "0.9997 is suspicious" in line)
     assert line.strip().startswith("line 60, column 35:")
-    assert f"weights[1,1] of softmax [10, 2, 1] = {_cut(exact, 6)}…" in line
+    assert f"the weight of key 1 in row 1 of softmax [10, 2, 1] = {_cut(exact, 6)}…" in line
     _, report = _json(capsys, str(path), "--spec", str(spec))
     found = [s for s in report["suspicious"] if s["printed"] == "0.9997"]
     assert [(s["line"], s["position"], s["nearest"][0]["computation"]) for s in found] == \
@@ -286,4 +289,6 @@ def test_a_czech_document_checked_in_english_names_its_lines_in_english(
                         "Znovu: weights = [0.5, 0.5]\n", encoding="utf-8")
     spec.write_text('language = "cs"\n' + INPUTS, encoding="utf-8")
     status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-l", "en")
-    assert status == 0 and "@ line 5" in out and "řádek" not in out
+    header = next(line for line in out.splitlines() if line.startswith("line "))
+    assert status == 0 and "number" in header and "řádek" not in out
+    assert any(line.startswith("3, 5 ") for line in out.splitlines())   # both printings

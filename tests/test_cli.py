@@ -459,16 +459,17 @@ def test_check_show_problems_lists_only_what_an_author_must_look_at(capsys) -> N
     # softmax([10, 2, 1]) printed to 4 places: 0.9997 is wrong (exactly 0.99954...), the
     # other two (0.0003, 0.0001) are right
     status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
-                         "en", "--show", "problems")
-    rows = [line for line in out.splitlines() if line.startswith("weights[")]
+                         "en", "--show", "problems", "--keys")
+    rows = [line for line in out.splitlines() if " weights[" in line]
     assert status == 1 and len(rows) == 1 and "0.9997" in rows[0] and "WRONG" in rows[0]
+    assert "the weight of key 1 in row 1" in rows[0]      # the number in words, and its key
     assert "2 right numbers are not shown" in out
     status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
-                         "en", "--show", "problems", "-f", "markdown")
+                         "en", "--show", "problems", "-f", "markdown", "--keys")
     assert status == 1 and out.count("| <code>weights&#91;") == 1
     status, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--language",
-                         "en")
-    assert len([line for line in out.splitlines() if line.startswith("weights[")]) == 3
+                         "en", "--keys")
+    assert len([line for line in out.splitlines() if " weights[" in line]) == 3
 
 
 def test_every_subcommand_describes_every_option_and_shows_its_own_examples() -> None:
@@ -486,12 +487,24 @@ def test_every_subcommand_describes_every_option_and_shows_its_own_examples() ->
         assert examples and set(examples) == {name}, (name, examples)
 
 
+def _spec_lines(place: str) -> set[int]:
+    """The spec lines a report row names: "46, 48", "66–67", "12"."""
+    lines: set[int] = set()
+    for part in place.split(", "):
+        first, _, last = part.partition("–")
+        lines.update(range(int(first), int(last or first) + 1))
+    return lines
+
+
 def test_a_report_lists_the_problems_first_and_keeps_every_row(capsys) -> None:
     status, out, _ = run(capsys, "check", "--example", "001-kocka-spi-venku", "--language",
-                         "en")
+                         "en", "--width", "0")
     lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("where ")) + 1
+    start = next(i for i, line in enumerate(lines) if line.startswith("line ")) + 1
     rows = [line for line in lines[start:] if line.strip()]
     right = [" right " in row for row in rows]
-    assert status == 1 and len(rows) == 75      # every printed number of the seed
-    assert not right[0] and right == sorted(right)   # problems, then the right ones
+    assert status == 1 and not right[0] and right == sorted(right)  # problems, then right
+    shown = set().union(*(_spec_lines(row.split("  ")[0]) for row in rows))
+    _, out, _ = run(capsys, "check", "--example", "001-kocka-spi-venku", "-f", "json")
+    claims = json.loads(out)["reports"][0]["claims"]
+    assert len(claims) == 75 and shown == {claim["line"] for claim in claims}   # every one

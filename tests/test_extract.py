@@ -150,10 +150,14 @@ def test_check_a_document_reports_lines_and_columns(capsys: pytest.CaptureFixtur
     doubtful = [(c["position"], c["line"], c["column"]) for c in claims
                 if c["verdict"] == "suspicious"]
     assert status == 0 and doubtful == [("weights[1,2]", 3, 21)]
-    status, out, _ = run(capsys, "check", str(document), "--spec", str(spec))
-    assert status == 0 and "weights[1,2] @ line 3" in out
-    status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-f", "markdown")
-    # Markdown: the label in <code>, its brackets escaped as check --format markdown does
+    status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "--keys",
+                         "--width", "0")
+    row = next(line for line in out.splitlines() if line.startswith("3:21 "))
+    assert status == 0 and "the weight of key 2 in row 1" in row
+    assert "weights[1,2] @ line 3" in row
+    status, out, _ = run(capsys, "check", str(document), "--spec", str(spec), "-f", "markdown",
+                         "--keys")
+    # Markdown: the key in <code>, its brackets escaped as check --format markdown does
     assert status == 0 and "<code>weights&#91;1,2&#93; @ line 3</code>" in out
     status, _, err = run(capsys, "check", str(spec), "--spec", str(spec))
     assert status == 2

@@ -122,9 +122,10 @@ def test_a_notebook_with_an_example(tmp_path: Path) -> None:
               "outputs": [{"output_type": "stream", "text": UNSCALED + "\n"}]}]
     document = tmp_path / "nb.ipynb"
     document.write_text(json.dumps({"cells": cells}), encoding="utf-8")
-    done = _run("check", str(document))
+    done = _run("check", str(document), "--keys")
     assert done.returncode == 0, done.stderr
     assert "no scaling" in done.stdout and "weights[1,3]" in done.stdout
+    assert "the weight of key 3 in row 1" in done.stdout
 
 
 def test_a_language_without_a_catalog(tmp_path: Path) -> None:

@@ -204,3 +204,37 @@ def test_the_first_factor_of_a_product_on_one_line_is_not_named_by_the_product()
     text = "Q = X W_Q = [[1, 0], [0, 2]] [[1, 0], [0, 1]] = [[1, 0], [0, 2]]\n"
     names = [group.names for group in scan(from_text(text)).groups]
     assert names[0] == () and names[1] == ()
+
+
+# ------------------------------------------------------------ products by their factors
+
+def test_a_product_is_named_by_its_factors_whatever_its_values(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``A × V = C`` with A placed as the weights and V as V: C is the output, though its
+    values are far from the exact ones (it is worked from wrong weights), so that by the
+    values alone it would be placed nowhere. The weights in the product are placed by
+    their values only, so C's place is as sure as theirs: its slip is suspicious."""
+    import json
+    import subprocess
+    import sys
+
+    document = tmp_path / "page.md"
+    weights = "\\begin{bmatrix} 0.9 & 0.1 \\\\ 0.1 & 0.9 \\end{bmatrix}"
+    document.write_text(
+        "The weights, then the weights times the values:\n\n"
+        f"$$\n\\text{{Attention Weights}} = {weights}\n$$\n\n"
+        f"$$\n{weights}\n\\times\n"
+        "\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}\n=\n"
+        "\\begin{bmatrix} 1.2 & 2.2 \\\\ 2.8 & 3.9 \\end{bmatrix}\n$$\n", encoding="utf-8")
+    spec = tmp_path / "inputs.toml"
+    # zero queries and keys: every score 0, every weight 1/2, output rows [2, 3]; from the
+    # printed weights: 0.9 [1, 2] + 0.1 [3, 4] = [1.2, 2.2], 0.1 [1, 2] + 0.9 [3, 4] = [2.8, 3.8]
+    spec.write_text("[inputs]\nQ = [[0, 0], [0, 0]]\nK = [[0, 0], [0, 0]]\n"
+                    "V = [[1, 2], [3, 4]]\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "symattn", "check", str(document), "--spec",
+                           str(spec), "-f", "json"], capture_output=True, text=True)
+    report = json.loads(done.stdout)["reports"][0]
+    output = sorted((c["position"], c["printed"], c["verdict"]) for c in report["claims"]
+                    if c["line"] == 12)
+    assert output == [("output[1,1]", "1.2", "propagated"), ("output[1,2]", "2.2", "propagated"),
+                      ("output[2,1]", "2.8", "propagated"), ("output[2,2]", "3.9", "suspicious")]
+    assert report["not_placed"] == []

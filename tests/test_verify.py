@@ -276,7 +276,8 @@ def test_report_in_the_spec_language(layout: str, capsys) -> None:  # type: igno
     """Seed 000 is Polish: its report is Polish, decimal commas, no English phrase."""
     from symattn.cli.app import main
 
-    assert main(["check", "--example", "000-cat-chases-mouse", "--format", layout]) == 0
+    assert main(["check", "--example", "000-cat-chases-mouse", "--format", layout,
+                 "--width", "0"]) == 0
     out = capsys.readouterr().out
     assert "Zaokrąglanie: połówka w" in out
     assert "zgodna z" in out and "wartość dokładna" in out

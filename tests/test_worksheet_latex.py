@@ -102,3 +102,60 @@ def test_fonts_are_scalable(pdfs: dict[str, bytes | PdfError]) -> None:
 def test_reproducible_pdfs_are_byte_identical(documents: dict[str, str]) -> None:
     tex = documents["en-sheet"]
     assert compile_pdf(tex, reproducible=True) == compile_pdf(tex, reproducible=True)
+
+
+# ------------------------------------------------------------- the entropy matrix
+def _matrix_digits(pdf: bytes) -> list[tuple[str, float, float, float, float]]:
+    """The digits of the given matrix ``A = [...]`` on page 1, as (digit, left, bottom,
+    right, top) in points (PDF coordinates: y grows upwards)."""
+    import pypdfium2
+
+    page = pypdfium2.PdfDocument(pdf)[0]
+    text = page.get_textpage()
+    chars = [(text.get_text_range(i, 1), *text.get_charbox(i)) for i in range(text.count_chars())]
+    for k, (char, *box) in enumerate(chars[:-1]):
+        following = [c for c in chars[k + 1:k + 4] if c[0].strip()]
+        if char == "A" and following and following[0][0] == "=":
+            middle = (box[1] + box[3]) / 2
+            return [c for c in chars[k + 2:] if c[0].isdigit() and
+                    abs((c[2] + c[4]) / 2 - middle) < 45]
+    raise AssertionError("no matrix A on the page")
+
+
+def _columns(digits: list[tuple[str, float, float, float, float]]
+             ) -> list[list[tuple[str, float, float, float, float]]]:
+    columns: list[list[tuple[str, float, float, float, float]]] = []
+    for digit in sorted(digits, key=lambda d: d[1]):
+        if columns and abs(digit[1] - columns[-1][-1][1]) < 4:
+            columns[-1].append(digit)
+        else:
+            columns.append([digit])
+    return columns
+
+
+@pytest.mark.parametrize("language", ["en", "uk"])
+def test_the_entropy_matrix_of_fractions_has_room_between_rows_and_columns(
+        language: str) -> None:
+    """With fractions (\\dfrac) in both rows, at least 1.3 digit heights lie between the
+    first row's denominators and the second row's numerators (it was 1.0: cramped), and
+    two digit heights between neighbouring columns (it was 1.75)."""
+    for seed in range(40):
+        sheet = worksheet.build(seed=seed, language=language, kinds=("entropy",))[0]
+        rows = sheet.exercises[0].parts[1].items[0][1]       # the Given A: fragments
+        if all(any("frac" in getattr(cell, "latex", "") for cell in row) for row in rows):
+            break
+    digits = _matrix_digits(compile_pdf(sheet_latex(sheet)))
+    height = max(d[4] - d[2] for d in digits)
+    middles = sorted((d[2] + d[4]) / 2 for d in digits)
+    split = max(zip(middles, middles[1:]), key=lambda pair: pair[1] - pair[0])
+    between = (split[0] + split[1]) / 2             # between the two rows of the matrix
+    columns = _columns(digits)
+    assert len(columns) == 4, columns
+    for column in columns:
+        upper = [d for d in column if (d[2] + d[4]) / 2 > between]
+        lower = [d for d in column if (d[2] + d[4]) / 2 < between]
+        assert upper and lower, column
+        clearance = min(d[2] for d in upper) - max(d[4] for d in lower)
+        assert clearance >= 1.3 * height, (language, seed, clearance / height, column)
+    for left, right in zip(columns, columns[1:]):
+        assert min(d[1] for d in right) - max(d[3] for d in left) >= 2 * height

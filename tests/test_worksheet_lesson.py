@@ -283,7 +283,11 @@ def test_short_key_working_of_the_new_kinds(seed: int) -> None:
     assert len(lines) == len(kinds)
     decode, mixed, readout, stable, design = lines
     assert re.search(r"o_\{3,\d\} = a_\{3,1\} \\cdot", decode)
-    assert "o^{(1)}_{" in mixed and "o^{(2)}_{" in mixed
+    # The first output by each head's output whose entry of W_O's first column is not 0.
+    W_O = sheet.exercises[1].problems[0]["inputs"]["W_O"]
+    assert "o_{" in mixed and ",1} = o^{(" in mixed
+    for head in (1, 2):
+        assert (f"o^{{({head})}}_{{" in mixed) == (W_O[head - 1][0] != "0"), (mixed, W_O)
     logits = {int(z) for z in re.findall(r"\$z_\{\d\} = (-?\d+)\$", body)}
     assert {int(e) for e in re.findall(r"e\^\{(-?\d+)\}", readout)} <= logits
     powers = [int(e) for e in re.findall(r"e\^\{(-?\d+)\}", stable)]

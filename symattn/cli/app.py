@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules() -> list[ModuleType]:
     """The command modules, in the order ``symattn --help`` lists their commands."""
+    import symattn.cli.calculator as calculator
     import symattn.cli.check as check
     import symattn.cli.derive as derive
     import symattn.cli.examples as examples
@@ -54,11 +55,12 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.permute as permute
     import symattn.cli.render as render
     import symattn.cli.schema as schema
+    import symattn.cli.serve as serve
     import symattn.cli.sizes as sizes
     import symattn.cli.worksheet as worksheet
 
-    return [derive, check, extract, examples, sizes, explore, permute, kvcache, worksheet,
-            render, schema]
+    return [derive, check, extract, examples, sizes, explore, permute, kvcache, calculator,
+            serve, worksheet, render, schema]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:

@@ -24,12 +24,13 @@ from symattn.cli.gates import add_gate_options, fail_on, fails, summary_text
 from symattn.defaults import MAX_TERMS, ROUNDING
 from symattn.cli.options import (EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG, Handler, epilog,
                                  Subparsers,
-                                 add_language_options, add_limit_option,
+                                 add_language_options, add_limit_option, add_table_options,
                                  add_precision_option, add_source,
-                                 display_name, one_line, spec_sources, whole,
+                                 display_name, one_line, spec_sources, table_options, whole,
                                  write_output)
 
 if TYPE_CHECKING:
+    from symattn.render.report import TableOptions
     from symattn.verify.checker import Report
     from symattn.verify.verdicts import Failed
 
@@ -55,8 +56,9 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_source(parser, many=True)
     add_limit_option(parser)
     add_precision_option(parser)
-    parser.add_argument("--format", "-f", choices=("text", "markdown", "json"), default="text",
-                        help="text (default), a Markdown table, or JSON (symattn schema check)")
+    parser.add_argument("--format", "-f", choices=("text", "markdown", "json", "html"),
+                        default="text", help="text (default), a Markdown table, JSON (symattn "
+                        "schema check), or html (one self-contained page, every row)")
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
                              f"(default: the spec's options.rounding, else {ROUNDING})")
@@ -80,6 +82,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
                              "carried forward, suspicious, undecided, printed differently "
                              "elsewhere); unplaced: for a document, also the numbers not "
                              "placed (line, column, text)")
+    add_table_options(parser)
     add_language_options(parser, locale=False)
     add_gate_options(parser)
     return {"check": run}
@@ -235,11 +238,19 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     if not sources:
         raise InputError("check needs at least one spec: FILE ... or --example NAME")
+    if args.format == "html" and (args.summary or args.show != "all"):
+        raise InputError("--format html shows every row, the problems first; --summary and "
+                         "--show apply to text, markdown and json")
+    from symattn.cli.extract import is_document
+
+    if args.format == "html" and (getattr(args, "spec", None) or not getattr(
+            args, "example", None) and all(is_document(s) for s in sources)):
+        raise InputError("--format html lays out the reports of specs; a document's report "
+                         "is text, markdown or json")
     if getattr(args, "spec", None):   # check DOC --spec INPUTS.toml: symattn extract, then check
         from symattn.cli.extract import run_check_documents
 
         return run_check_documents(args, sources)
-    from symattn.cli.extract import is_document
 
     if not getattr(args, "example", None) and all(is_document(s) for s in sources):
         from symattn.cli.extract import run_check_inferred   # check DOC: inputs inferred
@@ -278,17 +289,29 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     if args.format == "json":
         return render_report.report_json(results, args.max_terms or None)
     reports = [r for r in results if not isinstance(r, Failed)]
+    if args.format == "html":       # every row, the problems first (render/web)
+        from symattn.render.web.report_html import report_page
+
+        return report_page(reports, args.language)
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")
-    if not any(report.written_language for report in reports):
-        return {"text": render_report.report_text, "markdown": render_report.report_markdown}[
-            args.format](reports, args.language, args.show == "problems")
-    return "\n".join(line for report in reports for line in _report_lines(report, args))
+    options = table_options(args)
+    if any(report.written_language for report in reports):
+        return "\n".join(line for report in reports
+                         for line in _report_lines(report, args, options))
+    if args.format == "markdown":
+        return render_report.report_markdown(reports, args.language, options.problems_only,
+                                             options.keys)
+    return render_report.report_text(reports, args.language, options.problems_only,
+                                     options.keys, options.width)
 
 
-def _report_lines(report: Report, args: argparse.Namespace) -> list[str]:
+def _report_lines(report: Report, args: argparse.Namespace, options: TableOptions
+                  ) -> list[str]:
     """One report's lines in text or Markdown; a spec in a language without a catalog
     ("pt") has a line under the summary saying the report is in English (or --language)."""
+    import dataclasses
+
     from symattn.render import report as render_report
 
     mode = "markdown" if args.format == "markdown" else "plain"
@@ -297,6 +320,7 @@ def _report_lines(report: Report, args: argparse.Namespace) -> list[str]:
                                             language=report.written_language))
     # the message follows "symattn: FILE:" on stderr; here it is a sentence of its own
     below = [f"{note[:1].upper()}{note[1:]}."] if report.written_language else []
-    lines = render_report.report_markdown_lines if mode == "markdown" else \
-        render_report.report_text_lines
-    return lines(report, notes, below, args.show == "problems")
+    if mode == "markdown":      # Markdown tables are not wrapped
+        return render_report.report_markdown_lines(report, notes, below,
+                                                   dataclasses.replace(options, width=None))
+    return render_report.report_text_lines(report, notes, below, options)

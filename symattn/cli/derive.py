@@ -36,6 +36,7 @@ DERIVE_EPILOG = epilog("""\
   symattn derive my.toml --places 2 --format json
   symattn derive my.toml -f latex -o d.tex --pdf   the worked example as LaTeX and PDF
   symattn derive my.toml -f markdown --handout     a clean copy for students
+  symattn derive my.toml -f html -o page.html      one page that reads offline
   symattn derive my.toml --precision float16    the steps as a framework computes them
 """)
 
@@ -80,9 +81,10 @@ def _with_symbol_options(args: argparse.Namespace, problem: Problem) -> Problem:
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
     """``--format``, the elision of large matrices and sums, ``--output`` and ``--locale``."""
-    parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown"),
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex", "markdown", "html"),
                         default="text", help="text (default), json, latex (a worked example: "
-                        "formula, numbers substituted, result) or markdown ($...$ math)")
+                        "formula, numbers substituted, result), markdown ($...$ math) or html "
+                        "(one self-contained page: MathML, a heatmap, the verdicts)")
     parser.add_argument("--max-rows", action=whole(0), default=ROWS_SHOWN, metavar="N",
                         help="elide matrices larger than N rows/columns in text, latex and "
                              f"markdown (default {ROWS_SHOWN}; 0 shows all)")
@@ -224,6 +226,8 @@ def _run(args: argparse.Namespace) -> int:
                          "markdown and json; use one of those formats")
     # the spec's options.precision adds the section where there is one (not to LaTeX)
     precision = args.precision or ("exact" if latex else problem.precision)
+    if args.format == "html":
+        return _derive_html(args, derivation, number_format, sources[0], language, precision)
     if args.pdf or args.format in ("latex", "markdown"):
         status = _derive_document(args, derivation, number_format, sources[0], language,
                                   _precision_section(precision, problem, language))
@@ -245,6 +249,36 @@ def _run(args: argparse.Namespace) -> int:
         whole = text if isinstance(text, str) else "".join(text)
         text = _with_precision(whole, args.format, precision, problem, language)
     write_output(text, args.output)
+    return EXIT_OK
+
+
+def _derive_html(args: argparse.Namespace, derivation: Derivation, number_format: NumberFormat,
+                 source: str, language: str, precision: str) -> int:
+    """``derive --format html``: the page (render/web), its numbers judged unless
+    ``--handout``; a framework's ``precision`` adds its steps as a section."""
+    import os
+
+    from symattn.api import render_html
+    from symattn.errors import InputError
+
+    if args.pdf or args.fragment or args.template_dir is not None or args.figure is not None \
+            or args.detail != "full" or args.expand_rows is not None:
+        raise InputError("--format html takes --handout and --source; --pdf, --fragment, "
+                         "--template-dir, --figure, --detail and --expand-rows are for latex "
+                         "and markdown")
+    named = args.source if args.source is not None else not args.handout
+    page = render_html(derivation, number_format=number_format, language=language,
+                       handout=args.handout,
+                       limit=None if args.max_rows == 0 else max(args.max_rows, 2),
+                       source=os.path.basename(source) if named else "")
+    if precision != "exact":       # the framework's steps: their text layout, as a section
+        from symattn.derivation.precision import compute
+        from symattn.render.precision import precision_text
+        from symattn.render.web.text_html import text_section
+
+        section = text_section(precision_text(compute(derivation.problem, precision), language))
+        page = page.replace("\n</main>", f"\n{section}\n</main>", 1)
+    write_output(page, args.output)
     return EXIT_OK
 
 

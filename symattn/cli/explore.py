@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from symattn.cli.options import (EXIT_OK, Handler, Subparsers, add_language_options,
-                                 add_limit_option, language_of, limits_of, whole, write_report)
+                                 add_limit_option, language_of, limits_of, terminal_width, whole,
+                                 write_report)
 
 if TYPE_CHECKING:
     from symattn.problem.problem import Problem
@@ -118,14 +119,9 @@ def _report_stem(args: argparse.Namespace) -> str:
 
 def _terminal_width() -> int:
     """The width whatif's text fits its matrices side by side in: the terminal's, if any."""
-    import shutil
-    import sys
-
     from symattn.render.reports.whatif import SIDE_BY_SIDE_WIDTH
 
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size((SIDE_BY_SIDE_WIDTH, 24)).columns
-    return SIDE_BY_SIDE_WIDTH
+    return terminal_width(SIDE_BY_SIDE_WIDTH)
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -141,7 +137,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         "text": lambda: layouts.render_sweep_text(problem, sweeps, fmt, language),
         "json": lambda: layouts.render_sweep_json(problem, sweeps, fmt),
         "latex": lambda: layouts.render_sweep_latex(problem, sweeps, fmt, args.fragment,
-                                                    language)})
+                                                    language)}, language)
     return EXIT_OK
 
 
@@ -158,5 +154,5 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
                                                    language),
         "json": lambda: layouts.render_whatif_json(problem, variants, fmt),
         "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment,
-                                                     language)})
+                                                     language)}, language)
     return EXIT_OK

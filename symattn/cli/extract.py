@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from symattn.cli.options import (EXIT_INPUT, epilog, EXIT_OK, EXIT_WRONG, Handler, Subparsers,
-                                 display_name, language_of, one_line, write_output)
+                                 display_name, language_of, one_line, table_options,
+                                 write_output)
 
 if TYPE_CHECKING:
     from symattn.extract.checking import DocumentCheck
@@ -161,7 +162,8 @@ def _checked_examples(source: str, args: argparse.Namespace
     from symattn.errors import SymattnError
     import functools
 
-    from symattn.extract.checking import Computation, check_draft, side_computations
+    from symattn.extract.checking import (Computation, check_draft, placed_once,
+                                          side_computations)
     from symattn.extract.document import read_document
     from symattn.extract.pipeline import extract, guess_language
 
@@ -180,6 +182,8 @@ def _checked_examples(source: str, args: argparse.Namespace
                 others)))
         except SymattnError:     # a draft on which no printed number could be placed
             continue
+    checked = [(number, draft, check) for (number, draft, _), check in
+               zip(checked, placed_once([check for _, _, check in checked]))]
     if not checked:
         from symattn import messages
 
@@ -224,6 +228,9 @@ def _rendered_examples(found: list[tuple[int, Draft, DocumentCheck]],
                                 "inferred": [_note_record(n) for n in draft.notes]}
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     language = language_of(args, checks[0].report.language)
+    if args.format == "text":         # the example's line heads its report
+        return "\n".join(_rendered([check], args, _example_header(number, draft, language))
+                         for number, draft, check in found)
     return "\n".join("\n".join(_example_header(number, draft, language)) + "\n\n" +
                      _rendered([check], args) for number, draft, check in found)
 
@@ -284,9 +291,11 @@ def document_fails(check: DocumentCheck, names: Sequence[str]) -> bool:
     return fails(check.report, names) or ("suspicious" in names and bool(check.suspicious))
 
 
-def _rendered(checks: list[DocumentCheck], args: argparse.Namespace) -> str:
+def _rendered(checks: list[DocumentCheck], args: argparse.Namespace,
+              example: Sequence[str] = ()) -> str:
     """The document reports in ``--format`` (``--show unplaced``: with the numbers not
-    placed; ``--summary``: the counts only)."""
+    placed; ``--summary``: the counts only); text: ``example``, the lines saying which
+    example of the document it is, as the heading."""
     from symattn.render.reports import document
 
     summary = getattr(args, "summary", False)
@@ -295,7 +304,7 @@ def _rendered(checks: list[DocumentCheck], args: argparse.Namespace) -> str:
     language = language_of(args, checks[0].report.language)
     if summary:
         return document.document_summary(checks, language, args.format == "markdown")
-    show = getattr(args, "show", None)
-    layout = document.document_markdown if args.format == "markdown" else \
-        document.document_text
-    return layout(checks, language, show == "unplaced", show == "problems")
+    unplaced = getattr(args, "show", None) == "unplaced"
+    if args.format == "markdown":
+        return document.document_markdown(checks, language, unplaced, table_options(args))
+    return document.document_text(checks, language, unplaced, table_options(args), example)

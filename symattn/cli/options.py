@@ -11,12 +11,14 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "Subparsers", "Handler", "add_source", "add_limit_option", "add_number_options",
            "one_line", "spec_sources", "display_name", "number_format_of", "load_one",
            "limits_of", "write_output", "write_report", "add_language_options", "language_of",
-           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole"]
+           "PRECISION_CHOICES", "add_precision_option", "whole", "read_whole",
+           "terminal_width", "add_table_options", "table_options", "REPORT_WIDTH"]
 
 import argparse
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeAlias
 
 if TYPE_CHECKING:
+    from symattn.render.report import TableOptions
     from symattn.problem.limits import Limits
     from symattn.problem.problem import Problem
     from symattn.values.number_format import NumberFormat
@@ -139,6 +141,41 @@ def add_number_options(parser: argparse.ArgumentParser) -> None:
 
 
 LANGUAGE_CHOICES = ("en", "pl", "cs", "ru", "uk")
+REPORT_WIDTH = 120     # a text check report off a terminal is wrapped to this width
+
+
+def terminal_width(default: int) -> int:
+    """The terminal's width when the output is one, else ``default``."""
+    import shutil
+    import sys
+
+    try:
+        terminal = sys.stdout is not None and sys.stdout.isatty()
+    except ValueError:            # a closed stdout
+        terminal = False
+    return shutil.get_terminal_size((default, 24)).columns if terminal else default
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """``--keys`` and ``--width``: how a check report's table is laid out."""
+    parser.add_argument("--keys", action="store_true",
+                        help="text and markdown: add a column with each number's claim key "
+                             "(weights[3,2] @ line 75), as JSON, templates and [claims] "
+                             "write it")
+    parser.add_argument("--width", action=whole(0), default=None, metavar="N",
+                        help="text: wrap the table to N characters (default: the "
+                             f"terminal's width, else {REPORT_WIDTH}; 0: never wrap)")
+
+
+def table_options(args: argparse.Namespace) -> TableOptions:
+    """The layout of a check report's table from ``--show``, ``--keys`` and ``--width``."""
+    from symattn.render.report import TableOptions
+
+    width = getattr(args, "width", None)
+    width = width if width is not None else \
+        REPORT_WIDTH if getattr(args, "output", None) else terminal_width(REPORT_WIDTH)
+    return TableOptions(problems_only=getattr(args, "show", None) == "problems",
+                        keys=getattr(args, "keys", False), width=width or None)
 
 
 def add_language_options(parser: argparse.ArgumentParser, locale: bool = True) -> None:
@@ -247,15 +284,20 @@ def write_output(text: str | Iterable[str], output: str | None) -> None:
 
 
 def write_report(args: argparse.Namespace, stem: str,
-                 layouts: Mapping[str, Callable[[], str]]) -> None:
+                 layouts: Mapping[str, Callable[[], str]], language: str = "en") -> None:
     """A report command's output: ``layouts[args.format]()`` written to stdout or ``-o``;
     LaTeX (``--format latex`` or ``--pdf``) written or compiled like ``derive``'s, the
-    PDF named ``STEM.pdf`` unless ``-o`` names it."""
+    PDF named ``STEM.pdf`` unless ``-o`` names it; HTML the text layout as a page in
+    ``language``."""
     from symattn.errors import visible_lines
     from symattn.render.reports import shared
 
     if shared.wants_latex(args):
         shared.emit(args, layouts["latex"](), stem)
+    elif args.format == "html":       # the text report as a page (render/web/text_html.py)
+        from symattn.render.web.text_html import text_page
+
+        write_output(text_page(layouts["text"](), language), args.output)
     else:
         text = layouts[args.format]()
         write_output(visible_lines(text) if args.format == "text" else text, args.output)

@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     write_report(args, spec_stem(sources[0], "permute"), {
         "text": lambda: layouts.render_text(problem, result, fmt, language),
         "json": lambda: layouts.render_json(problem, result, fmt),
-        "latex": lambda: layouts.render_latex(problem, result, fmt, args.fragment, language)})
+        "latex": lambda: layouts.render_latex(problem, result, fmt, args.fragment, language)},
+        language)
     return EXIT_OK
 
 

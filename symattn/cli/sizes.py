@@ -37,7 +37,7 @@ Units: 1 KiB = 2^10 bytes, 1 MiB = 2^20, 1 GiB = 2^30 (binary); 1 kB = 10^3,
 
 _INTEGERS = (("d_model", True), ("heads", True), ("seq_len", True), ("batch", False),
              ("kv_heads", False), ("layers", False), ("d_ff", False), ("vocab", False))
-FORMATS = ("text", "json", "latex")
+FORMATS = ("text", "json", "latex", "html")
 
 
 def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
@@ -65,7 +65,7 @@ def register(subparsers: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     parser.add_argument("--bias", action="store_true",
                         help="count the bias vectors of the projections and the FFN")
     parser.add_argument("--format", "-f", default="text", metavar="FORMAT",
-                        help="text (default), json or latex")
+                        help="text (default), json, latex or html")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     from symattn.cli.options import add_language_options
     from symattn.render.reports.shared import add_document_options
@@ -128,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     text = render_json(sizes) if args.format == "json" else \
         render_text(sizes, language, args.locale)
+    if args.format == "html":
+        from symattn.render.web.text_html import text_page
+
+        text = text_page(text, language)
     from symattn.cli.options import write_output
 
     write_output(text, args.output)

@@ -27,6 +27,7 @@ from typing import Sequence
 from flint import fmpq
 
 from symattn.derivation.diagnostics import check_numeric_weights, weights_prefixes
+from symattn.derivation.grids import Grid
 from symattn.derivation.pipeline import derive
 from symattn.errors import InputError
 from symattn.explore.shared import attention_only, largest_weight, mean_entropy, shown
@@ -77,6 +78,8 @@ class SweepRow:
     entropy: tuple[Exact, ...]          # one per query row, in bits
     mean_entropy: Exact
     largest: tuple[Exact, int, int] | None
+    # every weight, row by row: kept only when asked (``sweep(..., keep_weights=True)``)
+    weights: tuple[tuple[Exact, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,10 +107,15 @@ def _sweep_base(problem: Problem) -> tuple[Problem, list[str]]:
     return base, notes
 
 
+def _weights(grid: Grid) -> tuple[tuple[Exact, ...], ...]:
+    return tuple(tuple(grid.exact(i, j) for j in range(grid.shape[1])) for i in grid.rows())
+
+
 def sweep(problem: Problem, temperatures: Sequence[Entry],
-          limits: Limits = DEFAULT) -> list[Sweep]:
+          limits: Limits = DEFAULT, keep_weights: bool = False) -> list[Sweep]:
     """Entropies of the weights at each temperature, per head. Each temperature's
-    derivation is dropped once its entropies are read (memory stays one derivation);
+    derivation is dropped once its entropies are read (memory stays one derivation,
+    and the exact weights when ``keep_weights``, which the calculator page shows);
     temperatures times weights beyond ``limits`` are refused after the first."""
     base, notes = _sweep_base(problem)
     allowed = base.allowed()
@@ -131,8 +139,9 @@ def sweep(problem: Problem, temperatures: Sequence[Entry],
         for prefix in prefixes:
             entropy = derivation[prefix + "entropy"].value
             values = tuple(entropy.exact(i, 0) for i in entropy.rows())
+            grid = derivation[prefix + "weights"].value
             rows[prefix].append(SweepRow(t, values, mean_entropy(values, allowed),
-                                         largest_weight(derivation[prefix + "weights"].value,
-                                                        allowed)))
+                                         largest_weight(grid, allowed),
+                                         _weights(grid) if keep_weights else ()))
     return [Sweep(prefix.rstrip("."), maxima[prefix], tuple(rows[prefix]), tuple(notes))
             for prefix in prefixes]

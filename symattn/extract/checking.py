@@ -29,12 +29,12 @@ this layer only re-classifies.
 from __future__ import annotations
 
 __all__ = ["DocumentCheck", "Suspicious", "Near", "Computation", "NEAR_UNITS",
-           "check_document", "check_draft", "side_computations"]
+           "check_document", "check_draft", "side_computations", "placed_once"]
 
 import dataclasses
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence, Union
 
 from symattn import messages
@@ -49,6 +49,7 @@ from symattn.extract.place import Placement
 from symattn.extract.scanner import Number
 from symattn.problem import spec
 from symattn.verify import checker
+from symattn.verify.claims import Target
 from symattn.verify.verdicts import SUSPICIOUS, Reason, Report, Verdict, reason_text
 
 # A number not placed is suspicious when a quantity is within this many units in its last
@@ -68,6 +69,8 @@ class Near:
     position: str
     value: float
     computation: str = ""
+    # what it is, for naming it in words (None: known by its key alone)
+    target: Target | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,16 @@ def _suspicious(verdict: Verdict) -> Verdict:
                                reason=reason_text(reasons))
 
 
+def placed_once(checks: Sequence[DocumentCheck]) -> list[DocumentCheck]:
+    """The checks of one document's examples, each without the suspicious numbers it could
+    not place that another example placed: their verdict is in that example's report."""
+    placed = {place for check in checks for place in check.places}
+    return [dataclasses.replace(check, suspicious=tuple(
+        found for found in check.suspicious
+        if found.claim is not None or (found.line, found.column) not in placed))
+        for check in checks]
+
+
 def side_computations(document: Document, drafts: Sequence[Draft] | None = None
                       ) -> list[Computation]:
     """The side calculations of a document (a row of scores put through softmax on the
@@ -330,7 +343,7 @@ def _nearest(number: Number, computations: Sequence[Computation],
             for c in computation.candidates.all
             if c.target.part != "term" and math.isfinite(c.value) and allowed(c, number))
     nearest = [(distance, Near(computations[n].candidates.label(c.target), c.value,
-                               computations[n].title))
+                               computations[n].title, c.target))
                for distance, n, c in heapq.nsmallest(4 * _NEAREST, pool,
                                                      key=lambda t: (t[0], t[1]))]
     nearest.sort(key=lambda t: (t[0], t[1].position != first))

@@ -174,18 +174,32 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     return placements, sorted(unplaced, key=lambda n: n.start)
 
 
+_PRODUCT_SIGNS = re.compile(r"[\s·×*]*")
+_EQUALS = re.compile(r"\s*=\s*")
+
+
+def _written_as_product(text: str, a: Group, b: Group, c: Group) -> bool:
+    """``A B = C``: nothing but product signs between A and B, and ``=`` before C."""
+    return bool(_PRODUCT_SIGNS.fullmatch(text, a.end, b.start)) and \
+        bool(_EQUALS.fullmatch(text, b.end, c.start))
+
+
 def _spread_products(text: str, placer: Placer, groups: list[Group],
                      placements: list[Placement]) -> list[Placement]:
     """``A B = C`` written over several lines (``QK^T`` then ``= [Q]``, ``[K^T]``, ``= [S]``
-    one under the other): once C is placed, A and B are its factors (B may be transposed)."""
+    one under the other): once C is placed, A and B are its factors (B may be transposed);
+    with A and B placed, C is their product."""
     first = {p.numbers[0].start: p for p in placements}
     for a, b, c in zip(groups, groups[1:], groups[2:]):
-        if "\n" not in text[a.start:c.start] or \
-                not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
-                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+        if "\n" not in text[a.start:c.start] or not _written_as_product(text, a, b, c):
             continue
         product = first.get(c.numbers[0].start)
-        factors = _FACTORS.get(split_name(product.targets[0].step)[1]) if product else None
+        if product is None:       # the factors may say what C is
+            found = _as_product(placer, c, [first.get(g.numbers[0].start) for g in (a, b)])
+            placements += found
+            first.update((p.numbers[0].start, p) for p in found)
+            continue
+        factors = _FACTORS.get(split_name(product.targets[0].step)[1])
         if factors is None:
             continue
         for group, factor in zip((a, b), factors):
@@ -230,9 +244,29 @@ _FACTORS = {"scores": ("Q", "K"), "output": ("weights", "V"), "Q": ("X", "W_Q"),
             "K": ("X", "W_K"), "V": ("X", "W_V")}
 
 
+_PRODUCTS = {factors: product for product, factors in _FACTORS.items()}
+
+
+def _as_product(placer: Placer, group: Group, factors: list[Placement | None]
+                ) -> list[Placement]:
+    """C of ``A B = C`` when A and B are placed as the factors of a step (weights and V):
+    placed on that step by the structure, whatever its values (a product worked from
+    rounded or wrong factors), and as sure of its place as both factors are."""
+    if group.names or any(f is None for f in factors):
+        return []
+    steps = [split_name(f.targets[0].step) for f in factors if f is not None]
+    product = _PRODUCTS.get((steps[0][1], steps[1][1]))
+    if product is None or steps[0][0] or steps[1][0]:     # (a head's product: not read)
+        return []
+    sure = all(f is not None and f.anchored for f in factors)
+    return [dataclasses.replace(p, anchored=p.anchored and sure)
+            for p in placer.place_group(dataclasses.replace(group, names=(product,)))]
+
+
 def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placement]]]
               ) -> list[tuple[Group, list[Placement]]]:
-    """``A B = C`` printed with both factors: A and B are the factors of C's step."""
+    """``A B = C`` printed with both factors: A and B are the factors of C's step, and C
+    is the product of A's and B's steps."""
     result = list(placed)
     for k in range(len(placed) - 1):
         (a, _), (b, _) = placed[k:k + 2]
@@ -242,8 +276,12 @@ def _products(text: str, placer: Placer, placed: list[tuple[Group, list[Placemen
             result[k + 1] = (b, placer.place_group(b, only="K") or result[k + 1][1])
     for k in range(len(placed) - 2):
         (a, _), (b, _), (c, found) = placed[k:k + 3]
-        if not found or not re.fullmatch(r"[\s·×*]*", text[a.end:b.start]) or \
-                not re.fullmatch(r"\s*=\s*", text[b.end:c.start]):
+        if not _written_as_product(text, a, b, c):
+            continue
+        if not found:             # the factors may say what C is
+            firsts = [placements[0] if placements else None
+                      for placements in (result[k][1], result[k + 1][1])]
+            result[k + 2] = (c, _as_product(placer, c, firsts))
             continue
         factors = _FACTORS.get(split_name(found[0].targets[0].step)[1])
         if factors:

@@ -23,6 +23,7 @@ is read by ``symattn.extract.place``.
 from __future__ import annotations
 
 __all__ = ["Number", "Group", "Scanned", "scan", "expression_above", "ENDS_EXPRESSION",
+           "CONTINUES_ABOVE",
            "MAX_NUMBERS"]
 
 import bisect
@@ -45,7 +46,8 @@ _ROW_SEPARATOR = re.compile(r"\s*(?:[,;]\s*)?")   # one way to match: no backtra
 _ELISION = re.compile(r"\.\.\.|…")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
-_CONTINUATION = re.compile(r"^\s*[=≈→]\s*$")
+# the line so far opens a continuation: "   ≈ ", "&= ", "→ " (what the line above computes)
+CONTINUES_ABOVE = re.compile(r"^[\s$&]*[=≈→][\s$&]*$")
 _WORDS = re.compile(r"(?<![\w])[A-Za-z]{2,20}(?: [A-Za-z]{2,20}){1,2}$")   # "Scaled Scores"
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 
@@ -119,7 +121,7 @@ def expression_above(document: Document, start: int) -> tuple[str, int] | None:
     says what is computed): that line's normalized text and where it starts; else None."""
     text = document.text
     line_start = text.rfind("\n", max(0, start - MAX_ROW_CHARACTERS), start) + 1
-    if line_start == 0 or not _CONTINUATION.match(_CALL.sub("", text[line_start:start])):
+    if line_start == 0 or not CONTINUES_ABOVE.match(_CALL.sub("", text[line_start:start])):
         return None
     above_start = text.rfind("\n", max(0, line_start - 1 - MAX_ROW_CHARACTERS),
                              line_start - 1) + 1

@@ -25,7 +25,7 @@ import dataclasses
 import re
 
 from symattn.extract.place import heading_step
-from symattn.extract.scanner import ENDS_EXPRESSION, Group, Number
+from symattn.extract.scanner import CONTINUES_ABOVE, ENDS_EXPRESSION, Group, Number
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -84,7 +84,6 @@ def _columns_of(text: str, rows: list[Group]) -> list[Group]:
                   (named[k],) if k in named else ()) for k, numbers in sorted(columns.items())]
 
 
-_CONTINUATION = re.compile(r"^[\s$&]*[=≈][\s$&]*$")     # the line so far: "   ≈ " or "&= "
 _CHAIN_START = re.compile(r"^[\s$]*(?:\\text\{)?(?P<name>[A-Za-z][\w^]{0,20})\}?"
                           r"(?:\([^()=\n]{0,40}\))?\s*&?\s*[=≈]")
 _OPENS_WITH_SIGN = re.compile(r"^[\s$&]*[=≈+]")     # = ..., ≈ ..., + ... (a term more)
@@ -96,7 +95,7 @@ def continued(text: str, group: Group) -> Group:
     it is named by the name that expression starts with (``out_1 = 0.4·v_1 + ...`` then
     ``≈ [1.0, 2.0]`` on the next line is out_1)."""
     line_start = text.rfind("\n", 0, group.start) + 1
-    if group.names or not _CONTINUATION.match(text[line_start:group.start]) or \
+    if group.names or not CONTINUES_ABOVE.match(text[line_start:group.start]) or \
             not ENDS_EXPRESSION.match(text, group.end):
         return group
     end = line_start - 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 __all__ = ["Panel", "weights_panels", "weights_figure", "save_weights_figure", "PLOT_HINT",
            "MAX_SHOWN", "ANNOTATED", "FORMATS"]
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,28 +77,44 @@ def _panel(step: Step, title: str, labels: Labels, shown: NumberFormat) -> Panel
         tuple(tuple(text(i, j, shown) for j in columns) for i in rows))
 
 
-def _pyplot() -> Any:
+def _figure_class() -> Any:
+    """matplotlib's ``Figure``, which draws without pyplot: the user's backend (a
+    notebook's inline one, a window) is never switched."""
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         raise FigureError(f"cannot draw the weights: {PLOT_HINT}") from None
-    return plt
+    return _shown_inline(Figure)
+
+
+@functools.lru_cache(maxsize=1)
+def _shown_inline(figure: Any) -> Any:
+    """``figure``'s class, shown in a notebook as a PNG whether or not pyplot (and with
+    it the inline backend) was ever imported there."""
+    class WeightsFigure(figure):   # type: ignore[misc]
+        def _repr_png_(self) -> bytes:
+            from io import BytesIO
+
+            image = BytesIO()
+            self.savefig(image, format="png", dpi=100, metadata={"Software": None})
+            return image.getvalue()
+
+    return WeightsFigure
 
 
 def weights_figure(derivation: Derivation, language: str = "en", locale: str | None = None
                    ) -> Any:
-    """A matplotlib Figure of the weights (for a notebook: display it, or ``savefig``)."""
-    plt = _pyplot()
+    """A matplotlib Figure of the weights (for a notebook: display it, or ``savefig``);
+    made without pyplot, so it is not in pyplot's list of open figures."""
+    figure_class = _figure_class()
     catalog = messages.load(language)
     panels = weights_panels(derivation, locale or ("en" if language == "en" else language))
     if not panels:
         raise InputError("this spec has no attention weights to draw")
     size = max(max(len(p.columns), len(p.rows)) for p in panels)
     side = min(2.2 + 0.55 * size, 14.0)
-    figure, axes = plt.subplots(1, len(panels), figsize=(side * len(panels), side),
-                                squeeze=False)
+    figure = figure_class(figsize=(side * len(panels), side))
+    axes = figure.subplots(1, len(panels), squeeze=False)
     for ax, panel in zip(axes[0], panels):
         _draw(ax, panel, catalog)
     figure.tight_layout()
@@ -140,10 +157,7 @@ def save_weights_figure(derivation: Derivation, path: str | Path, language: str 
     from symattn.render.files import write_atomically
 
     image = BytesIO()
-    try:
-        figure.savefig(image, format=suffix[1:], dpi=150, metadata=metadata)
-    finally:
-        _pyplot().close(figure)
+    figure.savefig(image, format=suffix[1:], dpi=150, metadata=metadata)
     try:
         write_atomically(target, image.getvalue())     # as -o: devices, links, modes
     except InputError as error:

@@ -195,11 +195,26 @@ class NoteWriter:
         return self.target(verdict.claim.target, verdict.position)
 
     # ------------------------------------------------------------------ reasons
-    def reason(self, verdict: Verdict) -> str:
-        """The verdict's reason in the catalog's language (clauses joined by "; ")."""
+    def reason(self, verdict: Verdict, brief: bool = False) -> str:
+        """The verdict's reason in the catalog's language (clauses joined by "; ");
+        ``brief``: a right number's rounding as "0.3945211… → 0.395", not a sentence, and
+        a suspicious number without the sentence saying what suspicious means."""
         if not verdict.reasons:           # a verdict of the size checker: English text
             return self.escape(verdict.reason)
+        if brief:        # a table says once what "suspicious" means (``suspicious_legend``)
+            return "; ".join(self._brief(reason) if reason.key == "ok" else self.clause(reason)
+                             for reason in verdict.reasons if reason.key != "suspicious")
         return "; ".join(self.clause(reason) for reason in verdict.reasons)
+
+    def suspicious_legend(self) -> str:
+        """What the verdict "suspicious" means, said once under a table of brief reasons."""
+        return f"{self.verdict_word('suspicious')}: {self.clause(Reason('suspicious'))}"
+
+    def _brief(self, reason: Reason) -> str:
+        """The rounding of a right number as its two numbers: exact → rounded."""
+        args = dict(reason.args)
+        arrow = r" $\to$ " if self.mode == "latex" else " → "
+        return self.number(args["exact"]) + arrow + self.number(args["rounded"])
 
     def clause(self, reason: Reason) -> str:
         """One reason in the catalog's language: its message filled with its placeholders

@@ -19,7 +19,8 @@ line printed on stderr, ``status`` 2 for unusable input, 3 for a bug).
 from __future__ import annotations
 
 __all__ = ["report_text", "report_markdown", "report_json", "report_document", "report_table",
-           "report_writer", "report_text_lines", "report_markdown_lines", "compact_json"]
+           "report_writer", "report_text_lines", "report_markdown_lines", "compact_json",
+           "TableOptions", "PLAIN_TABLE"]
 
 import dataclasses
 import json
@@ -29,23 +30,16 @@ from typing import Callable, Sequence
 from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render.printings import labels_in
+from symattn.render.report_rows import Places, ReportRow, report_rows
+from symattn.render.text_table import aligned, fitted
 from symattn.render.reasons import NoteWriter
 from symattn.errors import visible
-from symattn.verify.verdicts import Failed, Report, Verdict
+from symattn.verify.verdicts import Failed, Report
 
 _SEPARATORS = {"en": "."}        # every other language writes a decimal comma
-
-
-def _numbers(verdict: Verdict, notes: NoteWriter) -> tuple[str, str]:
-    """The verdict's printed and exact rounded numbers as the report shows them."""
-    sizes = any(reason.key.startswith("sizes.") for reason in verdict.reasons)
-    show = notes.size if sizes else notes.number
-    printed, rounded = verdict.printed, verdict.exact_rounded
-    return show(printed) if printed else "", show(rounded) if rounded else ""
-
-
-def _where(verdict: Verdict) -> str:
-    return verdict.position + (f" @ {verdict.label}" if verdict.label else "")
+# The widths a text table's columns are first narrowed to when it is too wide for the
+# terminal, before the reasons are: lines "76, 96, 100,", a name in words, a verdict.
+_FIRST_WIDTHS = {"line": 12, "where": 26, "key": 16, "verdict": 16}
 
 
 def report_writer(report: Report, language: str | None, mode: str) -> NoteWriter:
@@ -81,16 +75,19 @@ def _rounding(report: Report, notes: NoteWriter) -> str:
     return notes.convert(notes.catalog.fill("report.rounding", rule=rule))
 
 
-def _verdict_text(verdict: Verdict, notes: NoteWriter) -> str:
-    word = notes.verdict_word(verdict.verdict)
-    word = word.upper() if verdict.verdict == "wrong" else word
-    flags = notes.flags(verdict)
-    return word + (f" [{flags}]" if flags else "")
+def _column(notes: NoteWriter, name: str) -> str:
+    return notes.convert(notes.catalog.text(f"report.{name}"))
 
 
-def _columns(notes: NoteWriter) -> tuple[str, ...]:
-    return tuple(notes.convert(notes.catalog.text(f"report.{name}"))
-                 for name in ("where", "printed", "exact", "verdict", "reason"))
+def _cells(rows: Sequence[ReportRow], notes: NoteWriter, keys: bool
+           ) -> tuple[list[str], list[list[str]]]:
+    """The table's column headings and cells: place (when any row has one), the number
+    in words, its key (``keys``), printed, exact, verdict, reason."""
+    names = ["line"] * any(row.place for row in rows) + ["where"] + ["key"] * keys + \
+        ["printed", "exact", "verdict", "reason"]
+    cells = [[getattr(row, "what" if name == "where" else "place" if name == "line" else name)
+              for name in names] for row in rows]
+    return [_column(notes, name) for name in names], cells
 
 
 def report_table(report: Report, language: str | None = None
@@ -100,72 +97,78 @@ def report_table(report: Report, language: str | None = None
     (render.notebook's HTML)."""
     notes = report_writer(report, language, "plain")
     report = labels_in(report, notes.catalog.language)
-    shown, _ = _shown_rows(report, notes, False)
-    rows = [(_where(v), *_numbers(v, notes), _verdict_text(v, notes), notes.reason(v),
-             v.verdict) for v in shown.verdicts]
+    rows, _ = report_rows(report, notes)
+    table = [(f"{row.what} ({row.place})" if row.place else row.what, row.printed, row.exact,
+              row.verdict, row.reason, row.verdict_key) for row in rows]
+    columns = tuple(_column(notes, name) for name in ("where", "printed", "exact", "verdict",
+                                                      "reason"))
     return (_heading(report, notes.catalog.language),
-            f"{_rounding(report, notes)} {_summary(report, notes)}", _columns(notes), rows)
+            f"{_rounding(report, notes)} {_summary(report, notes)}", columns, table)
 
+
+@dataclasses.dataclass(frozen=True)
+class TableOptions:
+    """How a check report's table is laid out: ``problems_only`` (``--show problems``),
+    ``keys`` (a column of claim keys), ``width`` (text: the width the reasons are wrapped
+    to; None: not wrapped), ``places`` (a document's: where each number stands) and
+    ``heading`` (text: the heading instead of the report's title and source, and the lines
+    under it)."""
+
+    problems_only: bool = False
+    keys: bool = False
+    width: int | None = None
+    places: Places | None = None
+    heading: tuple[str, ...] = ()    # a heading in place of the report's title, lines under it
+
+
+PLAIN_TABLE = TableOptions()      # every row, no key column, not wrapped
 
 def report_text(reports: Sequence[Report], language: str | None = None,
-                problems_only: bool = False) -> str:
+                problems_only: bool = False, keys: bool = False,
+                width: int | None = None) -> str:
     """The reports as aligned text tables, in ``language`` (else each spec's own);
-    ``problems_only``: the rows of the numbers an author has to look at."""
+    ``problems_only``: the rows of the numbers an author has to look at; ``keys``: with
+    a column of claim keys; ``width``: reasons wrapped to fit it."""
+    options = TableOptions(problems_only, keys, width)
     out = []
     for report in reports:
         out += report_text_lines(report, report_writer(report, language, "plain"),
-                                 problems_only=problems_only)
+                                 options=options)
     return "\n".join(out)
 
 
-def _shown_rows(report: Report, notes: NoteWriter, problems_only: bool
-                ) -> tuple[Report, list[str]]:
-    """The report with the rows to show (problems first), and the line saying how many
-    right ones are not shown."""
-    if not problems_only:   # every row, the problems first (in the spec's order)
-        first = sorted(report.verdicts, key=lambda v: not v.is_problem)
-        return dataclasses.replace(report, verdicts=tuple(first)), []
-    shown = tuple(v for v in report.verdicts if v.is_problem)
-    hidden = len(report.verdicts) - len(shown)
-    note = [notes.convert(notes.catalog.fill("report.right_hidden", count=str(hidden)))] \
-        if hidden else []
-    return dataclasses.replace(report, verdicts=shown), note
+def _hidden(count: int, notes: NoteWriter) -> list[str]:
+    """The line saying how many right numbers are not shown."""
+    return [notes.convert(notes.catalog.fill("report.right_hidden", count=str(count)))] \
+        if count else []
 
 
 def report_text_lines(report: Report, notes: NoteWriter, below: Sequence[str] = (),
-                      problems_only: bool = False) -> list[str]:
+                      options: TableOptions = PLAIN_TABLE) -> list[str]:
     """One report's lines of text: heading, its underline, the summary, ``below`` (more
     lines under the summary), a blank line, the table, a blank line."""
     report = labels_in(report, notes.catalog.language)
-    heading = visible(_heading(report, notes.catalog.language))
-    shown, hidden = _shown_rows(report, notes, problems_only)
-    out = [heading, "=" * len(heading), f"{_rounding(report, notes)} "
-           f"{_summary(report, notes)}", *below, *hidden, ""]
-    rows = [_columns(notes)] + _rows(shown, notes)
-    widths = [max(map(len, column)) for column in list(zip(*rows))[:4]]
-    out += [f"{where.ljust(widths[0])}  {printed.ljust(widths[1])}  "
-            f"{rounded.ljust(widths[2])}  {verdict.ljust(widths[3])}  {reason}"
-            for where, printed, rounded, verdict, reason in rows]
-    out.append("")
+    heading, *under = options.heading or (visible(_heading(report, notes.catalog.language)),)
+    rows, hidden = report_rows(report, notes, options.places, options.problems_only)
+    out = [heading, "=" * len(heading), *fitted(
+        [*under, f"{_rounding(report, notes)} {_summary(report, notes)}", *below,
+         *_hidden(hidden, notes)], options.width), ""]
+    if not rows:
+        return out
+    header, cells = _cells(rows, notes, options.keys)
+    cells = [[visible(cell) for cell in row] for row in cells]
+    first = {_column(notes, name): width for name, width in _FIRST_WIDTHS.items()}
+    wrapped = {c: first.get(name, 0) for c, name in enumerate(header)
+               if name not in {_column(notes, "printed"), _column(notes, "exact")}}
+    out += aligned(header, cells, wrap=wrapped, width=options.width)
+    out += [*fitted(_legend(rows, notes), options.width), ""]
     return out
 
 
-def _rows(report: Report, notes: NoteWriter) -> list[tuple[str, str, str, str, str]]:
-    """Each verdict's cells of the text table: where, printed, exact rounded, verdict,
-    reason (a cell with characters a terminal would not show is made visible)."""
-    rows = []
-    words: dict[str, str] = {}      # a verdict without flags, in words
-    for v in report.verdicts:
-        if v.flags:
-            word = _verdict_text(v, notes)
-        else:
-            word = words.get(v.verdict) or words.setdefault(v.verdict, _verdict_text(v, notes))
-        printed, rounded = _numbers(v, notes)
-        row = (_where(v), printed, rounded, word, notes.reason(v))
-        if not "".join(row).isprintable():
-            row = (visible(row[0]), visible(row[1]), visible(row[2]), word, visible(row[4]))
-        rows.append(row)
-    return rows
+def _legend(rows: Sequence[ReportRow], notes: NoteWriter) -> list[str]:
+    """What a verdict shown in the table means, when its reasons leave it out."""
+    return [notes.suspicious_legend()] if any(r.verdict_key == "suspicious" for r in rows) \
+        else []
 
 
 def _md(text: str) -> str:
@@ -178,36 +181,39 @@ def _md(text: str) -> str:
 
 
 def report_markdown(reports: Sequence[Report], language: str | None = None,
-                    problems_only: bool = False) -> str:
+                    problems_only: bool = False, keys: bool = False) -> str:
     """The reports as Markdown tables, in ``language`` (else each spec's own);
-    ``problems_only``: the rows of the numbers an author has to look at."""
+    ``problems_only``: the rows of the numbers an author has to look at; ``keys``: with
+    a column of claim keys."""
+    options = TableOptions(problems_only, keys)
     out = []
     for report in reports:
         out += report_markdown_lines(report, report_writer(report, language, "markdown"),
-                                     problems_only=problems_only)
+                                     options=options)
     return "\n".join(out)
 
 
 def report_markdown_lines(report: Report, notes: NoteWriter, below: Sequence[str] = (),
-                          problems_only: bool = False) -> list[str]:
+                          options: TableOptions = PLAIN_TABLE) -> list[str]:
     """One report's Markdown lines: heading, summary, ``below`` (paragraphs under the
     summary, each a line), the table, a blank line."""
     report = labels_in(report, notes.catalog.language)
-    columns = _columns(notes)
-    shown, hidden = _shown_rows(report, notes, problems_only)
+    rows, hidden = report_rows(report, notes, options.places, options.problems_only)
+    header, cells = _cells(rows, notes, options.keys)
     out = [f"## {_md(_heading(report, notes.catalog.language))}", "",
            f"{_rounding(report, notes)} {_summary(report, notes)}", "",
-           *(line for paragraph in [*below, *hidden] for line in (paragraph, "")),
-           "| " + " | ".join(columns) + " |", "|---|---|---|---|---|"]
-    for v in shown.verdicts:
-        verdict = notes.verdict_word(v.verdict)
-        verdict = f"**{verdict}**" if v.verdict == "wrong" else verdict
-        flags = notes.flags(v)
-        if flags:
-            verdict += f" ({flags})"
-        printed, exact = _numbers(v, notes)
-        out.append(f"| <code>{_md(_where(v))}</code> | {printed} | {exact} | {verdict} | "
-                   f"{notes.reason(v)} |")
+           *(line for paragraph in [*below, *_hidden(hidden, notes)] for line in (paragraph, ""))]
+    if not rows:
+        return out
+    out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    key = header.index(_column(notes, "key")) if options.keys else -1
+    verdict = len(header) - 2
+    for row, line in zip(rows, cells):
+        line = [f"<code>{_md(cell)}</code>" if c == key else cell for c, cell in enumerate(line)]
+        if row.verdict_key == "wrong":
+            line[verdict] = f"**{line[verdict]}**"
+        out.append("| " + " | ".join(line) + " |")
+    out += [line for legend in _legend(rows, notes) for line in ("", legend)]
     out.append("")
     return out
 

@@ -36,7 +36,7 @@ from symattn.render import latex
 from symattn.render import templating
 from symattn._version import __version__
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Fragment, Given, Grid,
-                                      Math, Msg, Num, Part, Table, Text, User)
+                                      Math, Msg, Num, Part, Sentence, Table, Text, User)
 from symattn.worksheets.model import decimal_value
 from symattn.worksheets.sheet import Worksheet
 from symattn.values.number_format import NumberFormat
@@ -73,6 +73,10 @@ class _Context:
             return f"${self.math(fragment)}$"
         if isinstance(fragment, User):
             return latex.escape_text(fragment.text)
+        if isinstance(fragment, Sentence):      # each token numbered: cat_1 eat_2 fish_3
+            return " ".join(self.catalog.fill("sheet_tokens.token", token=self.text(User(t)),
+                                              number=self.math(Num(k)))
+                            for k, t in enumerate(fragment.tokens, 1))
         if isinstance(fragment, Msg):
             values = {name: self.param(value) for name, value in fragment.params}
             return tie_last_formula(self.catalog.fill(fragment.id, **values))

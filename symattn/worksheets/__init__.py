@@ -1,6 +1,7 @@
 """Exercise sheets with answer keys, as data.
 
-Seeded nice numbers (``numbers``), the exercise kinds (``attention_steps``,
+Seeded nice numbers (``numbers``), the words tokens are named by (``words``, data
+in ``words.toml``), the exercise kinds (``attention_steps``,
 ``transformer``, ``reasoning``, ``whatif``, ``mistakes``, listed by name in
 ``catalog``) built on the exercise records (``model``) and their answers read
 from the engine (``answers``), lesson presets and calculator-free numbers (``presets``,

@@ -30,7 +30,7 @@ token), ``reasoning`` (token order, designing a query), ``whatif``
 from __future__ import annotations
 
 __all__ = ["projection", "scores_row", "fill_matrix", "softmax_table", "stable_softmax",
-           "weights_row", "causal_mask", "output_row"]
+           "weights_row", "causal_mask", "output_row", "draw_embeddings", "draw_score_rows"]
 
 import random
 from typing import Any, Sequence
@@ -41,11 +41,12 @@ from symattn.derivation.steps import Derivation
 from symattn.worksheets.answers import (all_clear, attention_spec, derive_spec, entry,
                                         number_blank, shown, softmax_blanks)
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, Grid,
-                                      KeyStep, Math, Msg, Note, Num, Setup, Table, Text,
-                                      num_rows, spec_matrix, spec_number, token_text,
-                                      tolerance_for, unit_of)
-from symattn.worksheets.numbers import (SMALL, Attention, draw_attention, draw_matrix, draw_row,
-                                        draw_tokens)
+                                      KeyStep, Math, Msg, Note, Num, Part, Setup, Table, Text,
+                                      num_rows, sentence_parts, spec_matrix, spec_number,
+                                      token_text, tolerance_for, unit_of)
+from symattn.worksheets.numbers import (SMALL, Attention, Matrix, draw_attention, draw_matrix,
+                                        draw_row)
+from symattn.worksheets.words import draw_sentence
 
 _WEIGHT = (-1, 0, 0, 1, 1)        # entries of W_Q and W_K (projection)
 _TRIES = 400                      # draws before the last one is taken as it is
@@ -62,7 +63,26 @@ def _tokens(rng: random.Random, setup: Setup, attention: Attention) -> tuple[str
     n, m = len(attention.Q), len(attention.K)
     if attention.tokens:
         return attention.tokens if len(attention.tokens) == n == m else ()
-    return draw_tokens(rng, setup.sentences, n) if n == m else ()
+    return draw_sentence(rng, setup.words, n) if n == m else ()
+
+
+def draw_embeddings(rng: random.Random) -> Matrix:
+    """X (3 x 3) of ``SMALL`` entries, no two rows (tokens) equal."""
+    for _ in range(_TRIES):
+        X = draw_matrix(rng, 3, 3, SMALL)
+        if len(set(X)) == 3:
+            return X
+    raise AssertionError("no three different embeddings found")    # pragma: no cover
+
+
+def draw_score_rows(rng: random.Random, rows: int, m: int) -> list[list[fmpq]]:
+    """``rows`` rows of m different scores (``draw_row``), no two rows equal."""
+    out: list[list[fmpq]] = []
+    while len(out) < rows:
+        row = draw_row(rng, m, distinct=True)
+        if row not in out:
+            out.append(row)
+    return out
 
 
 def _given(attention: Attention, values: bool = True) -> Given:
@@ -83,7 +103,7 @@ def _rational(value: object) -> fmpq:
 def projection(rng: random.Random, setup: Setup) -> Exercise:
     """One row of Q = X W_Q and K = X W_K, and the raw score of the token with itself."""
     for _ in range(_TRIES):
-        X = draw_matrix(rng, 3, 3, SMALL)
+        X = draw_embeddings(rng)
         W_Q, W_K = draw_matrix(rng, 3, 2, _WEIGHT), draw_matrix(rng, 3, 2, _WEIGHT)
         row = rng.randrange(3)
         spec: dict[str, Any] = {"inputs": {"X": spec_matrix(X), "W_Q": spec_matrix(W_Q),
@@ -94,7 +114,7 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
         if len(set(q)) == 2 and len(set(k)) == 2 and all(x != 0 for x in X[row]) and \
                 entry(derivation, "scores", row, row) != 0:
             break
-    tokens = draw_tokens(rng, setup.sentences, 3)
+    tokens = draw_sentence(rng, setup.words, 3)
     spec["tokens"] = list(tokens)
     r = row + 1
     blanks = tuple(number_blank(f"q{j + 1}", f"q_{{{r},{j + 1}}}", q[j], setup.places,
@@ -103,11 +123,12 @@ def projection(rng: random.Random, setup: Setup) -> Exercise:
                            (0, f"K[{r},{j + 1}]")) for j in range(2))
     score = number_blank("s", f"s_{{{r},{r}}}", entry(derivation, "scores", row, row),
                          setup.places, (0, f"scores[{r},{r}]"))
-    parts = (Text(Msg.of("kind.projection.prompt", row=Num(r), token=token_text(tokens, row))),
-             Given((("X", num_rows(X)), ("W_Q", num_rows(W_Q)), ("W_K", num_rows(W_K)))),
-             Blanks(blanks[:2], Msg.of("kind.projection.query", row=Num(r))),
-             Blanks(blanks[2:], Msg.of("kind.projection.key", row=Num(r))),
-             Blanks((score,), Msg.of("kind.projection.score")))
+    parts: tuple[Part, ...] = sentence_parts(tokens) + (
+        Text(Msg.of("kind.projection.prompt", row=Num(r), token=token_text(tokens, row))),
+        Given((("X", num_rows(X)), ("W_Q", num_rows(W_Q)), ("W_K", num_rows(W_K)))),
+        Blanks(blanks[:2], Msg.of("kind.projection.query", row=Num(r))),
+        Blanks(blanks[2:], Msg.of("kind.projection.key", row=Num(r))),
+        Blanks((score,), Msg.of("kind.projection.score")))
     return Exercise("projection", parts, (spec,),
                     (KeyStep(0, ("Q", "K", "scores"), (r,), setup.places),))
 
@@ -126,8 +147,8 @@ def scores_row(rng: random.Random, setup: Setup) -> Exercise:
     scaled = _scaled_blanks(derivation, row, setup.places)
     text = Text(Msg.of("kind.scores_row.prompt", row=Num(r), token=token_text(tokens, row),
                        d_k=Num(attention.d_k)))
-    return Exercise("scores_row", (text, _given(attention, False), Blanks(raw),
-                                   Blanks(scaled)), (spec,),
+    return Exercise("scores_row", sentence_parts(tokens) + (
+        text, _given(attention, False), Blanks(raw), Blanks(scaled)), (spec,),
                     (KeyStep(0, ("scores", "scaled"), (r,), setup.places),))
 
 
@@ -240,9 +261,9 @@ def weights_row(rng: random.Random, setup: Setup) -> Exercise:
     r = row + 1
     text = Text(Msg.of("kind.weights_row.prompt", row=Num(r), token=token_text(tokens, row),
                        d_k=Num(attention.d_k), unit=unit_of(p)))
-    return Exercise("weights_row", (text, _given(attention, False),
-                                    Blanks(_scaled_blanks(derivation, row, p)),
-                                    Blanks(tuple(weights))), (spec,),
+    return Exercise("weights_row", sentence_parts(tokens) + (
+        text, _given(attention, False), Blanks(_scaled_blanks(derivation, row, p)),
+        Blanks(tuple(weights))), (spec,),
                     (KeyStep(0, ("scores", "scaled", "exp", "exp_sum", "weights"), (r,), p),))
 
 
@@ -250,12 +271,12 @@ def causal_mask(rng: random.Random, setup: Setup) -> Exercise:
     """Apply a causal mask to scaled scores; weights of the first two rows."""
     p = setup.places
     for _ in range(200):
-        scaled = [draw_row(rng, 3) for _ in range(3)]
+        scaled = draw_score_rows(rng, 3, 3)
         spec = {"inputs": {"scaled": [[spec_number(x) for x in row] for row in scaled]},
                 "options": {"mask": "causal"}}
         derivation = derive_spec(spec)
         _, _, second = softmax_blanks(derivation, 1, p)
-        if scaled[1][0] != scaled[1][1] and all_clear([b.value for b in second], p):
+        if all_clear([b.value for b in second], p):
             break
     _, _, second = softmax_blanks(derivation, 1, p, ids="a2")
     z_rows = tuple(tuple(number_blank(f"z{i + 1}{j + 1}", f"z_{{{i + 1},{j + 1}}}",
@@ -292,8 +313,8 @@ def output_row(rng: random.Random, setup: Setup) -> Exercise:
     r = row + 1
     text = Text(Msg.of("kind.output_row.prompt", row=Num(r), token=token_text(tokens, row),
                        d_k=Num(attention.d_k), unit=unit_of(p), out_unit=unit_of(q)))
-    return Exercise("output_row", (text, _given(attention), Blanks(tuple(weights)),
-                                   Blanks(tuple(outputs))), (spec,),
+    return Exercise("output_row", sentence_parts(tokens) + (
+        text, _given(attention), Blanks(tuple(weights)), Blanks(tuple(outputs))), (spec,),
                     (KeyStep(0, ("scores", "scaled", "exp", "exp_sum", "weights", "output"),
                              (r,), p),))
 

@@ -22,9 +22,10 @@ in, an ``Exercise`` out.
 
 from __future__ import annotations
 
-__all__ = ["Num", "Math", "Msg", "User", "Fragment", "Blank", "Text", "Given", "Blanks",
+__all__ = ["Num", "Math", "Msg", "User", "Sentence", "Fragment", "Blank", "Text", "Given", "Blanks",
            "Grid", "Table", "Choice", "Part", "KeyStep", "Note", "Exercise", "Setup", "Builder",
-           "spec_number", "spec_matrix", "num_rows", "token_text", "decimal_value",
+           "spec_number", "spec_matrix", "num_rows", "token_text", "sentence_parts",
+           "decimal_value",
            "is_fraction", "fraction_text", "half_ulp", "unit_of", "tolerance_for",
            "CHOICE_LETTERS"]
 
@@ -38,6 +39,8 @@ from symattn.values.exact import NEG_INF
 from symattn.values.number_format import NumberFormat
 from symattn.values.exact import terminating_places
 from symattn.worksheets.numbers import Attention
+from symattn.worksheets.words import Words
+from symattn.worksheets.words import load as load_words
 
 CHOICE_LETTERS = "ABCDEFGH"
 
@@ -77,7 +80,14 @@ class User:
     text: str
 
 
-Fragment = Union[Num, Math, Msg, User, str]
+@dataclass(frozen=True)
+class Sentence:
+    """The tokens of an example as the sentence they make, each token numbered (its row)."""
+
+    tokens: tuple[str, ...]
+
+
+Fragment = Union[Num, Math, Msg, User, Sentence, str]
 
 
 def num_rows(matrix: Sequence[Sequence[Any]]) -> tuple[tuple[Num, ...], ...]:
@@ -216,6 +226,14 @@ class Text:
     message: Msg
 
 
+def sentence_parts(tokens: Sequence[str]) -> tuple[Text, ...]:
+    """The paragraph that lists an exercise's tokens as its sentence (none without
+    tokens): every exercise that names a token ("row 2 (token "dog")") starts with it."""
+    if not tokens:
+        return ()
+    return (Text(Msg.of("sheet_tokens.sentence", tokens=Sentence(tuple(tokens)))),)
+
+
 @dataclass(frozen=True)
 class Given:
     """Matrices given on the sheet: (label math, rows of fragments), with a caption."""
@@ -312,7 +330,7 @@ class Setup:
 
     places: int = 3                      # decimal places of rounded answers
     d_k: int = 4                         # key dimension of generated problems
-    sentences: tuple[str, ...] = ("the cat sat on the warm mat",)   # token names to draw
+    words: Words = field(default_factory=lambda: load_words("en"))   # token names to draw
     base: Attention | None = None        # the spec's own Q, K, V (a worksheet from a spec)
     mistakes: tuple[str, ...] = ()       # find_error: which mistakes may be planted (all)
     shape: Mapping[str, Any] | None = None   # sizes: d_model, heads, seq_len, layers, dtype

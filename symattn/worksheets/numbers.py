@@ -26,9 +26,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["Attention", "variant_random", "draw_attention", "draw_row", "draw_tokens",
-           "draw_matrix", "clear_of_midpoints", "is_square", "scores_of", "NICE_ROW", "SMALL",
-           "from_problem"]
+__all__ = ["Attention", "variant_random", "draw_attention", "draw_row", "draw_matrix",
+           "clear_of_midpoints", "is_square", "scores_of", "NICE_ROW", "SMALL", "from_problem"]
 
 import random
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ _QK_SPARSE = (-1, 0, 0, 0, 0, 0, 0, 1, 1, 2)             # for d_k > 4: more zer
 _V = (-1, 0, 1, 1, 2, 2, 3)                              # entries of V
 SMALL = (-1, 0, 0, 1, 1, 2)                              # X, Q, K of projection, multi_head
 MAX_TRIES = 2000
+_ROW_TRIES = 40                                          # per query row
 
 
 @dataclass(frozen=True)
@@ -100,34 +100,68 @@ def _terminates(n: int) -> bool:
     return n == 1
 
 
-def _spread_ok(row: Sequence[fmpq], low: fmpq, high: fmpq) -> bool:
-    return len(set(row)) >= 2 and all(low <= x <= high for x in row) and \
-        max(row) - min(row) <= 3
-
-
 def draw_attention(rng: random.Random, n: int, m: int, d_k: int, d_v: int,
                    low: fmpq = fmpq(-3, 2), high: fmpq = fmpq(5, 2)) -> Attention:
     """Q, K, V whose scaled scores QK^T / sqrt(d_k) lie in [low, high], rows not flat.
 
-    For a d_k that is not a perfect square the bounds apply to QK^T / floor(sqrt(d_k)).
+    No two keys are equal, and a query row is redrawn (from the same generator, so
+    the seed still decides) when it repeats an earlier query row, when its row of
+    scores repeats an earlier one, or when two of its scores tie: no row asked
+    about is a copy of another or has a tie. When the shape leaves no such problem
+    (d_k = 1 has few), the second half of the tries takes rows that are only not
+    flat, and equal keys. For a d_k that is not a perfect square the bounds apply
+    to QK^T / floor(sqrt(d_k)).
     """
     root = max(isqrt(d_k), 1)
     # sqrt(d_k) = 3: queries in steps of 3, so that QK^T / 3 is still whole.
     step = root if is_square(d_k) and not _terminates(root) else 1
+    pool = _QK if d_k <= 4 else _QK_SPARSE
+    # Bounds on the raw scores, which are whole numbers (the draw is in integers: fast).
+    bounds = (low * root, high * root, 3 * root)
     for attempt in range(MAX_TRIES):
-        strict = attempt < MAX_TRIES // 2     # then allow equal keys (d_k = 1 has few)
-        pool = _QK if d_k <= 4 else _QK_SPARSE
-        Q = tuple(tuple(x * step for x in row) for row in draw_matrix(rng, n, d_k, pool))
-        K = draw_matrix(rng, m, d_k, pool)
-        scaled = [[s / root for s in row] for row in scores_of(Q, K)]
-        if all(_spread_ok(row, low, high) for row in scaled) and \
-                (len(set(K)) == m or not strict):
-            V = draw_matrix(rng, m, d_v, _V)
-            columns = set(zip(*V))
-            if (len(set(V)) == m or not strict) and len(columns) == d_v and \
-                    (0,) * m not in columns:
-                return Attention(Q, K, V, d_k)
+        strict = attempt < MAX_TRIES // 2
+        K = [tuple(rng.choice(pool) for _ in range(d_k)) for _ in range(m)]
+        if strict and len(set(K)) < m:
+            continue
+        Q = _queries(rng, K, n, pool, step, bounds, strict)
+        if Q is None:
+            continue
+        V = draw_matrix(rng, m, d_v, _V)
+        columns = set(zip(*V))
+        if (len(set(V)) == m or not strict) and len(columns) == d_v and \
+                (0,) * m not in columns:
+            return Attention(_exact(Q), _exact(K), V, d_k)
     raise AssertionError("no nice attention problem found")    # pragma: no cover
+
+
+def _queries(rng: random.Random, K: Sequence[Sequence[int]], n: int, pool: Sequence[int],
+             step: int, bounds: tuple[fmpq, fmpq, int], strict: bool
+             ) -> list[tuple[int, ...]] | None:
+    """n query rows against the keys K, each drawn until its scores fit ``bounds``
+    (lowest, highest, spread) and are not flat; ``strict``: and until neither the row
+    nor its scores repeat an earlier one, and no two of its scores tie. None when a
+    row does not come within ``_ROW_TRIES`` draws (the keys are then redrawn)."""
+    lowest, highest, spread = bounds
+    queries: list[tuple[int, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(n):
+        for _ in range(_ROW_TRIES):
+            query = tuple(rng.choice(pool) * step for _ in range(len(K[0])))
+            scores = tuple(sum(q * k for q, k in zip(query, key)) for key in K)
+            fits = len(set(scores)) >= 2 and lowest <= min(scores) and \
+                max(scores) <= highest and max(scores) - min(scores) <= spread
+            if fits and (not strict or len(set(scores)) == len(scores) and
+                         query not in queries and scores not in seen):
+                queries.append(query)
+                seen.add(scores)
+                break
+        else:
+            return None
+    return queries
+
+
+def _exact(rows: Sequence[Sequence[int]]) -> Matrix:
+    return tuple(tuple(fmpq(x) for x in row) for row in rows)
 
 
 def draw_row(rng: random.Random, m: int, pool: Sequence[fmpq] = NICE_ROW,
@@ -138,14 +172,6 @@ def draw_row(rng: random.Random, m: int, pool: Sequence[fmpq] = NICE_ROW,
         if len(set(row)) >= (m if distinct else min(3, m)):
             return row
     raise AssertionError("no nice row found")    # pragma: no cover
-
-
-def draw_tokens(rng: random.Random, sentences: Sequence[str], n: int) -> tuple[str, ...]:
-    """n consecutive words of one of ``sentences`` (a catalog's word lists)."""
-    usable = [s.split() for s in sentences if len(s.split()) >= n]
-    words = rng.choice(usable)
-    start = rng.randrange(len(words) - n + 1)
-    return tuple(words[start:start + n])
 
 
 # ------------------------------------------------------------ from a spec

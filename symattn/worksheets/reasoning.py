@@ -44,7 +44,8 @@ from symattn.worksheets.answers import all_clear, derive_spec, entry, number_bla
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Msg, Note,
                                       Num, Setup, Text, User, num_rows, spec_matrix, spec_number,
                                       unit_of)
-from symattn.worksheets.numbers import draw_attention, draw_tokens
+from symattn.worksheets.numbers import draw_attention
+from symattn.worksheets.words import draw_sentence
 
 PATTERNS = ("copy", "average")
 BOUND = 5                                   # |q_k| <= BOUND
@@ -95,7 +96,7 @@ def permutation(rng: random.Random, setup: Setup) -> Exercise:
         shown = [NumberFormat(digits=None, places=p).format(w) for w in A[a]]
         if len(set(shown)) == 3 and all_clear(A[a] + out[a] + out[b], p):
             break
-    tokens = draw_tokens(rng, setup.sentences, 3)
+    tokens = draw_sentence(rng, setup.words, 3)
     order = [1, 2, 3]
     order[a], order[b] = b + 1, a + 1
     swapped = {**spec, "inputs": {**spec["inputs"],

@@ -39,8 +39,9 @@ from symattn.worksheets.model import Exercise, Setup
 import symattn.worksheets.presets as presets
 from symattn.worksheets.catalog import DEFAULT_KINDS, KINDS
 from symattn.values.number_format import NumberFormat
-from symattn.messages import LANGUAGES, load
+from symattn.messages import LANGUAGES
 from symattn.worksheets.numbers import from_problem, is_square, variant_random
+from symattn.worksheets.words import load as load_words
 
 MAX_VARIANTS = 500
 
@@ -222,9 +223,8 @@ def build(seed: int = 1, variants: int = 1, language: str = "en",
                          f"got {d_k}")
     plan = presets.resolve(preset, None if kinds is None else parse_kinds(kinds), mistakes,
                            numbers)
-    catalog = load(language)
     base = from_problem(problem) if problem is not None else None
-    setup = Setup(places=places, d_k=d_k, sentences=tuple(catalog.list("tokens.sentences")),
+    setup = Setup(places=places, d_k=d_k, words=load_words(language),
                   base=base, mistakes=plan.mistakes, shape=_shape(sizes_spec),
                   compact=plan.compact, numbers=numbers)
     title = problem.prose_in("title", language) if problem is not None else ""

@@ -19,7 +19,7 @@ exercise's own spec (``answers``), and every number blank names the claim
 
 from __future__ import annotations
 
-__all__ = ["multi_head", "kv_cache", "next_token"]
+__all__ = ["multi_head", "kv_cache", "next_token", "draw_heads", "draw_readout"]
 
 import random
 from typing import Any, Sequence
@@ -33,9 +33,11 @@ from symattn.worksheets.answers import (all_clear, attention_spec, carried_sum, 
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
                                       Note, Num, Setup, Table, Text, User, num_rows, spec_matrix,
                                       tolerance_for, unit_of)
-from symattn.worksheets.numbers import SMALL, draw_attention, draw_matrix
+from symattn.worksheets.numbers import SMALL, Matrix, draw_attention, draw_matrix
+from symattn.worksheets.words import vocabulary
 
 _TRIES = 400                      # draws before the last one is taken as it is
+_HEAD_TRIES = 4000                # draws of the numbers alone (one in fifty has no tie)
 
 
 def _column(grid: Sequence[Sequence[fmpq]], k: int) -> list[fmpq]:
@@ -43,6 +45,21 @@ def _column(grid: Sequence[Sequence[fmpq]], k: int) -> list[fmpq]:
 
 
 # ----------------------------------------------------------------- multi_head
+def draw_heads(rng: random.Random) -> tuple[Matrix, Matrix, Matrix, Matrix]:
+    """Q, K, V and W_O (2 x 2 each) of two heads of width 1 over two tokens: per head
+    the two queries differ, neither query's two scores tie and the two values differ;
+    no key and no column of W_O is zero."""
+    for _ in range(_HEAD_TRIES):
+        Q, K = draw_matrix(rng, 2, 2, SMALL), draw_matrix(rng, 2, 2, SMALL)
+        V, W_O = draw_matrix(rng, 2, 2, (-1, 0, 1, 2, 3)), draw_matrix(rng, 2, 2, (-1, 0, 1, 1, 2))
+        if not any(Q[0][h] == Q[1][h] or V[0][h] == V[1][h] or
+                   any(Q[i][h] * K[0][h] == Q[i][h] * K[1][h] for i in range(2))
+                   for h in range(2)) and (0, 0) not in set(zip(*W_O)) and \
+                not any(all(x == 0 for x in key) for key in K):
+            return Q, K, V, W_O
+    raise AssertionError("no two heads without ties found")    # pragma: no cover
+
+
 def _head_blanks(derivation: Any, head: int, row: int, V: Sequence[Sequence[fmpq]],
                  p: int, q: int) -> tuple[list[Blank], Blank]:
     """Head ``head``'s weights of ``row`` and its output (one number: d_v = 1)."""
@@ -66,15 +83,10 @@ def multi_head(rng: random.Random, setup: Setup) -> Exercise:
     """Two heads of width 1 over two tokens: weights, head outputs, concat, output = C W_O."""
     p, q = setup.places, max(setup.places - 1, 1)
     for _ in range(_TRIES):
-        Q, K = draw_matrix(rng, 2, 2, SMALL), draw_matrix(rng, 2, 2, SMALL)
-        V, W_O = draw_matrix(rng, 2, 2, (-1, 0, 1, 2, 3)), draw_matrix(rng, 2, 2, (-1, 0, 1, 1, 2))
+        Q, K, V, W_O = draw_heads(rng)
         row = rng.randrange(2)
         spec = {"inputs": {"Q": spec_matrix(Q), "K": spec_matrix(K), "V": spec_matrix(V),
                            "W_O": spec_matrix(W_O)}, "options": {"heads": 2}}
-        if any(Q[row][h] * K[0][h] == Q[row][h] * K[1][h] or V[0][h] == V[1][h]
-               for h in range(2)) or (0, 0) in set(zip(*W_O)) or \
-                any(all(x == 0 for x in key) for key in K):
-            continue
         derivation = derive_spec(spec)
         first, out1 = _head_blanks(derivation, 1, row, V, p, q)
         second, out2 = _head_blanks(derivation, 2, row, V, p, q)
@@ -163,29 +175,20 @@ def _outputs(derivation: Any, weights: Sequence[Blank], V: Sequence[Sequence[fmp
 
 
 # ----------------------------------------------------------------- next_token
-def _vocabulary(rng: random.Random, sentences: Sequence[str], size: int) -> tuple[str, ...]:
-    words = sorted({w for s in sentences for w in s.split() if len(w) > 2})
-    return tuple(rng.sample(words, size))
-
-
 def next_token(rng: random.Random, setup: Setup) -> Exercise:
     """z = hU over four words, p = softmax(z), and the most likely next word."""
     p = setup.places
     for _ in range(_TRIES):
-        h = draw_matrix(rng, 1, 2, (-1, 1, 1, 2))
-        U = draw_matrix(rng, 2, 4, (-1, 0, 0, 1, 1))
+        h, U = draw_readout(rng)
         logits = [h[0][0] * U[0][j] + h[0][1] * U[1][j] for j in range(4)]
         best = max(logits)
-        if logits.count(best) != 1 or len(set(logits)) < 3 or best - min(logits) > 3 or \
-                len(set(zip(*U))) < 4 or (0, 0) in set(zip(*U)):
-            continue
         spec = {"inputs": {"Q": [["1"]], "K": [["1"]], "V": spec_matrix(h)},
                 "readout": {"unembedding": spec_matrix(U)}}
         derivation = derive_spec(spec)
         probs = _probability_blanks(derivation, p)
         if all_clear([b.value for b in probs], p):
             break
-    words = _vocabulary(rng, setup.sentences, 4)
+    words = vocabulary(rng, setup.words, 4)
     z = tuple(number_blank(f"z{j + 1}", f"z_{{{j + 1}}}", logits[j], p, (0, f"logits[1,{j + 1}]"))
               for j in range(4))
     winner = f"w{logits.index(best) + 1}"
@@ -199,6 +202,20 @@ def next_token(rng: random.Random, setup: Setup) -> Exercise:
              Choice(choice, tuple(User(w) for w in words), Msg.of("kind.next_token.question")))
     return Exercise("next_token", parts, (spec,), (KeyStep(0, ("logits", "probs"), (), p),),
                     (Note(Msg.of("kind.next_token.why")),), facts={"words": words})
+
+
+def draw_readout(rng: random.Random) -> tuple[Matrix, Matrix]:
+    """h (1 x 2) and U (2 x 4) whose four logits hU are different (so one word is the
+    most likely, and no two tie) and spread by at most 3; U's columns differ and none
+    is zero."""
+    for _ in range(_HEAD_TRIES):
+        h = draw_matrix(rng, 1, 2, (-1, 1, 1, 2))
+        U = draw_matrix(rng, 2, 4, (-1, 0, 0, 1, 1))
+        logits = [h[0][0] * U[0][j] + h[0][1] * U[1][j] for j in range(4)]
+        if len(set(logits)) == 4 and max(logits) - min(logits) <= 3 and \
+                len(set(zip(*U))) == 4 and (0, 0) not in set(zip(*U)):
+            return h, U
+    raise AssertionError("no read-out without ties found")    # pragma: no cover
 
 
 def _probability_blanks(derivation: Any, places: int) -> list[Blank]:

@@ -115,6 +115,9 @@ def _context(derivation: Derivation, kind: str, language: str) -> dict[str, Any]
         return _derivation(derivation, kind, number_format, language)
 
     context: dict[str, Any] = {step.name: pieces.values(step.name) for step in derivation}
+    divisor = pieces.divisor()
+    if divisor is not None:         # the number the scores are divided by, as reports name it
+        context["divisor"] = divisor
     context.update(
         value=pieces.values,
         matrix=pieces.matrix,

@@ -9,7 +9,7 @@ mathematics, ``0{,}25``) or Markdown (plain text, ``$...$`` for formulas).
 
 from __future__ import annotations
 
-__all__ = ["Number", "StepValues", "Pieces"]
+__all__ = ["Number", "StepValues", "RowValues", "Terms", "Pieces"]
 
 import dataclasses
 import re
@@ -20,7 +20,9 @@ from symattn.errors import InputError
 from symattn.render import latex, prose
 from symattn.render.markdown_document import escape_markdown
 from symattn.render.worked.names import heading
-from symattn.verify.claims import QUERY_ROW_STEPS, row_index
+from symattn.derivation.terms import term_count
+from symattn.verify.claims import QUERY_ROW_STEPS, Target, row_index
+from symattn.verify.targets import exact_value, has_divisor
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -37,10 +39,19 @@ def _text(value: Exact, number_format: NumberFormat, kind: str) -> str:
 
 class Number:
     """One proved entry of a step; prints with the spec's digits, or ``| places(n)``,
-    ``| digits(n)``."""
+    ``| digits(n)``. An entry printed term by term (a score, an output) has ``terms``:
+    ``scores[3,1].terms[2]``, as reports name the term."""
 
-    def __init__(self, value: Exact, number_format: NumberFormat, kind: str) -> None:
+    def __init__(self, value: Exact, number_format: NumberFormat, kind: str,
+                 entry: tuple[Derivation, Target] | None = None) -> None:
         self._value, self._format, self._kind = value, number_format, kind
+        self._entry = entry
+
+    @property
+    def terms(self) -> Terms:
+        if self._entry is None:
+            raise InputError("only an entry of a step is printed term by term")
+        return Terms(*self._entry, self._format, self._kind)
 
     def formatted(self, places: int | None = None, digits: int | None = None) -> str:
         """The decimal at ``places`` fixed places or ``digits`` significant digits."""
@@ -82,17 +93,63 @@ def _position(key: object, shape: tuple[int, int], name: str,
     return row_index(i, name, positions, shape[0]), j - 1
 
 
+class Terms:
+    """The terms of one entry, 1-based: ``scores[3,1].terms[2]``."""
+
+    def __init__(self, derivation: Derivation, entry: Target, number_format: NumberFormat,
+                 kind: str) -> None:
+        self._derivation, self._entry, self._format, self._kind = \
+            derivation, entry, number_format, kind
+
+    def __getitem__(self, term: object) -> Number:
+        shapes = {step.name: step.shape for step in self._derivation}
+        count = term_count(self._entry.step, shapes)
+        if isinstance(term, bool) or not isinstance(term, int) or not 1 <= term <= count:
+            raise InputError(f"{self._entry.step} entries have {count} terms (1-based), "
+                             f"got terms[{term!r}]" if count else
+                             f"{self._entry.step} entries are not printed term by term")
+        target = dataclasses.replace(self._entry, part="term", term=term - 1)
+        return Number(exact_value(self._derivation, target), self._format, self._kind)
+
+
 class StepValues:
-    """A step as the template sees it: ``weights[3, 2]`` is a ``Number``."""
+    """A step as the template sees it: ``weights[3, 2]`` is a ``Number``, ``weights[3].sum``
+    its row's sum, as reports name them."""
 
-    def __init__(self, step: Step, number_format: NumberFormat, kind: str,
-                 query_positions: tuple[int, ...] | None) -> None:
-        self._step, self._format, self._kind = step, number_format, kind
-        self._positions = query_positions if base_name(step.name) in QUERY_ROW_STEPS else None
+    def __init__(self, derivation: Derivation, step: Step, number_format: NumberFormat,
+                 kind: str) -> None:
+        self._derivation, self._step, self._format, self._kind = \
+            derivation, step, number_format, kind
+        self._positions = derivation.problem.query_positions \
+            if base_name(step.name) in QUERY_ROW_STEPS else None
 
-    def __getitem__(self, key: object) -> Number:
+    def __getitem__(self, key: object) -> Number | RowValues:
+        rows, columns = self._step.shape
+        if isinstance(key, int) and not isinstance(key, bool) and rows > 1 and columns > 1:
+            i, _ = _position((key, 1), self._step.shape, self._step.name, self._positions)
+            return RowValues(self, i)
         i, j = _position(key, self._step.shape, self._step.name, self._positions)
-        return Number(self._step.value.exact(i, j), self._format, self._kind)
+        return self.number(Target(self._step.name, i, j))
+
+    def number(self, target: Target) -> Number:
+        return Number(exact_value(self._derivation, target), self._format, self._kind,
+                      (self._derivation, target) if target.part == "entry" else None)
+
+
+class RowValues:
+    """One row of a step: ``weights[3].sum``; an entry is ``weights[3, 2]``."""
+
+    def __init__(self, step: StepValues, row: int) -> None:
+        self._step, self._row = step, row
+
+    @property
+    def sum(self) -> Number:
+        return self._step.number(Target(self._step._step.name, self._row, part="sum"))
+
+    def __str__(self) -> str:
+        name = self._step._step.name
+        raise InputError(f"a row of {name} is not one number: write {name}[i, j] or "
+                         f"{name}[i].sum")
 
 
 class Pieces:
@@ -119,8 +176,14 @@ class Pieces:
         return self.number_format
 
     def values(self, name: str) -> StepValues:
-        return StepValues(self.step(name), self.number_format, self.kind,
-                          self.derivation.problem.query_positions)
+        return StepValues(self.derivation, self.step(name), self.number_format, self.kind)
+
+    def divisor(self) -> Number | None:
+        """The number the scores are divided by (``divisor``, as reports name it), if any."""
+        if not has_divisor(self.derivation):
+            return None
+        return Number(exact_value(self.derivation, Target("scores", part="divisor")),
+                      self.number_format, self.kind)
 
     def _labels(self, count: int) -> list[str]:
         tokens = self.derivation.problem.tokens

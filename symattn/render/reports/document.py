@@ -3,7 +3,7 @@ numbers and (``--show unplaced``) the numbers not placed, as text, Markdown or J
 
 Under each report's summary: how many of the document's numbers were placed,
 are suspicious, were not placed and could not be read. After the table, each
-suspicious number with its line and column and the quantities nearest in value
+suspicious number not in the table with its line and column and the quantities nearest in value
 (``line 60, column 35: 0.9997 is suspicious: near weights[1,1] of softmax [10, 2, 1]
 = 0.999546…``), in the report's language.
 
@@ -18,14 +18,17 @@ from __future__ import annotations
 
 __all__ = ["document_text", "document_markdown", "document_json", "document_summary"]
 
+import dataclasses
 from decimal import ROUND_DOWN, Decimal
 from typing import Any, Sequence, cast
 
 from symattn.extract.checking import DocumentCheck, Near, Suspicious
 from symattn.render.reasons import NoteWriter
 from symattn.render.markdown_document import escape_markdown
-from symattn.render.report import (compact_json, report_document, report_markdown_lines,
-                                   report_table, report_text_lines, report_writer)
+from symattn.render.text_table import fitted
+from symattn.render.report import (PLAIN_TABLE, TableOptions, compact_json, report_document,
+                                   report_markdown_lines, report_table, report_text_lines,
+                                   report_writer)
 
 
 def _shown(value: float, printed: str) -> str:
@@ -43,7 +46,8 @@ def _shown(value: float, printed: str) -> str:
 
 
 def _near(near: Near, printed: str, notes: NoteWriter) -> str:
-    position = notes.escape(near.position)
+    position = notes.target(near.target, near.position) if near.target else \
+        notes.escape(near.position)
     if near.computation:
         position = notes.say("extract.of", position=position,
                              computation=notes.escape(near.computation))
@@ -72,37 +76,48 @@ def _sections(check: DocumentCheck, notes: NoteWriter, show_unplaced: bool
     """(heading, lines) of the lists after the table: suspicious numbers, numbers not
     placed (with ``show_unplaced``)."""
     sections = []
-    if check.suspicious:
+    unplaced = [found for found in check.suspicious if found.claim is None]   # not in the table
+    if unplaced:
         sections.append((notes.say("extract.suspicious_heading"),
-                         [_suspicious_line(s, notes) for s in check.suspicious]))
+                         [_suspicious_line(s, notes) for s in unplaced]))
     if show_unplaced and check.unplaced:
         sections.append((notes.say("extract.unplaced_heading"),
                          [_unplaced_line(n, notes) for n in check.unplaced]))
     return sections
 
 
+def _options(check: DocumentCheck, options: TableOptions) -> TableOptions:
+    """``options`` with the places of ``check``'s numbers."""
+    return dataclasses.replace(options, places=(check.places, check.cells, check.part))
+
+
 def document_text(checks: Sequence[DocumentCheck], language: str | None = None,
-                  show_unplaced: bool = False, problems_only: bool = False) -> str:
-    """The reports as text: each one's table (``problems_only``: its problems), counts
-    and lists."""
+                  show_unplaced: bool = False, options: TableOptions = PLAIN_TABLE,
+                  example: Sequence[str] = ()) -> str:
+    """The reports as text: each one's table (laid out by ``options``), counts and
+    lists; ``example``: the heading line and the lines under it of a report on one
+    example of a document (its title, and its inputs as inferred)."""
     out = []
     for check in checks:
         notes = report_writer(check.report, language, "plain")
-        out += report_text_lines(check.report, notes, [_counts(check, notes)], problems_only)
+        out += report_text_lines(check.report, notes, [_counts(check, notes)],
+                                 dataclasses.replace(_options(check, options),
+                                                     heading=tuple(example)))
         for heading, lines in _sections(check, notes, show_unplaced):
-            out += [heading, *(f"  {line}" for line in lines), ""]
+            out += fitted([heading, *(f"  {line}" for line in lines)], options.width) + [""]
     return "\n".join(out)
 
 
 def document_markdown(checks: Sequence[DocumentCheck], language: str | None = None,
-                      show_unplaced: bool = False, problems_only: bool = False) -> str:
-    """The reports as Markdown: each one's table (``problems_only``: its problems),
-    counts and lists."""
+                      show_unplaced: bool = False, options: TableOptions = PLAIN_TABLE
+                      ) -> str:
+    """The reports as Markdown: each one's table (laid out by ``options``), counts and
+    lists."""
     out = []
     for check in checks:
         notes = report_writer(check.report, language, "markdown")
         out += report_markdown_lines(check.report, notes, [_counts(check, notes)],
-                                     problems_only)
+                                     _options(check, options))
         for heading, lines in _sections(check, notes, show_unplaced):
             out += [f"**{heading}**", "", *(f"- {line}" for line in lines), ""]
     return "\n".join(out)

@@ -19,6 +19,7 @@ from symattn.explore.sweep import Sweep, SweepRow
 from symattn.problem.problem import Problem
 from symattn import messages
 from symattn.messages import Catalog
+from symattn.render.text_table import aligned
 from symattn.render import latex, prose
 from symattn.render.reasons import head_label
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report,
@@ -90,14 +91,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
     0.3  1.25  a
     2     0.5  b
     """
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-    lines = []
-    for row in [header, *rows]:
-        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:-1],
-                                                                              widths[1:-1])]
-        cells.append(row[-1].ljust(widths[-1]) if len(row) > 1 else "")
-        lines.append((indent + "  ".join(cells)).rstrip())
-    return lines
+    return aligned(header, rows, right=range(1, len(header) - 1), indent=indent)
 
 
 # -------------------------------------------------------------------- sweep

@@ -45,8 +45,9 @@ FRAGMENT_NOTE = "a symattn {command} report (fragment)"
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     """``--format text|json|latex``, ``--output`` and the LaTeX options of a report command."""
-    parser.add_argument("--format", "-f", choices=("text", "json", "latex"), default="text",
-                        help="text (default), JSON, or LaTeX (with --pdf, compiled)")
+    parser.add_argument("--format", "-f", choices=("text", "json", "latex", "html"),
+                        default="text", help="text (default), JSON, LaTeX (with --pdf, "
+                        "compiled), or html (the text report as one self-contained page)")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     add_document_options(parser)
 

@@ -1,0 +1,2 @@
+"""Self-contained HTML pages that read offline: ``--format html``, notebooks, the calculator
+and the page of ``symattn serve``."""
