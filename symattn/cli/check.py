@@ -316,10 +316,8 @@ def _report_lines(report: Report, args: argparse.Namespace, options: TableOption
 
     mode = "markdown" if args.format == "markdown" else "plain"
     notes = render_report.report_writer(report, args.language, mode)
-    note = notes.convert(notes.catalog.fill("catalog.missing",
-                                            language=report.written_language))
-    # the message follows "symattn: FILE:" on stderr; here it is a sentence of its own
-    below = [f"{note[:1].upper()}{note[1:]}."] if report.written_language else []
+    below = [notes.convert(notes.catalog.fill("languages.missing_report",
+                                              language=report.written_language))]
     if mode == "markdown":      # Markdown tables are not wrapped
         return render_report.report_markdown_lines(report, notes, below,
                                                    dataclasses.replace(options, width=None))
