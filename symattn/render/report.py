@@ -91,19 +91,17 @@ def _cells(rows: Sequence[ReportRow], notes: NoteWriter, keys: bool
 
 
 def report_table(report: Report, language: str | None = None
-                 ) -> tuple[str, str, tuple[str, ...], list[tuple[str, str, str, str, str, str]]]:
-    """One report as plain strings (heading, summary line, column headings, a row per
-    claim: where, printed, exact, verdict, reason, the verdict key), for other layouts
-    (render.notebook's HTML)."""
+                 ) -> tuple[str, str, dict[str, str], list[ReportRow]]:
+    """One report as plain strings for other layouts (render.web's HTML): heading, summary
+    line, the column headings by name (line, where, key, printed, exact, verdict, reason)
+    and its rows (``report_rows``: problems first, in the reader's words)."""
     notes = report_writer(report, language, "plain")
     report = labels_in(report, notes.catalog.language)
     rows, _ = report_rows(report, notes)
-    table = [(f"{row.what} ({row.place})" if row.place else row.what, row.printed, row.exact,
-              row.verdict, row.reason, row.verdict_key) for row in rows]
-    columns = tuple(_column(notes, name) for name in ("where", "printed", "exact", "verdict",
-                                                      "reason"))
+    columns = {name: _column(notes, name) for name in ("line", "where", "key", "printed",
+                                                         "exact", "verdict", "reason")}
     return (_heading(report, notes.catalog.language),
-            f"{_rounding(report, notes)} {_summary(report, notes)}", columns, table)
+            f"{_rounding(report, notes)} {_summary(report, notes)}", columns, rows)
 
 
 @dataclasses.dataclass(frozen=True)

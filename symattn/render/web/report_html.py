@@ -1,15 +1,15 @@
 """Check reports as HTML: problems first, each verdict in colour, symbol and word.
 
 The rows are ``render.report.report_table``'s (already in the order the text
-report shows them: the problems first); here they are only laid out, the
-printed and exact numbers each in two cells so that the column lines up on the
-decimal mark.
+report shows them: the problems first, each number in words with its line); here
+they are only laid out, the printed and exact numbers each in two cells so that
+the column lines up on the decimal mark.
 
 >>> import symattn
 >>> report = symattn.check(symattn.load_example("001-softmax-10-2-1"))
 >>> table = report_section(report, "en")
->>> table.count("<tr>") == len(report.verdicts) + 1, "✓" in table
-(True, True)
+>>> table.count("<tr>") == len(report.verdicts) + 1, "✓" in table, "key 1 in row 1" in table
+(True, True, True)
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from typing import Sequence
 
 from symattn import defaults
 from symattn.render import report as report_render
+from symattn.render.report_rows import ReportRow
 from symattn.render.web.claims_html import MARKS
 from symattn.render.web.page import escape, filled, numbered, page
 from symattn.render.web.tips import number_tip
 from symattn.verify.verdicts import Report
 
-# report_table's heading, summary, column headings and rows
-Table = tuple[str, str, tuple[str, ...], list[tuple[str, str, str, str, str, str]]]
+# report_table's heading, summary, column headings by name and rows
+Table = tuple[str, str, dict[str, str], list[ReportRow]]
 
 
 
@@ -48,14 +49,6 @@ def _tips(report: Report, language: str | None) -> dict[str, str]:
     return tips
 
 
-def _tip(where: str, tips: dict[str, str]) -> str:
-    """The tip of the row that stands at ``where`` (a position, or "position @ label")."""
-    if where in tips:
-        return tips[where]
-    found = [position for position in tips if where.startswith(position + " @ ")]
-    return tips[max(found, key=len)] if found else ""
-
-
 def _no_catalog(report: Report, language: str | None) -> list[str]:
     """The line saying the spec's language has no catalog ("pt"), if it has none."""
     if not report.written_language:
@@ -71,19 +64,26 @@ def _section(report: Report, table: Table, language: str | None, level: int,
     language has no catalog (a derivation page says so under its own title)."""
     heading, summary, columns, rows = table
     tips = _tips(report, language)
-    where, printed, exact, verdict, reason = (escape(c) for c in columns)
+    places = any(row.place for row in rows)
+    head = [f'<th scope="col">{escape(columns["line"])}</th>'] * places + [
+        f'<th scope="col">{escape(columns["where"])}</th>',
+        f'<th scope="col" colspan="2">{escape(columns["printed"])}</th>',
+        f'<th scope="col" colspan="2">{escape(columns["exact"])}</th>',
+        f'<th scope="col">{escape(columns["verdict"])}</th>',
+        f'<th scope="col">{escape(columns["reason"])}</th>']
     out = ['<section class="report">', f"<h{level}>{escape(heading)}</h{level}>",
            f"<p>{escape(summary)}</p>", *(_no_catalog(report, language) if whole else []),
            '<table class="report">',
-           f'<thead><tr><th scope="col">{where}</th><th scope="col" colspan="2">{printed}</th>'
-           f'<th scope="col" colspan="2">{exact}</th><th scope="col">{verdict}</th>'
-           f'<th scope="col">{reason}</th></tr></thead>', "<tbody>"]
-    for at, shown, rounded, word, why, key in rows:
-        mark = MARKS.get(key, "?")
-        out.append(f"<tr><td><code>{escape(at)}</code></td>{numbered(shown)}"
-                   f'{numbered(rounded, _tip(at, tips))}<td class="{escape(key)}">'
-                   '<span aria-hidden="true">'
-                   f"{mark}</span>\u00a0{escape(word)}</td><td>{escape(why)}</td></tr>")
+           f'<thead><tr>{"".join(head)}</tr></thead>', "<tbody>"]
+    for row in rows:
+        mark = MARKS.get(row.verdict_key, "?")
+        tip = tips.get(row.key.split(" @ ")[0], "")
+        place = f"<td>{escape(row.place)}</td>" if places else ""
+        out.append(f'<tr>{place}<td title="{escape(row.key)}">{escape(row.what)}</td>'
+                   f"{numbered(row.printed)}{numbered(row.exact, tip)}"
+                   f'<td class="{escape(row.verdict_key)}"><span aria-hidden="true">'
+                   f"{mark}</span>\u00a0{escape(row.verdict)}</td><td>{escape(row.reason)}"
+                   "</td></tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return "\n".join(out)
 
