@@ -297,3 +297,115 @@ def test_every_example_derived_in_english_has_no_word_of_another_language(capsys
                 {label for label in prose if label in page.lower()}
             tokens = {t.lower() for t in spec.get("tokens", [])}
             assert not (found & (foreign | prose)) - tokens - catalogs["en"], (name, output)
+
+
+# ------------------------------------------------------------------ the catalogs
+def test_every_catalog_has_every_message_with_the_placeholders_of_english() -> None:
+    """The same keys, the same kind (text or list, of the same length) and, message by
+    message, the same placeholders as the English catalog; a plural form (``_one``,
+    ``_few``) has the placeholders of its message."""
+    english = messages.load("en")
+    for language in messages.LANGUAGES:
+        catalog = messages.load(language)
+        assert set(catalog.keys()) == set(english.keys()), (
+            language, sorted(set(catalog.keys()) ^ set(english.keys()))[:5])
+        for key in english.keys():
+            mine, theirs = english.get(key), catalog.get(key)
+            assert type(theirs) is type(mine), (language, key)
+            pairs = list(zip(mine, theirs)) if isinstance(mine, list) else [(mine, theirs)]
+            assert not isinstance(mine, list) or len(mine) == len(theirs), (language, key)
+            for ours, translated in pairs:
+                assert messages.placeholders(translated) == messages.placeholders(ours), \
+                    (language, key, translated)
+            base = re.sub(r"_(one|few)$", "", key)
+            if base != key and isinstance(catalog.get(base), str):
+                assert messages.placeholders(catalog.text(base)) == \
+                    messages.placeholders(theirs), (language, key)
+
+
+def test_the_catalog_check_can_fail() -> None:
+    """A translation that drops a placeholder is not the English message's."""
+    english = messages.load("en").text("step.row")
+    assert messages.placeholders("Wiersz") != messages.placeholders(english)
+
+
+# ------------------------------------------------------------------ a language without a catalog
+_NO_CATALOG = ('language = "{tag}"\ntitle = "um exemplo"\n[inputs]\nscaled = [[0, 0]]\n'
+               '[options]\nscale = "none"\n[claims]\nweights = [["0.5", "0.5"]]\n')
+
+
+@pytest.mark.parametrize("tag", ["pt", "de-AT"])
+def test_a_language_without_a_catalog_is_english_with_a_line_saying_so(
+        tag: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    spec = tmp_path / "spec.toml"
+    spec.write_text(_NO_CATALOG.format(tag=tag), encoding="utf-8")
+    note = f'There is no message catalog for the language "{tag}"; this page is in English.'
+    for layout in ("text", "markdown", "latex", "html"):
+        status, out, err = run(capsys, "derive", str(spec), "-f", layout)
+        assert status == 0, err
+        out = out.replace("&quot;", '"')
+        assert out.count(note) == 1, (layout, out[:600])
+        assert "this report is in English" not in out      # one line, not two
+        assert catalog_phrase("en", "heading.weights") in out
+        assert "um exemplo" not in out            # a page never mixes languages
+    for layout in ("text", "markdown", "html"):
+        status, out, err = run(capsys, "check", str(spec), "-f", layout)
+        assert status == 0, err
+        out = out.replace("&quot;", '"')
+        assert out.count(f'There is no message catalog for the language "{tag}"; this '
+                         "report is in English.") == 1, out
+        assert "right" in out
+    status, out, err = run(capsys, "derive", str(spec), "-f", "markdown", "-l", "cs")
+    assert status == 0 and f"Pro jazyk „{tag}“ není katalog zpráv" in out
+
+
+def catalog_phrase(language: str, key: str) -> str:
+    return str(messages.load(language).text(key))
+
+
+def test_a_spec_with_a_catalog_has_no_such_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    status, out, err = run(capsys, "derive", "--example", "004-softmax-row", "-f", "markdown")
+    assert status == 0, err
+    assert "catalog" not in out and "каталогу" not in out
+
+
+# ------------------------------------------------------------------ labels by language
+_LABELLED = '''language = "cs"
+[inputs]
+scaled = [[0, 0]]
+[options]
+scale = "none"
+[claims]
+"weights[1,1]" = "0.5"
+"weights[1,1] @ řešení" = "0.50"
+"weights[1,2] @ cvičení" = "0.5"
+[labels]
+"řešení" = {cs = "řešení", en = "solutions"}
+'''
+
+
+def test_a_label_is_shown_in_each_language_the_spec_gives_it(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    spec = tmp_path / "labels.toml"
+    spec.write_text(_LABELLED, encoding="utf-8")
+    status, out, err = run(capsys, "check", str(spec), "-l", "en")
+    assert status == 0, err
+    assert "solutions" in out and "řešení" not in out
+    assert "printing 3" in out and "cvičení" not in out          # no English text given
+    status, out, err = run(capsys, "check", str(spec))
+    assert "řešení" in out and "cvičení" in out                  # the spec's own
+    status, out, err = run(capsys, "check", str(spec), "-l", "pl")
+    assert "wystąpienie 2" in out and "solutions" not in out     # not given in Polish
+    status, out, err = run(capsys, "derive", str(spec), "-l", "en", "-f", "markdown")
+    assert status == 0, err
+    assert "printed again: solutions" in out and "řešení" not in out
+
+
+def test_a_labels_table_of_the_wrong_shape_is_refused(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    spec = tmp_path / "labels.toml"
+    for table, where in (('labels = "x"\n', "labels"),
+                         ('[labels]\n"řešení" = {"e n" = "solutions"}\n', "labels"),
+                         ('[labels]\n"řešení" = {en = 1}\n', "labels")):
+        spec.write_text(_LABELLED.split("[labels]")[0] + table, encoding="utf-8")
+        status, out, err = run(capsys, "check", str(spec))
+        assert status == 2 and "labels.toml" in err and where in err, err
+        assert "Traceback" not in err

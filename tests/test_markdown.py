@@ -47,8 +47,11 @@ def test_claims_and_summary() -> None:
 def test_softmax_table_and_expanded_rows() -> None:
     derivation = symattn.derive(symattn.load_example("004-softmax-row"))
     text = render_markdown(derivation, language="en")
-    # e^8 = 2980.95798...: the table shows the exponentials with one guard digit (7)
-    assert "| $5$ |  | $8$ | $2980.958$ | $0.838394$ | $83.8394\\,\\%$ |" in text
+    # e^8 = 2980.95798...: every exponential of the table to the same places (four:
+    # e^1 = 2.71828... needs them for its weight 0.000764517 to follow), every score
+    # to one place (3.2 beside 8.0)
+    assert "| $5$ |  | $8.0$ | $2980.9580$ | $0.838394$ | $83.8394\\,\\%$ |" in text
+    assert "| $3$ |  | $1.0$ | $2.7183$ | $0.000765$ | $0.0765\\,\\%$ |" in text
     summary = render_markdown(derivation, worked.Options(detail="summary"))
     assert "| $j$ |" not in summary
 

@@ -203,7 +203,7 @@ def test_softmax_table_columns_align_on_the_mark() -> None:
     tex = _render("000-cat-chases-mouse")
     assert "$1\\phantom{{,}000000}$" in tex          # a weight sum of exactly 1
     assert "$100\\,\\%\\phantom{{,}0000}$" in tex      # beside 39,5408 %
-    assert "$0\\phantom{{,}00000}$" in _render("001-kocka-spi-venku")   # masked e^z beside 1,73325
+    assert "$0\\phantom{{,}000000}$" in _render("001-kocka-spi-venku")  # masked e^z beside 1,733253
     markdown = symattn.render_markdown(symattn.derive(symattn.load_example(
         "001-kocka-spi-venku")))
     assert "\\phantom" not in markdown               # Markdown tables do not align

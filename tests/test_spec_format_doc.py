@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from symattn.errors import InputError
-from symattn.problem.keys import CLAIM, INPUT, OPTION, SPEC_TABLES, SYMBOL, spec_keys
+from symattn.problem.keys import CLAIM, INPUT, LABEL, OPTION, SPEC_TABLES, SYMBOL, spec_keys
 from symattn.problem.problem import Problem
 from symattn.problem.read import INSIDE_INPUTS
 
@@ -97,7 +97,7 @@ def test_every_table_is_under_a_key_and_every_path_is_listed_once() -> None:
 
 
 _UNKNOWN = "qqqqqqqqqq"                      # close to no key, so the error lists them all
-_WILDCARDS = {(CLAIM,), (INPUT,), (SYMBOL,)}
+_WILDCARDS = {(CLAIM,), (INPUT,), (SYMBOL,), (LABEL,)}
 
 
 def _with_unknown_key(path: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from symattn.cli.options import (EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_WRONG,
                                  write_output)
 
 if TYPE_CHECKING:
+    from symattn.render.report import TableOptions
     from symattn.verify.checker import Report
     from symattn.verify.verdicts import Failed
 
@@ -295,8 +296,29 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")
     options = table_options(args)
+    if any(report.written_language for report in reports):
+        return "\n".join(line for report in reports
+                         for line in _report_lines(report, args, options))
     if args.format == "markdown":
         return render_report.report_markdown(reports, args.language, options.problems_only,
                                              options.keys)
     return render_report.report_text(reports, args.language, options.problems_only,
                                      options.keys, options.width)
+
+
+def _report_lines(report: Report, args: argparse.Namespace, options: TableOptions
+                  ) -> list[str]:
+    """One report's lines in text or Markdown; a spec in a language without a catalog
+    ("pt") has a line under the summary saying the report is in English (or --language)."""
+    import dataclasses
+
+    from symattn.render import report as render_report
+
+    mode = "markdown" if args.format == "markdown" else "plain"
+    notes = render_report.report_writer(report, args.language, mode)
+    below = [notes.convert(notes.catalog.fill("languages.missing_report",
+                                              language=report.written_language))]
+    if mode == "markdown":      # Markdown tables are not wrapped
+        return render_report.report_markdown_lines(report, notes, below,
+                                                   dataclasses.replace(options, width=None))
+    return render_report.report_text_lines(report, notes, below, options)

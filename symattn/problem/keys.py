@@ -6,9 +6,10 @@ reader learns is a key listed here; ``SPEC_TABLES`` says only which key holds
 which table. A part in angle brackets stands for keys the reader does not
 list: a claim (``claims.<claim>``: any key, judged by ``verify``), the name
 of an input given (``inputs_printed.<input>``), a key of ``[options]``
-(``variants.options.<option>``) and a symbol of the spec
-(``symbols.subs.<symbol>``). ``compare`` and ``variants`` may be a list of
-tables (``[[compare]]``): ``compare.kind`` is the key of each.
+(``variants.options.<option>``), a symbol of the spec
+(``symbols.subs.<symbol>``) and a claim's label (``labels.<label>``).
+``compare`` and ``variants`` may be a list of tables (``[[compare]]``):
+``compare.kind`` is the key of each.
 
 docs/spec-format.md documents every key (tests/test_spec_format_doc.py holds
 the two to each other).
@@ -22,7 +23,7 @@ the two to each other).
 
 from __future__ import annotations
 
-__all__ = ["CLAIM", "INPUT", "OPTION", "SYMBOL", "SPEC_TABLES", "spec_keys"]
+__all__ = ["CLAIM", "INPUT", "LABEL", "OPTION", "SYMBOL", "SPEC_TABLES", "spec_keys"]
 
 from typing import Iterator
 
@@ -34,6 +35,7 @@ from symattn.problem.symbols import SYMBOL_KEYS
 from symattn.problem.variants import VARIANT_KEYS
 
 CLAIM, INPUT, OPTION, SYMBOL = "<claim>", "<input>", "<option>", "<symbol>"
+LABEL = "<label>"
 
 # Each table of a spec by its path ("" is the top level), with the keys it may hold.
 SPEC_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -53,6 +55,7 @@ SPEC_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("inputs_printed", (INPUT,)),
     ("symbols", SYMBOL_KEYS),
     ("symbols.subs", (SYMBOL,)),
+    ("labels", (LABEL,)),
 )
 
 

@@ -60,6 +60,8 @@ class Problem:
     language: str = ""                      # the reader's language (messages.LANGUAGES); "" unset
     # title and description by language ("" for a text of no known language): prose_in
     prose: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
+    # each claim label (the text after "@") by language, from [labels]: Report.label_in
+    labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False)
     written_language: str = ""              # the spec's language when it has no catalog ("pt")
     tokens: tuple[str, ...] = ()
     d_k: int | None = None

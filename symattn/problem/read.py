@@ -43,7 +43,7 @@ INPUT_NAMES = ("sequence", "X", "X_kv", "X_q", "X_k", "X_v", "W_Q", "W_K", "W_V"
 DIAGNOSTICS = ("entropy", "jacobian", "variance", "cosine")
 TOP_LEVEL_NAMES = ("title", "description", "source", "language", "tokens", "inputs",
                    "options", "claims", "vocabulary", "ffn", "readout", "diagnostics",
-                   "compare", "variants", "inputs_printed", "symbols")
+                   "compare", "variants", "inputs_printed", "symbols", "labels")
 # Top-level keys that may also stand inside [inputs] (written after the table's header)
 INSIDE_INPUTS = ("inputs_printed",)
 _WEIGHTS = ("W_Q", "W_K", "W_V", "W_O")
@@ -66,6 +66,7 @@ class _TextFields(TypedDict):
     title: str
     description: str
     prose: Mapping[str, Mapping[str, str]]
+    labels: Mapping[str, Mapping[str, str]]
     language: str
     written_language: str
     tokens: tuple[str, ...]
@@ -158,6 +159,7 @@ def _read_texts(data: Mapping[str, Any], where: Location) -> _TextFields:
     return {"title": title, "description": description, "language": language,
             "written_language": uncatalogued_language(data.get("language", "")),
             "prose": {"title": titles, "description": descriptions},
+            "labels": read_labels(data, where),
             "tokens": tuple(str(t) for t in tokens), "claims": claims}
 
 
@@ -171,6 +173,24 @@ def read_prose(data: Mapping[str, Any], key: str, where: Location
     language = read_language(data.get("language", ""), where.at(key="language")) or \
         uncatalogued_language(data.get("language", "")).lower()
     return _read_prose(data.get(key, ""), language, where.at(key=key))
+
+
+def read_labels(data: Mapping[str, Any], where: Location) -> dict[str, dict[str, str]]:
+    """The ``[labels]`` table: each label written after ``@`` in a claim key, with its
+    text by language (``solutions = {en = "solutions", cs = "řešení"}``), so that a page
+    in another language than the spec's can show it."""
+    table = data.get("labels", {})
+    here = where.at(key="labels")
+    if not isinstance(table, Mapping):
+        raise InputError("[labels] must be a table: a claim's label, then its text by "
+                         "language (solutions = {en = \"solutions\", cs = \"řešení\"})", here)
+    language = read_language(data.get("language", ""), where.at(key="language")) or \
+        uncatalogued_language(data.get("language", "")).lower()
+    labels: dict[str, dict[str, str]] = {}
+    for label, value in table.items():
+        _, texts = _read_prose(value, language, here.at(key=str(label)))
+        labels[str(label).strip()] = texts
+    return labels
 
 
 def _read_prose(value: Any, language: str, where: Location) -> tuple[str, dict[str, str]]:

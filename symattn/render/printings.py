@@ -4,7 +4,9 @@ A claim's label (``weights[3,2] @ škálování``) is the spec's own prose, in t
 spec's language. A page in another language does not show it: a label that
 ``symattn extract`` wrote (the document line, ``řádek 75``) is written again in
 the page's words (``line 75``), and any other label becomes a neutral
-``printing 2``, numbered in the order the labels first appear.
+``printing 2``, numbered in the order the labels first appear. A spec that gives a
+label's text per language (``[labels]``: ``řešení = {cs = "řešení", en = "solutions"}``)
+has it shown in a page of each of those languages.
 
 >>> from symattn import messages
 >>> english = messages.load("en")
@@ -50,15 +52,19 @@ def page_label(label: str, spec_language: str, page: messages.Catalog, number: i
 
 
 def labels_in(report: Report, language: str) -> Report:
-    """``report`` with each label as a page in ``language`` shows it."""
-    if not report.language or report.language == language:
+    """``report`` with each label as a page in ``language`` shows it: the spec's text for
+    that language (``[labels]``), else ``page_label``."""
+    own = {label: texts[language] for label, texts in report.labels.items()
+           if texts.get(language)}
+    if not own and (not report.language or report.language == language):
         return report
     page = messages.load(language)
     shown: dict[str, str] = {}
     for verdict in report.verdicts:
         label = verdict.claim.label
         if label and label not in shown:
-            shown[label] = page_label(label, report.language, page, len(shown) + 2)
+            shown[label] = own.get(label) or page_label(label, report.language, page,
+                                                        len(shown) + 2)
     verdicts = []
     for verdict in report.verdicts:
         if verdict.claim.label:

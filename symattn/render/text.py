@@ -135,6 +135,9 @@ def render_text(view: DerivationView, language: str = "en") -> str:
         out += [title, "=" * len(title)]
     if view.shown("description", language):
         out.append(view.shown("description", language))
+    if view.written_language:   # "pt": no catalog, so this page is in English (or --language)
+        out.append(visible(catalog.fill("languages.missing_page",
+                                        language=view.written_language)))
     if out:
         out.append("")
     for number, step in enumerate(view.steps, start=1):

@@ -78,6 +78,7 @@ class DerivationView:
     # the spec's title or description in a page language (Problem.prose_in); JSON keeps
     # the spec's own texts, a page shows only what is in its language
     prose_in: Callable[[str, str], str] | None = None
+    written_language: str = ""          # the spec's language when it has no catalog ("pt")
 
     def shown(self, key: str, language: str) -> str:
         """The ``title`` or ``description`` a page in ``language`` shows."""
@@ -118,7 +119,8 @@ def build_view(derivation: Derivation, number_format: NumberFormat | None = None
     views = tuple(iter_step_views(derivation, number_format, limit, steps, max_terms))
     problem = derivation.problem
     return DerivationView(problem.title, problem.description, number_format, views,
-                          _next_tokens(derivation), problem.tokens, problem.prose_in)
+                          _next_tokens(derivation), problem.tokens, problem.prose_in,
+                          problem.written_language)
 
 
 def iter_step_views(derivation: Derivation, number_format: NumberFormat,

@@ -133,7 +133,7 @@ def _checked(derivation: Derivation, rule: Rounding, working: bool, precision: s
         ({problem.language: problem.title} if problem.title else {})
     return Report(problem.title, problem.source, rule, tuple(verdicts), problem.language,
                   problem.variant, problem.claim_lines, _exact_terms(derivation, verdicts),
-                  titles)
+                  titles, problem.labels, problem.written_language)
 
 
 def _exact_terms(derivation: Derivation, verdicts: Sequence[Verdict]) -> tuple[int, ...]:

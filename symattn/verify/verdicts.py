@@ -184,6 +184,12 @@ class Report:
     exact_terms: tuple[int, ...] = field(default=(), compare=False, repr=False)
     # the title by language ("" for a title of no known language; Problem.prose)
     titles: Mapping[str, str] | None = field(default=None, compare=False, repr=False)
+    # each claim label by language ([labels], Problem.labels): a page in another language
+    # than the spec's shows the label's text in its own (render.printings.labels_in)
+    labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False,
+                                                    repr=False)
+    # the spec's language when symattn has no catalog for it ("pt"): the report says so
+    written_language: str = field(default="", compare=False, repr=False)
 
     def title_in(self, language: str) -> str:
         """The title a report in ``language`` shows ("" when the spec has none in it)."""

@@ -136,6 +136,9 @@ def derivation_body(derivation: Derivation, number_format: NumberFormat, languag
     out = [f"<h1>{escape(title)}</h1>"]
     if built.shown("description", language):
         out.append(f"<p>{escape(built.shown('description', language))}</p>")
+    if built.written_language:   # "pt": no catalog, so this page is in English
+        note = filled(catalog, "languages.missing_page", language=built.written_language)
+        out.append(f"<p>{note}</p>")
     if source:
         out.append(f"<p>{filled(catalog, 'document.source', source=source)}</p>")
     if built.tokens:

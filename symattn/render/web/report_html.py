@@ -22,7 +22,7 @@ from symattn import defaults
 from symattn.render import report as report_render
 from symattn.render.report_rows import ReportRow
 from symattn.render.web.claims_html import MARKS
-from symattn.render.web.page import escape, numbered, page
+from symattn.render.web.page import escape, filled, numbered, page
 from symattn.render.web.tips import number_tip
 from symattn.verify.verdicts import Report
 
@@ -49,7 +49,19 @@ def _tips(report: Report, language: str | None) -> dict[str, str]:
     return tips
 
 
-def _section(report: Report, table: Table, language: str | None, level: int) -> str:
+def _no_catalog(report: Report, language: str | None) -> list[str]:
+    """The line saying the spec's language has no catalog ("pt"), if it has none."""
+    if not report.written_language:
+        return []
+    catalog = report_render.report_writer(report, language, "plain").catalog
+    note = filled(catalog, "languages.missing_report", language=report.written_language)
+    return [f"<p>{note}</p>"]
+
+
+def _section(report: Report, table: Table, language: str | None, level: int,
+             whole: bool = False) -> str:
+    """A report's section; ``whole``: a page of reports, which says when the spec's
+    language has no catalog (a derivation page says so under its own title)."""
     heading, summary, columns, rows = table
     tips = _tips(report, language)
     places = any(row.place for row in rows)
@@ -60,7 +72,8 @@ def _section(report: Report, table: Table, language: str | None, level: int) -> 
         f'<th scope="col">{escape(columns["verdict"])}</th>',
         f'<th scope="col">{escape(columns["reason"])}</th>']
     out = ['<section class="report">', f"<h{level}>{escape(heading)}</h{level}>",
-           f"<p>{escape(summary)}</p>", '<table class="report">',
+           f"<p>{escape(summary)}</p>", *(_no_catalog(report, language) if whole else []),
+           '<table class="report">',
            f'<thead><tr>{"".join(head)}</tr></thead>', "<tbody>"]
     for row in rows:
         mark = MARKS.get(row.verdict_key, "?")
@@ -81,6 +94,8 @@ def report_page(reports: Sequence[Report], language: str | None = None) -> str:
     chosen = language or next((r.language for r in reports if r.language), None) or "en"
     if len(reports) == 1:           # the report's heading is the page's
         table = report_render.report_table(reports[0], language)
-        return page(table[0], _section(reports[0], table, language, 1), chosen)
-    body = "\n".join(["<h1>symattn check</h1>", *(report_section(r, language) for r in reports)])
+        return page(table[0], _section(reports[0], table, language, 1, True), chosen)
+    body = "\n".join(["<h1>symattn check</h1>", *(
+        _section(r, report_render.report_table(r, language), language, 2, True)
+        for r in reports)])
     return page("symattn check", body, chosen)

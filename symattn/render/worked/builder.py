@@ -143,6 +143,8 @@ class _Builder:
         self.shown, self.layout, self.shape = self.grid.shown, self.grid.layout, self.grid.shape
         self.prefix = ""
         self.expanded = expand_row_indices(derivation, options.expand_rows) if self.full else []
+        # the columns of a step's softmax tables, the same in each (table.py), by family
+        self.tables: dict[tuple[str, str], object] = {}
 
     def document(self) -> Document:
         """The whole worked example."""
@@ -164,7 +166,10 @@ class _Builder:
             summary=summary(report) if report is not None and report.verdicts else None,
             cyrillic=self.names.cyrillic or self.language in ("ru", "uk"),
             max_columns=str(self.grid.max_columns), language=self.language,
-            comparisons=comparisons, method=self.options.method is not False)
+            comparisons=comparisons, method=self.options.method is not False,
+            no_catalog=self.prose(self.catalog.fill(
+                "languages.missing_page", language=self.text(problem.written_language)))
+            if problem.written_language else "")
 
     def step(self, step: Step, number: int) -> StepModel:
         """One step: formula, operands substituted (full detail), result, expanded rows."""

@@ -345,3 +345,5 @@ class Document:
     language: str = "en"       # the language of the prose (messages.LANGUAGES)
     comparisons: tuple[CompareModel, ...] = ()   # shown after the attention weights
     method: bool = True        # the paragraph on how the steps and decimals are shown
+    # the line saying the spec's language has no catalog ("pt"), so the page is in English
+    no_catalog: str = ""
