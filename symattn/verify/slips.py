@@ -352,36 +352,39 @@ def _rounded_carried(derivation: Derivation) -> tuple[Outcome, ...]:
     problem = derivation.problem
     if not _single_head_softmax(derivation) or "scaled" not in derivation:
         return ()
-    scaled = derivation["scaled"].value
-    n, m = scaled.shape
-    values = derivation["V"].value if "V" in derivation else None
-    if values is not None and not all(isinstance(values.exact(i, j), fmpq)
-                                      for i in range(values.shape[0])
-                                      for j in range(values.shape[1])):
+    values = _rational_rows(derivation["V"].value) if "V" in derivation else []
+    if values is None:
         return ()
-    found = []
+    scaled = derivation["scaled"].value
+    allowed = problem.allowed()
+    found: list[Outcome] = []
     for places in _CARRIED_PLACES:
         try:
             rounded = [[_rounded_text(scaled.exact(i, j), places, problem.rounding)
-                        for j in range(m)] for i in range(n)]
+                        for j in range(scaled.shape[1])] for i in range(scaled.shape[0])]
         except (UndecidedError, ValueError):
-            return tuple(found)
-        spec: dict[str, object] = {"inputs": {"scaled": rounded}, "options": {}}
-        if values is not None:
-            spec["inputs"] = {"scaled": rounded, "V": [[rational_text(values.exact(i, j))
-                                                       for j in range(values.shape[1])]
-                                                      for i in range(values.shape[0])]}
-        allowed = problem.allowed()
-        if not all(all(row) for row in allowed):
-            spec["options"] = {"mask": [[1 if x else 0 for x in row] for row in allowed]}
+            break
+        inputs: dict[str, object] = {"scaled": rounded}
+        if values:
+            inputs["V"] = [[rational_text(x) for x in row] for row in values]
+        options = {} if all(all(row) for row in allowed) else \
+            {"mask": [[1 if x else 0 for x in row] for row in allowed]}
         try:
-            carried = derive(Problem.from_mapping(spec))
+            carried = derive(Problem.from_mapping({"inputs": inputs, "options": options}))
         except (InputError, ValueError, ZeroDivisionError):
             continue
         names = [s.name for s in carried.steps if s.name in derivation and s.name != "V"]
         found.append(_overridden("rounded_carried", derivation,
                                  {name: carried[name].value for name in names}, str(places)))
     return tuple(found)
+
+
+def _rational_rows(grid: Grid) -> list[list[fmpq]] | None:
+    """The grid's rows when every entry is rational, else None."""
+    rows = [[grid.exact(i, j) for j in range(grid.shape[1])] for i in range(grid.shape[0])]
+    if not all(isinstance(x, fmpq) for row in rows for x in row):
+        return None
+    return [[x for x in row if isinstance(x, fmpq)] for row in rows]
 
 
 def _rounded_text(value: Exact, places: int, rule: Rounding) -> str:
