@@ -25,8 +25,10 @@ Three kinds:
 
 >>> import symattn
 >>> derivation = symattn.derive(symattn.load_example("000-cat-chases-mouse"))
->>> [slip.id for slip in CATALOGUE if slip.outcomes and slip.outcomes(derivation)][:4]
-['no_scaling', 'dk_scaling', 'qk_swapped', 'kv_swapped']
+>>> [outcome.detail for outcome in SLIPS["leaked_future"].outcomes(derivation)]
+['1,2', '1,3', '2,3']
+>>> [slip.id for slip in CATALOGUE if slip.outcomes and not slip.outcomes(derivation)]
+['dmodel_scaling', 'temperature_multiplied', 'v_at', 'natural_log']
 >>> SLIPS["column_softmax"].first_step
 'weights'
 """
