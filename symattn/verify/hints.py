@@ -84,6 +84,22 @@ class WrongHints:
                 found.append(slip_reason(slip.id))
         return found
 
+    def explain_masked(self, claim: Claim, printed_scaled: int | None = None, places: int = 0,
+                       scale: fmpq = fmpq(1)) -> list[Reason]:
+        """The slips of the computation that give a wrong -inf (``printed_scaled`` None: the
+        entry is open, the slip masks it) or a number where the entry is masked."""
+        found = []
+        for slip in CATALOGUE:
+            if slip.outcomes is None:
+                continue
+            if printed_scaled is None:
+                hit = any(outcome.masks(claim.target) for outcome in self.outcomes(slip))
+            else:
+                hit = printed_scaled in self.printed(slip, claim.target, fmpq(0), places, scale)
+            if hit:
+                found.append(slip_reason(slip.id))
+        return found
+
     def printed(self, slip: Slip, target: Target, value: Exact, places: int, scale: fmpq,
                 recomputed: Exact | None = None) -> set[int]:
         """The numbers the slip prints for ``target`` at ``places`` (as integers on the

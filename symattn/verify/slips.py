@@ -94,6 +94,15 @@ class Outcome:
             return None
         return None if value is NEG_INF or value is NAN else value
 
+    def masks(self, target: Target) -> bool:
+        """Whether the slipped derivation has -inf (a masked score) where ``target`` is."""
+        derivation = self.derivation
+        if target.part != "entry" or target.step not in derivation:
+            return False
+        rows, columns = derivation[target.step].shape
+        return target.row < rows and target.column < columns and \
+            derivation[target.step].value.exact(target.row, target.column) is NEG_INF
+
 
 # The right value on the printed scale, its places, the rule, the scale (100 for a
 # percentage) -> the digits the slip prints (as an integer at ``places``), or None.
