@@ -126,9 +126,10 @@ class Slip:
 # ---------------------------------------------------------------- computing the slips
 
 def _derived(slip: str, problem: Problem, detail: str = "") -> tuple[Outcome, ...]:
-    """The problem as the slip changed it, derived; no outcome where it cannot be."""
+    """The problem as the slip changed it, derived (without the side-by-side comparisons,
+    which no claim reads); no outcome where it cannot be."""
     try:
-        return (Outcome(slip, derive(problem), detail),)
+        return (Outcome(slip, derive(dataclasses.replace(problem, compare=())), detail),)
     except (InputError, ValueError, ZeroDivisionError):
         return ()
 
