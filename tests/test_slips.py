@@ -417,3 +417,22 @@ def test_minus_infinity_printed_on_the_diagonal_names_the_hidden_diagonal() -> N
               "masked[3]": [printed(scaled[2][0], 3), printed(scaled[2][1], 3), "-inf"]}
     found = named(example_spec("000-cat-chases-mouse"), claims)
     assert found == [("masked[2,2]", ("diagonal_hidden",)), ("masked[3,3]", ("diagonal_hidden",))]
+
+
+@pytest.mark.parametrize("language", ["en", "pl", "cs", "ru", "uk"])
+def test_every_slip_is_written_in_every_language_and_format(language: str) -> None:
+    from symattn.render.reasons import NoteWriter
+    from symattn.verify.hints import slip_reason
+    from symattn.verify.verdicts import reason_text
+
+    catalog = messages.load(language)
+    for mode in ("latex", "markdown", "plain"):
+        writer = NoteWriter(catalog, None, ".", mode=mode)
+        for slip in CATALOGUE:
+            text = writer.clause(slip_reason(slip.id))
+            assert text.count("$") % 2 == 0 and "{{" not in text, (slip.id, text)
+            if mode == "plain":
+                assert "\\" not in text, (slip.id, text)
+    for slip in CATALOGUE:      # the JSON reason: English, without LaTeX
+        english = reason_text((slip_reason(slip.id),))
+        assert "\\" not in english and "$" not in english and "{" not in english, english

@@ -114,7 +114,7 @@ def _plain(text: str) -> str:
 
 
 # The little math of the [slip] messages, as ASCII (\sqrt{d_k} -> sqrt(d_k), A^{\top} -> A^T).
-_PLAIN_MATH = ((re.compile(r"_\{\\text\{(\w+)\}\}"), r"_\1"),
+_PLAIN_MATH = ((re.compile(r"_\{\\mathrm\{(\w+)\}\}"), r"_\1"),
                (re.compile(r"\\sqrt\{([^}]*)\}"), r"sqrt(\1)"),
                (re.compile(r"\^\{\\top\}"), "^T"),
                (re.compile(r"\\(ln|log)\b"), r"\1"),
