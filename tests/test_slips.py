@@ -436,3 +436,23 @@ def test_every_slip_is_written_in_every_language_and_format(language: str) -> No
     for slip in CATALOGUE:      # the JSON reason: English, without LaTeX
         english = reason_text((slip_reason(slip.id),))
         assert "\\" not in english and "$" not in english and "{" not in english, english
+
+
+def test_column_softmax_in_one_head_of_several() -> None:
+    data = example_spec("003-multi-head")
+    X = fractions(data["inputs"]["X"])
+    K = matmul(X, fractions(data["inputs"]["W_K"]))
+    steps = mp_attention(Q=[row[2:] for row in X], K=K, factor=1 / mpmath.sqrt(2),
+                         allowed=causal(3, 3))          # head 2: columns 3-4 of W_Q = I
+    with mpmath.workdps(50):
+        weights = normalised(steps["exp"], "columns")
+    found = named(data, {"head2.weights": rows_of(weights)})
+    # Key 3 is seen by query 3 alone: its column gives 1, as head2.weights[1,1] is. Here
+    # z_21 = 0 and z_32 = 2 z_22, so column 2's softmax (keys seen by queries 2 and 3) is
+    # row 2's softmax, the right head2.weights[2,1] and [2,2].
+    right = rows_of(steps["weights"])
+    assert rows_of(weights)[1][1] == right[1][0] and rows_of(weights)[2][1] == right[1][1]
+    other = ("column_softmax", "other_entry")
+    assert_named(found, "column_softmax", also={"head2.weights[3,3]": other,
+                                                "head2.weights[2,2]": other,
+                                                "head2.weights[3,2]": other})

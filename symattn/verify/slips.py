@@ -15,8 +15,8 @@ Three kinds:
 - ``outcomes(derivation)``: the whole derivation as the slip computes it
   (``Outcome``, one per way the slip can happen: a leaked key per masked cell,
   a rounding per number of places). Any claim's slipped value is then known
-  (``Outcome.value``); a slip that does not apply to the problem (no mask, one
-  head, shapes that do not fit) gives no outcome.
+  (``Outcome.value``); a slip that does not apply to the problem (no mask, no
+  temperature, shapes that do not fit) gives no outcome.
 - ``written(value, places, rule, scale)``: the right value written wrong (cut
   off instead of rounded, a percentage as a fraction), as the digits printed at
   ``places`` on the printed scale.
@@ -58,7 +58,7 @@ from symattn.values.rounding import Rounding, format_scaled
 from symattn.verify.claims import Target
 from symattn.verify.targets import exact_value
 
-SIZE_LIMIT = 4096          # score entries beyond which no slip is derived
+SIZE_LIMIT = 1024          # score entries beyond which no slip is derived (32 x 32: 0.4 s)
 _CELLS_LIMIT = 16          # masked cells tried, one at a time, for a leaked key
 _CARRIED_PLACES = (1, 2, 3)   # places a carried rounding of the scaled scores is tried at
 
@@ -262,29 +262,37 @@ def _overridden(slip: str, base: Derivation, grids: Mapping[str, Grid], detail: 
     return Outcome(slip, Derivation(base.problem, tuple(steps)), detail, frozenset(grids))
 
 
-def _single_head_softmax(derivation: Derivation) -> bool:
+def _heads(derivation: Derivation) -> tuple[str, ...]:
+    """The step prefixes of the softmax heads a slip recomputes by hand ("" for one head,
+    "head1." ... for several); () where there are none."""
     problem = derivation.problem
-    return _small(derivation) and problem.heads == 1 and "weights" in derivation and \
-        problem.normalisation == Normalisation.SOFTMAX
+    if not _small(derivation) or problem.normalisation != Normalisation.SOFTMAX:
+        return ()
+    prefixes = ("",) if problem.heads == 1 else \
+        tuple(f"head{h}." for h in range(1, problem.heads + 1))
+    return prefixes if all(f"{p}weights" in derivation for p in prefixes) else ()
 
 
-def _with_output(derivation: Derivation, weights: Grid) -> dict[str, Grid]:
-    grids: dict[str, Grid] = {"weights": weights}
-    if "output" in derivation and "V" in derivation:
-        grids["output"] = softmax_variants.grid_product(weights, derivation["V"].value)
+def _with_output(derivation: Derivation, prefix: str, weights: Grid) -> dict[str, Grid]:
+    """A head's slipped weights, and the output they give (weights times V)."""
+    grids: dict[str, Grid] = {f"{prefix}weights": weights}
+    if f"{prefix}output" in derivation and f"{prefix}V" in derivation:
+        grids[f"{prefix}output"] = softmax_variants.grid_product(
+            weights, derivation[f"{prefix}V"].value)
     return grids
 
 
 def _normalised_otherwise(slip: str, derivation: Derivation,
                           normalise: Callable[[Grid], ValueGrid]) -> tuple[Outcome, ...]:
-    if not _single_head_softmax(derivation):
-        return ()
-    masked = derivation["masked" if "masked" in derivation else "scaled"].value
-    try:
-        weights = normalise(masked)
-    except ValueError:
-        return ()
-    return (_overridden(slip, derivation, _with_output(derivation, weights)),)
+    heads = _heads(derivation)
+    grids: dict[str, Grid] = {}
+    for prefix in heads:
+        name = f"{prefix}masked" if f"{prefix}masked" in derivation else f"{prefix}scaled"
+        try:
+            grids.update(_with_output(derivation, prefix, normalise(derivation[name].value)))
+        except ValueError:
+            return ()
+    return (_overridden(slip, derivation, grids),) if grids else ()
 
 
 def _column_softmax(derivation: Derivation) -> tuple[Outcome, ...]:
@@ -299,8 +307,9 @@ def _mask_after_softmax(derivation: Derivation) -> tuple[Outcome, ...]:
     """The softmax of the unmasked scores, then the masked weights set to 0 (rows not
     renormalised)."""
     problem = derivation.problem
-    if not _single_head_softmax(derivation) or problem.mask.kind == MaskKind.NONE or \
-            "masked" not in derivation:
+    heads = _heads(derivation)
+    if not heads or problem.mask.kind == MaskKind.NONE or \
+            f"{heads[0]}masked" not in derivation:
         return ()
     allowed = problem.allowed()
     if all(all(row) for row in allowed) or any(
@@ -311,29 +320,33 @@ def _mask_after_softmax(derivation: Derivation) -> tuple[Outcome, ...]:
     if not unmasked:
         return ()
     free = unmasked[0].derivation
-    weights = free["weights"].value
-    zeroed = ValueGrid([[weights.exact(i, j) if open_ else fmpq(0)
-                         for j, open_ in enumerate(row)] for i, row in enumerate(allowed)])
-    grids: dict[str, Grid] = {"masked": free["scaled"].value, "exp": free["exp"].value,
-                              "exp_sum": free["exp_sum"].value}
-    return (_overridden("mask_after_softmax", derivation,
-                        {**grids, **_with_output(derivation, zeroed)}),)
+    grids: dict[str, Grid] = {}
+    for prefix in heads:
+        weights = free[f"{prefix}weights"].value
+        zeroed = ValueGrid([[weights.exact(i, j) if open_ else fmpq(0)
+                             for j, open_ in enumerate(row)] for i, row in enumerate(allowed)])
+        grids.update({f"{prefix}masked": free[f"{prefix}scaled"].value,
+                      f"{prefix}exp": free[f"{prefix}exp"].value,
+                      f"{prefix}exp_sum": free[f"{prefix}exp_sum"].value,
+                      **_with_output(derivation, prefix, zeroed)})
+    return (_overridden("mask_after_softmax", derivation, grids),)
 
 
 def _output_order(slip: str, derivation: Derivation,
                   product: Callable[[Grid, Grid], ValueGrid]) -> tuple[Outcome, ...]:
-    if not _single_head_softmax(derivation) or "output" not in derivation or \
-            "V" not in derivation:
-        return ()
-    weights, values = derivation["weights"].value, derivation["V"].value
-    output = derivation["output"].value
-    try:
-        slipped = product(weights, values)
-    except (IndexError, ValueError):
-        return ()
-    if slipped.shape != output.shape:
-        return ()
-    return (_overridden(slip, derivation, {"output": slipped}),)
+    grids: dict[str, Grid] = {}
+    for prefix in _heads(derivation):
+        if f"{prefix}output" not in derivation or f"{prefix}V" not in derivation:
+            return ()
+        try:
+            slipped = product(derivation[f"{prefix}weights"].value,
+                              derivation[f"{prefix}V"].value)
+        except ValueError:
+            return ()
+        if slipped.shape != derivation[f"{prefix}output"].shape:
+            return ()
+        grids[f"{prefix}output"] = slipped
+    return (_overridden(slip, derivation, grids),) if grids else ()
 
 
 def _fits(left: Grid, right: Grid) -> bool:
@@ -362,7 +375,7 @@ def _rounded_carried(derivation: Derivation) -> tuple[Outcome, ...]:
     """The scaled scores rounded (to 1, 2 or 3 places) and everything after them computed
     from the rounded numbers: an outcome per number of places."""
     problem = derivation.problem
-    if not _single_head_softmax(derivation) or "scaled" not in derivation:
+    if _heads(derivation) != ("",) or "scaled" not in derivation:
         return ()
     values = _rational_rows(derivation["V"].value) if "V" in derivation else []
     if values is None:
