@@ -189,13 +189,15 @@ def test_wrong_matches_the_value_without_scaling() -> None:
     # 1/sqrt(2) = 0.7071...; the unscaled score is 1.
     result = verdicts(WRONG.format(printed="1.00"))["scaled[1,1]"]
     assert result.verdict == "wrong" and result.exact_rounded == "0.71"
-    assert "without the 1/sqrt(d_k) scaling" in result.reason
+    assert "no scaling by 1/sqrt(d_k)" in result.reason
+    assert result.slips == ("no_scaling",)
 
 
 def test_wrong_matches_a_different_entry_and_off_by_one() -> None:
     result = verdicts(WRONG.format(printed="0.00"))["scaled[1,1]"]
     assert result.verdict == "wrong"
     assert "scaled[1,2], a different entry" in result.reason
+    assert result.slips == ("other_entry",)
     off = verdicts(WRONG.format(printed="0.72"))["scaled[1,1]"]
     assert "off by one in the last digit" in off.reason
 

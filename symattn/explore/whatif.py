@@ -26,8 +26,9 @@ from flint import fmpq
 
 from symattn.derivation.attention import rational_matrix
 from symattn.derivation.diagnostics import check_numeric_weights
-from symattn.derivation.grids import Grid, ValueGrid
+from symattn.derivation.grids import Grid
 from symattn.derivation.pipeline import derive
+from symattn.derivation.softmax_variants import column_softmax, grid_product
 from symattn.derivation.steps import Derivation
 from symattn.errors import InputError
 from symattn.explore.shared import (PICK_BITS, attention_only, largest_weight, mean_entropy, pick,
@@ -221,30 +222,6 @@ def _kv_swapped(base: Problem) -> Variant:
     return _variant(key, label, change, dataclasses.replace(base, inputs=inputs), remark, same)
 
 
-def column_softmax(masked: Grid) -> ValueGrid:
-    """Softmax down each column of the masked scores (-oo entries get 0).
-
-    >>> from symattn.values.exact import NEG_INF
-    >>> grid = column_softmax(ValueGrid([[fmpq(1), NEG_INF], [fmpq(1), fmpq(0)]]))
-    >>> [[grid.exact(i, j) for j in range(2)] for i in range(2)]
-    [[1/2, 0], [1/2, 1]]
-    """
-    n, m = masked.shape
-    columns: list[list[Exact]] = []
-    for j in range(m):
-        column = [masked.exact(i, j) for i in range(n)]
-        columns.append(probabilities.softmax(column) if any(z is not NEG_INF for z in column)
-                       else [fmpq(0)] * n)
-    return ValueGrid([[columns[j][i] for j in range(m)] for i in range(n)])
-
-
-def _product(weights: Grid, values: Grid) -> ValueGrid:
-    inner = values.shape[0]
-    return ValueGrid([[arith.total(arith.multiply(weights.exact(i, c), values.exact(c, k))
-                                   for c in range(inner))
-                       for k in range(values.shape[1])] for i in range(weights.shape[0])])
-
-
 def _columns(original: Derivation) -> Variant:
     label, key = "softmax over columns", "column_softmax"
     change = ("each column of exp(scores) normalised to 1 instead of each row; output = "
@@ -256,7 +233,7 @@ def _columns(original: Derivation) -> Variant:
             "softmax", _says("columns_sum")))
     masked = original["masked" if "masked" in original else "scaled"].value
     weights = column_softmax(masked)
-    output = _product(weights, original["V"].value) if "output" in original else None
+    output = grid_product(weights, original["V"].value) if "output" in original else None
     sums = [arith.total(weights.exact(i, j) for j in weights.columns()) for i in weights.rows()]
     picked = pick([to_ball(value, PICK_BITS) for value in sums])
     stats = {"row_sum_min": sums[picked[0]], "row_sum_max": sums[picked[1]]} if picked else {}

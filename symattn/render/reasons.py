@@ -37,7 +37,7 @@ from symattn.derivation.steps import STEP_INFO, Derivation
 from symattn.messages import Catalog, interleaved
 from symattn.render import latex, prose
 from symattn.verify.claims import COLUMN_STEPS, Target
-from symattn.verify.verdicts import (NUMBER_ARGS, RULE_ARGS, Named, Reason, Verdict,
+from symattn.verify.verdicts import (NUMBER_ARGS, RULE_ARGS, SLIP_ARGS, Named, Reason, Verdict,
                                      message_key)
 
 _CLOSED_FORM = re.compile(r"(?:sqrt\(\d+\)|[0-9/+\-*(). ,^])+")
@@ -249,6 +249,8 @@ class NoteWriter:
             return self.number
         if name in RULE_ARGS:
             return lambda value: self._message(f"rounding.{value}")
+        if name in SLIP_ARGS:                 # a slip's id: its name or explanation
+            return lambda value: self._message(f"slip.{value}.{SLIP_ARGS[name]}")
         if name.startswith("size_"):
             return self.size
         if name.startswith("math_"):          # symbols the code wrote (sizes.symbols)

@@ -11,9 +11,12 @@ JSON: ``{"symattn": version, "schema_version": "1", "reports": [{"title", "sourc
 "rounding", "summary": {"ok", "propagated", "wrong", "undecided"}, "claims": [{"step",
 "position", "row", "column", "line", "label", "printed", "exact", "exact_decimal", "exact_rounded",
 "recomputed", "verdict", "flags", "reason", "carried_from", "carried_wrong"}]}]}``; the
-``reason`` there is in English. A spec that could not be checked is an entry
-``{"source", "error", "status"}`` in its place among the reports (``error`` is the
-line printed on stderr, ``status`` 2 for unusable input, 3 for a bug).
+``reason`` there is in English. A wrong number that a slip of the catalogue gives
+(``verify.slips``) has ``"slip"`` too: the slip's id (``"column_softmax"``), or a list
+of ids when several slips give the same number; the field is absent otherwise. A
+spec that could not be checked is an entry ``{"source", "error", "status"}`` in its
+place among the reports (``error`` is the line printed on stderr, ``status`` 2 for
+unusable input, 3 for a bug).
 """
 
 from __future__ import annotations

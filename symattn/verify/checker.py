@@ -237,7 +237,7 @@ class _Judge:
         heading = _Heading(claim, self.position(claim), exact,
                            ("approximate",) if claim.printed.approximate else ())
         if claim.printed.value is NEG_INF or exact is NEG_INF:
-            return _masked(heading, exact)
+            return _masked(heading, exact, self._masked_slips)
         if exact is NAN or not getattr(exact, "is_numeric", True):
             return heading.verdict("undecided", _NO_DECIMAL)
         if claim.printed.exact:
@@ -366,6 +366,18 @@ class _Judge:
             reasons.append(Reason.of("off_by_one"))
         return heading.verdict("wrong", *reasons, recomputed=recomputed)
 
+    def _masked_slips(self, claim: Claim) -> list[Reason]:
+        """The slips that give a wrong printed -inf, or a number where the entry is masked."""
+        printed = claim.printed
+        try:
+            if printed.value is NEG_INF:
+                return self.hints.explain_masked(claim)
+            scale = fmpq(100) if printed.percent else fmpq(1)
+            return self.hints.explain_masked(
+                claim, int(printed.value * fmpq(10) ** printed.places), printed.places, scale)
+        except UndecidedError:
+            return []
+
     def _is_rounded(self, claim: Claim) -> bool:
         """True when a printed number differs from its exact value (it carries error)."""
         if claim.printed.value is NEG_INF:
@@ -374,13 +386,16 @@ class _Judge:
         return not (isinstance(exact, fmpq) and exact == claim.printed.number)
 
 
-def _masked(heading: _Heading, exact: Exact) -> Verdict:
-    """A printed or exact -inf: ok only when both are."""
+def _masked(heading: _Heading, exact: Exact, slips: Callable[[Claim], list[Reason]]
+            ) -> Verdict:
+    """A printed or exact -inf: ok only when both are; a wrong one with the slips that
+    give it."""
     shown = "-inf" if exact is NEG_INF else ""
     heading = dataclasses.replace(heading, exact_decimal=shown, exact_rounded=shown)
     if heading.claim.printed.value is NEG_INF and exact is NEG_INF:
         return heading.verdict("ok", Reason.of("masked_ok"))
-    return heading.verdict("wrong", Reason.of("masked" if exact is NEG_INF else "not_masked"))
+    return heading.verdict("wrong", Reason.of("masked" if exact is NEG_INF else "not_masked"),
+                           *slips(heading.claim))
 
 
 def _closed_form(heading: _Heading, exact: Exact) -> Verdict:

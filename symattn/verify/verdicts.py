@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 __all__ = ["VERDICTS", "SUSPICIOUS", "FLAGS", "Verdict", "Report", "Reason", "Named", "reason_text",
-           "message_key", "Failed"]
+           "message_key", "Failed", "SLIP_ARGS", "SLIP_REASONS"]
 
 import re
 from dataclasses import dataclass, field
@@ -72,6 +72,10 @@ def message_key(reason: Reason) -> str:
 NUMBER_ARGS = ("exact", "rounded", "other", "shown", "recomputed", "printed", "others")
 # Placeholders that hold a rounding rule's name (the [rounding] messages).
 RULE_ARGS = ("rule", "other_rule")
+# Placeholders that hold a slip's id (verify.slips), written as its name or explanation.
+SLIP_ARGS = {"slip": "name", "slip_explain": "explain"}
+# The reasons that name a slip (verify.hints.slip_reason).
+SLIP_REASONS = ("slip.match", "slip.match_entries")
 
 
 def reason_text(reasons: tuple[Reason, ...]) -> str:
@@ -86,6 +90,9 @@ def reason_text(reasons: tuple[Reason, ...]) -> str:
     parts = []
     for reason in reasons:
         values = dict(reason.args)      # rule names stay as the options spell them
+        for name, part in SLIP_ARGS.items():
+            if name in values:
+                values[name] = catalog.text(f"slip.{values[name]}.{part}")
         if reason.entries:
             values["entries"] = ", ".join(
                 named.position + (f" = {named.printed}" if named.printed else "")
@@ -101,7 +108,17 @@ def _plain(text: str) -> str:
     if "$" not in text and "~" not in text:
         return text
     text = text.replace("$-\\infty$", "-inf").replace("$1/\\sqrt{d_k}$", "1/sqrt(d_k)")
+    for latex, ascii_text in _PLAIN_MATH:
+        text = latex.sub(ascii_text, text)
     return re.sub(r"[$~]", lambda m: "" if m.group() == "$" else " ", text)
+
+
+# The little math of the [slip] messages, as ASCII (\sqrt{d_k} -> sqrt(d_k), A^{\top} -> A^T).
+_PLAIN_MATH = ((re.compile(r"_\{\\mathrm\{(\w+)\}\}"), r"_\1"),
+               (re.compile(r"\\sqrt\{([^}]*)\}"), r"sqrt(\1)"),
+               (re.compile(r"\^\{\\top\}"), "^T"),
+               (re.compile(r"\\(ln|log)\b"), r"\1"),
+               (re.compile(r"\\log_2"), "log2"))
 
 
 @dataclass(frozen=True)
@@ -159,6 +176,13 @@ class Verdict:
     @property
     def label(self) -> str:
         return self.claim.label
+
+    @property
+    def slips(self) -> tuple[str, ...]:
+        """The ids of the slips (``verify.slips``) that give this wrong number, in the
+        catalogue's order; () for a number no slip gives, and for every right number."""
+        return tuple(dict(reason.args)["slip"] for reason in self.reasons
+                     if reason.key in SLIP_REASONS)
 
     @property
     def is_problem(self) -> bool:
@@ -257,7 +281,16 @@ def verdict_record(v: Verdict, lines: Mapping[str, int], omit_exact: bool = Fals
             "exact_decimal": v.exact_decimal, "exact_rounded": v.exact_rounded,
             "recomputed": v.recomputed, "verdict": v.verdict, "flags": list(v.flags),
             "reason": v.reason, "carried_from": list(v.carried_from),
-            "carried_wrong": list(v.carried_wrong)}
+            "carried_wrong": list(v.carried_wrong), **_slip_field(v)}
+
+
+def _slip_field(v: Verdict) -> dict[str, object]:
+    """``slip`` of a claim's record: the id of the slip that gives the wrong number, a list
+    when several give it; no field when none does."""
+    slips = v.slips
+    if not slips:
+        return {}
+    return {"slip": slips[0] if len(slips) == 1 else list(slips)}
 
 @dataclass(frozen=True)
 class Failed:

@@ -8,10 +8,14 @@ right one:
 | mistake | computed as | first wrong step |
 |---|---|---|
 | ``no_scaling`` | scale 1 instead of 1/sqrt(d_k) | S~ |
-| ``column_softmax`` | each column of E normalised (``explore.whatif.column_softmax``) | A |
+| ``column_softmax`` | each column of E normalised | A |
 | ``kv_swapped`` | K and V exchanged | S |
 | ``leaked_future`` | one future key left open in the causal mask | Z |
 | ``rounded_carried`` | E, A, O from S~ rounded to one decimal place | E |
+
+Each is the slip of that id in the catalogue (``verify.slips.SLIPS``), which computes
+the whole planted derivation exactly; the sheet picks one of its outcomes (the leaked
+cell, in row 2 on; the rounding to one place).
 
 Every planting is proved by the checker before it is used: the printed
 numbers, as claims on the right problem, are judged by ``checker.check``; the
@@ -35,12 +39,11 @@ __all__ = ["MISTAKES", "STEPS", "PLANTED_STEP", "find_error", "printed_claims", 
 import random
 from typing import Any, Mapping
 
-from symattn.values import arith
 from symattn.values.exact import NEG_INF
+from symattn.verify.slips import SLIPS
 from symattn.worksheets.answers import attention_spec, derive_spec, number_blank
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Given, KeyStep, Math, Msg,
-                                      Note, Num, Setup, Text, User, decimal_value, num_rows,
-                                      spec_matrix)
+                                      Note, Num, Setup, Text, User, num_rows)
 from symattn.values.number_format import NumberFormat
 from symattn.worksheets.numbers import Attention, draw_attention, scores_of
 
@@ -60,51 +63,26 @@ def _grid(derivation: Any, step: str) -> list[list[Any]]:
 
 
 def _planted(attention: Attention, mistake: str, rng: random.Random, p: int = 3
-             ) -> tuple[dict[str, list[list[Any]]], dict[str, int | None], str]:
-    """The printed derivation (exact values per step), places per step, and a detail."""
-    base = attention_spec(attention, mask="causal")
-    right = derive_spec(base)
-    detail = ""
+             ) -> tuple[dict[str, list[list[Any]]], dict[str, int | None], str] | None:
+    """The printed derivation (exact values per step), places per step, and a detail: the
+    slip's outcome (``verify.slips``) on the right derivation; None if it has none."""
+    right = derive_spec(attention_spec(attention, mask="causal"))
     places: dict[str, int | None] = {"scores": None, "scaled": p, "masked": p, "exp": p,
                                      "weights": p, "output": p}
-    if mistake == "no_scaling":
-        wrong = derive_spec({**base, "options": {**base["options"], "scale": "none"}})
-        printed = {step: _grid(wrong, step) for step in STEPS}
-    elif mistake == "kv_swapped":
-        inputs = {**base["inputs"], "K": base["inputs"]["V"], "V": base["inputs"]["K"]}
-        wrong = derive_spec({**base, "inputs": inputs})
-        printed = {step: _grid(wrong, step) for step in STEPS}
-    elif mistake == "leaked_future":
-        n = len(attention.Q)
+    compute = SLIPS[mistake].outcomes
+    assert compute is not None, f"{mistake} is no slip of the computation"
+    outcomes = list(compute(right))
+    if mistake == "leaked_future":
         # A leak in row 1 would ask for a row with one open key (trivial): rows 2 on.
-        open_cells = [(i, j) for i in range(1, n) for j in range(i + 1, n)] or \
-            [(i, j) for i in range(n) for j in range(i + 1, n)]
-        leak = rng.choice(open_cells)
-        allowed = [[1 if j <= i or (i, j) == leak else 0 for j in range(n)] for i in range(n)]
-        wrong = derive_spec({**base, "options": {**base["options"], "mask": allowed}})
-        printed = {step: _grid(wrong, step) for step in STEPS}
-        detail = f"{leak[0] + 1},{leak[1] + 1}"
-    elif mistake == "column_softmax":
-        from symattn.explore.whatif import column_softmax
-
-        printed = {step: _grid(right, step) for step in ("scores", "scaled", "masked", "exp")}
-        weights = column_softmax(right["masked"].value)
-        printed["weights"] = [[weights.exact(i, j) for j in range(weights.shape[1])]
-                              for i in range(weights.shape[0])]
-        values = right["V"].value
-        printed["output"] = [[arith.total(arith.multiply(row[c], values.exact(c, k))
-                                          for c in range(len(row)))
-                              for k in range(values.shape[1])] for row in printed["weights"]]
-    else:   # rounded_carried
+        outcomes = [o for o in outcomes if not o.detail.startswith("1,")] or outcomes
+    elif mistake == "rounded_carried":     # S~ printed, and carried, to one place
         places["scaled"] = places["masked"] = 1
-        scaled = [[decimal_value(x, 1) for x in row] for row in _grid(right, "scaled")]
-        wrong = derive_spec({"inputs": {"scaled": spec_matrix(scaled),
-                                        "V": base["inputs"]["V"]},
-                             "options": {"mask": "causal"}})
-        printed = {"scores": _grid(right, "scores"), "scaled": _grid(right, "scaled")}
-        printed.update({step: _grid(wrong, step) for step in ("masked", "exp", "weights",
-                                                              "output")})
-    return printed, places, detail
+        outcomes = [o for o in outcomes if o.detail == "1"]
+    if not outcomes:
+        return None
+    outcome = rng.choice(outcomes) if len(outcomes) > 1 else outcomes[0]
+    printed = {step: _grid(outcome.derivation, step) for step in STEPS}
+    return printed, places, outcome.detail
 
 
 def _text(value: Any, places: int | None, locale: str = "en") -> str:
@@ -209,7 +187,10 @@ def find_error(rng: random.Random, setup: Setup) -> Exercise:
             free = setup.numbers == "calculator-free"
             d_v = 4 if free and mistake == "kv_swapped" else 2
             attention = _draw_well_posed(rng, 4 if free else 2, d_v)
-        printed, places, detail = _planted(attention, mistake, rng, setup.places)
+        planted = _planted(attention, mistake, rng, setup.places)
+        if planted is None:
+            continue
+        printed, places, detail = planted
         spec = attention_spec(attention, mask="causal")
         rows = asked_row(derive_spec(spec), printed, places, PLANTED_STEP[mistake])
         if not rows:
