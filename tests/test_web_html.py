@@ -131,7 +131,7 @@ def test_latex_only_options_are_refused(capsys) -> None:  # type: ignore[no-unty
     status, _, err = run(capsys, "check", "--example", "001-softmax-10-2-1", "-f", "html",
                          "--summary")
     assert status == 2
-    assert_one_line_error(err, "--format html")
+    assert_one_line_error(err, "--summary")
 
 
 def test_mathml_keeps_words_as_text() -> None:
@@ -165,3 +165,36 @@ def test_api_render_html_and_notebook_reprs() -> None:
     step = derivation["weights"]._repr_html_()
     assert step.count('class="num"') == 3 and "<math" in step
     assert strict_errors(f"<!DOCTYPE html><html lang=en><title>t</title>{cell}{step}") == []
+
+
+def test_a_document_report_is_a_page_too(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``check DOC -f html``: each number at its line and column, in words; the document's
+    counts; --show problems keeps the problems and says how many right ones it leaves out."""
+    document = tmp_path / "page.md"
+    # softmax([0, 0]) = [0.5, 0.5]: the printed 0.6 is wrong (by its value alone: suspicious)
+    document.write_text("Scores [0, 0].\n\nSoftmax gives [0.5, 0.6] <b>&</b>.\n",
+                        encoding="utf-8")
+    spec = tmp_path / "inputs.toml"
+    spec.write_text('[inputs]\nscaled = [[0, 0]]\n[options]\nscale = "none"\n',
+                    encoding="utf-8")
+    status, out, err = run(capsys, "check", str(document), "--spec", str(spec), "-f", "html",
+                           "-l", "en", "--show", "problems", "--keys")
+    assert status == 0, err
+    assert strict_errors(out) == []
+    cells = re.findall(r"<tr><td>([^<]*)</td><td[^>]*>([^<]*)</td><td><code>([^<]*)</code>",
+                       out)
+    assert cells == [("3:21", "the weight of key 2 in row 1", "weights[1,2] @ line 3")]
+    assert "right numbers are not shown" in out and "In the document:" in out
+    assert "suspicious: its place is not certain" in out
+    document.write_text("The scores [2, 1, 0] go into softmax:\n\n"
+                        "softmax([2, 1, 0]) = [0.665, 0.245, 0.090]\n", encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(document), "-f", "html", "-l", "en")
+    # e^2, e^1, e^0 over their sum: 0.66524..., 0.24472..., 0.09003...: all right
+    assert status == 0 and strict_errors(out) == [] and re.search(r"example 2 \(lines 3-[34],", out)
+    assert out.count("✓") >= 3 and "✗" not in out
+
+
+def test_a_page_of_several_reports_is_headed_in_its_language(capsys) -> None:  # type: ignore[no-untyped-def]
+    _, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--example",
+                    "004-softmax-row", "-f", "html", "-l", "pl")
+    assert "<h1>Raporty sprawdzenia</h1>" in out and "symattn check" not in out

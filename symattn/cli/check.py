@@ -58,7 +58,7 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
     add_precision_option(parser)
     parser.add_argument("--format", "-f", choices=("text", "markdown", "json", "html"),
                         default="text", help="text (default), a Markdown table, JSON (symattn "
-                        "schema check), or html (one self-contained page, every row)")
+                        "schema check), or html (one self-contained page that reads offline)")
     parser.add_argument("--rounding", default=None,
                         help="rounding the document used: half-up, half-even or truncate "
                              f"(default: the spec's options.rounding, else {ROUNDING})")
@@ -238,15 +238,10 @@ def run(args: argparse.Namespace) -> int:
     sources = spec_sources(args)
     if not sources:
         raise InputError("check needs at least one spec: FILE ... or --example NAME")
-    if args.format == "html" and (args.summary or args.show != "all"):
-        raise InputError("--format html shows every row, the problems first; --summary and "
-                         "--show apply to text, markdown and json")
+    if args.format == "html" and args.summary:
+        raise InputError("--summary writes text, markdown or json, not html")
     from symattn.cli.extract import is_document
 
-    if args.format == "html" and (getattr(args, "spec", None) or not getattr(
-            args, "example", None) and all(is_document(s) for s in sources)):
-        raise InputError("--format html lays out the reports of specs; a document's report "
-                         "is text, markdown or json")
     if getattr(args, "spec", None):   # check DOC --spec INPUTS.toml: symattn extract, then check
         from symattn.cli.extract import run_check_documents
 
@@ -289,10 +284,10 @@ def _rendered(results: list[Report | Failed], args: argparse.Namespace) -> str:
     if args.format == "json":
         return render_report.report_json(results, args.max_terms or None)
     reports = [r for r in results if not isinstance(r, Failed)]
-    if args.format == "html":       # every row, the problems first (render/web)
+    if args.format == "html":       # the problems first (render/web)
         from symattn.render.web.report_html import report_page
 
-        return report_page(reports, args.language)
+        return report_page(reports, args.language, table_options(args))
     if args.summary:
         return summary_text(reports, args.language, markdown=args.format == "markdown")
     options = table_options(args)

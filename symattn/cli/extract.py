@@ -228,6 +228,13 @@ def _rendered_examples(found: list[tuple[int, Draft, DocumentCheck]],
                                 "inferred": [_note_record(n) for n in draft.notes]}
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     language = language_of(args, checks[0].report.language)
+    if args.format == "html":         # one page, each example's lines heading its report
+        from symattn.render.web.report_html import document_page
+
+        return document_page(checks, language, getattr(args, "show", None) == "unplaced",
+                             table_options(args),
+                             [_example_header(number, draft, language)
+                              for number, draft, _ in found])
     if args.format == "text":         # the example's line heads its report
         return "\n".join(_rendered([check], args, _example_header(number, draft, language))
                          for number, draft, check in found)
@@ -305,6 +312,11 @@ def _rendered(checks: list[DocumentCheck], args: argparse.Namespace,
     if summary:
         return document.document_summary(checks, language, args.format == "markdown")
     unplaced = getattr(args, "show", None) == "unplaced"
+    if args.format == "html":
+        from symattn.render.web.report_html import document_page
+
+        return document_page(checks, language, unplaced, table_options(args),
+                             [example] if example else ())
     if args.format == "markdown":
         return document.document_markdown(checks, language, unplaced, table_options(args))
     return document.document_text(checks, language, unplaced, table_options(args), example)

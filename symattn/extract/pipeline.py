@@ -426,7 +426,8 @@ def extract(document: Document, spec_text: str | None = None,
         try:
             sides.append(dataclasses.replace(
                 _draft(document, scanned, _head(title, language, side), language,
-                       side.reasons, (group.line, group.line + SIDE_LINES)),
+                       side.reasons, (group.line, min(group.line + SIDE_LINES,
+                                                      len(document.line_starts)))),
                 title=title, notes=tuple(side.notes)))
         except SymattnError:   # not a computation symattn can do (say, a huge exponent)
             continue

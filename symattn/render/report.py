@@ -93,20 +93,6 @@ def _cells(rows: Sequence[ReportRow], notes: NoteWriter, keys: bool
     return [_column(notes, name) for name in names], cells
 
 
-def report_table(report: Report, language: str | None = None
-                 ) -> tuple[str, str, dict[str, str], list[ReportRow]]:
-    """One report as plain strings for other layouts (render.web's HTML): heading, summary
-    line, the column headings by name (line, where, key, printed, exact, verdict, reason)
-    and its rows (``report_rows``: problems first, in the reader's words)."""
-    notes = report_writer(report, language, "plain")
-    report = labels_in(report, notes.catalog.language)
-    rows, _ = report_rows(report, notes)
-    columns = {name: _column(notes, name) for name in ("line", "where", "key", "printed",
-                                                         "exact", "verdict", "reason")}
-    return (_heading(report, notes.catalog.language),
-            f"{_rounding(report, notes)} {_summary(report, notes)}", columns, rows)
-
-
 @dataclasses.dataclass(frozen=True)
 class TableOptions:
     """How a check report's table is laid out: ``problems_only`` (``--show problems``),
@@ -123,6 +109,24 @@ class TableOptions:
 
 
 PLAIN_TABLE = TableOptions()      # every row, no key column, not wrapped
+
+
+def report_table(report: Report, language: str | None = None,
+                 options: TableOptions = PLAIN_TABLE
+                 ) -> tuple[str, str, dict[str, str], list[ReportRow]]:
+    """One report as plain strings for other layouts (render.web's HTML): heading, summary
+    lines (with, under ``options.problems_only``, how many right numbers are left out),
+    the column headings by name (line, where, key, printed, exact, verdict, reason) and
+    its rows (``report_rows``: problems first, in the reader's words, at
+    ``options.places``)."""
+    notes = report_writer(report, language, "plain")
+    report = labels_in(report, notes.catalog.language)
+    rows, hidden = report_rows(report, notes, options.places, options.problems_only)
+    columns = {name: _column(notes, name) for name in ("line", "where", "key", "printed",
+                                                         "exact", "verdict", "reason")}
+    summary = " ".join([f"{_rounding(report, notes)} {_summary(report, notes)}",
+                        *_hidden(hidden, notes)])
+    return _heading(report, notes.catalog.language), summary, columns, rows
 
 def report_text(reports: Sequence[Report], language: str | None = None,
                 problems_only: bool = False, keys: bool = False,

@@ -16,7 +16,8 @@ or null when not placed, and ``nearest``) and ``not_placed``.
 
 from __future__ import annotations
 
-__all__ = ["document_text", "document_markdown", "document_json", "document_summary"]
+__all__ = ["document_text", "document_markdown", "document_json", "document_summary",
+           "counts_line", "document_lists"]
 
 import dataclasses
 from decimal import ROUND_DOWN, Decimal
@@ -67,11 +68,12 @@ def _unplaced_line(number: tuple[int, int, str], notes: NoteWriter) -> str:
         f": {notes.number(printed)}"
 
 
-def _counts(check: DocumentCheck, notes: NoteWriter) -> str:
+def counts_line(check: DocumentCheck, notes: NoteWriter) -> str:
+    """The document's counts: placed, suspicious, not placed, unreadable."""
     return notes.say("extract.counts", **{name: str(n) for name, n in check.counts.items()})
 
 
-def _sections(check: DocumentCheck, notes: NoteWriter, show_unplaced: bool
+def document_lists(check: DocumentCheck, notes: NoteWriter, show_unplaced: bool
               ) -> list[tuple[str, list[str]]]:
     """(heading, lines) of the lists after the table: suspicious numbers, numbers not
     placed (with ``show_unplaced``)."""
@@ -100,10 +102,10 @@ def document_text(checks: Sequence[DocumentCheck], language: str | None = None,
     out = []
     for check in checks:
         notes = report_writer(check.report, language, "plain")
-        out += report_text_lines(check.report, notes, [_counts(check, notes)],
+        out += report_text_lines(check.report, notes, [counts_line(check, notes)],
                                  dataclasses.replace(_options(check, options),
                                                      heading=tuple(example)))
-        for heading, lines in _sections(check, notes, show_unplaced):
+        for heading, lines in document_lists(check, notes, show_unplaced):
             out += fitted([heading, *(f"  {line}" for line in lines)], options.width) + [""]
     return "\n".join(out)
 
@@ -116,9 +118,9 @@ def document_markdown(checks: Sequence[DocumentCheck], language: str | None = No
     out = []
     for check in checks:
         notes = report_writer(check.report, language, "markdown")
-        out += report_markdown_lines(check.report, notes, [_counts(check, notes)],
+        out += report_markdown_lines(check.report, notes, [counts_line(check, notes)],
                                      _options(check, options))
-        for heading, lines in _sections(check, notes, show_unplaced):
+        for heading, lines in document_lists(check, notes, show_unplaced):
             out += [f"**{heading}**", "", *(f"- {line}" for line in lines), ""]
     return "\n".join(out)
 
@@ -139,9 +141,9 @@ def document_summary(checks: Sequence[DocumentCheck], language: str | None = Non
         notes = report_writer(check.report, language, "markdown" if markdown else "plain")
         if markdown:
             out.append(f"## {escape_markdown(heading)}\n\n{escape_markdown(counts)}\n\n"
-                       f"{_counts(check, notes)}\n")
+                       f"{counts_line(check, notes)}\n")
         else:
-            out.append(f"{heading}: {counts} {_counts(check, notes)}")
+            out.append(f"{heading}: {counts} {counts_line(check, notes)}")
     return "\n".join(out) + "\n"
 
 
