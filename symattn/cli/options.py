@@ -142,6 +142,7 @@ def add_number_options(parser: argparse.ArgumentParser) -> None:
 
 LANGUAGE_CHOICES = ("en", "pl", "cs", "ru", "uk")
 REPORT_WIDTH = 120     # a text check report off a terminal is wrapped to this width
+MIN_REPORT_WIDTH = 40  # narrower, a table of five columns has no room for words
 
 
 def terminal_width(default: int) -> int:
@@ -163,8 +164,9 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
                              "(weights[3,2] @ line 75), as JSON, templates and [claims] "
                              "write it")
     parser.add_argument("--width", action=whole(0), default=None, metavar="N",
-                        help="text: wrap the table to N characters (default: the "
-                             f"terminal's width, else {REPORT_WIDTH}; 0: never wrap)")
+                        help="text: wrap the table to N characters, at least "
+                             f"{MIN_REPORT_WIDTH} (default: the terminal's width, else "
+                             f"{REPORT_WIDTH}; 0: never wrap)")
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:
@@ -175,7 +177,8 @@ def table_options(args: argparse.Namespace) -> TableOptions:
     width = width if width is not None else \
         REPORT_WIDTH if getattr(args, "output", None) else terminal_width(REPORT_WIDTH)
     return TableOptions(problems_only=getattr(args, "show", None) == "problems",
-                        keys=getattr(args, "keys", False), width=width or None)
+                        keys=getattr(args, "keys", False),
+                        width=max(width, MIN_REPORT_WIDTH) if width else None)
 
 
 def add_language_options(parser: argparse.ArgumentParser, locale: bool = True) -> None:
