@@ -46,6 +46,8 @@ _AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
                    r"(?:(?:sum|limits|prod)_|(?<![\w\\]))[ijkt])"
                    r"\s*=|==)\s*$")
+# a keyword argument in code, no claim: softmax(x, axis=1), torch.softmax(s, dim=-1)
+_KEYWORD_ARGUMENT = re.compile(r"[(,]\s*[A-Za-z_]\w*=$")
 # a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
 _WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G})| ?{G})")
 _EXPONENT = re.compile(r"(?:e\^\(?|exp\()\s*$")     # e^0.5 inside a fraction, no "=" after
@@ -119,8 +121,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         if number.start in line.done:
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
-        if number.value is None or _SIZE.search(before) or number.places == 0 and \
-                not number.percent and not _AFTER_SIGN.search(before):
+        if number.value is None or _SIZE.search(before) or _KEYWORD_ARGUMENT.search(before) \
+                or number.places == 0 and not number.percent and not _AFTER_SIGN.search(before):
             # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
             left.append(number)
             continue

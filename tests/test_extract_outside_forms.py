@@ -1,0 +1,130 @@
+"""symattn check DOC without a spec on the forms outside worked examples take.
+
+Shape prints (``torch.Size([24, 16])``), keyword arguments in code (``axis=1``),
+a result named after an arrow (``d_k = 2 → Output ≈ [[...]]``), a matrix opened
+under the line that names it (``W_q = np.array(`` then ``[`` ...), comments
+closing the rows of a matrix in code, and an input named neither ``X`` nor ``E``
+multiplied by ``W_Q``, ``W_K``, ``W_V``. Every document is written for the test;
+every expected value is computed here with NumPy, independently of the checker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symattn.extract.checking import check_draft
+from symattn.extract.document import from_text
+from symattn.extract.pipeline import extract
+from symattn.extract.scanner import scan
+from symattn.problem import spec
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    exp = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def _verdicts(text: str) -> list[tuple[int, str, str]]:
+    """(line, printed, verdict) of every placed number, over every example found."""
+    document = from_text(text)
+    found = []
+    for draft in extract(document).drafts:
+        check = check_draft(document, draft)
+        found += [(line, v.printed, v.verdict)
+                  for v, (line, _) in zip(check.report.verdicts, check.places)]
+    return found
+
+
+def _names(text: str) -> list[tuple[tuple[str, ...], int]]:
+    return [(g.names, len(g.rows)) for g in scan(from_text(text)).groups]
+
+
+def _row(values: np.ndarray, places: int) -> str:
+    return ", ".join(f"{v:.{places}f}" for v in values)
+
+
+# ---------------------------------------------------------------- what is no number
+
+def test_a_shape_print_gives_no_numbers() -> None:
+    found = scan(from_text("print(W.shape)\ntorch.Size([24, 16])\n"
+                           "keys.shape: torch.Size([6, 24])\nTensorShape([None, 3])\n"))
+    assert found.groups == [] and [n.text for n in found.singles] == []
+
+
+def test_a_shape_print_is_not_read_as_the_scores() -> None:
+    scores = np.array([2.0, 1.0, 0.0])
+    weights = _softmax(scores / 2)            # d_k = 4
+    text = ("# Weights\nW_query: torch.Size([4, 3])\nW_key: torch.Size([4, 3])\n"
+            f"omega = [{_row(scores, 1)}]\nd_k = 4\n"
+            f"attention_weights = [{_row(weights, 4)}]\n")
+    drafts = extract(from_text(text)).drafts
+    assert [[[entry.value for entry in row] for row in spec.loads(d.head).inputs["scores"]]
+            for d in drafts] == [[[2, 1, 0]]]
+    assert all(verdict == "ok" for _, _, verdict in _verdicts(text))
+
+
+def test_a_keyword_argument_in_code_is_no_claim() -> None:
+    weights = _softmax(np.array([2.0, 1.0, 0.1]))
+    text = ("scores = [2.0, 1.0, 0.1]\n\n"
+            "    return np.exp(x) / np.sum(np.exp(x), axis=1, keepdims=True)\n"
+            "    torch.softmax(s, dim=-1)\n\n"
+            f"weights = [{_row(weights, 3)}]\n")
+    assert [line for line, _, _ in _verdicts(text) if line in (3, 4)] == []
+    unplaced = extract(from_text(text)).drafts[0].unplaced
+    assert sorted(n.text for n in unplaced) == ["-1", "1"]
+
+
+# ---------------------------------------------------------------- names
+
+def test_a_result_named_after_an_arrow_is_judged_by_its_name() -> None:
+    # softmax([1, 0] / √2) = [0.66976..., 0.33024...]: output row 1 = 0.66976 [1, 2] + 0.33024 [3, 4]
+    weights = _softmax(np.eye(2) / np.sqrt(2))
+    output = weights @ np.array([[1.0, 2.0], [3.0, 4.0]])
+    right = "[[" + "], [".join(_row(row, 5) for row in output) + "]]"
+    slipped = output + 0.00034                # every entry off by 34 units in the 5th place
+    wrong = "[[" + "], [".join(_row(row, 5) for row in slipped) + "]]"
+    head = "Q = K = [[1,0],[0,1]] V = [[1,2],[3,4]] d_k = 2 → Output ≈ "
+    assert _names(head + right)[-1] == (("Output",), 2)
+    assert {v for line, _, v in _verdicts(head + right + "\n") if line == 1} == {"ok"}
+    judged = [(printed, v) for _, printed, v in _verdicts(head + wrong + "\n")
+              if printed.lstrip("~") in wrong]
+    assert sorted(printed for printed, v in judged if v == "wrong") == \
+        sorted(f"~{v:.5f}" for v in slipped.flat)
+
+
+def test_a_matrix_opened_under_the_line_that_names_it() -> None:
+    text = "W_q = np.array(\n[\n[0.2, 0.4],\n[0.1, 0.3],\n]\n)\nB =\n[[1, 2], [3, 4]]\n"
+    assert _names(text) == [(("W_q",), 2), (("B",), 2)]
+    # a group that ends on the line above keeps its names to itself
+    assert _names("A = [[1, 2], [3, 4]] =\n[[5, 6], [7, 8]]\n")[1] == ((), 2)
+
+
+def test_comments_closing_the_rows_of_a_matrix_in_code() -> None:
+    text = ('X = np.array([\n    [1.0, 0.0],   # Token 0 ("cat")\n'
+            "    [0.0, 1.0],   // token 1\n    [1.0, 1.0]    # Token 2\n])\n")
+    assert _names(text) == [(("X",), 3)]
+
+
+# ---------------------------------------------------------------- inputs
+
+def test_an_input_named_otherwise_multiplied_by_the_three_projections() -> None:
+    inputs = np.array([[1, 0, 1], [0, 1, 1]])
+    w_q = np.array([[0.2, 0.4], [0.1, 0.3], [0.5, 0.5]])
+    w_k = np.array([[0.1, 0.3], [0.6, 0.4], [0.2, 0.1]])
+    w_v = np.array([[0.3, 0.5], [0.6, 0.4], [0.8, 0.9]])
+    queries, keys = inputs @ w_q, inputs @ w_k
+    weights = _softmax(queries @ keys.T / np.sqrt(2))
+
+    def matrix(name: str, m: np.ndarray) -> str:
+        return f"{name} = np.array([\n" + "".join(
+            "    [" + ", ".join(str(v) for v in row) + "],\n" for row in m) + "])\n"
+
+    text = ("# Attention\n```python\n" + matrix("S", inputs) + matrix("W_q", w_q) +
+            matrix("W_k", w_k) + matrix("W_v", w_v) +
+            "Q = S @ W_q\nK = S @ W_k\nV = S @ W_v\n```\n\nThe attention weights: "
+            "[[" + "], [".join(_row(row, 3) for row in weights) + "]]\n")
+    drafts = extract(from_text(text)).drafts
+    assert sorted(spec.loads(drafts[0].head).inputs) == ["W_K", "W_Q", "W_V", "X"]
+    judged = _verdicts(text)
+    assert {v for line, _, v in judged if line == text.count("\n")} == {"ok"}
+    assert len([1 for line, _, _ in judged if line == text.count("\n")]) == 4
