@@ -26,12 +26,17 @@ def _softmax(scores: np.ndarray) -> np.ndarray:
 
 def _verdicts(text: str) -> list[tuple[int, str, str]]:
     """(line, printed, verdict) of every placed number, over every example found."""
+    return [(line, printed, verdict) for line, _, printed, verdict in _placed(text)]
+
+
+def _placed(text: str) -> list[tuple[int, int, str, str]]:
+    """(line, column, printed, verdict) of every placed number, over every example found."""
     document = from_text(text)
     found = []
     for draft in extract(document).drafts:
         check = check_draft(document, draft)
-        found += [(line, v.printed, v.verdict)
-                  for v, (line, _) in zip(check.report.verdicts, check.places)]
+        found += [(line, column, v.printed, v.verdict)
+                  for v, (line, column) in zip(check.report.verdicts, check.places)]
     return found
 
 
@@ -128,3 +133,31 @@ def test_an_input_named_otherwise_multiplied_by_the_three_projections() -> None:
     judged = _verdicts(text)
     assert {v for line, _, v in judged if line == text.count("\n")} == {"ok"}
     assert len([1 for line, _, _ in judged if line == text.count("\n")]) == 4
+
+
+# ---------------------------------------------------------------- dot products written out
+
+def test_a_dot_product_written_out_term_by_term_is_placed_by_its_total() -> None:
+    x = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]])
+    scores = x @ x.T                          # [[2, 0, 1], [0, 2, 1], [1, 1, 2]]
+
+    def line(i: int, j: int, total: float) -> str:
+        products = " + ".join(f"{a}×{b}" for a, b in zip(x[i], x[j]))
+        return (f"s[{i}][{j}] = [{','.join(map(str, x[i]))}] · [{','.join(map(str, x[j]))}]"
+                f" = {products} = {total:.1f}\n")
+
+    head = "Q = K = V = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]\n\n"
+    right = head + "".join(line(0, j, scores[0, j]) for j in range(3))
+    judged = _placed(right)
+    # the factors (the first 1 of "1×1") are no claims; the total after them is the score
+    lines = right.split("\n")
+    products = {n: (lines[n - 1].index("= ", lines[n - 1].index("·")) + 2,
+                    lines[n - 1].rindex("=")) for n in (3, 4, 5)}
+    assert [(n, c) for n, c, _, _ in judged if n in products and
+            products[n][0] < c <= products[n][1]] == []
+    assert sorted((n, p) for n, c, p, _ in judged if n in products and c > products[n][1]) == \
+        [(3, "2.0"), (4, "0.0"), (5, "1.0")]
+    assert {v for _, _, _, v in judged} == {"ok"}
+    slipped = head + line(0, 0, scores[0, 0]) + line(0, 1, scores[0, 1] + 1) + \
+        line(0, 2, scores[0, 2])
+    assert [(n, p) for n, p, v in _verdicts(slipped) if v == "wrong"] == [(4, "1.0")]

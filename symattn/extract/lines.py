@@ -39,13 +39,19 @@ _EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
 _DIVISION = re.compile(rf"(?:{N}\s*/\s*{N}|\\[dt]?frac\s*\{{\s*{N}\s*\}}\s*\{{\s*{N}\s*\}})"
                        rf"(?:\s*(?:=|→|≈)\s*{N})?")
 _SQRT = re.compile(rf"(?<!/)(?<!/\s)√\s*{N}\s*[=≈]\s*{N}")    # not 1/√2 ≈ 0.707: a scale
-_DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
+# [1,0]·[1,2] = 2, or written out first: = 1×1 + 0×2 = 2; the number after "=" that starts
+# the products written out (the first 1 of "1×1") is no dot product
+_DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*"
+                  rf"(?:{N}{_TIMES}{N}(?:\s*\+\s*{N}{_TIMES}{N})*\s*[=≈]\s*)?"
+                  rf"(?:(?:{N}\s*\+\s*)+{N}\s*[=≈]\s*)?{N}(?!{_TIMES}|\s*[+\-−/^])")
 _AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 # A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512
 # ... or an index running over a sum (sum_{j=1}^K), or a test in code (x % h == 0)
 _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
                    r"(?:(?:sum|limits|prod)_|(?<![\w\\]))[ijkt])"
                    r"\s*=|==)\s*$")
+# a whole number that starts a product after "=" is a factor: "= 1×1 + 0×0 = 1"
+_FACTOR = re.compile(r"\s*[×*·]\s*[\d(]")
 # a keyword argument in code, no claim: softmax(x, axis=1), torch.softmax(s, dim=-1)
 _KEYWORD_ARGUMENT = re.compile(r"[(,]\s*[A-Za-z_]\w*=$")
 # a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
@@ -121,9 +127,11 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         if number.start in line.done:
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
+        after = text[number.end - base:number.end - base + 12]
         if number.value is None or _SIZE.search(before) or _KEYWORD_ARGUMENT.search(before) \
-                or number.places == 0 and not number.percent and not _AFTER_SIGN.search(before):
-            # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
+                or number.places == 0 and not number.percent and \
+                (not _AFTER_SIGN.search(before) or _FACTOR.match(after)):
+            # "-inf" in prose, "step 3", "4 × 4", "d_model = 4", "= 1×1 + 0×0"
             left.append(number)
             continue
         if _EXPONENT.search(before):    # an exponent is a scaled score, or nothing
