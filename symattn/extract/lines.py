@@ -52,7 +52,7 @@ _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
                    r"\s*=|==)\s*$")
 # a whole number that starts a product after "=" is a factor: "= 1×1 + 0×0 = 1"
 _FACTOR = re.compile(r"\s*[×*·]\s*[\d(]")
-# a keyword argument in code, no claim: softmax(x, axis=1), torch.softmax(s, dim=-1)
+# a whole number as a keyword argument in code, no claim: axis=1, dim=-1, diagonal=1
 _KEYWORD_ARGUMENT = re.compile(r"[(,]\s*[A-Za-z_]\w*=$")
 # a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
 _WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G})| ?{G})")
@@ -128,9 +128,9 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
         after = text[number.end - base:number.end - base + 12]
-        if number.value is None or _SIZE.search(before) or _KEYWORD_ARGUMENT.search(before) \
-                or number.places == 0 and not number.percent and \
-                (not _AFTER_SIGN.search(before) or _FACTOR.match(after)):
+        if number.value is None or _SIZE.search(before) or number.places == 0 and \
+                not number.percent and (not _AFTER_SIGN.search(before) or
+                                        _FACTOR.match(after) or _KEYWORD_ARGUMENT.search(before)):
             # "-inf" in prose, "step 3", "4 × 4", "d_model = 4", "= 1×1 + 0×0"
             left.append(number)
             continue
