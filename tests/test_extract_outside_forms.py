@@ -82,7 +82,7 @@ def test_a_keyword_argument_in_code_is_no_claim() -> None:
 # ---------------------------------------------------------------- names
 
 def test_a_result_named_after_an_arrow_is_judged_by_its_name() -> None:
-    # softmax([1, 0] / √2) = [0.66976..., 0.33024...]: output row 1 = 0.66976 [1, 2] + 0.33024 [3, 4]
+    # softmax([1, 0] / √2) = [0.66976..., 0.33024...]: row 1 = 0.66976 [1, 2] + 0.33024 [3, 4]
     weights = _softmax(np.eye(2) / np.sqrt(2))
     output = weights @ np.array([[1.0, 2.0], [3.0, 4.0]])
     right = "[[" + "], [".join(_row(row, 5) for row in output) + "]]"

@@ -6,7 +6,9 @@ names: ``X`` (or ``E``) with ``W_Q``, ``W_K``, ``W_V``; else ``Q``, ``K``,
 positions become ``options.query_positions``); else scores printed under
 their name (``scores = [[...]]``, with ``V`` if it is named too). When nothing
 is named, the first matrix printed is tried as ``Q = K = V`` and the first
-row as scores (``unnamed``). A printed ``-∞`` in a row means a causal mask.
+row as scores (``unnamed``); ``W_Q``, ``W_K``, ``W_V`` with an input of another
+name are tried with the matrix printed before them as ``X`` (``projected``). A
+printed ``-∞`` in a row means a causal mask.
 
 The options are not guessed once: ``option_sets`` lists every setting the
 text of the example supports (``d_k = 4``, ``√4 = 2``, ``√d = 2``, scores
