@@ -161,3 +161,25 @@ def test_a_dot_product_written_out_term_by_term_is_placed_by_its_total() -> None
     slipped = head + line(0, 0, scores[0, 0]) + line(0, 1, scores[0, 1] + 1) + \
         line(0, 2, scores[0, 2])
     assert [(n, p) for n, p, v in _verdicts(slipped) if v == "wrong"] == [(4, "1.0")]
+
+
+# ---------------------------------------------------------------- test cases of an exercise
+
+def test_the_scores_of_a_test_case_are_a_side_calculation() -> None:
+    right = _softmax(np.array([0.0, 10.0, 0.0]))     # [0.0000454, 0.9999092, 0.0000454]
+    page = ("# Softmax weights\n\nImplement softmax(scores).\n\n"
+            'Equal scores\nInput: {"scores": [0, 0, 0, 0]}\nExpected: [0.25, 0.25, 0.25, 0.25]\n\n'
+            'Dominant score\nInput: {"scores": [0, 10, 0]}\nExpected: [{}]\n')
+    text = page.replace("[{}]", "[" + ", ".join(f"{v:.7f}" for v in right) + "]")
+    judged = _verdicts(text)
+    assert [(n, p) for n, p, _ in judged if n == 11] == [(11, f"{right[0]:.7f}"),
+                                                         (11, f"{right[1]:.7f}"),
+                                                         (11, f"{right[2]:.7f}")]
+    assert [p for n, p, _ in judged if n == 7] == ["0.25"] * 4
+    assert {v for _, _, v in judged} == {"ok"}
+    # a slip there is suspicious (placed by its value alone), never wrong
+    slipped = page.replace("[{}]", "[0.0000454, 0.9990092, 0.0000454]")
+    document = from_text(slipped)
+    checks = [check_draft(document, d) for d in extract(document).drafts]
+    assert not any(c.has_wrong for c in checks)
+    assert [(s.line, s.printed) for c in checks for s in c.suspicious] == [(11, "0.9990092")]

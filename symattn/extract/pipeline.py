@@ -43,8 +43,9 @@ from symattn.verify.claims import read_claims
 
 SIDE_LINES = 20            # a side calculation is placed over its line and the 20 after it
 _SOFTMAX_AFTER = re.compile(r"^[^\n\[]{0,40}softmax[^\n\[]{0,40}$", re.IGNORECASE)
-_SIDE_INTRO = re.compile(r"(?:softmax\s*\(\s*$|\b(?:для|for|pro|dla|для)\s+\w+\s*$)",
-                         re.IGNORECASE)
+# ... or a test case's input, a quoted key: Input: {"scores": [0, 10, 0]}, then Expected: [...]
+_SIDE_INTRO = re.compile(r"(?:softmax\s*\(\s*$|\b(?:для|for|pro|dla|для)\s+\w+\s*$|"
+                         r"[\"'](?:scores|logits)[\"']\s*:\s*$)", re.IGNORECASE)
 
 
 @dataclass
