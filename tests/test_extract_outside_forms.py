@@ -183,3 +183,12 @@ def test_the_scores_of_a_test_case_are_a_side_calculation() -> None:
     checks = [check_draft(document, d) for d in extract(document).drafts]
     assert not any(c.has_wrong for c in checks)
     assert [(s.line, s.printed) for c in checks for s in c.suspicious] == [(11, "0.9990092")]
+
+
+def test_the_number_of_a_markdown_heading_is_no_claim() -> None:
+    weights = _softmax(np.array([2.0, 1.0, 0.0]))
+    text = ("# Attention\n\n## 2.0 Scores\n\nscores = [2.0, 1.0, 0.0]\n\n"
+            f"### 0.67 is the first weight\n\nweights = [{_row(weights, 2)}]\n")
+    assert [line for line, _, _ in _verdicts(text) if line in (3, 7)] == []
+    unplaced = extract(from_text(text)).drafts[0].unplaced
+    assert [(n.line, n.text) for n in unplaced] == [(3, "2.0"), (7, "0.67")]

@@ -50,6 +50,8 @@ _AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
                    r"(?:(?:sum|limits|prod)_|(?<![\w\\]))[ijkt])"
                    r"\s*=|==)\s*$")
+# the number of a Markdown heading: "## 3.1 The problem with long sequences"
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+$")
 # a whole number that starts a product after "=" is a factor: "= 1×1 + 0×0 = 1"
 _FACTOR = re.compile(r"\s*[×*·]\s*[\d(]")
 # a whole number as a keyword argument in code, no claim: axis=1, dim=-1, diagonal=1
@@ -128,7 +130,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
         after = text[number.end - base:number.end - base + 12]
-        if number.value is None or _SIZE.search(before) or number.places == 0 and \
+        if number.value is None or _SIZE.search(before) or _HEADING.match(text, 0, number.start - base) or \
+                number.places == 0 and \
                 not number.percent and (not _AFTER_SIGN.search(before) or
                                         _FACTOR.match(after) or _KEYWORD_ARGUMENT.search(before)):
             # "-inf" in prose, "step 3", "4 × 4", "d_model = 4", "= 1×1 + 0×0"
