@@ -129,12 +129,7 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         if number.start in line.done:
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
-        after = text[number.end - base:number.end - base + 12]
-        if number.value is None or _SIZE.search(before) or _HEADING.match(text, 0, number.start - base) or \
-                number.places == 0 and \
-                not number.percent and (not _AFTER_SIGN.search(before) or
-                                        _FACTOR.match(after) or _KEYWORD_ARGUMENT.search(before)):
-            # "-inf" in prose, "step 3", "4 × 4", "d_model = 4", "= 1×1 + 0×0"
+        if _no_claim(text, base, number, before):
             left.append(number)
             continue
         if _EXPONENT.search(before):    # an exponent is a scaled score, or nothing
@@ -152,6 +147,19 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         else:
             placed.append(placement)
     return sorted(placed, key=lambda p: p.numbers[0].start), left
+
+
+def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
+    """A number of the line that is no claim: "-inf" in prose, "step 3", "4 × 4",
+    "d_model = 4", a factor ("= 1×1 + 0×0"), "axis=1", a heading's "## 3.1"."""
+    if number.value is None or _SIZE.search(before) or \
+            _HEADING.match(text, 0, number.start - base):
+        return True
+    if number.places or number.percent:
+        return False
+    after = text[number.end - base:number.end - base + 12]
+    return not _AFTER_SIGN.search(before) or bool(_FACTOR.match(after)) or \
+        bool(_KEYWORD_ARGUMENT.search(before))
 
 
 def _term_score(placer: Placer, number: Number, target: Target) -> float:
