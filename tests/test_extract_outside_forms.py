@@ -192,3 +192,15 @@ def test_the_number_of_a_markdown_heading_is_no_claim() -> None:
     assert [line for line, _, _ in _verdicts(text) if line in (3, 7)] == []
     unplaced = extract(from_text(text)).drafts[0].unplaced
     assert [(n.line, n.text) for n in unplaced] == [(3, "2.0"), (7, "0.67")]
+
+
+def test_a_second_case_beside_an_input_both_share_is_another_example() -> None:
+    # Case 1 is attention of Q = K = I over V; case 2 gives a new Q and V with the same K:
+    # its V is the input of another computation, right as printed, never wrong
+    first = _softmax(np.eye(2) / np.sqrt(2)) @ np.array([[1.0, 2.0], [3.0, 4.0]])
+    text = ("Q = K = [[1,0],[0,1]]\nV = [[1,2],[3,4]]\n"
+            "Output = [[" + "], [".join(_row(row, 5) for row in first) + "]]\n\n"
+            "Case 2: Q = [[1,0]], K = [[1,0],[0,1]], V = [[10,20],[30,40]]\n")
+    judged = _verdicts(text)
+    assert [(n, p) for n, p, v in judged if v != "ok"] == []
+    assert [p for n, p, _ in judged if n == 3] == [f"{v:.5f}" for v in first.flat]

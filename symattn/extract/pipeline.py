@@ -159,7 +159,9 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         groups = [continued(document.text, g) for g in groups]
         in_order.extend(groups)
         fits = {placer.input_fit(g) for g in groups} - {None}
-        elsewhere = elsewhere and True not in fits or fits == {False}
+        # an input printed with other values starts another example, even beside an input
+        # that both share ("Case 2: Q = [[1, 0]], K = [[1, 0], [0, 1]], V = [[10, 20], ...]")
+        elsewhere = elsewhere and True not in fits or False in fits
         start = newlines[index - 1] + 1 if index else 0
         end = newlines[index] if index < len(newlines) else len(document.text)
         found = _place_line(document.text, placer, groups, singles, (start, end))
