@@ -204,3 +204,22 @@ def test_a_second_case_beside_an_input_both_share_is_another_example() -> None:
     judged = _verdicts(text)
     assert [(n, p) for n, p, v in judged if v != "ok"] == []
     assert [p for n, p, _ in judged if n == 3] == [f"{v:.5f}" for v in first.flat]
+
+
+def test_the_matrices_given_to_an_attention_function_are_its_queries_keys_and_values() -> None:
+    output = _softmax(np.array([[1.0, 0.0]]) / np.sqrt(2)) @ np.array([[10.0, 20.0],
+                                                                       [30.0, 40.0]])
+    call = "Input: attention([[1,0]],[[1,0],[0,1]],[[10,20],[30,40]])\n"
+    assert _names(call) == [(("Q",), 1), (("K",), 2), (("V",), 2)]
+    assert _names("f([[1,0]], [[1,0]])\n") == [((), 1), ((), 1)]
+    text = "# Case\n\n" + call + "Expected: [[" + _row(output[0], 5) + "]]\n"
+    drafts = extract(from_text(text)).drafts
+    assert [[[e.value for e in row] for row in spec.loads(drafts[0].head).inputs["V"]]] == \
+        [[[10, 20], [30, 40]]]
+    assert [p for n, p, v in _verdicts(text) if n == 4 and v == "ok"] == \
+        [f"{v:.5f}" for v in output[0]]
+    slipped = text.replace(f"{output[0][0]:.5f}", f"{output[0][0] + 0.00002:.5f}")
+    document = from_text(slipped)
+    checks = [check_draft(document, d) for d in extract(document).drafts]
+    assert not any(c.has_wrong for c in checks)
+    assert [s.line for c in checks for s in c.suspicious] == [4]

@@ -133,6 +133,23 @@ def _names_above(document: Document, start: int, floor: int) -> tuple[str, ...]:
     return _names_in(text[above_start:line_start - 1])
 
 
+def _argument_position(text: str, group: Group, previous: Group | None,
+                       position: int | None) -> int | None:
+    """``attention([[1, 0]], [[1, 0], [0, 1]], [[1, 2], [3, 4]])``: which argument of an
+    attention function a matrix is (its queries, keys and values in order), or None."""
+    if _ATTENTION_CALL.search(text, max(0, group.start - 80), group.start):
+        return 0
+    if position is None or previous is None or \
+            not _ARGUMENT_GAP.fullmatch(text, previous.end, group.start):
+        return None
+    return position + 1 if position + 1 < len(_ARGUMENTS) else None
+
+
+_ATTENTION_CALL = re.compile(r"\b\w*attention\w*\(\s*$", re.IGNORECASE)
+_ARGUMENT_GAP = re.compile(r"\s*,\s*")
+_ARGUMENTS = ("Q", "K", "V")
+
+
 def expression_above(document: Document, start: int) -> tuple[str, int] | None:
     """For a continuation line (``= [...]``, ``≈ 0.485`` or ``→ ...`` under the line that
     says what is computed): that line's normalized text and where it starts; else None."""
@@ -278,13 +295,16 @@ def _scan(document: Document) -> Scanned:
     groups.extend(table_rows(document, taken))
     groups.extend(frame_rows(document, taken))
     groups.sort(key=lambda g: g.start)
-    floor = 0
+    floor, position = 0, None
     for index, group in enumerate(groups):
         rows = group.rows
         if re.search(r"[≈~]\s*$", text[max(0, group.start - 3):group.start]):
             rows = tuple(tuple(replace(n, approximate=True) for n in row) for row in rows)
+        position = _argument_position(text, group, groups[index - 1] if index else None,
+                                      position)
         names, above = _names(document, group.start, floor) or \
-            _names_above(document, group.start, floor), ""
+            _names_above(document, group.start, floor) or \
+            (() if position is None else (_ARGUMENTS[position],)), ""
         if index + 1 < len(groups) and _first_factor(text, group, groups[index + 1]):
             names = ()     # "Q = X W_Q = [X] [W_Q] = [Q]": the names are the product's
         continued = expression_above(document, group.start)
