@@ -52,8 +52,10 @@ _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ᵢⱼₖ", "01234567
 # An address carrying math is replaced by its TeX first (math_addresses); every other
 # address is blanked, so "%20" or "arxiv.org/abs/1706.03762" give no numbers.
 _ADDRESS = re.compile(r"\b(?:https?|ftp)://[^\s)\"'<>\]]+")
-# What a notebook prints about an object, not a number of it: <Figure size 432x216 with 2 Axes>
-_OBJECT_PRINT = re.compile(r"<(?:Figure size|matplotlib\.|[\w.]{1,80} object at 0x)[^<>\n]{0,200}>")
+# What a notebook prints about an object, not a number of it: <Figure size 432x216 with 2 Axes>,
+# and a shape, whose numbers are sizes: torch.Size([6, 24]), TensorShape([None, 3])
+_OBJECT_PRINT = re.compile(r"<(?:Figure size|matplotlib\.|[\w.]{1,80} object at 0x)[^<>\n]{0,200}>|"
+                           r"\b(?:Size|TensorShape)\(\[[\d\s,None]{0,200}\]\)")
 # Only the rows of a LaTeX matrix are split at "\\"; elsewhere it is a line break.
 _LATEX_MATRIX = re.compile(r"\[\[[^\[\]]{0,20000}\]\]")
 _LATEX_ROW_BREAK = r"\\\\"

@@ -28,8 +28,8 @@ from fractions import Fraction
 from typing import Callable, Iterator
 
 from symattn.extract.document import Document
-from symattn.extract.inputs import (Hints, Proposal, hints, option_sets, propose, unnamed,
-                                    with_mask)
+from symattn.extract.inputs import (Hints, Proposal, hints, option_sets, projected, propose,
+                                    unnamed, with_mask)
 from symattn.extract.scanner import Scanned
 from symattn.extract.sections import Section, sections
 
@@ -91,7 +91,9 @@ def _candidates(scanned: Scanned, printed: Hints, span: tuple[int, int],
     for example in reversed(earlier):
         if all(example.proposal.inputs != p.inputs for p, _, _ in before):
             before.append((_bare(example.proposal), example.named, False))
-    bases = ([(named, True, True)] if named.found else []) + before + \
+    other = projected(numbers)    # inputs named otherwise than X: weighed as well
+    bases = ([(named, True, True)] if named.found else []) + \
+        ([(other, True, True)] if other.found and other.inputs != named.inputs else []) + before + \
         ([] if named.found or not guess else [(p, False, False) for p in unnamed(numbers)])
     found = _hints(printed, span)
     for base, is_named, fresh in bases:

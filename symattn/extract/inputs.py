@@ -6,7 +6,9 @@ names: ``X`` (or ``E``) with ``W_Q``, ``W_K``, ``W_V``; else ``Q``, ``K``,
 positions become ``options.query_positions``); else scores printed under
 their name (``scores = [[...]]``, with ``V`` if it is named too). When nothing
 is named, the first matrix printed is tried as ``Q = K = V`` and the first
-row as scores (``unnamed``). A printed ``-∞`` in a row means a causal mask.
+row as scores (``unnamed``); ``W_Q``, ``W_K``, ``W_V`` with an input of another
+name are tried with the matrix printed before them as ``X`` (``projected``). A
+printed ``-∞`` in a row means a causal mask.
 
 The options are not guessed once: ``option_sets`` lists every setting the
 text of the example supports (``d_k = 4``, ``√4 = 2``, ``√d = 2``, scores
@@ -27,8 +29,8 @@ values), so it can be said in the reader's language.
 
 from __future__ import annotations
 
-__all__ = ["Proposal", "Note", "Hint", "Hints", "propose", "unnamed", "from_scores", "hints",
-           "option_sets", "note_text", "with_mask"]
+__all__ = ["Proposal", "Note", "Hint", "Hints", "propose", "projected", "unnamed", "from_scores",
+           "hints", "option_sets", "note_text", "with_mask"]
 
 import itertools
 import math
@@ -121,9 +123,10 @@ def _minus_infinity(scanned: Scanned) -> Number | None:
     return next((n for g in scanned.groups for n in g.numbers if n.value is None), None)
 
 
-def _from_projections(named: dict[str, Group], proposal: Proposal) -> bool:
-    embedding = next((named[n] for n in _EMBEDDINGS if n in named and named[n].shape[0] > 1),
-                     None)
+def _from_projections(named: dict[str, Group], proposal: Proposal,
+                      embedding: Group | None = None) -> bool:
+    embedding = embedding or next((named[n] for n in _EMBEDDINGS
+                                   if n in named and named[n].shape[0] > 1), None)
     projections = {_PROJECTIONS[n]: g for n, g in named.items() if n in _PROJECTIONS}
     if embedding is None or len(projections) < 3:
         return False
@@ -218,6 +221,24 @@ def propose(scanned: Scanned) -> Proposal:
                                                  _from_vectors, _from_named_scores)):
         return proposal
     return with_mask(scanned, proposal)
+
+
+def projected(scanned: Scanned) -> Proposal:
+    """``W_Q``, ``W_K``, ``W_V`` named with an input of another name (``S = [[...]]`` then
+    ``Q = S @ W_q``): the last named matrix printed before them, as wide as they are high."""
+    named = _named(scanned)
+    projections = [g for n, g in named.items() if n in _PROJECTIONS]
+    proposal = Proposal()
+    if len(projections) < 3 or any(n in named for n in _EMBEDDINGS):
+        return proposal
+    first = min(g.start for g in projections)
+    height = projections[0].shape[0]
+    earlier = [g for n, g in named.items() if n not in _PROJECTIONS and g.end <= first and
+               g.shape[0] > 1 and g.shape[1] == height and
+               all(number.value is not None for number in g.numbers)]
+    if earlier and _from_projections(named, proposal, max(earlier, key=lambda g: g.start)):
+        return with_mask(scanned, proposal)
+    return proposal
 
 
 def unnamed(scanned: Scanned) -> list[Proposal]:

@@ -39,13 +39,23 @@ _EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
 _DIVISION = re.compile(rf"(?:{N}\s*/\s*{N}|\\[dt]?frac\s*\{{\s*{N}\s*\}}\s*\{{\s*{N}\s*\}})"
                        rf"(?:\s*(?:=|→|≈)\s*{N})?")
 _SQRT = re.compile(rf"(?<!/)(?<!/\s)√\s*{N}\s*[=≈]\s*{N}")    # not 1/√2 ≈ 0.707: a scale
-_DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*{N}")
+# [1,0]·[1,2] = 2, or written out first: = 1×1 + 0×2 = 2; the number after "=" that starts
+# the products written out (the first 1 of "1×1") is no dot product
+_DOT = re.compile(rf"{G}\s*[·×*]\s*{G}\s*=\s*"
+                  rf"(?:{N}{_TIMES}{N}(?:\s*\+\s*{N}{_TIMES}{N})*\s*[=≈]\s*)?"
+                  rf"(?:(?:{N}\s*\+\s*)+{N}\s*[=≈]\s*)?{N}(?!{_TIMES}|\s*[+\-−/^])")
 _AFTER_SIGN = re.compile(r"[=→≈:][\s$*]*$")   # "= 5", "**Output**: $5$"
 # A size, not an entry: d_model = 4, head_dim = 128, n_heads = 32, d_k = 512
 # ... or an index running over a sum (sum_{j=1}^K), or a test in code (x % h == 0)
 _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
                    r"(?:(?:sum|limits|prod)_|(?<![\w\\]))[ijkt])"
                    r"\s*=|==)\s*$")
+# the number of a Markdown heading: "## 3.1 The problem with long sequences"
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+$")
+# a whole number that starts a product after "=" is a factor: "= 1×1 + 0×0 = 1"
+_FACTOR = re.compile(r"\s*[×*·]\s*[\d(]")
+# a whole number as a keyword argument in code, no claim: axis=1, dim=-1, diagonal=1
+_KEYWORD_ARGUMENT = re.compile(r"[(,]\s*[A-Za-z_]\w*=$")
 # a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
 _WEIGHT = re.compile(rf"{N}(?=\s*[×·*]\s*(?:[vV]_?\d|{G})| ?{G})")
 _EXPONENT = re.compile(r"(?:e\^\(?|exp\()\s*$")     # e^0.5 inside a fraction, no "=" after
@@ -119,9 +129,7 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         if number.start in line.done:
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
-        if number.value is None or _SIZE.search(before) or number.places == 0 and \
-                not number.percent and not _AFTER_SIGN.search(before):
-            # "-inf" in prose, "step 3", "4 × 4", "d_model = 4"
+        if _no_claim(text, base, number, before):
             left.append(number)
             continue
         if _EXPONENT.search(before):    # an exponent is a scaled score, or nothing
@@ -139,6 +147,19 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         else:
             placed.append(placement)
     return sorted(placed, key=lambda p: p.numbers[0].start), left
+
+
+def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
+    """A number of the line that is no claim: "-inf" in prose, "step 3", "4 × 4",
+    "d_model = 4", a factor ("= 1×1 + 0×0"), "axis=1", a heading's "## 3.1"."""
+    if number.value is None or _SIZE.search(before) or \
+            _HEADING.match(text, 0, number.start - base):
+        return True
+    if number.places or number.percent:
+        return False
+    after = text[number.end - base:number.end - base + 12]
+    return not _AFTER_SIGN.search(before) or bool(_FACTOR.match(after)) or \
+        bool(_KEYWORD_ARGUMENT.search(before))
 
 
 def _term_score(placer: Placer, number: Number, target: Target) -> float:

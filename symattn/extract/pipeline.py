@@ -44,8 +44,9 @@ from symattn.verify.claims import read_claims
 
 SIDE_LINES = 20            # a side calculation is placed over its line and the 20 after it
 _SOFTMAX_AFTER = re.compile(r"^[^\n\[]{0,40}softmax[^\n\[]{0,40}$", re.IGNORECASE)
-_SIDE_INTRO = re.compile(r"(?:softmax\s*\(\s*$|\b(?:для|for|pro|dla|для)\s+\w+\s*$)",
-                         re.IGNORECASE)
+# ... or a test case's input, a quoted key: Input: {"scores": [0, 10, 0]}, then Expected: [...]
+_SIDE_INTRO = re.compile(r"(?:softmax\s*\(\s*$|\b(?:для|for|pro|dla|для)\s+\w+\s*$|"
+                         r"[\"'](?:scores|logits)[\"']\s*:\s*$)", re.IGNORECASE)
 
 
 @dataclass
@@ -161,7 +162,9 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         groups = [continued(document.text, g) for g in groups]
         in_order.extend(groups)
         fits = {placer.input_fit(g) for g in groups} - {None}
-        elsewhere = elsewhere and True not in fits or fits == {False}
+        # an input printed with other values starts another example, even beside an input
+        # that both share ("Case 2: Q = [[1, 0]], K = [[1, 0], [0, 1]], V = [[10, 20], ...]")
+        elsewhere = elsewhere and True not in fits or False in fits
         start = newlines[index - 1] + 1 if index else 0
         end = newlines[index] if index < len(newlines) else len(document.text)
         found = _place_line(document.text, placer, groups, singles, (start, end))

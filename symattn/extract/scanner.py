@@ -42,7 +42,8 @@ MAX_NUMBERS = 20_000       # numbers placed from one document; the rest are coun
 _BRACKET = re.compile(r"[\[\]]")
 MAX_ROW_CHARACTERS = 1500  # a longer bracket is not read as a row
 MAX_ROWS = 200             # a matrix with more rows is read row by row
-_ROW_SEPARATOR = re.compile(r"\s*(?:[,;]\s*)?")   # one way to match: no backtracking
+# one way to match, no backtracking; a comment in code may close the line: "[1, 0],  # Token 0"
+_ROW_SEPARATOR = re.compile(r"\s*(?:[,;]\s*)?(?:(?:#|//)[^\n]*\n\s*)?")
 _ELISION = re.compile(r"\.\.\.|…")
 _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
@@ -50,6 +51,7 @@ _NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[
 CONTINUES_ABOVE = re.compile(r"^[\s$&]*[=≈→][\s$&]*$")
 _WORDS = re.compile(r"(?<![\w])[A-Za-z]{2,20}(?: [A-Za-z]{2,20}){1,2}$")   # "Scaled Scores"
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
+_ARROW = re.compile(r"→|⇒|->|=>")
 
 
 @dataclass
@@ -83,7 +85,8 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
 
 
 def _names_in(before: str) -> tuple[str, ...]:
-    before = _CALL.sub("", before.rstrip()).rstrip()
+    # an arrow ends what was said before it: "d_k = 2 → Output = [[...]]" names the output only
+    before = _ARROW.split(_CALL.sub("", before.rstrip()).rstrip())[-1]
     if not before.endswith(("=", "≈")):
         return ()
     segments = re.split("[=≈]", before[:-1])
@@ -114,6 +117,37 @@ _PRODUCT_GAP = frozenset(" \t·×*\n")
 _EQUALS_AFTER = re.compile(r"\s{0,40}=")
 # after a group: the end of its line, and no factor or term on the next line
 ENDS_EXPRESSION = re.compile(r"[\s.,;$\\]*(?:\n|$)(?![\s$]*[\[×·*+\-])")
+
+
+def _names_above(document: Document, start: int, floor: int) -> tuple[str, ...]:
+    """The names of a group that opens its line under a line ending in ``=`` or an open call:
+    ``W_q = np.array(`` then ``[`` / ``[0.2, 0.4], ...`` on the lines below."""
+    text = document.text
+    line_start = text.rfind("\n", floor, start) + 1
+    if line_start == 0 or text[line_start:start].strip() or line_start - 1 < floor:
+        return ()
+    above_start = text.rfind("\n", max(floor, line_start - 1 - MAX_ROW_CHARACTERS),
+                             line_start - 1) + 1
+    if above_start < floor:
+        return ()      # a group ends on the line above: its names are not this group's
+    return _names_in(text[above_start:line_start - 1])
+
+
+def _argument_position(text: str, group: Group, previous: Group | None,
+                       position: int | None) -> int | None:
+    """``attention([[1, 0]], [[1, 0], [0, 1]], [[1, 2], [3, 4]])``: which argument of an
+    attention function a matrix is (its queries, keys and values in order), or None."""
+    if _ATTENTION_CALL.search(text, max(0, group.start - 80), group.start):
+        return 0
+    if position is None or previous is None or \
+            not _ARGUMENT_GAP.fullmatch(text, previous.end, group.start):
+        return None
+    return position + 1 if position + 1 < len(_ARGUMENTS) else None
+
+
+_ATTENTION_CALL = re.compile(r"\b\w*attention\w*\(\s*$", re.IGNORECASE)
+_ARGUMENT_GAP = re.compile(r"\s*,\s*")
+_ARGUMENTS = ("Q", "K", "V")
 
 
 def expression_above(document: Document, start: int) -> tuple[str, int] | None:
@@ -261,12 +295,16 @@ def _scan(document: Document) -> Scanned:
     groups.extend(table_rows(document, taken))
     groups.extend(frame_rows(document, taken))
     groups.sort(key=lambda g: g.start)
-    floor = 0
+    floor, position = 0, None
     for index, group in enumerate(groups):
         rows = group.rows
         if re.search(r"[≈~]\s*$", text[max(0, group.start - 3):group.start]):
             rows = tuple(tuple(replace(n, approximate=True) for n in row) for row in rows)
-        names, above = _names(document, group.start, floor), ""
+        position = _argument_position(text, group, groups[index - 1] if index else None,
+                                      position)
+        names, above = _names(document, group.start, floor) or \
+            _names_above(document, group.start, floor) or \
+            (() if position is None else (_ARGUMENTS[position],)), ""
         if index + 1 < len(groups) and _first_factor(text, group, groups[index + 1]):
             names = ()     # "Q = X W_Q = [X] [W_Q] = [Q]": the names are the product's
         continued = expression_above(document, group.start)
