@@ -278,11 +278,20 @@ def test_a_spec_is_not_about_the_sections_of_other_temperatures(tmp_path) -> Non
     spec = tmp_path / "inputs.toml"
     spec.write_text('[inputs]\nscores = [[1.0986122886681098, 0]]\n'
                     '[options]\nscale = "none"\ntemperature = 2\n', encoding="utf-8")
-    document = tmp_path / "page.md"
     # T = 1: [3/4, 1/4]; T = 2: softmax([ln 3 / 2, 0]) = [√3/(√3+1), 1/(√3+1)] = 0.634, 0.366
-    document.write_text("# Softmax at T = 1\n\nP = [0.75, 0.25]\n\n"
+    markdown = tmp_path / "page.md"
+    markdown.write_text("# Softmax at T = 1\n\nP = [0.75, 0.25]\n\n"
                         "# Softmax at T = 2\n\nP = [0.63, 0.37]\n", encoding="utf-8")
-    claims = _check_json(document, spec)["claims"]
-    assert {c["line"] for c in claims if c["step"] == "weights"} == {7}
-    assert [(c["printed"], c["verdict"]) for c in claims if c["line"] == 7] == [
-        ("0.63", "ok"), ("0.37", "ok")]
+    # the same as a web page, whose lines are not those of its text
+    page = tmp_path / "page.html"
+    formula = "<math display=\"block\">" + "\n".join(["<mi>z</mi>", "<mo>=</mo>"] * 6) + \
+        "\n<mi>x</mi></math>"          # one line of the page's text, 13 of its own
+    page.write_text("<!DOCTYPE html><html><head><title>t</title></head><body>\n"
+                    f"<p>{formula}</p>\n<h1>Softmax at T = 1</h1>\n"
+                    "<p>P = [0.75, 0.25]</p>\n<h1>Softmax at T = 2</h1>\n"
+                    "<p>P = [0.63, 0.37]</p>\n</body></html>\n", encoding="utf-8")
+    for document, line in ((markdown, 7), (page, 18)):
+        claims = _check_json(document, spec)["claims"]
+        assert {c["line"] for c in claims if c["step"] == "weights"} == {line}, document
+        assert [(c["printed"], c["verdict"]) for c in claims if c["line"] == line] == [
+            ("0.63", "ok"), ("0.37", "ok")]

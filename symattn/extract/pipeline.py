@@ -168,7 +168,8 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         start = newlines[index - 1] + 1 if index else 0
         end = newlines[index] if index < len(newlines) else len(document.text)
         found = _place_line(document.text, placer, groups, singles, (start, end))
-        if elsewhere or any(first <= index + 1 <= last for first, last in others):
+        line = (groups or singles)[0].line      # in the document (an HTML page's own lines)
+        if elsewhere or any(first <= line <= last for first, last in others):
             # only what its values settle beyond doubt belongs to this computation
             found = [p for p in found if p.confidence == "certain"]
         placements.extend(found)
