@@ -144,9 +144,9 @@ def _cloze_parts(text: str) -> list[str]:
             for k, m in enumerate(marks)]
 
 
-def _slots(key: Key, count: int, source: str) -> list[list[str]]:
-    """The blank ids each response slot holds: one blank each, or one exercise each."""
-    ids = key.blank_ids()
+def _slots(ids: Sequence[str], count: int) -> list[list[str]] | None:
+    """The blank ids each response slot holds: one blank each, or one exercise each;
+    None when ``count`` is neither."""
     exercises: dict[str, list[str]] = {}
     for blank_id in ids:
         exercises.setdefault(blank_id.split(".", 1)[0], []).append(blank_id)
@@ -154,9 +154,16 @@ def _slots(key: Key, count: int, source: str) -> list[list[str]]:
         return [[blank_id] for blank_id in ids]
     if count == len(exercises):
         return list(exercises.values())
-    raise InputError(f"{count} responses, but the key has {len(ids)} blanks in "
-                     f"{len(exercises)} exercises (one response per blank or per exercise)",
-                     _at(source, 1))
+    return None
+
+
+def _check_slots(key: Key, count: int, source: str) -> None:
+    for variant in key.variants:
+        if _slots(variant.ids(), count) is None:
+            exercises = len({blank_id.split(".", 1)[0] for blank_id in variant.ids()})
+            raise InputError(f"{count} responses, but variant {variant.variant} of the key has "
+                             f"{len(variant.ids())} blanks in {exercises} exercises (one "
+                             "response per blank or per exercise)", _at(source, 1))
 
 
 def read_moodle(text: str, source: str, key: Key) -> list[Submission]:
@@ -170,7 +177,7 @@ def read_moodle(text: str, source: str, key: Key) -> list[Submission]:
         if match:
             (responses if match.group(1).lower() == "response" else rights)[
                 int(match.group(2))] = c
-    slots = _slots(key, len(responses), source)
+    _check_slots(key, len(responses), source)
     variant_at, code_at = _column(header, "variant"), _column(header, "code")
     _needs_variant(key, source, variant_at is not None or code_at is not None or
                    len(rights) == len(responses))
@@ -187,9 +194,11 @@ def read_moodle(text: str, source: str, key: Key) -> list[Submission]:
         variant, unknown = _variant_of(key, row[variant_at] if variant_at is not None else "",
                                        row[code_at] if code_at is not None else "")
         if variant is None and not unknown and rights:
-            variant = _by_right_answers(key, slots, [row[rights[s]] for s in sorted(rights)])
+            variant = _by_right_answers(key, len(responses),
+                                        [row[rights[s]] for s in sorted(rights)])
+        slots = _slots(variant.ids() if variant else key.variants[0].ids(), len(responses))
         answers = []
-        for blank_ids, cell in zip(slots, cells):
+        for blank_ids, cell in zip(slots or [], cells):
             parts = _cloze_parts(cell) if len(blank_ids) > 1 else [cell]
             parts += [""] * (len(blank_ids) - len(parts))
             answers += [(b, "" if p.strip() == "-" else p, number)
@@ -203,13 +212,14 @@ def _same(printed: str, expected: str) -> bool:
         expected.strip().replace(",", ".").replace(" ", "")
 
 
-def _by_right_answers(key: Key, slots: list[list[str]], cells: list[str]) -> KeyVariant | None:
+def _by_right_answers(key: Key, count: int, cells: list[str]) -> KeyVariant | None:
     """The one variant whose numeric answers are the report's right answers."""
-    shown = [part for blank_ids, cell in zip(slots, cells) for part in
-             (_cloze_parts(cell) if len(blank_ids) > 1 else [cell])]
-    ids = [blank_id for blank_ids in slots for blank_id in blank_ids]
     matching = []
     for variant in key.variants:
+        slots = _slots(variant.ids(), count) or []
+        shown = [part for blank_ids, cell in zip(slots, cells) for part in
+                 (_cloze_parts(cell) if len(blank_ids) > 1 else [cell])]
+        ids = [blank_id for blank_ids in slots for blank_id in blank_ids]
         pairs = [(text, variant.blank(blank_id)) for text, blank_id in zip(shown, ids)]
         numeric = [(text, blank) for text, blank in pairs
                    if blank is not None and blank.kind == "number"]

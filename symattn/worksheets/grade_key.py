@@ -69,6 +69,9 @@ class KeyVariant:
     def blank(self, blank_id: str) -> KeyBlank | None:
         return self._by_id.get(blank_id)
 
+    def ids(self) -> tuple[str, ...]:
+        return tuple(blank.id for blank in self.blanks)
+
 
 @dataclass(frozen=True)
 class Key:
@@ -86,7 +89,10 @@ class Key:
         return next((v for v in self.variants if v.code.casefold() == wanted), None)
 
     def blank_ids(self) -> tuple[str, ...]:
-        return tuple(blank.id for blank in self.variants[0].blanks) if self.variants else ()
+        """Every variant's blank ids, in order (variants may differ: the cells a
+        fill-in exercise leaves out)."""
+        return tuple(dict.fromkeys(blank.id for variant in self.variants
+                                   for blank in variant.blanks))
 
     def resolve(self, column: str) -> str | None:
         """A column name as a blank id: ``1.e1`` as it is, or a bare ``e1`` that only one

@@ -184,9 +184,11 @@ class _Grader:
     def shown(self, value: Exact, places: int) -> str:
         return NumberFormat(digits=None, places=places, locale=self.locale).format(value) or ""
 
-    def mark(self, blank: KeyBlank | None, blank_id: str, answer: str) -> Mark:
+    def mark(self, blank: KeyBlank | None, blank_id: str, answer: str, key: Key) -> Mark:
         if blank is None:
-            return Mark(blank_id, answer, "", "unreadable", why="grade.why_blank")
+            why = "grade.why_other_variant" if blank_id in key.blank_ids() else \
+                "grade.why_blank"
+            return Mark(blank_id, answer, "", "unreadable", why=why)
         if not answer.strip():
             return Mark(blank_id, answer, "", "unreadable", why="grade.why_empty")
         kind = blank.kind
@@ -339,9 +341,10 @@ def grade(key: Key, submissions: Sequence[Submission], rule: Rule) -> Grading:
             why = "grade.why_variant" if submission.unknown_variant else "grade.why_no_variant"
             marks = tuple(Mark(blank_id, answer, "", "unreadable", why=why)
                           for blank_id, answer, _ in submission.answers)
-        else:
-            marks = tuple(grader.mark(variant.blank(blank_id), blank_id, answer)
-                          for blank_id, answer, _ in submission.answers)
+        else:     # a blank of another variant: skipped when empty (a column of the class)
+            marks = tuple(grader.mark(variant.blank(blank_id), blank_id, answer, key)
+                          for blank_id, answer, _ in submission.answers
+                          if variant.blank(blank_id) is not None or answer.strip())
         students.append(StudentGrades(submission.student, submission.source, submission.line,
                                       variant.variant if variant else None,
                                       variant.code if variant else submission.unknown_variant,
