@@ -30,6 +30,7 @@ from cli_support import assert_one_line_error, run
 
 mpmath.mp.dps = 60
 SEED, VARIANTS = 11, 30
+SCHEMA = Path(__file__).resolve().parent.parent / "symattn" / "schemas" / "grade.json"
 Matrix = list[list[Any]]
 
 
@@ -97,7 +98,10 @@ def _steps(weights: Matrix, values: Matrix | None) -> dict[str, Matrix]:
     return out
 
 
-def attention_slips(spec: dict[str, Any]) -> tuple[dict[str, Matrix], dict[str, list[dict[str, Matrix]]]]:
+Steps = dict[str, Matrix]
+
+
+def attention_slips(spec: dict[str, Any]) -> tuple[Steps, dict[str, list[Steps]]]:
     """The right steps and every slip's steps (a list: one per way it happens)."""
     inputs = spec["inputs"]
     values = _mp(inputs["V"]) if "V" in inputs else None
@@ -298,8 +302,7 @@ def test_grade_reproduces_the_planted_truth_and_draws_the_chart(
                            "--chart", str(png))
     assert status == 0, err
     document = json.loads(out)
-    jsonschema.Draft202012Validator(json.loads(Path(
-        "symattn/schemas/grade.json").read_text("utf-8"))).validate(document)
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text("utf-8"))).validate(document)
     assert document["slips_named"] is True
     assert _graded(document) == planted["expected"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -462,6 +465,13 @@ def test_a_bad_file_is_one_line_naming_it_and_the_line(
     assert status == 2 and out == ""
     assert_one_line_error(err, name, where)
     assert not (folder / "out.txt").exists()
+
+
+def test_the_grade_schema_is_shipped_and_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = json.loads(SCHEMA.read_text("utf-8"))
+    jsonschema.Draft202012Validator.check_schema(shipped)
+    status, out, _ = run(capsys, "schema", "grade")
+    assert status == 0 and json.loads(out) == shipped
 
 
 def test_a_key_that_is_not_an_answers_file(planted: dict[str, Any],
