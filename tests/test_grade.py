@@ -330,6 +330,8 @@ def test_text_csv_and_html_say_the_same_in_the_keys_language(
     _, page, _ = run(capsys, *args, "--format", "html", "--language", "pl")
     assert page.startswith("<!DOCTYPE html>") and 'lang="pl"' in page
     assert "softmax policzono po kolumnach" in page and "<script" not in page
+    _, page, _ = run(capsys, *args, "--format", "html", "--chart", str(folder / "in.svg"))
+    assert page.count("<svg") == 1 and "<?xml" not in page
 
 
 # ------------------------------------------------------------------ Moodle and typed files
@@ -497,3 +499,38 @@ def test_without_matplotlib_a_chart_is_one_line_and_nothing_else_needs_it(
     assert not (folder / "none.png").exists() and not (folder / "none.txt").exists()
     status, out, _ = run(capsys, *args)
     assert status == 0 and "Class summary" in out
+
+
+@pytest.fixture(scope="module")
+def every_kind() -> Any:
+    from symattn.worksheets.grade_key import read_key
+
+    sheets = build(seed=3, kinds=("output_row", "causal_mask", "find_error", "sizes",
+                                  "design", "entropy"))
+    return read_key(answers_document(sheets), "every-kind.json")
+
+
+def test_any_text_is_graded_never_an_error(every_kind: Any) -> None:
+    from hypothesis import given, settings, strategies as st
+
+    from symattn.worksheets.grade_input import Submission
+    from symattn.worksheets.grading import VERDICTS, Rule, grade
+
+    ids = every_kind.blank_ids()
+    pieces = st.sampled_from(["0", "1", ".", ",", "%", "≈", "-", "−", " ", "e", "/", "∞",
+                              "inf", "(", ")", ";", "MiB", "A", "x", "\u00a0", "9" * 30])
+    texts = st.one_of(st.text(max_size=12), st.lists(pieces, max_size=8).map("".join))
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(st.lists(st.tuples(st.sampled_from(ids), texts), min_size=1, max_size=6),
+           st.sampled_from([Rule(), Rule(places=2), Rule(tolerance="key")]))
+    def graded(answers: list[tuple[str, str]], rule: Rule) -> None:
+        submission = Submission("s", "s.txt", 1, every_kind.variants[0], "",
+                                tuple((b, a, 1) for b, a in answers))
+        marks = grade(every_kind, [submission], rule).students[0].marks
+        assert [m.blank for m in marks] == [b for b, _ in answers]
+        assert all(m.verdict in VERDICTS for m in marks)
+        assert all(m.verdict == "unreadable" for m, (_, a) in zip(marks, answers)
+                   if not a.strip())
+
+    graded()

@@ -155,8 +155,12 @@ def run(args: argparse.Namespace) -> int:
         from symattn.render.grade_chart import slip_chart
 
         chart = slip_chart(grading, chart_format)
-    text = {"text": layouts.grade_text, "csv": layouts.grade_csv, "json": layouts.grade_json,
-            "html": layouts.grade_html}[args.format](grading)
+    if args.format == "html":     # an SVG chart is also drawn in the page
+        svg = chart.decode("utf-8") if chart is not None and chart_format == "svg" else ""
+        text = layouts.grade_html(grading, svg[svg.find("<svg"):] if svg else "")
+    else:
+        text = {"text": layouts.grade_text, "csv": layouts.grade_csv,
+                "json": layouts.grade_json}[args.format](grading)
     write_output(text, args.output)
     if chart is not None:
         write_atomically(args.chart, chart)

@@ -43,7 +43,8 @@ from symattn.worksheets.grade_key import Key, KeyVariant
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's answers: (blank id or the name as written, answer text, line)."""
+    """One student's answers: (blank id, or the name as written when it names no blank of
+    the key, answer text, line)."""
 
     student: str
     source: str
@@ -51,7 +52,6 @@ class Submission:
     variant: KeyVariant | None
     unknown_variant: str                     # the variant or code as written, when unknown
     answers: tuple[tuple[str, str, int], ...]
-    unknown_ids: tuple[str, ...] = ()        # answers' ids that name no blank
 
 
 def _at(source: str, line: int) -> Location:
@@ -118,9 +118,7 @@ def read_table(text: str, source: str, key: Key) -> list[Submission]:
         variant, unknown = _variant_of(key, row[variant_at] if variant_at is not None else "",
                                        row[code_at] if code_at is not None else "")
         answers = tuple((ids[c] or header[c].strip(), row[c], number) for c in answer_columns)
-        found.append(Submission(row[0].strip(), source, number, variant, unknown, answers,
-                                tuple(header[c].strip() for c in answer_columns
-                                      if ids[c] is None)))
+        found.append(Submission(row[0].strip(), source, number, variant, unknown, answers))
     return found
 
 
@@ -235,7 +233,6 @@ def read_typed(text: str, source: str, key: Key) -> Submission:
     student = ""
     number = code = ""
     answers: list[tuple[str, str, int]] = []
-    unknown: list[str] = []
     for line_number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
         body = line.split("#", 1)[0].strip()
         if not body:
@@ -252,10 +249,7 @@ def read_typed(text: str, source: str, key: Key) -> Submission:
         elif name.casefold() == "code":
             code = answer
         else:
-            blank_id = key.resolve(name)
-            if blank_id is None:
-                unknown.append(name)
-            answers.append((blank_id or name, answer, line_number))
+            answers.append((key.resolve(name) or name, answer, line_number))
     from pathlib import PurePath
 
     variant, written = _variant_of(key, number, code)
@@ -264,4 +258,4 @@ def read_typed(text: str, source: str, key: Key) -> Submission:
                          "\"code = ...\" (the code on the sheet) or \"variant = N\"",
                          _at(source, 1))
     return Submission(student or PurePath(source).stem, source, 1, variant, written,
-                      tuple(answers), tuple(unknown))
+                      tuple(answers))
