@@ -441,6 +441,11 @@ def test_the_rule_is_the_teachers(planted: dict[str, Any],
     assert verdict("--places", "4")[0] in ("wrong", "slip")
     assert verdict("--tolerance", "0.0005") == ("right", f"within 0.0005 of {_decimal(value, 6)}")
     assert verdict("--tolerance", "0.0003")[0] in ("wrong", "slip")
+    _, out, _ = run(capsys, *args, "--tolerance", "0.0005")
+    assert json.loads(out)["rule"] == {"places": None, "tolerance": "0.0005"}
+    status, _, err = run(capsys, *args, "--tolerance", "-1")
+    assert status == 2
+    assert_one_line_error(err, "--tolerance")
 
 
 @pytest.mark.parametrize("name, text, where", [

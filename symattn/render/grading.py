@@ -132,6 +132,21 @@ def _mark_json(catalog: messages.Catalog, mark: Mark) -> dict[str, Any]:
             "rule": rule_text(catalog, mark) or None}
 
 
+def _tolerance_text(tolerance: object) -> str | None:
+    """``--tolerance`` as data: a decimal (0.0005), ``key``, or None."""
+    if tolerance is None or isinstance(tolerance, str):
+        return tolerance
+    from flint import fmpq
+
+    from symattn.values.exact import terminating_places
+    from symattn.values.number_format import NumberFormat
+
+    assert isinstance(tolerance, fmpq)
+    places = terminating_places(tolerance)
+    return NumberFormat(digits=None if places is not None else 20,
+                        places=places).format(tolerance)
+
+
 def grade_json(grading: Grading) -> str:
     """The grading as JSON (``symattn schema grade``)."""
     catalog = _catalog(grading)
@@ -139,8 +154,7 @@ def grade_json(grading: Grading) -> str:
     document = {
         "symattn": __version__, "schema_version": SCHEMA_VERSION,
         "key": grading.key.source, "language": grading.key.language,
-        "rule": {"places": rule.places,
-                 "tolerance": None if rule.tolerance is None else str(rule.tolerance)},
+        "rule": {"places": rule.places, "tolerance": _tolerance_text(rule.tolerance)},
         "slips_named": grading.key.rebuilt,
         "students": [{"student": s.student, "source": s.source, "line": s.line,
                       "variant": s.variant, "code": s.code,
