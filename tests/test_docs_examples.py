@@ -76,8 +76,10 @@ SHELL_BLOCK = re.compile(r"^```(?:sh|bash|shell)\n(.*?)^```", re.S | re.M)
 # that are a command's synopsis ([--digits N]) are shown, not run.
 # ... and the seed documents docs/extract.md walks through (beside the project, not in
 # it: tests/test_extract_seeds.py reads them there) with the draft made from them
+# ... and a class's answers that `grade` reads (class.csv, responses.csv, typed/)
 _NOT_RUN = re.compile(r"--pdf|\bFILE\b|\bmy[-.\w]*\.toml|\bchapter|book/|specs/|mytemplates|"
-                      r"\b\d{3}_[0-9a-f]{16}\.txt|\bdraft\.toml|\[|\*|&&|\|")
+                      r"\b\d{3}_[0-9a-f]{16}\.txt|\bdraft\.toml|\bclass\.csv|"
+                      r"\bresponses\.csv|\btyped/|\[|\*|&&|\|")
 
 
 def _shell_commands() -> list[tuple[str, str]]:

@@ -51,6 +51,7 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.examples as examples
     import symattn.cli.explore as explore
     import symattn.cli.extract as extract
+    import symattn.cli.grade as grade
     import symattn.cli.kvcache as kvcache
     import symattn.cli.permute as permute
     import symattn.cli.render as render
@@ -60,7 +61,7 @@ def _command_modules() -> list[ModuleType]:
     import symattn.cli.worksheet as worksheet
 
     return [derive, check, extract, examples, sizes, explore, permute, kvcache, calculator,
-            serve, worksheet, render, schema]
+            serve, worksheet, grade, render, schema]
 
 
 def _located(error: SymattnError, args: argparse.Namespace) -> SymattnError:

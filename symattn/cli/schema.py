@@ -2,9 +2,10 @@
 
 The schemas ship inside the package (``symattn/schemas/*.json``): ``derive``,
 ``check``, ``sizes``, ``answers`` (a worksheet class set's
-``worksheet-answers.json``) and ``report`` (the envelope of ``sweep``,
-``whatif``, ``permute`` and ``kvcache``). Each document carries
-``"schema_version": "1"``; docs/ci.md shows how to validate against them.
+``worksheet-answers.json``), ``report`` (the envelope of ``sweep``,
+``whatif``, ``permute`` and ``kvcache``) and ``grade`` (``symattn grade --format
+json``). Each document carries ``"schema_version": "1"``; docs/ci.md shows how
+to validate against them.
 
 >>> import argparse
 >>> commands = argparse.ArgumentParser(prog="symattn").add_subparsers(dest="command")
@@ -22,7 +23,7 @@ import argparse
 
 from symattn.cli.options import EXIT_OK, Handler, Subparsers, epilog, write_output
 
-SCHEMAS = ("derive", "check", "sizes", "answers", "report")
+SCHEMAS = ("derive", "check", "sizes", "answers", "report", "grade")
 
 
 def register(subparsers: Subparsers) -> dict[str, Handler]:
@@ -36,8 +37,8 @@ def register(subparsers: Subparsers) -> dict[str, Handler]:
   symattn schema derive                         the schema of derive --format json
 """))
     parser.add_argument("name", choices=SCHEMAS,
-                        help="derive, check, sizes, answers (worksheet-answers.json) or "
-                             "report (sweep, whatif, permute, kvcache)")
+                        help="derive, check, sizes, answers (worksheet-answers.json), "
+                             "report (sweep, whatif, permute, kvcache) or grade")
     parser.add_argument("--output", "-o", metavar="OUT", help="write to OUT instead of stdout")
     return {"schema": run}
 
