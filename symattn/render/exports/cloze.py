@@ -7,7 +7,10 @@ or ``SHORTANSWER``; alternatives separated by ``~``, each with its grade
 ``value:tolerance``), and its feedback after ``#``. Inside an answer or a
 feedback the characters ``} # ~ / " \\`` get a backslash (Moodle's
 documentation of embedded answers; its parser ends an answer at an unescaped
-``~ # }`` and a feedback at an unescaped ``~ }``).
+``~ # }`` and a feedback at an unescaped ``~ }``). The question's own text
+has every ``{`` as the HTML entity ``&#123;`` (``text``): the browser and
+MathJax see the brace, Moodle's parser, which reads the HTML source, never
+sees a field where a token or title wrote ``{1:SA:=x}``.
 
 >>> escape('a}b#c~d/e"f\\\\g')
 'a\\\\}b\\\\#c\\\\~d\\\\/e\\\\"f\\\\\\\\g'
@@ -20,7 +23,7 @@ documentation of embedded answers; its parser ends an answer at an unescaped
 
 from __future__ import annotations
 
-__all__ = ["escape", "field", "SPECIAL"]
+__all__ = ["escape", "field", "text", "SPECIAL"]
 
 from symattn.render.exports.questions import Answer
 
@@ -30,6 +33,15 @@ SPECIAL = '\\}#~/"'
 def escape(text: str) -> str:
     """``text`` fit for a Cloze answer or feedback (the backslash first)."""
     return "".join("\\" + c if c in SPECIAL else c for c in text)
+
+
+def text(html: str) -> str:
+    """A question's HTML with no ``{`` that could start a field.
+
+    >>> text(r"\\(e^{z}\\) {1:SA:=x}")
+    '\\\\(e^&#123;z}\\\\) &#123;1:SA:=x}'
+    """
+    return html.replace("{", "&#123;")
 
 
 def field(answer: Answer) -> str:

@@ -152,7 +152,7 @@ def _item(quiz: ET.Element, item: Item) -> None:
         _answer(question, item.answers[0])
     else:
         _question(quiz, "cloze", item, fill_fields(
-            item.text, lambda k: cloze.field(item.answers[k])))
+            cloze.text(item.text), lambda k: cloze.field(item.answers[k])))
 
 
 def document(sheets: Sequence[Worksheet]) -> bytes:
