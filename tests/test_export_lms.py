@@ -211,6 +211,29 @@ def test_gift_groups_each_exercise_and_variant_with_slip_feedback(lesson, record
     assert slips > VARIANTS * 20
 
 
+_ORDER = ["responseDeclaration", "outcomeDeclaration", "itemBody", "responseProcessing",
+          "modalFeedback"]
+
+
+def _check_qti_structure(item: ET.Element) -> None:
+    """What the QTI 2.1 information model asks of an item (no XSD is at hand): its
+    children in the model's order, an inline interaction inside a paragraph, a block
+    interaction never inside one, each FEEDBACK value shown by a modalFeedback."""
+    names = [child.tag.removeprefix(QTI) for child in item]
+    assert names == sorted(names, key=_ORDER.index) and names.count("itemBody") == 1
+    for paragraph in item.iter(f"{QTI}p"):
+        for inner in paragraph.iter():
+            assert inner.tag not in (f"{QTI}choiceInteraction",
+                                     f"{QTI}extendedTextInteraction", f"{QTI}div")
+    for text in item.iter(f"{QTI}textEntryInteraction"):
+        assert any(text in list(p) for p in item.iter(f"{QTI}p"))
+    shown = {f.get("identifier") for f in item.findall(f"{QTI}modalFeedback")}
+    set_values = {v.text for setter in item.iter(f"{QTI}setOutcomeValue")
+                  if setter.get("identifier") == "FEEDBACK"
+                  for v in setter.iter(f"{QTI}baseValue")}
+    assert set_values == shown
+
+
 def test_qti_one_item_per_exercise_and_variant_with_slip_feedback(lesson, records) -> None:
     archive = zipfile.ZipFile(io.BytesIO(exports.export("qti", lesson)))
     items = [ET.fromstring(archive.read(n)) for n in archive.namelist()
@@ -222,6 +245,7 @@ def test_qti_one_item_per_exercise_and_variant_with_slip_feedback(lesson, record
         assert match
         blanks = [r for (v, e, _), r in records.items()
                   if v == int(match.group(1)) and e == match.group(2)]
+        _check_qti_structure(item)
         declared = [d.get("identifier") for d in item.findall(f"{QTI}responseDeclaration")]
         assert declared == [f"R_{r['blank']}" for r in blanks]
         interactions = [i.get("responseIdentifier") for i in item.iter()
@@ -289,3 +313,55 @@ def test_an_output_row_key_and_its_slips_recomputed(lesson) -> None:
         assert [Fraction(s["value"]) for s in named] == ([_rounded(unscaled[j])] if far else [])
         percent = [s for s in slips if Fraction(s["value"]) == _rounded(100 * right[j])]
         assert percent and all(s["tolerance"] == "0.0005" for s in slips)
+
+
+def _mpf(x: Fraction) -> Any:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _ceil_tenth_unit(x: Any, places: int = 3) -> Fraction:
+    """|x| rounded up to a tenth of a unit in the last place."""
+    step = mpmath.mpf(10) ** (places + 1)
+    return Fraction(int(mpmath.ceil(abs(x) * step)), 10 ** (places + 1))
+
+
+def test_a_softmax_table_tolerances_and_slips_recomputed(lesson) -> None:
+    """The tolerances (half a unit, plus what carrying rounded exponentials costs) and
+    every slip's number of a softmax table, from its scores alone."""
+    mpmath.mp.dps = 40
+    sheet = lesson[11]
+    exercise = sheet.exercises[0]
+    assert exercise.kind == "softmax_table"
+    z = [_mpf(Fraction(x)) for x in exercise.problems[0]["inputs"]["scaled"][0]]
+    exps = [mpmath.e ** x for x in z]
+    total = sum(exps)
+    weights = [e / total for e in exps]
+    rounded = [_rounded(e) for e in exps]
+    carried_total = sum(rounded)
+    half = Fraction(1, 2000)
+    tolerance = {f"e{j + 1}": half for j in range(len(z))}
+    tolerance["sum"] = half + _ceil_tenth_unit(_mpf(carried_total) - total)
+    written_total = _rounded(_mpf(carried_total))
+    for j, w in enumerate(weights):
+        carried = _mpf(rounded[j]) / _mpf(written_total)
+        tolerance[f"a{j + 1}"] = half + _ceil_tenth_unit(carried - w)
+    slipped: dict[str, set[Fraction]] = {}
+    for j in range(len(z)):
+        others = [k for k in range(len(z)) if k != j]
+        slipped[f"e{j + 1}"] = {-_rounded(exps[j])} | {_rounded(exps[k]) for k in others}
+        slipped[f"a{j + 1}"] = {Fraction(1), _rounded(100 * weights[j]), -_rounded(weights[j])} \
+            | {_rounded(weights[k]) for k in others}          # columns, %, sign, others
+    slipped["sum"] = {-_rounded(total)}
+    (question,) = list(_moodle(exports.export("moodle", [sheet])).values())[0]
+    fields = cloze_fields(question.findtext("questiontext/text") or "")
+    for blank, field in zip(exercise.blanks, fields):
+        key, *slips = field["alternatives"]
+        exact = Fraction(key["value"]) if blank.places is None else None
+        right = exact if exact is not None else _rounded(
+            exps[int(blank.id[1:]) - 1] if blank.id.startswith("e") else
+            total if blank.id == "sum" else weights[int(blank.id[1:]) - 1])
+        assert Fraction(key["value"]) == right
+        reach = (0 if exact is not None else tolerance[blank.id]) + half
+        assert Fraction(key["tolerance"]) == (0 if exact is not None else tolerance[blank.id])
+        expected = {v for v in slipped[blank.id] if abs(v - right) > reach}
+        assert {Fraction(s["value"]) for s in slips} == expected, blank.id
