@@ -39,7 +39,7 @@ import html
 import xml.etree.ElementTree as ET
 from typing import Sequence
 
-from symattn.render.exports import cloze
+from symattn.render.exports.cloze import field as cloze_field, text as cloze_text
 from symattn.render.exports.questions import Answer, Item, by_category, fill_fields, items
 from symattn.render.exports.xml_text import serialise
 from symattn.worksheets.sheet import Worksheet
@@ -152,7 +152,7 @@ def _item(quiz: ET.Element, item: Item) -> None:
         _answer(question, item.answers[0])
     else:
         _question(quiz, "cloze", item, fill_fields(
-            cloze.text(item.text), lambda k: cloze.field(item.answers[k])))
+            cloze_text(item.text), lambda k: cloze_field(item.answers[k])))
 
 
 def document(sheets: Sequence[Worksheet]) -> bytes:
