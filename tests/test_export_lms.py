@@ -365,3 +365,33 @@ def test_a_softmax_table_tolerances_and_slips_recomputed(lesson) -> None:
         assert Fraction(key["tolerance"]) == (0 if exact is not None else tolerance[blank.id])
         expected = {v for v in slipped[blank.id] if abs(v - right) > reach}
         assert {Fraction(s["value"]) for s in slips} == expected, blank.id
+
+
+def test_a_calculator_free_fraction_is_a_short_answer_in_every_format() -> None:
+    sheets = worksheet.build(seed=7, variants=3, preset="lesson45", numbers="calculator-free")
+    fractions = {(sheet.variant, r["exercise"], r["blank"]): r["expected"] for sheet in sheets
+                 for r in sheet.answers() if "/" in r["expected"]}
+    assert fractions
+    found = 0
+    for question in [q for qs in _moodle(exports.export("moodle", sheets)).values() for q in qs]:
+        match = re.fullmatch(r"s7-v(\d+)-e(\d+)", question.findtext("idnumber") or "")
+        assert match
+        blanks = [r["blank"] for r in sheets[int(match.group(1)) - 1].answers()
+                  if r["exercise"] == match.group(2)]
+        fields = cloze_fields(question.findtext("questiontext/text") or "")  # all parse
+        for blank, field in zip(blanks, fields):
+            fraction = fractions.get((int(match.group(1)), match.group(2), blank))
+            if fraction is not None:
+                found += 1
+                assert field["type"] == "SHORTANSWER"
+                assert field["alternatives"][0] == {"fraction": 100.0, "answer": fraction,
+                                                    "feedback": ""}
+    assert found == len(fractions)
+    gift = exports.export("gift", sheets).decode("utf-8")
+    assert not re.search(r"\{#=?-?\d+/\d+", gift)               # no fraction as a number
+    archive = zipfile.ZipFile(io.BytesIO(exports.export("qti", sheets)))
+    for name in archive.namelist():
+        if name.startswith("items/"):
+            for value in ET.fromstring(archive.read(name)).iter(f"{QTI}baseValue"):
+                if value.get("baseType") == "float":
+                    float(value.text or "")

@@ -10,9 +10,10 @@ the asked blank boxed, the others as dots, in a category per exercise and
 variant. An answer is ``numerical`` (a value with a tolerance, both from the
 answers data, and the slips' numbers scored 0 with their feedback:
 ``slip_answers``), ``multichoice`` (the options, one right), ``shortanswer``
-(a masked entry, -inf, which is not a number a platform grades) or ``essay``
-(a ``design`` exercise, whose answers are graded by their check; the
-reference answer goes to the grader). Every answer keeps its blank's id.
+(a masked entry, -inf, or a calculator-free fraction, 2/9: neither is a
+number a platform reads) or ``essay`` (a ``design`` exercise, whose answers
+are graded by their check; the reference answer goes to the grader). Every
+answer keeps its blank's id.
 
 >>> from symattn.worksheets import sheet as worksheet
 >>> sheets = worksheet.build(seed=7, variants=2, kinds=("softmax_table",))
@@ -205,6 +206,10 @@ def _answer(blank: Blank, part: Choice | None, context: _HtmlContext,
                       label=label)
     if blank.value is NEG_INF:
         return Answer("shortanswer", accepted=MINUS_INFINITY, blank=blank.id, label=label)
+    shown = blank.expected("en")
+    if "/" in shown:                # a fraction (2/9) is no number a platform reads
+        return Answer("shortanswer", accepted=(shown, shown.replace("/", " / ")),
+                      blank=blank.id, label=label)
     return Answer("numerical", blank.expected("en"), blank.tolerance_text(),
                   wrong=slips.of(blank), blank=blank.id, label=label)
 
