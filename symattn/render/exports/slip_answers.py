@@ -38,7 +38,6 @@ from flint import fmpq
 from symattn import messages
 from symattn.derivation.names import base_name
 from symattn.derivation.steps import Derivation
-from symattn.values import arith
 from symattn.values.decimals import UndecidedError, decide_scaled
 from symattn.values.exact import NAN, NEG_INF, terminating_places
 from symattn.values.rounding import Rounding, format_scaled
@@ -134,7 +133,7 @@ class SlipAnswers:
                     not getattr(other, "is_numeric", True):
                 continue
             try:
-                numbers.add(decide_scaled(arith.multiply(other, fmpq(1)), places, _RULE))
+                numbers.add(decide_scaled(other, places, _RULE))
             except (UndecidedError, ValueError):
                 continue
         return numbers
