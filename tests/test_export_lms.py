@@ -225,6 +225,11 @@ def _check_qti_structure(item: ET.Element) -> None:
         for inner in paragraph.iter():
             assert inner.tag not in (f"{QTI}choiceInteraction",
                                      f"{QTI}extendedTextInteraction", f"{QTI}div")
+    body = item.find(f"{QTI}itemBody")
+    assert body is not None
+    for block in (f"{QTI}choiceInteraction", f"{QTI}extendedTextInteraction",
+                  f"{QTI}rubricBlock"):
+        assert len(list(item.iter(block))) == len(body.findall(block))   # in the body itself
     for text in item.iter(f"{QTI}textEntryInteraction"):
         assert any(text in list(p) for p in item.iter(f"{QTI}p"))
     shown = {f.get("identifier") for f in item.findall(f"{QTI}modalFeedback")}

@@ -59,21 +59,34 @@ def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
     return ET.SubElement(parent, _q(tag), attributes)
 
 
-def _html(parent: ET.Element, text: str, fields: Sequence[ET.Element] = ()) -> None:
-    """The question's HTML (well-formed: p, em, div, table, tr, th, td) inside ``parent``,
-    each field mark replaced by its interaction from ``fields``."""
+def _html(parent: ET.Element, text: str) -> None:
+    """The question's HTML (well-formed: p, em, div, table, tr, th, td) inside ``parent``."""
+    fragment = ET.fromstring(f"<div>{xml_text(text)}</div>")
+    for element in fragment.iter():
+        element.tag = _q(element.tag)
+    parent.append(fragment)
+
+
+def _body(body: ET.Element, text: str, fields: Sequence[ET.Element]) -> None:
+    """The item's HTML as the blocks of ``body``, each field mark replaced by its interaction
+    from ``fields`` (a block interaction standing alone in its ``div`` takes its place)."""
     marked = fill_fields(xml_text(text), lambda k: f'<field n="{k}"/>')
     fragment = ET.fromstring(f"<div>{marked}</div>")
-    elements = list(fragment.iter())
-    for element in elements:
+    for element in list(fragment.iter()):
+        element.tag = _q(element.tag)
         for k, child in enumerate(element):
             if child.tag == "field":
                 interaction = fields[int(child.get("n", "0"))]
                 interaction.tail = child.tail
                 element[k] = interaction
-        element.tag = _q(element.tag)
-    fragment.tag = _q("div")
-    parent.append(fragment)
+    for block in fragment:
+        alone = block.tag == _q("div") and len(block) == 1 and not (block.text or "").strip() \
+            and not (block[0].tail or "").strip() and block[0].tag in _BLOCK_INTERACTIONS
+        body.append(block[0] if alone else block)
+
+
+_BLOCK_INTERACTIONS = frozenset({f"{{{NS}}}choiceInteraction",
+                                 f"{{{NS}}}extendedTextInteraction"})
 
 
 def _value(parent: ET.Element, text: str) -> None:
@@ -126,11 +139,15 @@ def _interaction(answer: Answer) -> ET.Element:
             choice = _sub(interaction, "simpleChoice", identifier=f"C{k}")
             _html(choice, text)
         return interaction
-    interaction = ET.Element(_q("div"))
-    _sub(interaction, "extendedTextInteraction", responseIdentifier=_rid(answer))
-    rubric = _sub(interaction, "rubricBlock", view="scorer")
-    _html(rubric, f"<p>{answer.reference}</p>")
-    return interaction
+    return ET.Element(_q("extendedTextInteraction"), {"responseIdentifier": _rid(answer)})
+
+
+def _rubrics(body: ET.Element, answers: Sequence[Answer]) -> None:
+    """The reference answer of each design blank, for the scorer only."""
+    for answer in answers:
+        if answer.kind == "essay":
+            _html(_sub(body, "rubricBlock", view="scorer"),
+                  f"<p>{answer.label}: {answer.reference}</p>")
 
 
 def _equal(parent: ET.Element, answer: Answer, tolerance: str) -> ET.Element:
@@ -196,7 +213,8 @@ def item_xml(question: Item) -> bytes:
         _declaration(item, answer)
     _outcomes(item, question.answers)
     body = _sub(item, "itemBody")
-    _html(body, question.text, [_interaction(answer) for answer in question.answers])
+    _body(body, question.text, [_interaction(answer) for answer in question.answers])
+    _rubrics(body, question.answers)
     _processing(item, question.answers)
     _feedback(item, question.answers)
     return _serialise(item, NS)
