@@ -10,7 +10,10 @@ the key itself prints is no slip answer, and neither is one whose interval
 (the number plus or minus half a unit in its last place) touches the key's
 (the key plus or minus its tolerance): a platform takes the first answer that
 matches, and a right answer must never be scored 0. Slips that print the same
-number are one answer naming each of them.
+number are one answer naming each of them. Every slip answer is then proved
+as the key is (``Worksheet.verify``): ``symattn check`` judges it, printed
+for the blank's claim, and the answer is kept only when the verdict is wrong
+and names a slip; the slips it names are the ones the feedback names.
 
 A blank printed exactly (a whole score, an exact entropy) is tried at the
 sheet's places, the places the instructions ask for.
@@ -77,6 +80,7 @@ class SlipAnswers:
         self.catalog = messages.load(language)
         self.places = places
         self._derived: dict[int, tuple[Derivation, WrongHints]] = {}
+        self._proved: dict[int, dict[str, tuple[Wrong, ...]]] = {}
 
     def _hints(self, problem: int) -> tuple[Derivation, WrongHints]:
         if problem not in self._derived:
@@ -95,7 +99,46 @@ class SlipAnswers:
         return self.places if exact is not None and exact <= self.places else None
 
     def of(self, blank: Blank) -> tuple[Wrong, ...]:
-        """The blank's slip answers, in the order of their first slip in the catalogue."""
+        """The blank's slip answers, in the order of their first slip in the catalogue,
+        each confirmed by the checker."""
+        if self._places(blank) is None:
+            return ()
+        assert blank.claim is not None
+        problem = blank.claim[0]
+        if problem not in self._proved:
+            self._proved[problem] = self._prove(problem)
+        return self._proved[problem].get(blank.id, ())
+
+    def _prove(self, problem: int) -> dict[str, tuple[Wrong, ...]]:
+        """Every candidate of the problem's blanks judged by one check; the confirmed ones."""
+        from symattn.verify import checker
+
+        candidates = {blank.id: (blank, self._candidates(blank)) for blank in
+                      self.exercise.blanks if blank.claim is not None and
+                      blank.claim[0] == problem and self._places(blank) is not None}
+        claims = {f"{blank.claim[1]} @ {bid}-{k}": wrong.value
+                  for bid, (blank, found) in candidates.items() if blank.claim is not None
+                  for k, wrong in enumerate(found)}
+        if not claims:
+            return {}
+        report = checker.check(derive_spec({**self.exercise.problems[problem],
+                                            "claims": claims}))
+        verdicts = {v.claim.key: v for v in report.verdicts}
+        out: dict[str, tuple[Wrong, ...]] = {}
+        for bid, (blank, found) in candidates.items():
+            kept = []
+            for k, wrong in enumerate(found):
+                assert blank.claim is not None
+                verdict = verdicts.get(f"{blank.claim[1]} @ {bid}-{k}")
+                if verdict is None or verdict.verdict != "wrong" or not verdict.slips:
+                    continue
+                kept.append(Wrong(wrong.value, wrong.tolerance, verdict.slips, " ".join(
+                    self.feedback(slip) for slip in verdict.slips)))
+            out[bid] = tuple(kept)
+        return out
+
+    def _candidates(self, blank: Blank) -> tuple[Wrong, ...]:
+        """The slips' numbers for the blank, before the checker has judged them."""
         places = self._places(blank)
         if places is None:
             return ()
