@@ -1,5 +1,6 @@
 """Learning-platform exports are data: a spec's title or token names cannot add a
-question or a category to GIFT, and cannot make Moodle XML or QTI ill-formed.
+question or a category to GIFT, a question, a category or an embedded-answer field to
+Moodle XML, an item to QTI, and cannot make Moodle XML or QTI ill-formed.
 
 Each export is read back with its own reader (GIFT line by line, xml.etree) and
 compared with the same set made with plain names: the same number of
@@ -52,8 +53,20 @@ def _gift_counts(text: str) -> tuple[int, int]:
     return questions, categories
 
 
+_FIELD = re.compile(r"\{[0-9]*:[A-Z_]+:")     # what starts a field in Moodle's Cloze parser
+
+
+def _moodle_counts(quiz: ET.Element) -> tuple[int, int, int]:
+    """(categories, questions, Cloze fields)."""
+    questions = [q for q in quiz.iter("question")]
+    categories = sum(q.get("type") == "category" for q in questions)
+    fields = sum(len(_FIELD.findall(q.findtext("questiontext/text") or "")) for q in questions)
+    return categories, len(questions) - categories, fields
+
+
 PLAIN = _sheets("T", ["a", "b", "c"])
 PLAIN_GIFT = _gift_counts(exports.export("gift", PLAIN).decode("utf-8"))
+PLAIN_MOODLE = _moodle_counts(ET.fromstring(exports.export("moodle", PLAIN)))
 
 
 def _visible(text: str) -> str:
@@ -72,7 +85,7 @@ def _check(title: str, tokens: list[str]) -> None:
     quiz = ET.fromstring(exports.export("moodle", sheets))
     categories = [q.findtext("category/text") or "" for q in quiz.iter("question")
                   if q.get("type") == "category"]
-    assert len(categories) == PLAIN_GIFT[1]
+    assert _moodle_counts(quiz) == PLAIN_MOODLE
     shown = _visible(" ".join(f"{title} (en, 3)".split()))    # one line, then what XML allows
     for category in categories:
         assert "<" not in category and ">" not in category     # HTML to Moodle: escaped
@@ -80,13 +93,16 @@ def _check(title: str, tokens: list[str]) -> None:
         assert html.unescape(top).replace("\x00", "/").startswith(f"{shown}/")
     texts = [html.unescape(q.findtext("questiontext/text") or "") for q in quiz.iter("question")
              if q.get("type") != "category"]
-    assert len(texts) == PLAIN_GIFT[0]
     seen = [_visible(token).replace("\r\n", "\n").replace("\r", "\n")   # XML's line ends
             for token in tokens]
     assert all(any(token in text for token in seen) for text in texts)   # the asked row's
     files = _qti_files(sheets)
     assert files["assessment.xml"].get("title", "").startswith(_visible(title))
-    assert len([n for n in files if n.startswith("items/")]) == PLAIN_GIFT[0]
+    assert len([n for n in files if n.startswith("items/")]) == PLAIN_MOODLE[1]
+
+
+def test_a_token_that_looks_like_a_cloze_field_adds_no_field() -> None:
+    _check("T", ["{1:SHORTANSWER:=x}", "{:NM:=1:0}", "c"])
 
 
 def test_a_title_with_lines_adds_no_question_and_no_category() -> None:

@@ -1,6 +1,13 @@
-"""GIFT: Moodle's plain-text question format, one ``$CATEGORY`` per exercise and blank.
+"""GIFT: Moodle's plain-text question format, one ``$CATEGORY`` per exercise and variant.
 
-``::name::[html]text{#value:tolerance}`` for a number, ``{=right ~wrong ...}``
+GIFT has one answer block per question and no embedded answers, so each blank
+of an exercise is its own question, and the questions of one exercise in one
+variant share a category (``.../Exercise 1: .../Variant 3``): a quiz made of
+one variant's categories asks every blank from that variant.
+
+``::name::[html]text{#value:tolerance}`` for a number (with slips:
+``{#=value:tolerance =%0%slipped:tolerance#feedback ...}``, each slip's number
+scored 0 with its feedback), ``{=right ~wrong ...}``
 for a choice, ``{=a =b}`` for a short answer and ``{####reference}`` for an essay (the
 reference answer as general feedback). Every
 string passes ``escape``: on one line (line breaks and other control characters
@@ -42,6 +49,10 @@ def escape(text: str, special: str = SPECIAL) -> str:
 
 
 def _answer(answer: Answer) -> str:
+    if answer.kind == "numerical" and answer.wrong:
+        return f"{{#={answer.value}:{answer.tolerance}" + "".join(
+            f" =%0%{wrong.value}:{wrong.tolerance}#{escape(wrong.feedback)}"
+            for wrong in answer.wrong) + "}"
     if answer.kind == "numerical":
         return f"{{#{answer.value}:{answer.tolerance}}}"
     if answer.kind == "multichoice":

@@ -1,18 +1,24 @@
 """QTI 2.1: a content package (zip) of items, a test and a manifest.
 
-Each question is an ``assessmentItem`` (namespace ``imsqti_v2p1``):
+Each exercise of each variant is one ``assessmentItem`` (namespace
+``imsqti_v2p1``) with an interaction per blank, placed after the part that
+holds it, each with its own ``responseDeclaration`` (``R_<blank id>``, the
+answers file's id):
 
 * a number: a ``float`` response with its ``correctResponse``, a
-  ``textEntryInteraction``, and response processing that scores 1 when
-  ``<equal toleranceMode="absolute" tolerance="t t">`` holds;
+  ``textEntryInteraction``; it scores 1 when ``<equal toleranceMode="absolute"
+  tolerance="t t">`` holds, and else, when it equals a slip's number (within
+  half a unit in its last place), adds that answer's identifier to the
+  ``FEEDBACK`` outcome, which shows the ``modalFeedback`` naming the slip;
 * a choice: an ``identifier`` response, a ``choiceInteraction`` of
-  ``simpleChoice``s, and the ``match_correct`` template;
-* a masked entry: a ``string`` response mapped from every accepted spelling
-  (``map_response``);
+  ``simpleChoice``s, scored 1 when it ``match``es the correct one;
+* a masked entry: a ``string`` response that scores 1 when it ``match``es an
+  accepted spelling;
 * a design exercise: an ``extendedTextInteraction``, scored by a person, the
   reference answer in a ``rubricBlock`` for the scorer.
 
-``assessment.xml`` is one test whose section selects one variant (a
+``SCORE`` adds up the blanks scored right (``MAXSCORE`` the blanks scored by
+the item). ``assessment.xml`` is one test whose section selects one variant (a
 sub-section holding every item of that variant), and ``imsmanifest.xml``
 lists every file (resource types ``imsqti_item_xmlv2p1`` and
 ``imsqti_test_xmlv2p1``). The zip's dates are fixed, so the same seed gives
@@ -23,7 +29,7 @@ the same bytes.
 >>> data = package(worksheet.build(seed=7, variants=2, kinds=("softmax_table",)))
 >>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
 >>> names[:2], len(names)
-(['imsmanifest.xml', 'assessment.xml'], 20)
+(['imsmanifest.xml', 'assessment.xml'], 4)
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from typing import Sequence
 
-from symattn.render.exports.questions import Answer, Question, questions
+from symattn.render.exports.questions import Answer, Item, fill_fields, items
 from symattn.render.exports.xml_text import serialise, xml_text
 from symattn.worksheets.sheet import Worksheet
 
@@ -54,23 +60,54 @@ def _sub(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
 
 
 def _html(parent: ET.Element, text: str) -> None:
-    """The question's HTML (well-formed: p, em, table, tr, th, td) inside ``parent``."""
+    """The question's HTML (well-formed: p, em, div, table, tr, th, td) inside ``parent``."""
     fragment = ET.fromstring(f"<div>{xml_text(text)}</div>")
     for element in fragment.iter():
         element.tag = _q(element.tag)
-    fragment.tag = _q("div")
     parent.append(fragment)
+
+
+def _body(body: ET.Element, text: str, fields: Sequence[ET.Element]) -> None:
+    """The item's HTML as the blocks of ``body``, each field mark replaced by its interaction
+    from ``fields`` (a block interaction standing alone in its ``div`` takes its place)."""
+    marked = fill_fields(xml_text(text), lambda k: f'<field n="{k}"/>')
+    fragment = ET.fromstring(f"<div>{marked}</div>")
+    for element in list(fragment.iter()):
+        element.tag = _q(element.tag)
+        for k, child in enumerate(element):
+            if child.tag == "field":
+                interaction = fields[int(child.get("n", "0"))]
+                interaction.tail = child.tail
+                element[k] = interaction
+    for block in fragment:
+        alone = block.tag == _q("div") and len(block) == 1 and not (block.text or "").strip() \
+            and not (block[0].tail or "").strip() and block[0].tag in _BLOCK_INTERACTIONS
+        body.append(block[0] if alone else block)
+
+
+_BLOCK_INTERACTIONS = frozenset({f"{{{NS}}}choiceInteraction",
+                                 f"{{{NS}}}extendedTextInteraction"})
 
 
 def _value(parent: ET.Element, text: str) -> None:
     _sub(parent, "value").text = text
 
 
-def _declarations(item: ET.Element, answer: Answer) -> None:
-    base = {"numerical": "float", "multichoice": "identifier", "shortanswer": "string",
-            "essay": "string"}[answer.kind]
-    response = _sub(item, "responseDeclaration", identifier="RESPONSE", cardinality="single",
-                    baseType=base)
+def _rid(answer: Answer) -> str:
+    return f"R_{answer.blank}"
+
+
+def _fid(answer: Answer, k: int) -> str:
+    return f"F_{answer.blank}_{k + 1}"
+
+
+_BASE = {"numerical": "float", "multichoice": "identifier", "shortanswer": "string",
+         "essay": "string"}
+
+
+def _declaration(item: ET.Element, answer: Answer) -> None:
+    response = _sub(item, "responseDeclaration", identifier=_rid(answer),
+                    cardinality="single", baseType=_BASE[answer.kind])
     if answer.kind == "numerical":
         _value(_sub(response, "correctResponse"), answer.value)
     elif answer.kind == "multichoice":
@@ -78,64 +115,108 @@ def _declarations(item: ET.Element, answer: Answer) -> None:
         _value(_sub(response, "correctResponse"), f"C{right + 1}")
     elif answer.kind == "shortanswer":
         _value(_sub(response, "correctResponse"), answer.accepted[0])
-        mapping = _sub(response, "mapping", defaultValue="0")
-        for text in answer.accepted:
-            _sub(mapping, "mapEntry", mapKey=text, mappedValue="1")
-    outcome = _sub(item, "outcomeDeclaration", identifier="SCORE", cardinality="single",
-                   baseType="float")
-    _value(_sub(outcome, "defaultValue"), "0")
 
 
-def _body(item: ET.Element, question: Question) -> None:
-    body = _sub(item, "itemBody")
-    _html(body, question.text)
-    answer = question.answer
-    if answer.kind == "numerical":
-        paragraph = _sub(body, "p")
-        _sub(paragraph, "textEntryInteraction", responseIdentifier="RESPONSE",
-             expectedLength="12")
-        if answer.unit:
-            paragraph[-1].tail = f" {answer.unit}"
-    elif answer.kind == "multichoice":
-        interaction = _sub(body, "choiceInteraction", responseIdentifier="RESPONSE",
-                           shuffle="false", maxChoices="1")
+def _outcomes(item: ET.Element, answers: Sequence[Answer]) -> None:
+    scored = sum(answer.kind != "essay" for answer in answers)
+    for name, default in (("SCORE", "0"), ("MAXSCORE", str(scored))):
+        outcome = _sub(item, "outcomeDeclaration", identifier=name, cardinality="single",
+                       baseType="float")
+        _value(_sub(outcome, "defaultValue"), default)
+    _sub(item, "outcomeDeclaration", identifier="FEEDBACK", cardinality="multiple",
+         baseType="identifier")
+
+
+def _interaction(answer: Answer) -> ET.Element:
+    if answer.kind in ("numerical", "shortanswer"):
+        return ET.Element(_q("textEntryInteraction"), {
+            "responseIdentifier": _rid(answer),
+            "expectedLength": "12" if answer.kind == "numerical" else "8"})
+    if answer.kind == "multichoice":
+        interaction = ET.Element(_q("choiceInteraction"), {
+            "responseIdentifier": _rid(answer), "shuffle": "false", "maxChoices": "1"})
         for k, (text, _) in enumerate(answer.options, 1):
             choice = _sub(interaction, "simpleChoice", identifier=f"C{k}")
             _html(choice, text)
-    elif answer.kind == "shortanswer":
-        _sub(_sub(body, "p"), "textEntryInteraction", responseIdentifier="RESPONSE",
-             expectedLength="8")
+        return interaction
+    return ET.Element(_q("extendedTextInteraction"), {"responseIdentifier": _rid(answer)})
+
+
+def _rubrics(body: ET.Element, answers: Sequence[Answer]) -> None:
+    """The reference answer of each design blank, for the scorer only."""
+    for answer in answers:
+        if answer.kind == "essay":
+            _html(_sub(body, "rubricBlock", view="scorer"),
+                  f"<p>{answer.label}: {answer.reference}</p>")
+
+
+def _equal(parent: ET.Element, answer: Answer, tolerance: str) -> ET.Element:
+    equal = _sub(parent, "equal", toleranceMode="absolute", tolerance=f"{tolerance} {tolerance}",
+                 includeLowerBound="true", includeUpperBound="true")
+    _sub(equal, "variable", identifier=_rid(answer))
+    return equal
+
+
+def _right(branch: ET.Element, answer: Answer) -> None:
+    """The condition that the answer is right, inside ``branch``."""
+    if answer.kind == "numerical":
+        _sub(_equal(branch, answer, answer.tolerance), "correct", identifier=_rid(answer))
+    elif answer.kind == "multichoice":
+        match = _sub(branch, "match")
+        _sub(match, "variable", identifier=_rid(answer))
+        _sub(match, "correct", identifier=_rid(answer))
     else:
-        _sub(body, "extendedTextInteraction", responseIdentifier="RESPONSE")
-        rubric = _sub(body, "rubricBlock", view="scorer")
-        _html(rubric, f"<p>{answer.reference}</p>")
+        either = _sub(branch, "or")
+        for text in answer.accepted:
+            match = _sub(either, "match")
+            _sub(match, "variable", identifier=_rid(answer))
+            _sub(match, "baseValue", baseType="string").text = text
 
 
-def _processing(item: ET.Element, answer: Answer) -> None:
-    if answer.kind == "multichoice":
-        _sub(item, "responseProcessing", template=_TEMPLATES + "match_correct")
-    elif answer.kind == "shortanswer":
-        _sub(item, "responseProcessing", template=_TEMPLATES + "map_response")
-    elif answer.kind == "numerical":
-        condition = _sub(_sub(item, "responseProcessing"), "responseCondition")
+def _set(branch: ET.Element, outcome: str, combine: str, base: str, value: str) -> None:
+    setter = _sub(branch, "setOutcomeValue", identifier=outcome)
+    combined = _sub(setter, combine)
+    _sub(combined, "variable", identifier=outcome)
+    _sub(combined, "baseValue", baseType=base).text = value
+
+
+def _processing(item: ET.Element, answers: Sequence[Answer]) -> None:
+    processing = _sub(item, "responseProcessing")
+    for answer in answers:
+        if answer.kind == "essay":
+            continue
+        condition = _sub(processing, "responseCondition")
         branch = _sub(condition, "responseIf")
-        equal = _sub(branch, "equal", toleranceMode="absolute",
-                     tolerance=f"{answer.tolerance} {answer.tolerance}",
-                     includeLowerBound="true", includeUpperBound="true")
-        _sub(equal, "variable", identifier="RESPONSE")
-        _sub(equal, "correct", identifier="RESPONSE")
-        score = _sub(branch, "setOutcomeValue", identifier="SCORE")
-        _sub(score, "baseValue", baseType="float").text = "1"
+        _right(branch, answer)
+        _set(branch, "SCORE", "sum", "float", "1")
+        for k, wrong in enumerate(answer.wrong):
+            branch = _sub(condition, "responseElseIf")
+            equal = _equal(branch, answer, wrong.tolerance)
+            _sub(equal, "baseValue", baseType="float").text = wrong.value
+            _set(branch, "FEEDBACK", "multiple", "identifier", _fid(answer, k))
 
 
-def item_xml(question: Question) -> bytes:
-    """One ``assessmentItem`` as XML."""
+def _feedback(item: ET.Element, answers: Sequence[Answer]) -> None:
+    for answer in answers:
+        for k, wrong in enumerate(answer.wrong):
+            feedback = _sub(item, "modalFeedback", outcomeIdentifier="FEEDBACK",
+                            identifier=_fid(answer, k), showHide="show")
+            _html(feedback, f"<p>{answer.label} = {wrong.value}: {wrong.feedback}</p>")
+
+
+def item_xml(question: Item) -> bytes:
+    """One ``assessmentItem`` as XML: an exercise of one variant."""
     item = ET.Element(_q("assessmentItem"), {"identifier": question.idnumber,
                                              "title": question.name, "adaptive": "false",
                                              "timeDependent": "false"})
-    _declarations(item, question.answer)
-    _body(item, question)
-    _processing(item, question.answer)
+    for answer in question.answers:
+        _declaration(item, answer)
+    _outcomes(item, question.answers)
+    body = _sub(item, "itemBody")
+    _body(body, question.text, [_interaction(answer) for answer in question.answers])
+    _rubrics(body, question.answers)
+    _processing(item, question.answers)
+    _feedback(item, question.answers)
     return _serialise(item, NS)
 
 
@@ -144,9 +225,9 @@ def _serialise(root: ET.Element, namespace: str) -> bytes:
     return serialise(root)
 
 
-def _test(items: Sequence[Question], sheets: Sequence[Worksheet]) -> bytes:
+def _test(found: Sequence[Item], sheets: Sequence[Worksheet]) -> bytes:
     test = ET.Element(_q("assessmentTest"), {"identifier": "classset",
-                                             "title": items[0].category[0] if items else ""})
+                                             "title": found[0].category[0] if found else ""})
     part = _sub(test, "testPart", identifier="part", navigationMode="nonlinear",
                 submissionMode="simultaneous")
     section = _sub(part, "assessmentSection", identifier="classset", title="classset",
@@ -155,14 +236,14 @@ def _test(items: Sequence[Question], sheets: Sequence[Worksheet]) -> bytes:
     for sheet in sheets:
         variant = _sub(section, "assessmentSection", identifier=f"variant{sheet.variant}",
                        title=f"{sheet.variant}", visible="true")
-        for item in items:
+        for item in found:
             if item.variant == sheet.variant:
                 _sub(variant, "assessmentItemRef", identifier=item.idnumber,
                      href=f"items/{item.idnumber}.xml")
     return _serialise(test, NS)
 
 
-def _manifest(items: Sequence[Question]) -> bytes:
+def _manifest(found: Sequence[Item]) -> bytes:
     def tag(name: str) -> str:
         return f"{{{MANIFEST_NS}}}{name}"
 
@@ -175,7 +256,7 @@ def _manifest(items: Sequence[Question]) -> bytes:
     test = ET.SubElement(resources, tag("resource"), {
         "identifier": "classset", "type": "imsqti_test_xmlv2p1", "href": "assessment.xml"})
     ET.SubElement(test, tag("file"), {"href": "assessment.xml"})
-    for item in items:
+    for item in found:
         href = f"items/{item.idnumber}.xml"
         ET.SubElement(test, tag("dependency"), {"identifierref": item.idnumber})
         resource = ET.SubElement(resources, tag("resource"), {
@@ -186,9 +267,9 @@ def _manifest(items: Sequence[Question]) -> bytes:
 
 def package(sheets: Sequence[Worksheet]) -> bytes:
     """The zipped QTI 2.1 content package of a class set."""
-    items = questions(sheets)
-    files = [("imsmanifest.xml", _manifest(items)), ("assessment.xml", _test(items, sheets))]
-    files += [(f"items/{item.idnumber}.xml", item_xml(item)) for item in items]
+    found = items(sheets)
+    files = [("imsmanifest.xml", _manifest(found)), ("assessment.xml", _test(found, sheets))]
+    files += [(f"items/{item.idnumber}.xml", item_xml(item)) for item in found]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files:

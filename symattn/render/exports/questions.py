@@ -1,34 +1,44 @@
-"""Every blank of a class set as a self-contained question for a learning platform.
+"""A class set as questions for a learning platform: per exercise (``items``) or per blank.
 
-A ``Question`` holds strings only: its category (one per exercise and blank,
-holding that blank's question in every variant), a name, the question text as
-HTML (the exercise's prompt, its given matrices and the asked blank; math as
-``\\(...\\)`` for MathJax, which Moodle and most platforms render), and its
-answer: ``numerical`` (a value with a tolerance, both from the answers data),
-``multichoice`` (the options, one right), ``shortanswer`` (a masked entry,
--inf, which is not a number a platform grades) or ``essay`` (a ``design``
-exercise, whose answers are graded by their check; the reference answer goes
-to the grader).
+``items`` makes one ``Item`` per exercise and variant: the exercise's prompt,
+its given matrices and tables (math as ``\\(...\\)`` for MathJax, which Moodle
+and most platforms render), every blank boxed with its label, and after each
+part a ``FIELD`` mark per blank it holds (each format puts its own field
+there), with one ``Answer`` per blank. ``questions`` makes one ``Question``
+per blank and variant (for GIFT, which has one answer block per question):
+the asked blank boxed, the others as dots, in a category per exercise and
+variant. An answer is ``numerical`` (a value with a tolerance, both from the
+answers data, and the slips' numbers scored 0 with their feedback:
+``slip_answers``), ``multichoice`` (the options, one right), ``shortanswer``
+(a masked entry, -inf, or a calculator-free fraction, 2/9: neither is a
+number a platform reads) or ``essay`` (a ``design`` exercise, whose answers
+are graded by their check; the reference answer goes to the grader). Every
+answer keeps its blank's id.
 
 >>> from symattn.worksheets import sheet as worksheet
 >>> sheets = worksheet.build(seed=7, variants=2, kinds=("softmax_table",))
 >>> found = questions(sheets)
 >>> len(found), found[0].answer.kind, found[0].answer.value, found[0].answer.tolerance
 (18, 'numerical', '7.389', '0.0005')
->>> found[0].category == found[9].category, found[0].text.count("\\\\(") > 3
-(True, True)
+>>> found[0].category == found[8].category != found[9].category
+True
+>>> exercise = items(sheets)
+>>> len(exercise), [a.blank for a in exercise[0].answers][:3], len(FIELD.findall(exercise[0].text))
+(2, ['e1', 'a1', 'e2'], 9)
 """
 
 from __future__ import annotations
 
-__all__ = ["Answer", "Question", "questions", "by_category", "html_text", "plain_text"]
+__all__ = ["Answer", "Question", "Item", "questions", "items", "by_category", "html_text",
+           "plain_text", "fill_fields", "FIELD"]
 
 import html
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from symattn import messages
+from symattn.render.exports.slip_answers import SlipAnswers, Wrong
 from symattn.render.worksheet import _Context, number_math
 from symattn.values.exact import NEG_INF
 from symattn.worksheets.model import (Blank, Blanks, Choice, Exercise, Fragment, Given, Grid,
@@ -37,6 +47,10 @@ from symattn.worksheets.sheet import Worksheet
 
 _USER = re.compile("\ue000(\\d+)\ue001")
 MINUS_INFINITY = ("-inf", "-∞", "−∞", "-oo")
+# Where an exercise question's k-th answer field stands in its HTML (each format puts its
+# own field there).
+FIELD = re.compile("\ue002(\\d+)\ue003")
+_ALL = Blank("", "", None)       # "every blank asked": each shown boxed with its label
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,9 @@ class Answer:
     options: tuple[tuple[str, bool], ...] = ()   # multichoice: (HTML, right?)
     accepted: tuple[str, ...] = ()           # shortanswer: every accepted spelling
     reference: str = ""                      # essay: the reference answer (HTML)
+    wrong: tuple[Wrong, ...] = ()            # numerical: the slips' answers, scored 0
+    blank: str = ""                          # the blank's id (the answers file's)
+    label: str = ""                          # the blank's label (HTML math)
 
 
 @dataclass(frozen=True)
@@ -60,6 +77,19 @@ class Question:
     variant: int
     text: str                                # HTML
     answer: Answer
+
+
+@dataclass(frozen=True)
+class Item:
+    """One exercise of one variant as one question: ``text`` (HTML) holds a ``FIELD``
+    mark for each of ``answers``, in order."""
+
+    category: tuple[str, ...]                # path below the course's top category
+    name: str
+    idnumber: str                            # unique in the class set
+    variant: int
+    text: str
+    answers: tuple[Answer, ...]
 
 
 class _HtmlContext(_Context):
@@ -118,6 +148,8 @@ def _matrix(rows: Sequence[Sequence[Any]], context: _HtmlContext, asked: Blank |
 
 def _cell(cell: Any, context: _HtmlContext, asked: Blank | None) -> str:
     if isinstance(cell, Blank):
+        if asked is _ALL:
+            return rf"\boxed{{{cell.label}}}"
         return r"\boxed{?}" if cell is asked else r"\ldots"
     return context.math(cell)
 
@@ -158,20 +190,28 @@ def _table_html(part: Table, context: _HtmlContext, asked: Blank | None) -> str:
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 
 
-def _answer(blank: Blank, part: Choice | None, context: _HtmlContext) -> Answer:
+def _answer(blank: Blank, part: Choice | None, context: _HtmlContext,
+            slips: SlipAnswers) -> Answer:
+    label = context.math_html(blank.label)
     if blank.kind == "choice" and part is not None:
         options = tuple((f"({blank.mark(k, context.locale)}) {context.html(label)}",
                          option == blank.value)
                         for k, (option, label) in enumerate(zip(blank.options, part.labels)))
-        return Answer("multichoice", options=options)
+        return Answer("multichoice", options=options, blank=blank.id, label=label)
     if blank.kind == "design":
         reference = context.math_html(number_math_vector(blank.value, context.locale))
-        return Answer("essay", reference=reference)
+        return Answer("essay", reference=reference, blank=blank.id, label=label)
     if blank.kind == "size":
-        return Answer("numerical", str(blank.value), "0", unit=blank.unit)
+        return Answer("numerical", str(blank.value), "0", unit=blank.unit, blank=blank.id,
+                      label=label)
     if blank.value is NEG_INF:
-        return Answer("shortanswer", accepted=MINUS_INFINITY)
-    return Answer("numerical", blank.expected("en"), blank.tolerance_text())
+        return Answer("shortanswer", accepted=MINUS_INFINITY, blank=blank.id, label=label)
+    shown = blank.expected("en")
+    if "/" in shown:                # a fraction (2/9) is no number a platform reads
+        return Answer("shortanswer", accepted=(shown, shown.replace("/", " / ")),
+                      blank=blank.id, label=label)
+    return Answer("numerical", blank.expected("en"), blank.tolerance_text(),
+                  wrong=slips.of(blank), blank=blank.id, label=label)
 
 
 def number_math_vector(values: Sequence[Any], locale: str) -> str:
@@ -188,28 +228,105 @@ def _holds(part: Any, blank: Blank) -> bool:
     return isinstance(part, Choice) and part.blank is blank
 
 
+def _heading(catalog: messages.Catalog, number: int, exercise: Exercise) -> str:
+    title = catalog.text(f"kind.{exercise.kind}.title")
+    return plain_text(catalog.fill("sheet.exercise", number=str(number), title=title))
+
+
+def _instructions(sheet: Worksheet, context: _HtmlContext) -> str:
+    return context.html(context.catalog.fill("sheet.instructions", unit=number_math(
+        _unit(sheet.places), None, sheet.language)))
+
+
+def _choice_of(exercise: Exercise, blank: Blank) -> Choice | None:
+    return next((p for p in exercise.parts if isinstance(p, Choice) and p.blank is blank),
+                None)
+
+
 def _exercise_questions(sheet: Worksheet, number: int, exercise: Exercise,
                         catalog: messages.Catalog, top: str) -> list[Question]:
-    title = catalog.text(f"kind.{exercise.kind}.title")
-    heading = plain_text(catalog.fill("sheet.exercise", number=str(number), title=title))
+    heading = _heading(catalog, number, exercise)
     context = _HtmlContext(catalog, sheet.language)
-    instructions = context.html(catalog.fill("sheet.instructions", unit=number_math(
-        _unit(sheet.places), None, sheet.language)))
+    instructions = _instructions(sheet, context)
+    slips = SlipAnswers(exercise, sheet.language, sheet.places, html_text)
     shared = [_part_html(part, context, None) for part in exercise.parts]   # no blank asked
     out = []
     for blank in exercise.blanks:
-        choice = next((p for p in exercise.parts if isinstance(p, Choice) and p.blank is blank),
-                      None)
+        choice = _choice_of(exercise, blank)
         body = "".join(_part_html(part, context, blank) if _holds(part, blank) else shared[k]
                        for k, part in enumerate(exercise.parts))
         unit = f"<p>({html.escape(blank.unit)})</p>" if blank.kind == "size" and blank.unit \
             else ""
         out.append(Question(
-            category=(top, heading, blank.id), name=f"{heading} - {blank.id} - {sheet.variant}",
+            category=(top, heading, plain_text(catalog.fill("lms.variant",
+                                                             number=str(sheet.variant)))),
+            name=f"{heading} - {blank.id} - {sheet.variant}",
             idnumber=f"s{sheet.seed}-v{sheet.variant}-e{number}-{blank.id}",
             variant=sheet.variant, text=f"<p><em>{instructions}</em></p>{body}{unit}",
-            answer=_answer(blank, choice, context)))
+            answer=_answer(blank, choice, context, slips)))
     return out
+
+
+def field(k: int) -> str:
+    """The mark of answer ``k``'s field in an item's HTML."""
+    return f"\ue002{k}\ue003"
+
+
+def fill_fields(text: str, render: Callable[[int], str]) -> str:
+    """An item's HTML with each field mark replaced by ``render(k)``."""
+    return FIELD.sub(lambda m: render(int(m.group(1))), text)
+
+
+def _field_lines(blanks: Sequence[Blank], order: dict[int, int], context: _HtmlContext,
+                 ) -> str:
+    """``label = FIELD`` per blank (a choice or a design: the field alone, a block)."""
+    lines = []
+    for blank in blanks:
+        mark = field(order[id(blank)])
+        if blank.kind in ("choice", "design"):
+            lines.append(f"<div>{mark}</div>")
+            continue
+        unit = f" {html.escape(blank.unit)}" if blank.kind == "size" and blank.unit else ""
+        lines.append(f"<p>{context.math_html(blank.label + ' =')} {mark}{unit}</p>")
+    return "".join(lines)
+
+
+def _part_blanks(part: Any) -> list[Blank]:
+    if isinstance(part, Blanks):
+        return list(part.blanks)
+    if isinstance(part, Choice):
+        return [part.blank]
+    if isinstance(part, (Grid, Table)):
+        return [cell for row in part.rows for cell in row if isinstance(cell, Blank)]
+    return []
+
+
+def _item_html(exercise: Exercise, context: _HtmlContext) -> str:
+    """The exercise with every blank boxed by its label, each part followed by the fields
+    of its blanks."""
+    order = {id(blank): k for k, blank in enumerate(exercise.blanks)}
+    out = []
+    for part in exercise.parts:
+        blanks = _part_blanks(part)
+        if isinstance(part, (Blanks, Choice)):
+            caption = f"<p>{context.html(part.caption)}</p>" if part.caption else ""
+            out.append(caption + _field_lines(blanks, order, context))
+        else:
+            out.append(_part_html(part, context, _ALL) + _field_lines(blanks, order, context))
+    return "".join(out)
+
+
+def _exercise_item(sheet: Worksheet, number: int, exercise: Exercise,
+                   catalog: messages.Catalog, top: str) -> Item:
+    heading = _heading(catalog, number, exercise)
+    context = _HtmlContext(catalog, sheet.language)
+    slips = SlipAnswers(exercise, sheet.language, sheet.places, html_text)
+    answers = tuple(_answer(blank, _choice_of(exercise, blank), context, slips)
+                    for blank in exercise.blanks)
+    text = f"<p><em>{_instructions(sheet, context)}</em></p>{_item_html(exercise, context)}"
+    return Item(category=(top, heading), name=f"{heading} - {sheet.variant}",
+                idnumber=f"s{sheet.seed}-v{sheet.variant}-e{number}", variant=sheet.variant,
+                text=text, answers=answers)
 
 
 def _unit(places: int) -> Any:
@@ -218,21 +335,39 @@ def _unit(places: int) -> Any:
     return fmpq(1, 10 ** places)
 
 
+def _top(sheet: Worksheet, catalog: messages.Catalog) -> str:
+    title = sheet.title or plain_text(catalog.text("sheet.title"))
+    return f"{title} ({sheet.language}, {sheet.seed})"
+
+
 def questions(sheets: Sequence[Worksheet]) -> list[Question]:
     """One question per blank per variant, in sheet order, variant by variant."""
     out: list[Question] = []
     for sheet in sheets:
         catalog = messages.load(sheet.language)
-        title = sheet.title or plain_text(catalog.text("sheet.title"))
-        top = f"{title} ({sheet.language}, {sheet.seed})"
+        top = _top(sheet, catalog)
         for number, exercise in enumerate(sheet.exercises, 1):
             out.extend(_exercise_questions(sheet, number, exercise, catalog, top))
     return out
 
 
-def by_category(items: Sequence[Question]) -> dict[tuple[str, ...], list[Question]]:
+def items(sheets: Sequence[Worksheet]) -> list[Item]:
+    """One question per exercise per variant, in sheet order, variant by variant."""
+    out: list[Item] = []
+    for sheet in sheets:
+        catalog = messages.load(sheet.language)
+        top = _top(sheet, catalog)
+        out.extend(_exercise_item(sheet, number, exercise, catalog, top)
+                   for number, exercise in enumerate(sheet.exercises, 1))
+    return out
+
+
+_Q = TypeVar("_Q", Question, Item)
+
+
+def by_category(found: Sequence[_Q]) -> dict[tuple[str, ...], list[_Q]]:
     """The questions grouped by category, categories in sheet order."""
-    out: dict[tuple[str, ...], list[Question]] = {}
-    for item in items:
+    out: dict[tuple[str, ...], list[_Q]] = {}
+    for item in found:
         out.setdefault(item.category, []).append(item)
     return out
