@@ -3,7 +3,8 @@
 ``simple_pdf(lines)`` writes one page of Helvetica text, one line per item;
 ``to_unicode`` maps character codes to other Unicode text (to make a glyph
 that cannot be read); ``encrypted`` adds a standard security handler whose
-password is not empty, so the file cannot be opened without it.
+password is not empty, so the file cannot be opened without it. ``pdflatex``
+and ``chromium_pdf`` make PDFs as TeX and a browser set them.
 """
 
 from __future__ import annotations
@@ -65,3 +66,14 @@ def pdflatex(tex: str, folder: Path, name: str = "doc") -> Path:
                     "-halt-on-error", source.name], cwd=folder, capture_output=True,
                    timeout=120, check=True)
     return folder / f"{name}.pdf"
+
+
+def chromium_pdf(html: str, folder: Path, name: str = "page") -> Path:
+    """``html`` printed to PDF by headless Chromium in ``folder``; the PDF's path."""
+    page = folder / f"{name}.html"
+    page.write_text(html, encoding="utf-8")
+    out = folder / f"{name}.pdf"
+    subprocess.run([shutil.which("chromium") or "chromium", "--headless=new", "--no-sandbox",
+                    "--disable-gpu", "--no-pdf-header-footer", f"--print-to-pdf={out}",
+                    page.as_uri()], cwd=folder, capture_output=True, timeout=120, check=True)
+    return out

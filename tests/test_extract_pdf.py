@@ -17,15 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli_support import run
-from pdf_support import pdflatex, simple_pdf
+from pdf_support import chromium_pdf, pdflatex, simple_pdf
 from symattn.errors import InputError
 from symattn.extract.checking import check_document
 from symattn.extract.document import Document, from_text, read_document
-from symattn.extract.pdf_layout import Glyph, page_lines
+from symattn.extract.pdf_layout import Glyph, Rule, page_lines
 from symattn.extract.pdf_text import read_pdf
 from symattn.extract.scanner import scan
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex missing")
+needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium missing")
 
 # Q = K = I, V = [[1, -2], [3, 4]], scale 1/sqrt(2): scaled[1,1] = 0.7071, e^0.7071 = 2.0281
 # (the page prints 2.128: wrong), weights row 1 = 2.0281 / 3.0281 = 0.6698, 0.3302;
@@ -263,3 +264,102 @@ def test_a_bracket_a_space_away_from_its_numbers_is_kept() -> None:
               for k, c in enumerate("[ 1.43, 2.64]]") if c != " "]
     glyphs.append(Glyph("[", 0, 6, 140, 10))
     assert page_lines(glyphs, 600.0) == ["[ 1.43, 2.64]]"]
+
+
+def test_a_stacked_fraction_over_a_bar_is_written_on_its_line() -> None:
+    # "s = 2.034 over 5.068 ≈ 0.401": numerator and denominator smaller, above and below a
+    # bar at y 97 (the math axis of the line on baseline 100); a radical sign set at the
+    # top of its bar, above its radicand "2", moves down to it
+    small = 7.0
+    numerator = [Glyph(c, 20 + 4 * k, 24 + 4 * k, 94, small) for k, c in enumerate("2.034")]
+    denominator = [Glyph(c, 20 + 4 * k, 24 + 4 * k, 103, small) for k, c in enumerate("5.068")]
+    line = [Glyph("s", 0, 5, 100, 10), Glyph("=", 8, 14, 100, 10), Glyph("≈", 46, 52, 100, 10)]
+    line += [Glyph(c, 56 + 5 * k, 61 + 5 * k, 100, 10) for k, c in enumerate("0.401")]
+    root = [Glyph("√", 100, 108, 91, 10, 10), Glyph("2", 108, 113, 100, 10)]
+    rules = [Rule(19.5, 40.5, 97.0), Rule(107.8, 114, 91.2)]
+    text = page_lines(numerator + denominator + line + root, 600.0, rules)
+    assert text == ["s = \\frac{2.034}{5.068} ≈ 0.401 √2"]
+    assert from_text(text[0]).text == "s = 2.034/5.068 ≈ 0.401 √2"
+
+
+def test_a_rule_under_a_line_of_text_or_between_table_rows_makes_no_fraction() -> None:
+    # a heading underlined (the line runs past nothing, but nothing is under the rule),
+    # a table's border between a header and a row (cells a wide gap apart), and a rule
+    # under a line that runs past the rule's ends
+    heading = [Glyph(c, 10 + 6 * k, 16 + 6 * k, 50, 10) for k, c in enumerate("Scores")]
+    header = [Glyph("a", 10, 16, 100, 10), Glyph("b", 60, 66, 100, 10)]
+    row = [Glyph("1", 10, 16, 112, 10), Glyph("2", 60, 66, 112, 10)]
+    long_line = [Glyph(c, 10 + 6 * k, 16 + 6 * k, 150, 10) for k, c in enumerate("one 1.5 more")
+                 if c != " "]
+    below = [Glyph(c, 34 + 6 * k, 40 + 6 * k, 158, 10) for k, c in enumerate("2.5")]
+    rules = [Rule(10, 46, 52), Rule(8, 68, 104), Rule(33, 53, 153)]
+    glyphs = heading + header + row + long_line + below
+    assert page_lines(glyphs, 600.0, rules) == page_lines(glyphs, 600.0) == [
+        "Scores", "a b", "1 2", "one 1.5 more", "2.5"]
+
+
+FRACTIONS_TEX = r"""\documentclass{article}
+\usepackage{amsmath}
+\pagestyle{empty}
+\begin{document}
+The weight is $\frac{2.034}{5.068} \approx 0.401$ and the scale $\sqrt{4} = 2$ here.
+\[ \frac{QK^T}{\sqrt{2}} \approx 0.707, \qquad \frac{2.034 + 1}{5.068} = 0.598 \]
+\begin{tabular}{|l|l|}
+\hline
+token & score \\
+\hline
+the & 0.5 \\
+\hline
+\end{tabular}
+
+\noindent\rule{\textwidth}{0.4pt}
+Text after a rule with 1.5 in it.
+\end{document}
+"""
+FRACTIONS_HTML = """<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>
+<p>The weight is <math><mfrac><mn>2.034</mn><mn>5.068</mn></mfrac><mo>≈</mo><mn>0.401</mn>
+</math> and the scale <math><msqrt><mn>4</mn></msqrt><mo>=</mo><mn>2</mn></math> here.</p>
+<math display="block"><mfrac><mrow><mi>Q</mi><msup><mi>K</mi><mi>T</mi></msup></mrow>
+<msqrt><mn>2</mn></msqrt></mfrac><mo>≈</mo><mn>0.707</mn></math>
+<table border="1"><tr><th>token</th><th>score</th></tr><tr><td>the</td><td>0.5</td></tr></table>
+<hr><p>Text after a rule with 1.5 in it.</p>
+</body></html>
+"""
+
+
+def assert_fractions_read(document: Document) -> None:
+    lines = document.raw.splitlines()
+    assert "The weight is \\frac{2.034}{5.068} ≈ 0.401 and the scale √4 = 2 here." in lines
+    assert any(line.startswith("\\frac{QK^{T}}{√2} ≈ 0.707") for line in lines)
+    # the table's borders and the rule across the page are no fraction bars
+    assert lines[2:5] == ["token score", "the 0.5", "Text after a rule with 1.5 in it."]
+    assert "2.034/5.068 ≈ 0.401" in document.text and "QK^T/√2 ≈ 0.707" in document.text
+
+
+@needs_tex
+def test_fractions_and_radicals_set_by_tex_are_read_on_their_line(tmp_path: Path) -> None:
+    document = read_document(pdflatex(FRACTIONS_TEX, tmp_path))
+    assert_fractions_read(document)
+    assert "\\frac{2.034 + 1}{5.068} = 0.598" in document.raw
+    assert "(2.034 + 1)/5.068 = 0.598" in document.text
+
+
+@needs_chromium
+def test_fractions_and_radicals_printed_by_a_browser_are_read_on_their_line(
+        tmp_path: Path) -> None:
+    assert_fractions_read(read_document(chromium_pdf(FRACTIONS_HTML, tmp_path)))
+
+
+def test_a_page_of_many_rules_and_glyphs_is_laid_out_quickly() -> None:
+    import random
+    import time
+
+    chooser = random.Random(11)
+    glyphs = [Glyph(chooser.choice("0123456789√.= a"), x, x + 5, chooser.uniform(0, 800),
+                    chooser.choice([7.0, 10.0])) for x in
+              (chooser.uniform(0, 600) for _ in range(10_000))]
+    rules = [Rule(x, x + chooser.uniform(2, 40), chooser.uniform(0, 800)) for x in
+             (chooser.uniform(0, 600) for _ in range(3_000))]
+    start = time.perf_counter()
+    lines = page_lines(glyphs, 600.0, rules)
+    assert time.perf_counter() - start < 20 and all("\n" not in line for line in lines)

@@ -13,6 +13,9 @@ rebuilds the lines a reader sees, from geometry alone:
 - brackets and unreadable glyphs alone on their baseline are the pieces of
   tall delimiters: dropped from the text, kept as marks for
   ``symattn.extract.pdf_blocks``, which writes matrices and tables;
+- stacked fractions (a bar drawn as a thin rule, glyphs above and below it) are
+  written ``\\frac{NUM}{DEN}`` and radical signs put on their radicand's
+  baseline, by ``symattn.extract.pdf_fractions``;
 - a glyph that cannot be read is U+FFFD: the number holding it is then
   unreadable (``symattn.extract.document`` marks it so).
 
@@ -24,30 +27,20 @@ rebuilds the lines a reader sees, from geometry alone:
 
 from __future__ import annotations
 
-__all__ = ["Glyph", "page_lines", "UNREADABLE"]
+__all__ = ["Glyph", "Rule", "page_lines", "UNREADABLE"]
 
 import bisect
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from symattn.extract.pdf_blocks import Delimiter, Line, Token, region_lines
+from symattn.extract.pdf_fractions import linear_math
+from symattn.extract.pdf_glyphs import UNREADABLE, Glyph, Rule
 
-UNREADABLE = "\ufffd"
 _BRACKETS = frozenset("[](){}|‖⟨⟩")
 # bracket pieces that TeX and others build tall delimiters from: layout, not text
 _PIECES = frozenset(chr(c) for c in range(0x239B, 0x23B0))
-
-
-@dataclass(frozen=True)
-class Glyph:
-    """One glyph: its text, left and right edge, baseline (down the page) and font size."""
-
-    char: str
-    x0: float
-    x1: float
-    base: float
-    size: float
-    height: float = 0.0        # of its box: a bracket drawn tall has a tall box
 
 
 @dataclass
@@ -260,11 +253,22 @@ def _tokens(row: _Row) -> list[Token]:
     return tokens
 
 
-def page_lines(glyphs: list[Glyph], width: float) -> list[str]:
-    """The lines of one page, in reading order (see the module docstring)."""
+def _line_text(glyphs: list[Glyph]) -> str | None:
+    """A group of glyphs (a numerator, a denominator) as one line of text, its scripts
+    written as everywhere else; None when they make more than one line."""
+    rows = _with_scripts(_rows(glyphs))
+    if len(rows) != 1:
+        return None
+    return " ".join(token.text for token in _tokens(rows[0]))
+
+
+def page_lines(glyphs: list[Glyph], width: float, rules: Sequence[Rule] = ()) -> list[str]:
+    """The lines of one page, in reading order (see the module docstring); ``rules`` are
+    the page's thin horizontal lines, where fraction bars are found."""
     glyphs = [g for g in glyphs if not g.char.isspace()]
     if not glyphs:
         return []
+    glyphs = linear_math(glyphs, rules, _line_text)
     text_size = statistics.median(g.size for g in glyphs)
     lone = _isolated(glyphs)
     delimiters = [g for g in glyphs if _is_delimiter(g, text_size, id(g) in lone)]

@@ -25,11 +25,13 @@ import unicodedata
 from typing import Any
 
 from symattn.errors import InputError, Location
-from symattn.extract.pdf_layout import UNREADABLE, Glyph, page_lines
+from symattn.extract.pdf_layout import UNREADABLE, Glyph, Rule, page_lines
 
 MAX_PAGES = 2000              # a longer PDF is refused, not read slowly
 MAX_GLYPHS = 6_000_000        # glyphs read from one PDF
 MAX_PDF_BYTES = 100_000_000
+MAX_PATHS = 20_000            # drawn shapes looked at on one page for fraction bars
+_BAR_THICKNESS = 1.5          # points: a fraction bar is thin, a filled box is not
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
 _MINUS = frozenset("\u2212\u2012\u2013\ufe63\uff0d")
@@ -91,6 +93,20 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
     return glyphs
 
 
+def _page_rules(pdfium: Any, page: Any, height: float) -> list[Rule]:
+    """The thin horizontal lines the page draws (fraction bars among them); a page of
+    more drawn shapes than MAX_PATHS (a plot) is looked at for its first ones only."""
+    rules = []
+    for count, shape in enumerate(page.get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_PATH],
+                                                   max_depth=2)):
+        if count >= MAX_PATHS:
+            break
+        left, bottom, right, top = shape.get_bounds()
+        if top - bottom <= _BAR_THICKNESS and right - left >= max(1.5, 3 * (top - bottom)):
+            rules.append(Rule(float(left), float(right), height - (top + bottom) / 2))
+    return rules
+
+
 def _pages_text(data: bytes, where: Location) -> tuple[str, tuple[tuple[int, int], ...]]:
     pdfium = _pdfium()
     if pdfium is None:
@@ -126,6 +142,7 @@ def _read_pages(pdfium: Any, pdf: Any, where: Location
                              where) from None
         try:
             glyphs = _page_glyphs(pdfium.raw, textpage.raw, page.get_height(), budget)
+            rules = _page_rules(pdfium, page, page.get_height())
         except OverflowError:
             raise InputError(f"the PDF has more than {MAX_GLYPHS:,} characters; that many are "
                              "read at most", where) from None
@@ -133,7 +150,7 @@ def _read_pages(pdfium: Any, pdf: Any, where: Location
             textpage.close()
             page.close()
         budget -= len(glyphs)
-        block = "\n".join(page_lines(glyphs, page_width(pdf, number))) + "\n\n"
+        block = "\n".join(page_lines(glyphs, page_width(pdf, number), rules)) + "\n\n"
         starts.append((offset, number + 1))
         parts.append(block)
         offset += len(block)
