@@ -321,7 +321,7 @@ FRACTIONS_HTML = """<!DOCTYPE html><html><head><meta charset="utf-8"></head><bod
 </math> and the scale <math><msqrt><mn>4</mn></msqrt><mo>=</mo><mn>2</mn></math> here.</p>
 <math display="block"><mfrac><mrow><mi>Q</mi><msup><mi>K</mi><mi>T</mi></msup></mrow>
 <msqrt><mn>2</mn></msqrt></mfrac><mo>≈</mo><mn>0.707</mn></math>
-<table border="1"><tr><th>token</th><th>score</th></tr><tr><td>the</td><td>0.5</td></tr></table>
+<table border="1"><tr><td>token</td><td>score</td></tr><tr><td>the</td><td>0.5</td></tr></table>
 <hr><p>Text after a rule with 1.5 in it.</p>
 </body></html>
 """
@@ -363,3 +363,54 @@ def test_a_page_of_many_rules_and_glyphs_is_laid_out_quickly() -> None:
     start = time.perf_counter()
     lines = page_lines(glyphs, 600.0, rules)
     assert time.perf_counter() - start < 20 and all("\n" not in line for line in lines)
+
+
+HEADINGS_TEX = r"""\documentclass{article}
+\usepackage{amsmath}
+\pagestyle{empty}
+\begin{document}
+\section*{Example 3: Four Keys}
+Let us consider these.
+\[ K = \begin{bmatrix} 1 & 0 & 0 & 0 \\ 0 & 1 & 0 & 0 \\ 0 & 0 & 1 & 0 \\ 0 & 0 & 0 & 1
+   \end{bmatrix}, \quad V = \begin{bmatrix} 2 \\ 4 \\ 6 \\ 8 \end{bmatrix}. \]
+\subsection*{Step 1: Scores}
+\textbf{Final output:} 5 and \textbf{Result} run into text here.
+
+\textbf{A bold line alone}
+
+\texttt{\textbf{else:}}
+\end{document}
+"""
+
+
+@pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
+def test_headings_by_font_and_matrices_side_by_side_keep_their_first_and_last_rows(
+        tmp_path: Path, engine: str) -> None:
+    # two matrices of four rows side by side: their first rows share a baseline, as do
+    # their last; each matrix keeps its own (the brackets between them end the rows)
+    if shutil.which(engine) is None:
+        pytest.skip(f"{engine} missing")
+    source = tmp_path / "doc.tex"
+    source.write_text(HEADINGS_TEX, encoding="utf-8")
+    import subprocess
+    subprocess.run([engine, "-interaction=batchmode", "-halt-on-error", source.name],
+                   cwd=tmp_path, capture_output=True, timeout=120, check=True)
+    lines = read_document(tmp_path / "doc.pdf").raw.splitlines()
+    assert lines[:2] == ["## Example 3: Four Keys", "Let us consider these."]
+    assert lines[2] == ("K = [[ 1  0  0  0 ], [ 0  1  0  0 ], [ 0  0  1  0 ], [ 0  0  0  1 ]] "
+                        ", V = [[ 2 ], [ 4 ], [ 6 ], [ 8 ]] .")
+    # a bold label before text and a bold word inside it are no headings; code is never one
+    assert lines[3:7] == ["### Step 1: Scores", "Final output: 5 and Result run into text here.",
+                          "#### A bold line alone", "else:"]
+
+
+def test_a_line_in_a_bold_font_is_a_heading_its_level_by_size() -> None:
+    def word(text: str, x: float, base: float, size: float, bold: bool) -> list[Glyph]:
+        step = size / 2
+        return [Glyph(c, x + k * step, x + (k + 1) * step, base, size, bold=bold)
+                for k, c in enumerate(text)]
+    glyphs = (word("Scores", 0, 50, 16, True) + word("Step", 0, 80, 10, True) +
+              word("2", 24, 80, 10, True) + word("body", 0, 100, 10, False) +
+              word("text", 24, 100, 10, False) + word("Output:", 0, 120, 10, True) +
+              word("5", 40, 120, 10, False))
+    assert page_lines(glyphs, 600.0) == ["# Scores", "#### Step 2", "body text", "Output: 5"]

@@ -56,6 +56,7 @@ class Line:
     base: float
     size: float
     tokens: list[Token]
+    mark: str = ""         # written before the line when it stays as it is: "## " a heading
 
     def __post_init__(self) -> None:
         self.tokens = [t for t in self.tokens if t.text]
@@ -68,6 +69,8 @@ class Delimiter:
     x0: float
     x1: float
     base: float
+    top: float | None = None      # of its box, when known
+    bottom: float | None = None
 
 
 @dataclass
@@ -94,17 +97,23 @@ class _Block:
 def _stacked(delimiters: list[Delimiter], size: float) -> list[tuple[float, float, float]]:
     """Tall delimiters as (x, top, bottom): pieces stacked at one x (TeX builds a tall
     bracket from a top, extensions and a bottom) are one; a lone glyph (a stretched
-    bracket) reaches a line and a half up and down."""
+    bracket) reaches a line and a half up and down. Where the pieces' boxes are known,
+    the delimiter reaches at least as far as they do (a font's pieces may stand on
+    their baseline or hang below it)."""
     spans: list[list[float]] = []
     for d in sorted(delimiters, key=lambda d: (round(d.x0), d.base)):
         centre = (d.x0 + d.x1) / 2
+        head = d.base if d.top is None else d.top
+        foot = d.base if d.bottom is None else d.bottom
         last = spans[-1] if spans else None
         if last and abs(last[0] - centre) < 1 and d.base - last[2] <= 1.5 * size:
-            last[2] = d.base
+            last[2], last[4] = d.base, max(last[4], foot)
         else:
-            spans.append([centre, d.base, d.base])
-    return [(x, top - 1.5 * size, bottom + 1.5 * size) if top == bottom else
-            (x, top - size, bottom + 0.5 * size) for x, top, bottom in spans]
+            spans.append([centre, d.base, d.base, head, foot])
+    lone, pieces = (1.5 * size, 1.5 * size, 0.0), (size, 0.5 * size, 0.2 * size)
+    return [(x, min(top - up, head - slack), max(bottom + down, foot + slack))
+            for x, top, bottom, head, foot in spans
+            for up, down, slack in [lone if top == bottom else pieces]]
 
 
 def _runs(line: Line, delimiters: list[tuple[float, float, float]]) -> list[tuple[int, int]]:
@@ -213,5 +222,6 @@ def region_lines(lines: list[Line], delimiters: list[Delimiter]) -> list[str]:
         if r in table_rows and row == lines[r].tokens:
             out.append(_table_row(row, *table_rows[r]))
         elif row:
-            out.append(" ".join(t.text for t in row))
+            mark = lines[r].mark if row == lines[r].tokens else ""
+            out.append(mark + " ".join(t.text for t in row))
     return out

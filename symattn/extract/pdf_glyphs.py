@@ -23,6 +23,9 @@ class Glyph:
     base: float
     size: float
     height: float = 0.0        # of its box: a bracket drawn tall has a tall box
+    bold: bool = False         # set in a bold font (headings are)
+    depth: float = 0.0         # how far its box reaches below the baseline (a piece of a
+    #                            TeX bracket can hang below it)
 
 
 @dataclass(frozen=True)

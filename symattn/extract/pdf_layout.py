@@ -13,6 +13,8 @@ rebuilds the lines a reader sees, from geometry alone:
 - brackets and unreadable glyphs alone on their baseline are the pieces of
   tall delimiters: dropped from the text, kept as marks for
   ``symattn.extract.pdf_blocks``, which writes matrices and tables;
+- a line in a bold font (not a monospaced one), with no plain words or plain
+  numbers in it, is a heading: ``# `` to ``#### `` before it, by its size;
 - stacked fractions (a bar drawn as a thin rule, glyphs above and below it) are
   written ``\\frac{NUM}{DEN}`` and radical signs put on their radicand's
   baseline, by ``symattn.extract.pdf_fractions``;
@@ -253,6 +255,41 @@ def _tokens(row: _Row) -> list[Token]:
     return tokens
 
 
+def _words(row: _Row) -> list[list[Glyph]]:
+    """The row's glyphs word by word, split where ``_tokens`` splits them."""
+    words: list[list[Glyph]] = []
+    for glyph in row.glyphs:
+        if words and glyph.x0 - words[-1][-1].x1 <= 0.12 * max(glyph.size,
+                                                              words[-1][-1].size):
+            words[-1].append(glyph)
+        else:
+            words.append([glyph])
+    return words
+
+
+def _heading_mark(row: _Row, body: float) -> str:
+    """``# `` to ``#### `` before a line that is a heading: its words set in a bold font
+    (a symbol of the math in it need not be, nor a script), its numbers too (``Final
+    Output: [3, 2]`` is a bold label, not a heading), no word of plain text after it (a
+    heading run into its paragraph stays text), no gap as wide as between the cells of a
+    table; the level from its size against the
+    body text's."""
+    plain = [g for g in row.glyphs if g.char.isalnum() and id(g) not in row.roles]
+    if sum(g.char.isalpha() for g in plain) < 2 or not plain[0].bold or \
+            len(row.glyphs) > 120 or any(not g.bold and g.char.isdigit() for g in plain):
+        return ""
+    words = _words(row)
+    if any(b[0].x0 - a[-1].x1 > 1.2 * row.size for a, b in zip(words, words[1:])):
+        return ""        # words spaced as table cells: a table's bold heading row
+    for word in words:
+        light = [g for g in word if g.char.isalpha() and not g.bold and id(g) not in row.roles]
+        if len(light) >= 2 and any(g.char.islower() for g in light):
+            return ""
+    ratio = row.size / body if body else 1.0
+    level = 1 if ratio >= 1.5 else 2 if ratio >= 1.25 else 3 if ratio >= 1.1 else 4
+    return "#" * level + " "
+
+
 def _line_text(glyphs: list[Glyph]) -> str | None:
     """A group of glyphs (a numerator, a denominator) as one line of text, its scripts
     written as everywhere else; None when they make more than one line."""
@@ -277,8 +314,10 @@ def page_lines(glyphs: list[Glyph], width: float, rules: Sequence[Rule] = ()) ->
         return []
     rows = _rows(kept)
     lines: list[str] = []
-    marks = [Delimiter(d.x0, d.x1, d.base) for d in delimiters]
+    marks = [Delimiter(d.x0, d.x1, d.base, d.base + d.depth - d.height, d.base + d.depth)
+             for d in delimiters]
+    body = statistics.median([g.size for g in kept if not g.bold] or [text_size])
     for region in _split(rows, _gutter(rows, width, text_size)):
-        lines.extend(region_lines([Line(r.base, r.size, _tokens(r))
+        lines.extend(region_lines([Line(r.base, r.size, _tokens(r), _heading_mark(r, body))
                                    for r in _with_scripts(region)], marks))
     return lines

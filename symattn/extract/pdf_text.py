@@ -21,6 +21,7 @@ from __future__ import annotations
 __all__ = ["read_pdf", "MAX_PAGES", "MAX_GLYPHS", "MAX_PDF_BYTES"]
 
 import ctypes
+import re
 import unicodedata
 from typing import Any
 
@@ -34,6 +35,10 @@ MAX_PATHS = 20_000            # drawn shapes looked at on one page for fraction 
 _BAR_THICKNESS = 1.5          # points: a fraction bar is thin, a filled box is not
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
+_FONT_NAME = 128                # bytes of a font's name read
+_BOLD_NAME = re.compile(rb"bold|black|heavy|cmbx|sfbx", re.IGNORECASE)
+_MONO_NAME = re.compile(rb"mono|courier|code|consol|cmtt", re.IGNORECASE)
+_FIXED_PITCH = 1              # the font descriptor's flag
 _MINUS = frozenset("\u2212\u2012\u2013\ufe63\uff0d")
 
 
@@ -57,6 +62,15 @@ def _glyph_text(code: int, mapping_error: bool) -> str:
     return _LIGATURES.get(char, char)
 
 
+def _is_bold(raw: Any, textpage: Any, k: int, name: Any) -> bool:
+    """The glyph's font is bold, by its name (the weight PDFium reports for a font subset
+    is a guess), and not monospaced: bold in code is highlighting, not a heading."""
+    flags = ctypes.c_int()
+    raw.FPDFText_GetFontInfo(textpage, k, name, _FONT_NAME, ctypes.byref(flags))
+    return bool(_BOLD_NAME.search(name.value)) and not flags.value & _FIXED_PITCH and \
+        not _MONO_NAME.search(name.value)
+
+
 def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Glyph]:
     count = raw.FPDFText_CountChars(textpage)
     if count > budget:
@@ -65,6 +79,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     x, y = ctypes.c_double(), ctypes.c_double()
     loose = raw.FS_RECTF()
+    font = ctypes.create_string_buffer(_FONT_NAME)
     high = 0
     for k in range(max(0, count)):
         if raw.FPDFText_IsGenerated(textpage, k):
@@ -79,6 +94,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         if text.isspace() or not raw.FPDFText_GetCharBox(textpage, k, left, right, bottom, top):
             continue
         raw.FPDFText_GetCharOrigin(textpage, k, x, y)
+        bold = _is_bold(raw, textpage, k, font)
         size = raw.FPDFText_GetFontSize(textpage, k) or (top.value - bottom.value)
         # the loose box spans the glyph's advance: gaps between letters of a monospaced
         # font are not taken for spaces
@@ -89,7 +105,8 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         width = (x1 - x0) / len(text)
         for n, char in enumerate(text):     # a ligature: one glyph per letter
             glyphs.append(Glyph(char, x0 + n * width, x0 + (n + 1) * width,
-                                height - y.value, max(size, 1.0), top.value - bottom.value))
+                                height - y.value, max(size, 1.0), top.value - bottom.value,
+                                bold, y.value - bottom.value))
     return glyphs
 
 
