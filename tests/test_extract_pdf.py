@@ -371,7 +371,8 @@ HEADINGS_TEX = r"""\documentclass{article}
 \begin{document}
 \section*{Example 3: Four Keys}
 Let us consider these.
-\[ K = \begin{bmatrix} 1 & 0 & 0 & 0 \\ 0 & 1 & 0 & 0 \\ 0 & 0 & 1 & 0 \\ 0 & 0 & 0 & 1
+\[ Q = \begin{bmatrix} 1 & 1 & 1 & 1 \end{bmatrix}, \quad
+   K = \begin{bmatrix} 1 & 0 & 0 & 0 \\ 0 & 1 & 0 & 0 \\ 0 & 0 & 1 & 0 \\ 0 & 0 & 0 & 1
    \end{bmatrix}, \quad V = \begin{bmatrix} 2 \\ 4 \\ 6 \\ 8 \end{bmatrix}. \]
 \subsection*{Step 1: Scores}
 \textbf{Final output:} 5 and \textbf{Result} run into text here.
@@ -379,15 +380,18 @@ Let us consider these.
 \textbf{A bold line alone}
 
 \texttt{\textbf{else:}}
+
+\paragraph{Example 4: Run In} The text follows here.
 \end{document}
 """
 
 
 @pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
-def test_headings_by_font_and_matrices_side_by_side_keep_their_first_and_last_rows(
+def test_headings_by_font_and_matrices_side_by_side_keep_their_rows_and_brackets(
         tmp_path: Path, engine: str) -> None:
     # two matrices of four rows side by side: their first rows share a baseline, as do
-    # their last; each matrix keeps its own (the brackets between them end the rows)
+    # their last; each matrix keeps its own (the brackets between them end the rows); a
+    # matrix of one row keeps its brackets (pdflatex draws them as glyphs with no text)
     if shutil.which(engine) is None:
         pytest.skip(f"{engine} missing")
     source = tmp_path / "doc.tex"
@@ -397,11 +401,13 @@ def test_headings_by_font_and_matrices_side_by_side_keep_their_first_and_last_ro
                    cwd=tmp_path, capture_output=True, timeout=120, check=True)
     lines = read_document(tmp_path / "doc.pdf").raw.splitlines()
     assert lines[:2] == ["## Example 3: Four Keys", "Let us consider these."]
-    assert lines[2] == ("K = [[ 1  0  0  0 ], [ 0  1  0  0 ], [ 0  0  1  0 ], [ 0  0  0  1 ]] "
-                        ", V = [[ 2 ], [ 4 ], [ 6 ], [ 8 ]] .")
+    assert lines[2] == ("Q = [1 1 1 1] , K = [[ 1  0  0  0 ], [ 0  1  0  0 ], [ 0  0  1  0 ], "
+                        "[ 0  0  0  1 ]] , V = [[ 2 ], [ 4 ], [ 6 ], [ 8 ]] .")
     # a bold label before text and a bold word inside it are no headings; code is never one
     assert lines[3:7] == ["### Step 1: Scores", "Final output: 5 and Result run into text here.",
                           "#### A bold line alone", "else:"]
+    # a heading run into its paragraph (a quad after it) is put on a line of its own
+    assert lines[7:9] == ["#### Example 4: Run In", "The text follows here."]
 
 
 def test_a_line_in_a_bold_font_is_a_heading_its_level_by_size() -> None:

@@ -200,10 +200,33 @@ def _table_row(tokens: list[Token], first: int, end: int) -> str:
     return "| " + " | ".join(cells) + " |" + (" " + rest if rest else "")
 
 
+def _row_vectors(line: Line, delimiters: list[tuple[float, float, float]]) -> list[Token]:
+    """The line's words with each run of two numbers or more between tall brackets of
+    its own (a matrix of one row: TeX's brackets are drawn, not text) written as one
+    word ``[1 0 1]``, as the same row with brackets of text reads."""
+    tokens = list(line.tokens)
+    for first, end in reversed(_runs(line, delimiters)):
+        x0, x1 = tokens[first].x0, tokens[end - 1].x1
+        reach = line.size
+
+        def beside(lo: float, hi: float) -> bool:
+            return any(lo <= x <= hi and top <= line.base <= bottom
+                       for x, top, bottom in delimiters)
+        if end - first >= 2 and beside(x0 - reach, x0) and beside(x1, x1 + reach):
+            text = "[" + " ".join(t.text for t in tokens[first:end]) + "]"
+            tokens[first:end] = [Token(text, x0, x1)]
+    return tokens
+
+
 def region_lines(lines: list[Line], delimiters: list[Delimiter]) -> list[str]:
     """The text of a column's lines, matrices written whole, tables as Markdown rows."""
     size = statistics.median(line.size for line in lines) if lines else 10.0
-    blocks = _blocks(lines, _stacked(delimiters, size))
+    stacked = _stacked(delimiters, size)
+    blocks = _blocks(lines, stacked)
+    in_blocks = {r for b in blocks for r, _, _ in b.rows}
+    lines = [line if r in in_blocks else
+             Line(line.base, line.size, _row_vectors(line, stacked), line.mark)
+             for r, line in enumerate(lines)]
     matrices = [b for b in blocks if _bracketed(b, lines, delimiters)]
     tables = [b for b in blocks if b not in matrices and len(b.centres) >= 2]
     tokens = [list(line.tokens) for line in lines]

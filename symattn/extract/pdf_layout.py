@@ -14,7 +14,9 @@ rebuilds the lines a reader sees, from geometry alone:
   tall delimiters: dropped from the text, kept as marks for
   ``symattn.extract.pdf_blocks``, which writes matrices and tables;
 - a line in a bold font (not a monospaced one), with no plain words or plain
-  numbers in it, is a heading: ``# `` to ``#### `` before it, by its size;
+  numbers in it, is a heading: ``# `` to ``#### `` before it, by its size; bold
+  words a quad before the text of their line are a heading run into it, put on a
+  line of their own;
 - stacked fractions (a bar drawn as a thin rule, glyphs above and below it) are
   written ``\\frac{NUM}{DEN}`` and radical signs put on their radicand's
   baseline, by ``symattn.extract.pdf_fractions``;
@@ -285,9 +287,28 @@ def _heading_mark(row: _Row, body: float) -> str:
         light = [g for g in word if g.char.isalpha() and not g.bold and id(g) not in row.roles]
         if len(light) >= 2 and any(g.char.islower() for g in light):
             return ""
-    ratio = row.size / body if body else 1.0
+    ratio = statistics.median(g.size for g in plain) / body if body else 1.0
     level = 1 if ratio >= 1.5 else 2 if ratio >= 1.25 else 3 if ratio >= 1.1 else 4
     return "#" * level + " "
+
+
+def _run_in(row: _Row) -> list[_Row]:
+    """A heading run into its paragraph (LaTeX's ``\\paragraph``: bold words, a quad,
+    then the text) as two rows, the heading first; any other row as it is. A bold label
+    a word space from its text (``Note: ...``) stays one row."""
+    glyphs = row.glyphs
+    for k in range(1, len(glyphs)):
+        before, after = glyphs[k - 1], glyphs[k]
+        if not before.bold:
+            return [row]
+        if not after.bold and after.x0 - before.x1 >= 0.8 * before.size:
+            head, rest = glyphs[:k], glyphs[k:]
+            if sum(g.char.isalpha() for g in head) >= 2 and sum(
+                    g.char.islower() and not g.bold for g in rest) >= 2:
+                return [_Row(head, row.base, row.size, row.roles),
+                        _Row(rest, row.base, row.size, row.roles)]
+            return [row]
+    return [row]
 
 
 def _line_text(glyphs: list[Glyph]) -> str | None:
@@ -319,5 +340,6 @@ def page_lines(glyphs: list[Glyph], width: float, rules: Sequence[Rule] = ()) ->
     body = statistics.median([g.size for g in kept if not g.bold] or [text_size])
     for region in _split(rows, _gutter(rows, width, text_size)):
         lines.extend(region_lines([Line(r.base, r.size, _tokens(r), _heading_mark(r, body))
-                                   for r in _with_scripts(region)], marks))
+                                   for row in _with_scripts(region) for r in _run_in(row)],
+                                  marks))
     return lines
