@@ -19,11 +19,12 @@ def _escape(text: str) -> str:
 
 
 def simple_pdf(lines: list[str], to_unicode: dict[str, str] | None = None,
-               encrypted: bool = False) -> bytes:
-    """A one-page PDF showing ``lines`` (ASCII) in 12-point Helvetica."""
+               encrypted: bool = False, font: str = "Helvetica") -> bytes:
+    """A one-page PDF showing ``lines`` (ASCII) in 12-point Helvetica (or ``font``, one
+    of the standard fonts: ``Courier`` is monospaced)."""
     stream = "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(
         f"({_escape(line)}) Tj T*" for line in lines) + " ET"
-    font = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica"
+    font_object = f"<< /Type /Font /Subtype /Type1 /BaseFont /{font}"
     objects = ["<< /Type /Catalog /Pages 2 0 R >>",
                "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
@@ -36,10 +37,10 @@ def simple_pdf(lines: list[str], to_unicode: dict[str, str] | None = None,
                 "/CMapName /Test def 1 begincodespacerange <00> <FF> endcodespacerange "
                 f"{len(to_unicode)} beginbfchar\n{pairs}endbfchar endcmap "
                 "CMapName currentdict /CMap defineresource pop end end")
-        objects.append(font + " /ToUnicode 6 0 R >>")
+        objects.append(font_object + " /ToUnicode 6 0 R >>")
         objects.append(f"<< /Length {len(cmap)} >>\nstream\n{cmap}\nendstream")
     else:
-        objects.append(font + " >>")
+        objects.append(font_object + " >>")
     if encrypted:
         objects.append("<< /Filter /Standard /V 1 /R 2 /O <" + "11" * 32 + "> /U <" +
                        "22" * 32 + "> /P -4 >>")

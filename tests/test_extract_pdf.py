@@ -420,3 +420,24 @@ def test_a_line_in_a_bold_font_is_a_heading_its_level_by_size() -> None:
               word("text", 24, 100, 10, False) + word("Output:", 0, 120, 10, True) +
               word("5", 40, 120, 10, False))
     assert page_lines(glyphs, 600.0) == ["# Scores", "#### Step 2", "body text", "Output: 5"]
+
+
+def test_a_closing_bracket_alone_on_a_line_of_code_is_kept(tmp_path: Path) -> None:
+    # code in a monospaced font: the "]" that closes a list on its own line is text; in
+    # a proportional font a bracket alone on its line is taken for a piece of a tall one
+    code = ["weights = [", "[0.0, 0.5, 0.5],", "[0.0, 1.0, 0.0],", "]"]
+    assert pdf_file(tmp_path, simple_pdf(code, font="Courier")).raw.splitlines()[:4] == code
+    assert pdf_file(tmp_path, simple_pdf(code)).raw.splitlines()[:4] == code[:3] + [""]
+
+
+@settings(max_examples=60, deadline=2000)
+@given(st.lists(st.tuples(st.sampled_from("01-.[]x=√\ufffd⎡⎤"), st.floats(0, 600),
+                          st.floats(0, 800), st.sampled_from([5.0, 7.0, 10.0, 14.0]),
+                          st.booleans()), max_size=50),
+       st.lists(st.tuples(st.floats(0, 600), st.floats(0, 60), st.floats(0, 800)),
+                max_size=10))
+def test_any_glyphs_and_rules_give_lines(glyphs: list[tuple[str, float, float, float, bool]],
+                                         rules: list[tuple[float, float, float]]) -> None:
+    lines = page_lines([Glyph(c, x, x + size / 2, y, size, size, bold) for c, x, y, size, bold
+                        in glyphs], 600.0, [Rule(x, x + w, y) for x, w, y in rules])
+    assert all(isinstance(line, str) and "\n" not in line for line in lines)

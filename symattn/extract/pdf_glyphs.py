@@ -24,6 +24,7 @@ class Glyph:
     size: float
     height: float = 0.0        # of its box: a bracket drawn tall has a tall box
     bold: bool = False         # set in a bold font (headings are)
+    mono: bool = False         # set in a monospaced font (code, prints of NumPy)
     depth: float = 0.0         # how far its box reaches below the baseline (a piece of a
     #                            TeX bracket can hang below it)
 

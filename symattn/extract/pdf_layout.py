@@ -98,11 +98,13 @@ def _rows(glyphs: list[Glyph]) -> list[_Row]:
 def _isolated(glyphs: list[Glyph]) -> set[int]:
     """Brackets and unreadable glyphs with no text near them on their baseline: the
     pieces of tall delimiters. A bracket within a letter's width of text (``[ 1.4,``
-    as NumPy prints it), or of a bracket that is (``[[3, 12]``), is text."""
+    as NumPy prints it), or of a bracket that is (``[[3, 12]``), is text; so is any
+    bracket in a monospaced font."""
     lone: set[int] = set()
     for row in _rows(glyphs):
         order = row.glyphs
-        attached = [g.char not in _BRACKETS and g.char != UNREADABLE for g in order]
+        # a bracket in a monospaced font is code's (a print's closing "]" on its own line)
+        attached = [g.char not in _BRACKETS and g.char != UNREADABLE or g.mono for g in order]
         for sweep in (range(1, len(order)), range(len(order) - 2, -1, -1)):
             for k in sweep:
                 near = k - 1 if sweep.step == 1 else k + 1

@@ -62,13 +62,14 @@ def _glyph_text(code: int, mapping_error: bool) -> str:
     return _LIGATURES.get(char, char)
 
 
-def _is_bold(raw: Any, textpage: Any, k: int, name: Any) -> bool:
-    """The glyph's font is bold, by its name (the weight PDFium reports for a font subset
-    is a guess), and not monospaced: bold in code is highlighting, not a heading."""
+def _font_kind(raw: Any, textpage: Any, k: int, name: Any) -> tuple[bool, bool]:
+    """(bold, monospaced) of the glyph's font: bold by its name (the weight PDFium
+    reports for a font subset is a guess), and never when monospaced: bold in code is
+    highlighting, not a heading."""
     flags = ctypes.c_int()
     raw.FPDFText_GetFontInfo(textpage, k, name, _FONT_NAME, ctypes.byref(flags))
-    return bool(_BOLD_NAME.search(name.value)) and not flags.value & _FIXED_PITCH and \
-        not _MONO_NAME.search(name.value)
+    mono = bool(flags.value & _FIXED_PITCH or _MONO_NAME.search(name.value))
+    return bool(_BOLD_NAME.search(name.value)) and not mono, mono
 
 
 def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Glyph]:
@@ -94,7 +95,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         if text.isspace() or not raw.FPDFText_GetCharBox(textpage, k, left, right, bottom, top):
             continue
         raw.FPDFText_GetCharOrigin(textpage, k, x, y)
-        bold = _is_bold(raw, textpage, k, font)
+        bold, mono = _font_kind(raw, textpage, k, font)
         size = raw.FPDFText_GetFontSize(textpage, k) or (top.value - bottom.value)
         # the loose box spans the glyph's advance: gaps between letters of a monospaced
         # font are not taken for spaces
@@ -106,7 +107,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         for n, char in enumerate(text):     # a ligature: one glyph per letter
             glyphs.append(Glyph(char, x0 + n * width, x0 + (n + 1) * width,
                                 height - y.value, max(size, 1.0), top.value - bottom.value,
-                                bold, y.value - bottom.value))
+                                bold, mono, y.value - bottom.value))
     return glyphs
 
 
