@@ -441,3 +441,25 @@ def test_any_glyphs_and_rules_give_lines(glyphs: list[tuple[str, float, float, f
     lines = page_lines([Glyph(c, x, x + size / 2, y, size, size, bold) for c, x, y, size, bold
                         in glyphs], 600.0, [Rule(x, x + w, y) for x, w, y in rules])
     assert all(isinstance(line, str) and "\n" not in line for line in lines)
+
+
+@needs_tex
+def test_fractions_with_scripts_and_fractions_in_a_matrix(tmp_path: Path) -> None:
+    # a sum of exponentials under the bar; a matrix whose entries are fractions: under
+    # each fraction stands the numerator of the next row's, which is not its denominator
+    tex = r"""\documentclass{article}
+\usepackage{amsmath}
+\pagestyle{empty}
+\begin{document}
+\[ \alpha_1 = \frac{e^{0.5}}{e^{0.5} + e^{1.2}} = \frac{1.649}{1.649 + 3.320} = 0.332 \]
+\[ W = \begin{bmatrix} \frac{1}{2} & \frac{1}{4} \\ \frac{3}{4} & \frac{1}{2} \end{bmatrix} \]
+\end{document}
+"""
+    document = read_document(pdflatex(tex, tmp_path))
+    lines = document.raw.splitlines()
+    assert lines[0] == ("α_{1} = \\frac{e^{0.5}}{e^{0.5} + e^{1.2}} = "
+                        "\\frac{1.649}{1.649 + 3.320} = 0.332")
+    assert "α_1 = e^0.5/(e^0.5 + e^1.2) = 1.649/(1.649 + 3.320) = 0.332" in document.text
+    assert "\\frac{1}{2} \\frac{1}{4}" in lines and "\\frac{3}{4} \\frac{1}{2}" in lines
+    # never the numerators and denominators read as a matrix of whole numbers
+    assert not any(len(g.rows) >= 2 and len(g.rows[0]) == 2 for g in scan(document).groups)

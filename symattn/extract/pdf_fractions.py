@@ -100,11 +100,12 @@ def _inside(glyph: Glyph, rule: Rule) -> bool:
 
 
 def _on_a_longer_line(glyph: Glyph, rule: Rule, glyphs: Sequence[Glyph]) -> bool:
-    """A glyph on the same baseline just outside the bar's ends: the glyph is part of
-    a line of text that runs past the bar (the line above a bar, or below it)."""
+    """A glyph on the same baseline just outside the bar's ends, a word space away or
+    less: the glyph is part of a line of text that runs past the bar (the line above a
+    bar, or below it); the numerators of a matrix's next column stand further off."""
     return any(abs(g.base - glyph.base) <= 0.15 * glyph.size and not _inside(g, rule) and
-               (rule.x0 - 1.0 * g.size <= g.x1 <= rule.x0 or
-                rule.x1 <= g.x0 <= rule.x1 + 1.0 * g.size) for g in glyphs)
+               (rule.x0 - 0.6 * g.size <= g.x1 <= rule.x0 or
+                rule.x1 <= g.x0 <= rule.x1 + 0.6 * g.size) for g in glyphs)
 
 
 def _side(rule: Rule, glyphs: Sequence[Glyph], above: bool) -> list[Glyph] | None:
@@ -117,12 +118,16 @@ def _side(rule: Rule, glyphs: Sequence[Glyph], above: bool) -> list[Glyph] | Non
         band = [g for g in glyphs if _inside(g, rule) and
                 0.3 * g.size < g.base - rule.y <= 1.6 * g.size]
     band = [g for g in band if not _on_a_longer_line(g, rule, glyphs)]
-    if band:     # scripts stand higher (e^{x}) or lower (d_{k}) than the glyphs they follow
+    if band:
+        # one line of glyphs, the one next to the bar (under a matrix's fraction stands
+        # the next row's), and its scripts: higher (e^{x}) or lower (d_{k}), smaller
         core = max(g.size for g in band)
-        low, high = (min(g.base for g in band) - 0.8 * core, min(g.base for g in band)) \
-            if above else (max(g.base for g in band), max(g.base for g in band) + 0.6 * core)
-        band += [g for g in glyphs if g not in band and _inside(g, rule) and g.size < core and
-                 low <= g.base <= high]
+        main = [g for g in band if g.size >= 0.9 * core]
+        near = max(g.base for g in main) if above else min(g.base for g in main)
+        band = [g for g in main if abs(g.base - near) <= 0.15 * core] + [
+            g for g in glyphs if g.size < 0.9 * core and _inside(g, rule) and
+            near - 0.8 * core <= g.base <= near + 0.6 * core and
+            (g.base < rule.y if above else g.base > rule.y)]
     if not band:
         return None
     ordered = sorted(band, key=lambda g: g.x0)
