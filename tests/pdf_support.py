@@ -3,7 +3,8 @@
 ``simple_pdf(lines)`` writes one page of Helvetica text, one line per item;
 ``to_unicode`` maps character codes to other Unicode text (to make a glyph
 that cannot be read); ``encrypted`` adds a standard security handler whose
-password is not empty, so the file cannot be opened without it.
+password is not empty, so the file cannot be opened without it. ``pdflatex``
+and ``chromium_pdf`` make PDFs as TeX and a browser set them.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ def _escape(text: str) -> str:
 
 
 def simple_pdf(lines: list[str], to_unicode: dict[str, str] | None = None,
-               encrypted: bool = False) -> bytes:
-    """A one-page PDF showing ``lines`` (ASCII) in 12-point Helvetica."""
+               encrypted: bool = False, font: str = "Helvetica") -> bytes:
+    """A one-page PDF showing ``lines`` (ASCII) in 12-point Helvetica (or ``font``, one
+    of the standard fonts: ``Courier`` is monospaced)."""
     stream = "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(
         f"({_escape(line)}) Tj T*" for line in lines) + " ET"
-    font = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica"
+    font_object = f"<< /Type /Font /Subtype /Type1 /BaseFont /{font}"
     objects = ["<< /Type /Catalog /Pages 2 0 R >>",
                "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
@@ -35,10 +37,10 @@ def simple_pdf(lines: list[str], to_unicode: dict[str, str] | None = None,
                 "/CMapName /Test def 1 begincodespacerange <00> <FF> endcodespacerange "
                 f"{len(to_unicode)} beginbfchar\n{pairs}endbfchar endcmap "
                 "CMapName currentdict /CMap defineresource pop end end")
-        objects.append(font + " /ToUnicode 6 0 R >>")
+        objects.append(font_object + " /ToUnicode 6 0 R >>")
         objects.append(f"<< /Length {len(cmap)} >>\nstream\n{cmap}\nendstream")
     else:
-        objects.append(font + " >>")
+        objects.append(font_object + " >>")
     if encrypted:
         objects.append("<< /Filter /Standard /V 1 /R 2 /O <" + "11" * 32 + "> /U <" +
                        "22" * 32 + "> /P -4 >>")
@@ -65,3 +67,14 @@ def pdflatex(tex: str, folder: Path, name: str = "doc") -> Path:
                     "-halt-on-error", source.name], cwd=folder, capture_output=True,
                    timeout=120, check=True)
     return folder / f"{name}.pdf"
+
+
+def chromium_pdf(html: str, folder: Path, name: str = "page") -> Path:
+    """``html`` printed to PDF by headless Chromium in ``folder``; the PDF's path."""
+    page = folder / f"{name}.html"
+    page.write_text(html, encoding="utf-8")
+    out = folder / f"{name}.pdf"
+    subprocess.run([shutil.which("chromium") or "chromium", "--headless=new", "--no-sandbox",
+                    "--disable-gpu", "--no-pdf-header-footer", f"--print-to-pdf={out}",
+                    page.as_uri()], cwd=folder, capture_output=True, timeout=120, check=True)
+    return out

@@ -56,6 +56,7 @@ class Line:
     base: float
     size: float
     tokens: list[Token]
+    mark: str = ""         # written before the line when it stays as it is: "## " a heading
 
     def __post_init__(self) -> None:
         self.tokens = [t for t in self.tokens if t.text]
@@ -68,6 +69,8 @@ class Delimiter:
     x0: float
     x1: float
     base: float
+    top: float | None = None      # of its box, when known
+    bottom: float | None = None
 
 
 @dataclass
@@ -94,17 +97,23 @@ class _Block:
 def _stacked(delimiters: list[Delimiter], size: float) -> list[tuple[float, float, float]]:
     """Tall delimiters as (x, top, bottom): pieces stacked at one x (TeX builds a tall
     bracket from a top, extensions and a bottom) are one; a lone glyph (a stretched
-    bracket) reaches a line and a half up and down."""
+    bracket) reaches a line and a half up and down. Where the pieces' boxes are known,
+    the delimiter reaches at least as far as they do (a font's pieces may stand on
+    their baseline or hang below it)."""
     spans: list[list[float]] = []
     for d in sorted(delimiters, key=lambda d: (round(d.x0), d.base)):
         centre = (d.x0 + d.x1) / 2
+        head = d.base if d.top is None else d.top
+        foot = d.base if d.bottom is None else d.bottom
         last = spans[-1] if spans else None
         if last and abs(last[0] - centre) < 1 and d.base - last[2] <= 1.5 * size:
-            last[2] = d.base
+            last[2], last[4] = d.base, max(last[4], foot)
         else:
-            spans.append([centre, d.base, d.base])
-    return [(x, top - 1.5 * size, bottom + 1.5 * size) if top == bottom else
-            (x, top - size, bottom + 0.5 * size) for x, top, bottom in spans]
+            spans.append([centre, d.base, d.base, head, foot])
+    lone, pieces = (1.5 * size, 1.5 * size, 0.0), (size, 0.5 * size, 0.2 * size)
+    return [(x, min(top - up, head - slack), max(bottom + down, foot + slack))
+            for x, top, bottom, head, foot in spans
+            for up, down, slack in [lone if top == bottom else pieces]]
 
 
 def _runs(line: Line, delimiters: list[tuple[float, float, float]]) -> list[tuple[int, int]]:
@@ -191,10 +200,33 @@ def _table_row(tokens: list[Token], first: int, end: int) -> str:
     return "| " + " | ".join(cells) + " |" + (" " + rest if rest else "")
 
 
+def _row_vectors(line: Line, delimiters: list[tuple[float, float, float]]) -> list[Token]:
+    """The line's words with each run of two numbers or more between tall brackets of
+    its own (a matrix of one row: TeX's brackets are drawn, not text) written as one
+    word ``[1 0 1]``, as the same row with brackets of text reads."""
+    tokens = list(line.tokens)
+    for first, end in reversed(_runs(line, delimiters)):
+        x0, x1 = tokens[first].x0, tokens[end - 1].x1
+        reach = line.size
+
+        def beside(lo: float, hi: float) -> bool:
+            return any(lo <= x <= hi and top <= line.base <= bottom
+                       for x, top, bottom in delimiters)
+        if end - first >= 2 and beside(x0 - reach, x0) and beside(x1, x1 + reach):
+            text = "[" + " ".join(t.text for t in tokens[first:end]) + "]"
+            tokens[first:end] = [Token(text, x0, x1)]
+    return tokens
+
+
 def region_lines(lines: list[Line], delimiters: list[Delimiter]) -> list[str]:
     """The text of a column's lines, matrices written whole, tables as Markdown rows."""
     size = statistics.median(line.size for line in lines) if lines else 10.0
-    blocks = _blocks(lines, _stacked(delimiters, size))
+    stacked = _stacked(delimiters, size)
+    blocks = _blocks(lines, stacked)
+    in_blocks = {r for b in blocks for r, _, _ in b.rows}
+    lines = [line if r in in_blocks else
+             Line(line.base, line.size, _row_vectors(line, stacked), line.mark)
+             for r, line in enumerate(lines)]
     matrices = [b for b in blocks if _bracketed(b, lines, delimiters)]
     tables = [b for b in blocks if b not in matrices and len(b.centres) >= 2]
     tokens = [list(line.tokens) for line in lines]
@@ -213,5 +245,6 @@ def region_lines(lines: list[Line], delimiters: list[Delimiter]) -> list[str]:
         if r in table_rows and row == lines[r].tokens:
             out.append(_table_row(row, *table_rows[r]))
         elif row:
-            out.append(" ".join(t.text for t in row))
+            mark = lines[r].mark if row == lines[r].tokens else ""
+            out.append(mark + " ".join(t.text for t in row))
     return out

@@ -13,6 +13,13 @@ rebuilds the lines a reader sees, from geometry alone:
 - brackets and unreadable glyphs alone on their baseline are the pieces of
   tall delimiters: dropped from the text, kept as marks for
   ``symattn.extract.pdf_blocks``, which writes matrices and tables;
+- a line in a bold font (not a monospaced one), with no plain words or plain
+  numbers in it, is a heading: ``# `` to ``#### `` before it, by its size; bold
+  words a quad before the text of their line are a heading run into it, put on a
+  line of their own;
+- stacked fractions (a bar drawn as a thin rule, glyphs above and below it) are
+  written ``\\frac{NUM}{DEN}`` and radical signs put on their radicand's
+  baseline, by ``symattn.extract.pdf_fractions``;
 - a glyph that cannot be read is U+FFFD: the number holding it is then
   unreadable (``symattn.extract.document`` marks it so).
 
@@ -24,30 +31,20 @@ rebuilds the lines a reader sees, from geometry alone:
 
 from __future__ import annotations
 
-__all__ = ["Glyph", "page_lines", "UNREADABLE"]
+__all__ = ["Glyph", "Rule", "page_lines", "UNREADABLE"]
 
 import bisect
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from symattn.extract.pdf_blocks import Delimiter, Line, Token, region_lines
+from symattn.extract.pdf_fractions import linear_math
+from symattn.extract.pdf_glyphs import UNREADABLE, Glyph, Rule
 
-UNREADABLE = "\ufffd"
 _BRACKETS = frozenset("[](){}|‖⟨⟩")
 # bracket pieces that TeX and others build tall delimiters from: layout, not text
 _PIECES = frozenset(chr(c) for c in range(0x239B, 0x23B0))
-
-
-@dataclass(frozen=True)
-class Glyph:
-    """One glyph: its text, left and right edge, baseline (down the page) and font size."""
-
-    char: str
-    x0: float
-    x1: float
-    base: float
-    size: float
-    height: float = 0.0        # of its box: a bracket drawn tall has a tall box
 
 
 @dataclass
@@ -101,11 +98,13 @@ def _rows(glyphs: list[Glyph]) -> list[_Row]:
 def _isolated(glyphs: list[Glyph]) -> set[int]:
     """Brackets and unreadable glyphs with no text near them on their baseline: the
     pieces of tall delimiters. A bracket within a letter's width of text (``[ 1.4,``
-    as NumPy prints it), or of a bracket that is (``[[3, 12]``), is text."""
+    as NumPy prints it), or of a bracket that is (``[[3, 12]``), is text; so is any
+    bracket in a monospaced font."""
     lone: set[int] = set()
     for row in _rows(glyphs):
         order = row.glyphs
-        attached = [g.char not in _BRACKETS and g.char != UNREADABLE for g in order]
+        # a bracket in a monospaced font is code's (a print's closing "]" on its own line)
+        attached = [g.char not in _BRACKETS and g.char != UNREADABLE or g.mono for g in order]
         for sweep in (range(1, len(order)), range(len(order) - 2, -1, -1)):
             for k in sweep:
                 near = k - 1 if sweep.step == 1 else k + 1
@@ -260,11 +259,76 @@ def _tokens(row: _Row) -> list[Token]:
     return tokens
 
 
-def page_lines(glyphs: list[Glyph], width: float) -> list[str]:
-    """The lines of one page, in reading order (see the module docstring)."""
+def _words(row: _Row) -> list[list[Glyph]]:
+    """The row's glyphs word by word, split where ``_tokens`` splits them."""
+    words: list[list[Glyph]] = []
+    for glyph in row.glyphs:
+        if words and glyph.x0 - words[-1][-1].x1 <= 0.12 * max(glyph.size,
+                                                              words[-1][-1].size):
+            words[-1].append(glyph)
+        else:
+            words.append([glyph])
+    return words
+
+
+def _heading_mark(row: _Row, body: float) -> str:
+    """``# `` to ``#### `` before a line that is a heading: its words set in a bold font
+    (a symbol of the math in it need not be, nor a script), its numbers too (``Final
+    Output: [3, 2]`` is a bold label, not a heading), no word of plain text after it (a
+    heading run into its paragraph stays text), no gap as wide as between the cells of a
+    table; the level from its size against the
+    body text's."""
+    plain = [g for g in row.glyphs if g.char.isalnum() and id(g) not in row.roles]
+    if sum(g.char.isalpha() for g in plain) < 2 or not plain[0].bold or \
+            len(row.glyphs) > 120 or any(not g.bold and g.char.isdigit() for g in plain):
+        return ""
+    words = _words(row)
+    if any(b[0].x0 - a[-1].x1 > 1.2 * row.size for a, b in zip(words, words[1:])):
+        return ""        # words spaced as table cells: a table's bold heading row
+    for word in words:
+        light = [g for g in word if g.char.isalpha() and not g.bold and id(g) not in row.roles]
+        if len(light) >= 2 and any(g.char.islower() for g in light):
+            return ""
+    ratio = statistics.median(g.size for g in plain) / body if body else 1.0
+    level = 1 if ratio >= 1.5 else 2 if ratio >= 1.25 else 3 if ratio >= 1.1 else 4
+    return "#" * level + " "
+
+
+def _run_in(row: _Row) -> list[_Row]:
+    """A heading run into its paragraph (LaTeX's ``\\paragraph``: bold words, a quad,
+    then the text) as two rows, the heading first; any other row as it is. A bold label
+    a word space from its text (``Note: ...``) stays one row."""
+    glyphs = row.glyphs
+    for k in range(1, len(glyphs)):
+        before, after = glyphs[k - 1], glyphs[k]
+        if not before.bold:
+            return [row]
+        if not after.bold and after.x0 - before.x1 >= 0.8 * before.size:
+            head, rest = glyphs[:k], glyphs[k:]
+            if sum(g.char.isalpha() for g in head) >= 2 and sum(
+                    g.char.islower() and not g.bold for g in rest) >= 2:
+                return [_Row(head, row.base, row.size, row.roles),
+                        _Row(rest, row.base, row.size, row.roles)]
+            return [row]
+    return [row]
+
+
+def _line_text(glyphs: list[Glyph]) -> str | None:
+    """A group of glyphs (a numerator, a denominator) as one line of text, its scripts
+    written as everywhere else; None when they make more than one line."""
+    rows = _with_scripts(_rows(glyphs))
+    if len(rows) != 1:
+        return None
+    return " ".join(token.text for token in _tokens(rows[0]))
+
+
+def page_lines(glyphs: list[Glyph], width: float, rules: Sequence[Rule] = ()) -> list[str]:
+    """The lines of one page, in reading order (see the module docstring); ``rules`` are
+    the page's thin horizontal lines, where fraction bars are found."""
     glyphs = [g for g in glyphs if not g.char.isspace()]
     if not glyphs:
         return []
+    glyphs = linear_math(glyphs, rules, _line_text)
     text_size = statistics.median(g.size for g in glyphs)
     lone = _isolated(glyphs)
     delimiters = [g for g in glyphs if _is_delimiter(g, text_size, id(g) in lone)]
@@ -273,8 +337,11 @@ def page_lines(glyphs: list[Glyph], width: float) -> list[str]:
         return []
     rows = _rows(kept)
     lines: list[str] = []
-    marks = [Delimiter(d.x0, d.x1, d.base) for d in delimiters]
+    marks = [Delimiter(d.x0, d.x1, d.base, d.base + d.depth - d.height, d.base + d.depth)
+             for d in delimiters]
+    body = statistics.median([g.size for g in kept if not g.bold] or [text_size])
     for region in _split(rows, _gutter(rows, width, text_size)):
-        lines.extend(region_lines([Line(r.base, r.size, _tokens(r))
-                                   for r in _with_scripts(region)], marks))
+        lines.extend(region_lines([Line(r.base, r.size, _tokens(r), _heading_mark(r, body))
+                                   for row in _with_scripts(region) for r in _run_in(row)],
+                                  marks))
     return lines

@@ -21,17 +21,24 @@ from __future__ import annotations
 __all__ = ["read_pdf", "MAX_PAGES", "MAX_GLYPHS", "MAX_PDF_BYTES"]
 
 import ctypes
+import re
 import unicodedata
 from typing import Any
 
 from symattn.errors import InputError, Location
-from symattn.extract.pdf_layout import UNREADABLE, Glyph, page_lines
+from symattn.extract.pdf_layout import UNREADABLE, Glyph, Rule, page_lines
 
 MAX_PAGES = 2000              # a longer PDF is refused, not read slowly
 MAX_GLYPHS = 6_000_000        # glyphs read from one PDF
 MAX_PDF_BYTES = 100_000_000
+MAX_PATHS = 20_000            # drawn shapes looked at on one page for fraction bars
+_BAR_THICKNESS = 1.5          # points: a fraction bar is thin, a filled box is not
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
               "\ufb05": "st", "\ufb06": "st"}
+_FONT_NAME = 128                # bytes of a font's name read
+_BOLD_NAME = re.compile(rb"bold|black|heavy|cmbx|sfbx", re.IGNORECASE)
+_MONO_NAME = re.compile(rb"mono|courier|code|consol|cmtt", re.IGNORECASE)
+_FIXED_PITCH = 1              # the font descriptor's flag
 _MINUS = frozenset("\u2212\u2012\u2013\ufe63\uff0d")
 
 
@@ -55,6 +62,16 @@ def _glyph_text(code: int, mapping_error: bool) -> str:
     return _LIGATURES.get(char, char)
 
 
+def _font_kind(raw: Any, textpage: Any, k: int, name: Any) -> tuple[bool, bool]:
+    """(bold, monospaced) of the glyph's font: bold by its name (the weight PDFium
+    reports for a font subset is a guess), and never when monospaced: bold in code is
+    highlighting, not a heading."""
+    flags = ctypes.c_int()
+    raw.FPDFText_GetFontInfo(textpage, k, name, _FONT_NAME, ctypes.byref(flags))
+    mono = bool(flags.value & _FIXED_PITCH or _MONO_NAME.search(name.value))
+    return bool(_BOLD_NAME.search(name.value)) and not mono, mono
+
+
 def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Glyph]:
     count = raw.FPDFText_CountChars(textpage)
     if count > budget:
@@ -63,6 +80,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     x, y = ctypes.c_double(), ctypes.c_double()
     loose = raw.FS_RECTF()
+    font = ctypes.create_string_buffer(_FONT_NAME)
     high = 0
     for k in range(max(0, count)):
         if raw.FPDFText_IsGenerated(textpage, k):
@@ -77,6 +95,7 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         if text.isspace() or not raw.FPDFText_GetCharBox(textpage, k, left, right, bottom, top):
             continue
         raw.FPDFText_GetCharOrigin(textpage, k, x, y)
+        bold, mono = _font_kind(raw, textpage, k, font)
         size = raw.FPDFText_GetFontSize(textpage, k) or (top.value - bottom.value)
         # the loose box spans the glyph's advance: gaps between letters of a monospaced
         # font are not taken for spaces
@@ -87,8 +106,23 @@ def _page_glyphs(raw: Any, textpage: Any, height: float, budget: int) -> list[Gl
         width = (x1 - x0) / len(text)
         for n, char in enumerate(text):     # a ligature: one glyph per letter
             glyphs.append(Glyph(char, x0 + n * width, x0 + (n + 1) * width,
-                                height - y.value, max(size, 1.0), top.value - bottom.value))
+                                height - y.value, max(size, 1.0), top.value - bottom.value,
+                                bold, mono, y.value - bottom.value))
     return glyphs
+
+
+def _page_rules(pdfium: Any, page: Any, height: float) -> list[Rule]:
+    """The thin horizontal lines the page draws (fraction bars among them); a page of
+    more drawn shapes than MAX_PATHS (a plot) is looked at for its first ones only."""
+    rules = []
+    for count, shape in enumerate(page.get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_PATH],
+                                                   max_depth=2)):
+        if count >= MAX_PATHS:
+            break
+        left, bottom, right, top = shape.get_bounds()
+        if top - bottom <= _BAR_THICKNESS and right - left >= max(1.5, 3 * (top - bottom)):
+            rules.append(Rule(float(left), float(right), height - (top + bottom) / 2))
+    return rules
 
 
 def _pages_text(data: bytes, where: Location) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -126,6 +160,7 @@ def _read_pages(pdfium: Any, pdf: Any, where: Location
                              where) from None
         try:
             glyphs = _page_glyphs(pdfium.raw, textpage.raw, page.get_height(), budget)
+            rules = _page_rules(pdfium, page, page.get_height())
         except OverflowError:
             raise InputError(f"the PDF has more than {MAX_GLYPHS:,} characters; that many are "
                              "read at most", where) from None
@@ -133,7 +168,7 @@ def _read_pages(pdfium: Any, pdf: Any, where: Location
             textpage.close()
             page.close()
         budget -= len(glyphs)
-        block = "\n".join(page_lines(glyphs, page_width(pdf, number))) + "\n\n"
+        block = "\n".join(page_lines(glyphs, page_width(pdf, number), rules)) + "\n\n"
         starts.append((offset, number + 1))
         parts.append(block)
         offset += len(block)
