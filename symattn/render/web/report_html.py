@@ -18,7 +18,7 @@ __all__ = ["report_section", "report_page"]
 
 from typing import Sequence
 
-from symattn import defaults
+from symattn import defaults, messages
 from symattn.render import report as report_render
 from symattn.render.report_rows import ReportRow
 from symattn.render.web.claims_html import MARKS
@@ -95,7 +95,8 @@ def report_page(reports: Sequence[Report], language: str | None = None) -> str:
     if len(reports) == 1:           # the report's heading is the page's
         table = report_render.report_table(reports[0], language)
         return page(table[0], _section(reports[0], table, language, 1, True), chosen)
-    body = "\n".join(["<h1>symattn check</h1>", *(
+    title = messages.load(chosen).text("web.check_title")
+    body = "\n".join([f"<h1>{escape(title)}</h1>", *(
         _section(r, report_render.report_table(r, language), language, 2, True)
         for r in reports)])
-    return page("symattn check", body, chosen)
+    return page(title, body, chosen)
