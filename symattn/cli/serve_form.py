@@ -20,7 +20,7 @@ Q = [[1, 0], [0, 1]]
 K = [[1, 0], [0, 1]]
 <BLANKLINE>
 <BLANKLINE>
->>> spec_from_form(FormFields((("K", "1 x"),)), "[inputs]\\nK = [[1]]\\n")
+>>> spec_from_form(FormFields((("K", "1 2)"),)), "[inputs]\\nK = [[1]]\\n")
 Traceback (most recent call last):
 ...
 symattn.errors.InputError: K, row 1, column 2: ...
@@ -72,12 +72,16 @@ def form_fields(mapping: Mapping[str, Any]) -> FormFields:
     options = options if isinstance(options, dict) else {}
     tokens = mapping.get("tokens", [])
     mask = options.get("mask", "none")
+
+    def option(name: str) -> str:
+        value = options.get(name)
+        return "" if value is None or isinstance(value, (list, dict)) else _cell_text(value)
+
     return FormFields(
         matrices, ", ".join(str(t) for t in tokens) if isinstance(tokens, list) else "",
-        *(_cell_text(options[name]) if name in options and not isinstance(
-            options[name], (list, dict)) else "" for name in OPTION_FIELDS),
-        mask=str(mask).strip().lower() if isinstance(mask, str) and
-        str(mask).strip().lower() in MASKS else "")
+        option("d_k"), option("scale"), option("temperature"), option("digits"),
+        mask.strip().lower() if isinstance(mask, str) and mask.strip().lower() in MASKS
+        else "")
 
 
 def _entry(text: str) -> Any:

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 
 from symattn import messages
 from symattn.cli.recompute import TimedOut, bounded, recompute, recompute_form
-from symattn.cli.serve_form import MATRIX_FIELDS, OPTION_FIELDS, form_fields
+from symattn.cli.serve_form import MATRIX_FIELDS, form_fields
 from symattn.errors import SymattnError
 from symattn.problem.spec import read_mapping
 from symattn.render.prose import plain
@@ -34,8 +34,8 @@ def _fields(form: dict[str, list[str]]) -> FormFields:
         return form.get(name, [""])[0]
 
     matrices = tuple((name, one(f"m-{name}")) for name in MATRIX_FIELDS if f"m-{name}" in form)
-    return FormFields(matrices, one("tokens"), *(one(name) for name in OPTION_FIELDS),
-                      mask=one("mask"))
+    return FormFields(matrices, one("tokens"), one("d_k"), one("scale"), one("temperature"),
+                      one("digits"), one("mask"))
 
 
 def _fields_of(spec_text: str) -> FormFields:

@@ -164,5 +164,5 @@ def page(title: str, body: str, language: str, style: str = "") -> str:
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta name="generator" content="symattn {escape(__version__)}">\n'
             f"<title>{escape(title)}</title>\n<style>\nbody {{ margin: 1.5rem; }}\n{STYLE}"
-            f'{style}</style>\n</head>\n<body>\n<main class="symattn">\n{tip_ids(body)}\n</main>\n</body>\n'
-            "</html>\n")
+            f'{style}</style>\n</head>\n<body>\n<main class="symattn">\n{tip_ids(body)}\n'
+            "</main>\n</body>\n</html>\n")
