@@ -223,3 +223,23 @@ def test_serve_refuses_a_large_body_and_a_foreign_host(server) -> None:  # type:
     assert status == 413 and "64 kB" in page
     status, _ = _post(url, b"spec=x", host="evil.example:80")
     assert status == 403
+
+
+def test_serve_form_fields_edit_a_matrix(server) -> None:  # type: ignore[no-untyped-def]
+    url, folder = server
+    fields = {"use": "form", "spec": EDITED, "language": "en", "m-Q": "0, 1", "m-K": "1 0\n0 1",
+              "m-V": "1\n2", "temperature": "1/2", "mask": "none"}
+    status, page = _post(url, urllib.parse.urlencode(fields).encode())
+    assert status == 200, page[:2000]
+    # softmax((0, 1) / sqrt 2 / (1/2)) by mpmath
+    mpmath.mp.dps = 30
+    scores = [mpmath.mpf(0), 2 / mpmath.sqrt(2)]
+    exps = [mpmath.e ** s for s in scores]
+    assert four_digits(exps[1] / sum(exps)) in page
+    assert "temperature = 1/2" not in (folder / "spec.toml").read_text(encoding="utf-8")
+    assert 'temperature = "1/2"' in (folder / "spec.toml").read_text(encoding="utf-8")
+    hostile = dict(fields, **{"m-Q": "<script>alert(1)</script> 1"})
+    status, page = _post(url, urllib.parse.urlencode(hostile).encode())
+    assert status == 422
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+    assert "The field “Q”" in page and 'id="m-Q"' in page and 'aria-invalid="true"' in page

@@ -170,12 +170,12 @@ def served() -> Iterator[str]:
     httpd.server_close()
 
 
-def _submit(browser: Any, old: Any) -> None:
+def _submit(browser: Any, old: Any, use: str = "form") -> None:
     """Press Recompute and wait until the answer has replaced the page."""
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
-    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    browser.find_element(By.CSS_SELECTOR, f'button[value="{use}"]').click()
     WebDriverWait(browser, 60).until(expected_conditions.staleness_of(old))
     WebDriverWait(browser, 60).until(
         lambda driver: driver.execute_script("return document.readyState") == "complete")
@@ -184,21 +184,37 @@ def _submit(browser: Any, old: Any) -> None:
 def test_serve_answers_an_edited_matrix_in_the_browser(browser: Any, served: str) -> None:
     browser.get(served)
     assert _console_errors(browser) == []
+    browser.find_element(By.CSS_SELECTOR, "details.advanced summary").click()
     area = browser.find_element(By.ID, "spec")
     area.clear()
     area.send_keys("[inputs]\nQ = [[3, 1]]\nK = [[1, 0], [0, 1], [1, 1]]\nV = [[1], [2], [3]]\n"
                    "[options]\ntemperature = 2\n")
-    _submit(browser, area)
+    _submit(browser, area, "spec")
     weights = mp_weights([["3", "1"]], [["1", "0"], ["0", "1"], ["1", "1"]], "2", 2)[0]
     cells = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "td[data-i]")]
     assert cells == [four_digits(w) for w in weights]
     assert _console_errors(browser) == []
     SHOTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(SHOTS / "serve.png"))
+    # the form's matrix field, edited: Q's row is now 1 2 (weights by mpmath)
+    field = browser.find_element(By.ID, "m-Q")
+    field.clear()
+    field.send_keys("1, 2")
+    _submit(browser, field)
+    weights = mp_weights([["1", "2"]], [["1", "0"], ["0", "1"], ["1", "1"]], "2", 2)[0]
+    cells = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "td[data-i]")]
+    assert cells == [four_digits(w) for w in weights]
+    field = browser.find_element(By.ID, "m-Q")
+    field.clear()
+    field.send_keys("<b>1</b> 0")
+    _submit(browser, field)
+    assert browser.execute_script("return document.querySelectorAll('main b').length") == 0
+    assert browser.find_element(By.ID, "m-Q").get_attribute("value") == "<b>1</b> 0"
+    browser.find_element(By.CSS_SELECTOR, "details.advanced summary").click()
     area = browser.find_element(By.ID, "spec")
     area.clear()
     area.send_keys("[inputs]\nQ = [[1, 0]]\n")
-    _submit(browser, area)
+    _submit(browser, area, "spec")
     alert = browser.find_element(By.CSS_SELECTOR, "[role=alert]")
     assert "cannot be used" in alert.text
 

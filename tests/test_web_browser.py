@@ -93,9 +93,13 @@ def test_the_keyboard_reaches_a_number_and_sees_its_exact_form(browser: Any,
     browser.find_element("tag name", "body").send_keys(Keys.TAB)
     focused = browser.execute_script("return document.activeElement")
     assert focused.get_attribute("class") == "num"
-    shown = browser.execute_script(
-        "return getComputedStyle(document.activeElement, '::after').content")
-    assert "exact" in shown and "certain" in shown
+    # the tip is the element's accessible description, and it shows on focus
+    described = browser.execute_script(
+        "const a = document.activeElement; const t = document.getElementById("
+        "a.getAttribute('aria-describedby')); const r = t.getBoundingClientRect();"
+        "return [a.contains(t), t.textContent, r.width, r.height]")
+    assert described[0] and "exact" in described[1] and "certain" in described[1]
+    assert described[2] > 20 and described[3] > 10
 
 
 def test_screenshots(browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:

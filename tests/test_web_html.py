@@ -52,9 +52,10 @@ def test_every_number_shows_its_exact_form_and_certified_digits(tmp_path: Path, 
     assert status == 0, err
     weights = _hostile_weights()
     cell = re.search(r'<section class="step" id="step-weights">.*?<span class="num" '
-                     r'tabindex="0" data-tip="([^"]*)">(.*?)</span></td>', out, re.S)
-    assert cell is not None
-    tip, shown = unescape(cell.group(1)), re.sub(r"<[^>]*>", "", cell.group(2))
+                     r'tabindex="0" aria-describedby="([^"]+)">(.*?)<span class="tip" '
+                     r'id="([^"]+)" aria-hidden="true">([^<]*)</span></span></td>', out, re.S)
+    assert cell is not None and cell.group(1) == cell.group(3)   # the tip describes it
+    tip, shown = unescape(cell.group(4)), re.sub(r"<[^>]*>", "", cell.group(2))
     # 0.401112, marked wrong: the spec printed 0.42 for it
     assert shown == f"{mpmath.nstr(weights[0], 6)} ✗"
     assert "printed: 0.42 ✗ wrong" in tip
@@ -92,8 +93,9 @@ def test_check_page_lists_problems_first_with_symbol_and_word(tmp_path: Path, ca
     assert rows == [("wrong", "✗", "WRONG"), ("ok", "✓", "right")]
     assert strict_errors(out) == []
     # the exact column's numbers show the exact value and more places on focus
-    tips = [unescape(t) for t in re.findall(r'<td class="i num" tabindex="0" data-tip="([^"]*)"',
-                                            out)]
+    tips = [unescape(t) for t in re.findall(
+        r'<td class="i num" tabindex="0" aria-describedby="[^"]+">[^<]*<span class="tip" '
+        r'id="[^"]+" aria-hidden="true">([^<]*)</span>', out)]
     assert len(tips) == 2 and tips[0].startswith("exact: exp(")
     more = re.search(r"more places, all certain: ([0-9.]+)", tips[0])
     assert more is not None
@@ -197,4 +199,4 @@ def test_a_document_report_is_a_page_too(tmp_path: Path, capsys) -> None:  # typ
 def test_a_page_of_several_reports_is_headed_in_its_language(capsys) -> None:  # type: ignore[no-untyped-def]
     _, out, _ = run(capsys, "check", "--example", "001-softmax-10-2-1", "--example",
                     "004-softmax-row", "-f", "html", "-l", "pl")
-    assert "<h1>Raporty sprawdzenia</h1>" in out and "symattn check" not in out
+    assert "<h1>Sprawdzone liczby z tekstu</h1>" in out and "symattn check" not in out

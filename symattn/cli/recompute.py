@@ -2,23 +2,26 @@
 
 ``recompute`` reads the spec text with the project's spec reader
 (``problem.spec.loads``: TOML, never evaluated), within smaller limits than the
-command line's; then builds the calculator, the derivation's text (as ``symattn
-derive`` prints it) and the verdicts (as ``symattn check`` prints them).
+command line's; then builds the calculator, the derivation and the verdicts as
+``--format html`` shows them. ``recompute_form`` first puts the form's fields
+into the spec (``cli.serve_form``).
 ``bounded`` runs it in a separate process that is stopped after a number of
 seconds: a spec can ask for work no thread could be interrupted in.
 """
 
 from __future__ import annotations
 
-__all__ = ["recompute", "bounded", "TimedOut", "SERVE_TEMPERATURES", "SERVE_D_KS"]
+__all__ = ["recompute", "recompute_form", "bounded", "TimedOut", "SERVE_TEMPERATURES",
+           "SERVE_D_KS"]
 
+import dataclasses
 import multiprocessing
 from pathlib import Path
 from typing import Any, Callable
 
 from symattn.defaults import SERVE_ENTRIES
-from symattn.errors import SymattnError
-from symattn.render.web.serve_page import Result
+from symattn.errors import InputError, SymattnError
+from symattn.render.web.serve_page import FormFields, Result
 
 # The served calculator's temperatures: fewer than the file's, so an answer is quick.
 SERVE_TEMPERATURES = "0.1,0.2,0.3,0.5,0.7,1,1.5,2,3"
@@ -39,6 +42,47 @@ def recompute(spec_text: str, language: str, max_entries: int = SERVE_ENTRIES,
         return Result(error=str(error))
 
 
+def recompute_form(form: FormFields, spec_text: str, language: str,
+                   max_entries: int = SERVE_ENTRIES, folder: str | None = None) -> Result:
+    """``recompute`` of the spec ``spec_text`` with the form's fields put in; a bad field
+    gives a message naming it, and the spec text is left as it was submitted."""
+    from symattn import messages
+    from symattn.cli.serve_form import MATRIX_FIELDS, OPTION_FIELDS, spec_from_form
+    from symattn.render.prose import plain
+
+    try:
+        written = spec_from_form(form, spec_text)
+    except InputError as error:
+        key = error.location.key if error.location is not None else None
+        fields = (*MATRIX_FIELDS, *OPTION_FIELDS, "tokens")
+        if key not in fields:       # the spec text itself is not TOML
+            return Result(error=str(error), field="spec")
+        said = plain(messages.load(language).fill("web.form_bad_field", field=key,
+                                                  message=str(error)))
+        return Result(error=said, field=key)
+    except SymattnError as error:
+        return Result(error=str(error), field="spec")
+    result = recompute(written, language, max_entries, folder)
+    return dataclasses.replace(result, spec_text=written)
+
+
+def _sections(derivation: Any, report: Any, language: str) -> tuple[str, str | None]:
+    """The derivation and the verdicts as the serve page shows them, one heading level
+    under its own (the page's sections are ``<h2>``)."""
+    from symattn.render.web.derivation_html import derivation_body
+    from symattn.render.web.report_html import report_section
+    from symattn.values.number_format import NumberFormat
+
+    problem = derivation.problem
+    number_format = NumberFormat(digits=problem.digits, rounding=problem.rounding,
+                                 locale=language)
+    body = derivation_body(derivation, number_format, language)
+    body = body.replace("<h2>", "<h3>").replace("</h2>", "</h3>").replace(
+        "<h1>", "<h3>").replace("</h1>", "</h3>")
+    verdicts = report_section(report, language, level=3) if report is not None else None
+    return body, verdicts
+
+
 def _recompute(spec_text: str, language: str, max_entries: int, folder: str | None) -> Result:
     from symattn import api
     from symattn.cli.calculator import SWEEP_DIGITS
@@ -56,9 +100,8 @@ def _recompute(spec_text: str, language: str, max_entries: int, folder: str | No
     fmt = NumberFormat(digits=SWEEP_DIGITS, locale=language)
     section = render_calculator(problem, states, fmt, language, fragment=True)
     derivation = derive(problem)
-    text = api.render_text(derivation, language=language)
     report = api.report_on_claims(derivation)
-    verdicts = api.report_text(report, language) if report is not None else None
+    text, verdicts = _sections(derivation, report, language)
     written = _write(folder, spec_text, render_calculator(problem, states, fmt, language)) \
         if folder else ""
     return Result(section, text, verdicts, written=written)

@@ -16,12 +16,35 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 from symattn import messages
-from symattn.cli.recompute import TimedOut, bounded, recompute
+from symattn.cli.recompute import TimedOut, bounded, recompute, recompute_form
+from symattn.cli.serve_form import MATRIX_FIELDS, form_fields
+from symattn.errors import SymattnError
+from symattn.problem.spec import read_mapping
 from symattn.render.prose import plain
-from symattn.render.web.serve_page import Result, render_serve_page
+from symattn.render.web.serve_page import FormFields, Result, render_serve_page
 
 
 MAX_BODY = 64 * 1024          # bytes of one submitted form
+MAX_FIELDS = 20               # the form's fields: matrices, options, spec, language, button
+
+
+def _fields(form: dict[str, list[str]]) -> FormFields:
+    """The submitted form's fields (a matrix field is ``m-NAME``)."""
+    def one(name: str) -> str:
+        return form.get(name, [""])[0]
+
+    matrices = tuple((name, one(f"m-{name}")) for name in MATRIX_FIELDS if f"m-{name}" in form)
+    return FormFields(matrices, one("tokens"), one("d_k"), one("scale"), one("temperature"),
+                      one("digits"), one("mask"))
+
+
+def _fields_of(spec_text: str) -> FormFields:
+    """The form's fields as ``spec_text`` fills them (none when it is not TOML: the
+    page then says why, and the spec's text is there to mend)."""
+    try:
+        return form_fields(read_mapping(spec_text, "spec", "toml"))
+    except SymattnError:
+        return FormFields()
 
 
 @dataclass(frozen=True)
@@ -79,25 +102,40 @@ class _Handler(BaseHTTPRequestHandler):
             message = plain(catalog.fill("calculator.serve_too_large",
                                          limit=str(MAX_BODY // 1024)))
             self.close_connection = True
-            return self._send(413, render_serve_page("", language, Result(error=message)))
-        form = parse_qs(self.rfile.read(int(length)).decode("utf-8", "replace"),
-                        max_num_fields=10)
+            return self._send(413, render_serve_page("", FormFields(), language,
+                                                     Result(error=message)))
+        try:
+            form = parse_qs(self.rfile.read(int(length)).decode("utf-8", "replace"),
+                            max_num_fields=MAX_FIELDS)
+        except ValueError:          # more fields than any form of this page has
+            return self._refuse(400)
         spec_text = form.get("spec", [""])[0]
         chosen = form.get("language", [language])[0]
-        self._answer(spec_text, chosen if chosen in messages.LANGUAGES else language)
+        chosen = chosen if chosen in messages.LANGUAGES else language
+        if form.get("use", ["spec"])[0] == "spec":    # a post of the spec text alone
+            return self._answer(spec_text, chosen)
+        self._answer(spec_text, chosen, _fields(form))
 
-    def _answer(self, spec_text: str, language: str) -> None:
+    def _answer(self, spec_text: str, language: str, fields: FormFields | None = None
+                ) -> None:
+        """The page for ``spec_text`` (with ``fields`` put in, when the form gave them)."""
         s = self.settings
+        shown = fields if fields is not None else _fields_of(spec_text)
         try:
             result = bounded(recompute, (spec_text, language, s.max_entries, s.folder),
-                             s.seconds)
+                             s.seconds) if fields is None else \
+                bounded(recompute_form, (fields, spec_text, language, s.max_entries,
+                                         s.folder), s.seconds)
         except RuntimeError:       # the worker died without an answer: not the user's fault
             return self._refuse(500)
         except TimedOut:
             message = plain(messages.load(language).fill("calculator.serve_too_slow",
                                                          seconds=str(s.seconds)))
             result = Result(error=message)
-        self._send(422 if result.error else 200, render_serve_page(spec_text, language, result))
+        if fields is not None and not result.error:     # the spec now written from the form
+            shown = _fields_of(result.spec_text)
+        self._send(422 if result.error else 200,
+                   render_serve_page(spec_text, shown, language, result))
 
 
 def server(port: int, settings: Settings) -> ThreadingHTTPServer:

@@ -30,7 +30,7 @@ from symattn.render.view import StepView
 from symattn.render.web.heatmap_svg import heatmap_html
 from symattn.render.web.claims_html import Mark, printed_marks
 from symattn.render.web.mathml import prose_html, to_mathml
-from symattn.render.web.page import escape, filled, page, words
+from symattn.render.web.page import escape, filled, page, tipped, words
 from symattn.render.web.report_html import report_section
 from symattn.render.web.tips import CERTIFIED, number_tip
 from symattn.derivation.names import base_name
@@ -76,7 +76,7 @@ def _number(decimal: str, width: int, tip: str, mark: Mark | None) -> str:
     if mark is not None:
         tip += "\n" + "\n".join(mark.lines)
         shown += f' <span class="{mark.key}" aria-hidden="true">{mark.mark}</span>'
-    return f'<span class="num" tabindex="0" data-tip="{escape(tip)}">{shown}</span>'
+    return tipped(shown, tip)
 
 
 def matrix_html(step: StepView, certified: Cells, catalog: Catalog,

@@ -15,9 +15,14 @@ True
 
 from __future__ import annotations
 
-__all__ = ["escape", "words", "filled", "page", "fragment", "numbered", "STYLE"]
+__all__ = ["escape", "words", "filled", "page", "fragment", "numbered", "tipped", "tip_span",
+           "tip_ids",
+           "STYLE"]
 
+import hashlib
 import html
+import itertools
+import re
 
 from symattn._version import __version__
 from symattn.messages import Catalog
@@ -50,13 +55,15 @@ STYLE = """\
 .symattn table.matrix td.i { text-align: right; padding-right: 0; }
 .symattn table.matrix td.f { text-align: left; padding-left: 0; }
 .symattn .eq { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; }
-.symattn [data-tip] { position: relative; cursor: help; }
-.symattn [data-tip]:hover, .symattn [data-tip]:focus { background: #fff8c5;
+.symattn [aria-describedby] { position: relative; cursor: help; }
+.symattn [aria-describedby]:hover, .symattn [aria-describedby]:focus { background: #fff8c5;
   outline: 2px solid #9a6700; }
-.symattn [data-tip]:hover::after, .symattn [data-tip]:focus::after { content: attr(data-tip);
-  position: absolute; left: 0; top: 100%; z-index: 2; background: #1f2328; color: #ffffff;
-  padding: 0.2rem 0.4rem; border-radius: 3px; white-space: pre; font-size: 0.8rem;
-  font-family: ui-monospace, monospace; }
+.symattn .tip { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); white-space: pre; }
+.symattn :hover > .tip, .symattn :focus > .tip { width: auto; height: auto; overflow: visible;
+  clip-path: none; left: 0; top: 100%; z-index: 2; background: #1f2328; color: #ffffff;
+  padding: 0.2rem 0.4rem; border-radius: 3px; font-size: 0.8rem; font-weight: normal;
+  font-family: ui-monospace, monospace; text-align: left; }
 .symattn table.report td:last-child { min-width: 14rem; }
 .symattn .ok { color: #1a7f37; }
 .symattn .propagated { color: #7d4e00; }
@@ -70,8 +77,9 @@ STYLE = """\
   .symattn { max-width: none; color: #000000; font-size: 10.5pt; }
   .symattn h2 { break-after: avoid; }
   .symattn section.step, .symattn svg, .symattn table { break-inside: avoid; }
-  .symattn [data-tip]:hover::after, .symattn [data-tip]:focus::after { content: none; }
-  .symattn [data-tip]:hover, .symattn [data-tip]:focus { background: none; outline: none; }
+  .symattn .tip { display: none; }
+  .symattn [aria-describedby]:hover, .symattn [aria-describedby]:focus { background: none;
+    outline: none; }
   .symattn .note.screen { display: none; }
 }
 """
@@ -97,15 +105,47 @@ def filled(catalog: Catalog, key: str, **values: str) -> str:
     return said
 
 
+_TIP_ID = "\x00tip\x00"           # a tip's id until the page numbers them (``tip_ids``)
+_TIP_IDS = re.compile(re.escape(_TIP_ID) + r"(\d+)")
+_tip_numbers = itertools.count(1)   # unique within a process; renumbered per page
+
+
+def tip_span(tip: str) -> tuple[str, str]:
+    """The attributes of a focusable element that a ``tip`` describes, and the tip's own
+    span to put inside it: hidden, but read as the element's description by a screen
+    reader (``aria-describedby``) and shown on hover and keyboard focus (the style sheet)."""
+    ident = f"{_TIP_ID}{next(_tip_numbers)}"
+    return (f' tabindex="0" aria-describedby="{ident}"',
+            f'<span class="tip" id="{ident}" aria-hidden="true">{escape(tip)}</span>')
+
+
+def tipped(shown: str, tip: str, css: str = "num") -> str:
+    """``shown`` (HTML) as a focusable span of class ``css`` that ``tip`` describes."""
+    attributes, span = tip_span(tip)
+    return f'<span class="{css}"{attributes}>{shown}{span}</span>'
+
+
+def tip_ids(body: str) -> str:
+    """The tips' ids numbered in page order, each prefixed by a digest of the content
+    (so that two notebook cells on one page never share an id)."""
+    prefix = "tip-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:6] + "-"
+    order: dict[str, str] = {}
+
+    def name(match: re.Match[str]) -> str:
+        return prefix + order.setdefault(match.group(1), str(len(order) + 1))
+
+    return _TIP_IDS.sub(name, body)
+
+
 def numbered(text: str, tip: str = "") -> str:
     """A decimal as two table cells, whole part and the rest, so that a column of them
     lines up on the decimal mark ("0,36" -> whole "0", rest ",36"); with a ``tip``, the
-    number can be focused and shows it."""
+    number can be focused and shows it (``tip_span``)."""
     cut = next((k for k, char in enumerate(text) if char in ".,"), None)
     if cut is None:   # an integer, "-inf", a closed form: the whole cell right-aligned
         cut = len(text)
-    focus = f' tabindex="0" data-tip="{escape(tip)}"' if tip and text else ""
-    return (f'<td class="i num"{focus}>{escape(text[:cut])}</td>'
+    focus, span = tip_span(tip) if tip and text else ("", "")
+    return (f'<td class="i num"{focus}>{escape(text[:cut])}{span}</td>'
             f'<td class="f num">{escape(text[cut:])}</td>')
 
 
@@ -113,7 +153,7 @@ def fragment(body: str, language: str) -> str:
     """``body`` as a notebook cell shows it: the style sheet and the content, in
     ``language``."""
     return (f'<div class="symattn" lang="{escape(language)}">\n<style>\n{STYLE}</style>\n'
-            f"{body}\n</div>")
+            f"{tip_ids(body)}\n</div>")
 
 
 def page(title: str, body: str, language: str, style: str = "") -> str:
@@ -124,5 +164,5 @@ def page(title: str, body: str, language: str, style: str = "") -> str:
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta name="generator" content="symattn {escape(__version__)}">\n'
             f"<title>{escape(title)}</title>\n<style>\nbody {{ margin: 1.5rem; }}\n{STYLE}"
-            f'{style}</style>\n</head>\n<body>\n<main class="symattn">\n{body}\n</main>\n</body>\n'
-            "</html>\n")
+            f'{style}</style>\n</head>\n<body>\n<main class="symattn">\n{tip_ids(body)}\n'
+            "</main>\n</body>\n</html>\n")

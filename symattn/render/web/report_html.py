@@ -124,7 +124,7 @@ def report_page(reports: Sequence[Report], language: str | None = None,
     if len(reports) == 1:           # the report's heading is the page's
         table = report_render.report_table(reports[0], language, options)
         return page(table[0], _section(reports[0], table, language, 1, True, options), chosen)
-    title = messages.load(chosen).text("html.reports")
+    title = messages.load(chosen).text("web.check_title")
     body = "\n".join([f"<h1>{escape(title)}</h1>", *(
         _section(r, report_render.report_table(r, language, options), language, 2, True,
                  options) for r in reports)])
