@@ -456,3 +456,14 @@ def test_column_softmax_in_one_head_of_several() -> None:
     assert_named(found, "column_softmax", also={"head2.weights[3,3]": other,
                                                 "head2.weights[2,2]": other,
                                                 "head2.weights[3,2]": other})
+
+
+def test_a_closed_form_printed_where_the_entry_is_masked_is_wrong_without_a_slip() -> None:
+    """A printed sqrt(2)/2 where the mask makes the entry -inf: wrong, and no slip is
+    looked for (the slips give decimals)."""
+    import symattn
+
+    spec = ('[inputs]\nscaled = [[0, 0], [0, 0]]\nV = [[1, 0], [0, 1]]\n'
+            '[options]\nmask = "causal"\n[claims]\n"masked[1,2]" = "sqrt(2)/2"\n')
+    report = symattn.check(symattn.derive(symattn.loads(spec, "m.toml")))
+    assert [(v.position, v.verdict) for v in report.verdicts] == [("masked[1,2]", "wrong")]

@@ -372,6 +372,8 @@ class _Judge:
         try:
             if printed.value is NEG_INF:
                 return self.hints.explain_masked(claim)
+            if not isinstance(printed.value, fmpq):     # a closed form (sqrt(2)/2): no slip
+                return []
             scale = fmpq(100) if printed.percent else fmpq(1)
             return self.hints.explain_masked(
                 claim, int(printed.value * fmpq(10) ** printed.places), printed.places, scale)
