@@ -78,19 +78,11 @@ column variant or code); a Moodle responses report (CSV); or a folder of files o
 def _read(path: str) -> str:
     from pathlib import Path
 
-    from symattn.errors import InputError, Location
-    from symattn.extract.document import decode_text
+    from symattn.errors import Location
+    from symattn.extract.document import decode_text, read_bytes
 
     where = Location(file=path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", where) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, not a file", where) from None
-    except OSError as error:
-        raise InputError(f"cannot be read: {error.strerror}", where) from None
-    return decode_text(data, where)
+    return decode_text(read_bytes(Path(path), where, what="file"), where)
 
 
 def _submissions(args: argparse.Namespace, key: Key) -> list[Submission]:

@@ -30,8 +30,8 @@ repetitions, no nested quantifiers that can backtrack).
 
 from __future__ import annotations
 
-__all__ = ["Document", "from_text", "from_html", "decode_text", "read_document", "MAX_BYTES",
-           "DOCUMENT_SUFFIXES"]
+__all__ = ["Document", "from_text", "from_html", "decode_text", "read_document", "read_bytes",
+           "MAX_BYTES", "DOCUMENT_SUFFIXES"]
 
 import bisect
 import codecs
@@ -323,17 +323,20 @@ def decode_text(data: bytes, where: Location, html: bool = False) -> str:
                      "order mark, or a legacy 8-bit encoding); save the file as UTF-8", where)
 
 
-def _read_bytes(path: Path, where: Location, limit: int = MAX_BYTES) -> bytes:
+def read_bytes(path: Path, where: Location, limit: int = MAX_BYTES,
+               what: str = "document") -> bytes:
+    """A file's bytes, at most ``limit``; a file that is missing, a directory, unreadable
+    or larger is a located error naming it as ``what`` it should be."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError("no such file", where) from None
     except IsADirectoryError:
-        raise InputError("is a directory, not a document", where) from None
+        raise InputError(f"is a directory, not a {what}", where) from None
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", where) from None
     if len(data) > limit:
-        raise InputError(f"the document has {len(data):,} bytes; at most {limit:,} are "
+        raise InputError(f"the {what} has {len(data):,} bytes; at most {limit:,} are "
                          "read", where)
     return data
 
@@ -388,7 +391,7 @@ def read_document(path: str | Path) -> Document:
     where = Location(file=str(path))
     suffix = path.suffix.lower()
     # a PDF or .docx may be larger: its own reader bounds what it reads
-    data = _read_bytes(path, where, MAX_BINARY_BYTES if suffix in (".pdf", ".docx") else
+    data = read_bytes(path, where, MAX_BINARY_BYTES if suffix in (".pdf", ".docx") else
                        MAX_BYTES)
     if suffix in (".pdf", ".docx") or is_pdf(data) or is_docx(data):
         return _binary_document(data, path)
