@@ -23,6 +23,7 @@ from __future__ import annotations
 
 __all__ = ["other_settings", "Example", "Scorer", "find_examples", "within", "CONTINUES"]
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator
@@ -206,17 +207,49 @@ def _bounded(parts: list[Section]) -> list[Section]:
             for chunk in (parts[k:k + size] for k in range(0, len(parts), size))]
 
 
-def other_settings(document: Document, temperature: Fraction) -> list[tuple[int, int]]:
-    """The lines of the sections that print only temperatures other than ``temperature``
-    (a spec's), in a document that prints ``temperature`` in some section: worked
-    examples of the same inputs under another setting, which the spec is not about."""
-    printed = hints(_normalized_lines(document))
+def other_settings(document: Document, temperature: Fraction, d_k: int | None = None
+                   ) -> list[tuple[int, int]]:
+    """The lines of the sections that print only settings other than a spec's: only
+    temperatures other than ``temperature``, or only d_k other than ``d_k`` (0: the spec
+    does not scale, and the section divides by a root), in a document that prints the
+    spec's own setting in some section. They work the same inputs under another setting,
+    which the spec is not about.
+
+    >>> from symattn.extract.document import from_text
+    >>> doc = from_text("# A\\nd_k = 4, so √4 = 2\\n[0.9, 0.1]\\n"
+    ...                 "# B\\nd_k = 64: √64 = 8\\n[0.6, 0.4]\\n")
+    >>> other_settings(doc, Fraction(1), 4), other_settings(doc, Fraction(1), 0)
+    ([(4, 6)], [(1, 3), (4, 6)])
+    """
+    lines = _normalized_lines(document)
+    printed = hints(lines)
     parts = _bounded(_split_at_settings(sections(document.raw), printed))
-    stated = [{Fraction(h.value) for h in printed.temperature if p.start <= h.line <= p.end}
-              for p in parts]
-    if not any(temperature in values for values in stated):
+    found = _stating_other(parts, [(h.line, Fraction(h.value)) for h in printed.temperature],
+                           temperature)
+    unscaled = [(line, 0) for line, text in lines if _UNSCALED.search(text)]
+    if d_k:
+        found += _stating_other(parts, [(h.line, h.value) for h in printed.d_k] + unscaled,
+                                d_k)
+    elif d_k == 0:       # a root or a division says the scores are scaled there
+        roots = [(h.line, h.value) for h in printed.d_k if not h.text.startswith("d")]
+        found += [lines for lines in _stating_other(parts, roots, 0, require_own=False)
+                  if lines not in found]
+    return found
+
+
+# a section about the scores before any scaling ("What happens without scaling?")
+_UNSCALED = re.compile(r"\b(?:without|no|before)\s+scaling\b|\bunscaled\b|\bnot\s+scaled\b",
+                       re.IGNORECASE)
+
+
+def _stating_other(parts: list[Section], stated: list[tuple[int, object]], own: object,
+                   require_own: bool = True) -> list[tuple[int, int]]:
+    """The lines of the parts whose stated values are all other than ``own``, when some
+    part states ``own`` (or whatever the others state, ``require_own`` False)."""
+    values = [{value for line, value in stated if p.start <= line <= p.end} for p in parts]
+    if require_own and not any(own in v for v in values):
         return []
-    return [p.lines for p, values in zip(parts, stated) if values and temperature not in values]
+    return [p.lines for p, v in zip(parts, values) if v and own not in v]
 
 
 def find_examples(document: Document, scanned: Scanned, scorer: Scorer) -> list[Example]:

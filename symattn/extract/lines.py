@@ -107,9 +107,11 @@ def _doubtful_grouping(text: str, base: int, placement: Placement) -> Placement:
 
 
 def place_line(placer: Placer, text: str, base: int, singles: list[Number],
-               groups: list[tuple[Group, list[Placement]]]) -> tuple[list[Placement],
-                                                                     list[Number]]:
-    """Placements of the single numbers of one line, and the numbers left unplaced."""
+               groups: list[tuple[Group, list[Placement]]], alone: bool = False
+               ) -> tuple[list[Placement], list[Number]]:
+    """Placements of the single numbers of one line, and the numbers left unplaced;
+    ``alone``: the line is one number in a paragraph of its own, a printed result (a
+    notebook's output ``927``), which is a claim where it is exactly a quantity."""
     line = _Line(text, base, singles, groups)
     placed: list[Placement] = []
     for pattern, rule in ((_SUM, _sums), (_DOT, _dots), (_EXP, _exps), (_DIVISION, _divisions),
@@ -129,6 +131,13 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
         if number.start in line.done:
             continue
         before = text[max(0, number.start - base - 12):number.start - base]
+        if alone and number.places == 0 and not number.percent and number.value is not None:
+            placement = placer.place_single(number, why="a result printed on its own")
+            if placement is not None and placer.score(number, placement.targets[0]) == 1.0:
+                placed.append(placement)
+            else:
+                left.append(number)
+            continue
         if _no_claim(text, base, number, before):
             left.append(number)
             continue
@@ -158,8 +167,9 @@ def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
     if number.places or number.percent:
         return False
     after = text[number.end - base:number.end - base + 12]
+    call = text[max(0, number.start - base - 60):number.start - base]
     return not _AFTER_SIGN.search(before) or bool(_FACTOR.match(after)) or \
-        bool(_KEYWORD_ARGUMENT.search(before))
+        bool(_KEYWORD_ARGUMENT.search(call))
 
 
 def _term_score(placer: Placer, number: Number, target: Target) -> float:

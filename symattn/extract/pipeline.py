@@ -236,8 +236,21 @@ def _place_line(text: str, placer: Placer, groups: list[Group], singles: list[Nu
     found = [p for _, placements in placed_groups for p in placements]
     singles.sort(key=lambda n: n.start)
     found_singles, _ = place_line(placer, text[span[0]:span[1]], span[0], singles,
-                                  placed_groups)
+                                  placed_groups, _alone(text, span, singles))
     return found + found_singles
+
+
+_BLANK_AROUND = re.compile(r"(?:^|\n[ \t]*\n)$")
+
+
+def _alone(text: str, span: tuple[int, int], singles: list[Number]) -> bool:
+    """The line is one number and nothing else, a paragraph of its own (a blank line or
+    the text's edge before and after it): how notebooks and consoles print a result."""
+    if len(singles) != 1 or text[span[0]:span[1]].strip() != singles[0].text.strip():
+        return False
+    after = text[span[1]:span[1] + 200]
+    return bool(_BLANK_AROUND.search(text, max(0, span[0] - 200), span[0])) and \
+        (not after.strip() or bool(re.match(r"\n[ \t]*\n", after)))
 
 
 def _unplaced_of(groups: list[Group], singles: list[Number], found: list[Placement]
@@ -325,6 +338,19 @@ def _temperature(mapping: Mapping[str, Any]) -> Fraction:
         return Fraction(str(value))
     except (ValueError, ZeroDivisionError):
         return Fraction(1)
+
+
+def _d_k(mapping: Mapping[str, Any]) -> int | None:
+    """A spec's d_k when it says one (0: it does not scale the scores), else None."""
+    options = mapping.get("options")
+    if not isinstance(options, Mapping):
+        return None
+    d_k, scale = options.get("d_k"), options.get("scale")
+    if isinstance(d_k, int) and not isinstance(d_k, bool) and d_k > 0 and scale is None:
+        return d_k
+    words = ("none", "1", "off")
+    unscaled = scale == 1 or isinstance(scale, str) and scale.strip().lower() in words
+    return 0 if unscaled else None
 
 
 def _draft(document: Document, scanned: Scanned, head: str, language: str,
@@ -417,8 +443,8 @@ def extract(document: Document, spec_text: str | None = None,
         head = spec_head(spec_text)
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
                                         [f"inputs from {spec_name}"], source=spec_name,
-                                        others=other_settings(document,
-                                                              _temperature(mapping))))
+                                        others=other_settings(document, _temperature(mapping),
+                                                              _d_k(mapping))))
         return extraction
     examples = find_examples(document, scanned, _scorer(document, scanned, language))
     if examples:   # what comes before the first example belongs to it

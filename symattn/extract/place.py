@@ -54,7 +54,10 @@ _STEP_WORDS = {"scores": "scores", "score": "scores", "attn_scores": "scores",
                "context_vectors": "output", "attention": "output", "z": "output",
                "masked_scores": "masked", "raw_scores": "scores", "attention_output": "output",
                "scaled_attention_scores": "scaled", "softmax_weights": "weights",
-               "probs": "weights", "probabilities": "weights"}
+               "probs": "weights", "probabilities": "weights", "softmax_output": "weights",
+               "softmax_outputs": "weights", "softmax_result": "weights",
+               "softmax_values": "weights",
+               "attention_probabilities": "weights", "attention_probs": "weights"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
 # steps whose rows are not (only) queries: a row of K is a key
 _INPUTS = frozenset({"Q", "K", "V", "X", "W_Q", "W_K", "W_V"})
@@ -131,7 +134,9 @@ def _step_named(name: str) -> str | None:
     found = _STEP_NAMES.get(name) or _STEP_WORDS.get(name.lower())
     words = name.split("_")
     if found is None and len(words) > 1 and all(w.isalpha() and len(w) > 1 for w in words):
-        return _STEP_WORDS.get(words[-1].lower())     # "Final Weights": the last word says
+        # "the scaled scores": the last two words say, else the last ("Final Weights")
+        return _STEP_WORDS.get("_".join(words[-2:]).lower()) or \
+            _STEP_WORDS.get(words[-1].lower())
     return found
 
 
@@ -164,7 +169,7 @@ def whole_numbers(numbers: Sequence[Number]) -> bool:
 
 @dataclass(frozen=True)
 class _Option:
-    kind: str          # matrix | columns | row | column
+    kind: str          # matrix | columns | row | column | terms
     step: str
     index: int
     targets: tuple[Target, ...]
@@ -241,11 +246,32 @@ class Placer:
             if rows == 1 and step_rows == columns and columns > 1 and step_columns > 1:
                 layouts.extend(("column", j, tuple(Target(step, i, j) for i in range(columns)))
                                for j in range(step_columns))
+            layouts += self._term_layouts(step, group.shape)
             for kind, index, targets in layouts:
                 scores = [self.fit(n, t) for n, t in zip(numbers, targets)]
                 options.append(_Option(kind, step, index, targets, sum(scores) / len(scores),
                                        sum(s == 1.0 for s in scores) / len(scores)))
         return options
+
+    def _term_layouts(self, step: str, shape: tuple[int, int]
+                      ) -> list[tuple[str, int, tuple[Target, ...]]]:
+        """A matrix of one row's terms before they are added up: the weighted values
+        (``weights[:, None] * V``, a row per key) or the products of q and k, printed as
+        they are summed (a row per term) or transposed (a row per entry)."""
+        count = term_count(step, self.candidates.shapes)
+        rows, columns = shape
+        step_rows, step_columns = self.candidates.shapes[step]
+        if count < 2 or rows < 2:
+            return []
+        layouts: list[tuple[str, int, tuple[Target, ...]]] = []
+        for i in range(step_rows):
+            if (rows, columns) == (count, step_columns):
+                layouts.append(("terms", i, tuple(Target(step, i, j, "term", t)
+                                                  for t in range(rows) for j in range(columns))))
+            if (rows, columns) == (step_columns, count):
+                layouts.append(("terms", i, tuple(Target(step, i, j, "term", t)
+                                                  for j in range(rows) for t in range(columns))))
+        return layouts
 
     def score(self, number: Number, target: Target) -> float:
         """How well a printed number fits a quantity (``entry_score``; 0 if there is none)."""
@@ -341,6 +367,8 @@ class Placer:
             confidence = self._group_confidence(group, option, rivals)
             if option.kind == "columns":   # a transposed matrix (K^T): its rows are columns
                 placements.extend(self._columns(group, option, confidence))
+            elif option.kind == "terms":
+                placements.extend(self._terms(group, option, confidence))
             else:
                 placements.append(self._group_placement(group, option, confidence))
         return placements
@@ -357,6 +385,24 @@ class Placer:
                 f"{option.step}[:,{i + 1}]", [n.printed for n in row], row, targets,
                 confidence, f"{option.exact:.0%} of the entries round the exact values "
                 "(printed transposed)", anchored, self._worst_nearest(row, targets)))
+        return placements
+
+    def _terms(self, group: Group, option: _Option, confidence: str) -> list[Placement]:
+        """A matrix of terms as the terms of each entry of one row (``output[1,2].terms``)."""
+        self.last_order = max(self.last_order, self.candidates.order.get(option.step, 0))
+        entries: dict[int, list[tuple[Number, Target]]] = {}
+        for number, target in zip(group.numbers, option.targets):
+            entries.setdefault(target.column, []).append((number, target))
+        placements = []
+        for column, pairs in sorted(entries.items()):
+            pairs.sort(key=lambda pair: pair[1].term)
+            numbers = tuple(n for n, _ in pairs)
+            targets = tuple(t for _, t in pairs)
+            key = self.candidates.label(Target(option.step, option.index, column)) + ".terms"
+            placements.append(Placement(
+                key, [n.printed for n in numbers], numbers, targets, confidence,
+                f"{option.exact:.0%} of the entries round the exact terms (a matrix of terms)",
+                False, self._worst_nearest(numbers, targets)))
         return placements
 
     def _anchored(self, group: Group, option: _Option) -> bool:

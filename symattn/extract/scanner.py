@@ -88,7 +88,7 @@ def _names_in(before: str) -> tuple[str, ...]:
     # an arrow ends what was said before it: "d_k = 2 → Output = [[...]]" names the output only
     before = _ARROW.split(_CALL.sub("", before.rstrip()).rstrip())[-1]
     if not before.endswith(("=", "≈")):
-        return ()
+        return _label(before)
     segments = re.split("[=≈]", before[:-1])
     names = []
     for number, segment in enumerate(segments):
@@ -103,6 +103,24 @@ def _names_in(before: str) -> tuple[str, ...]:
         if match:
             names.append(match["name"])
     return tuple(names)
+
+
+_LABEL = re.compile(r"(?:^|[.;:!?(]\s)\s*(?:(?:[-*+•]|\d{1,2}[.)])\s+)?"
+                    r"(?P<label>[^:;.!?()=]{1,60}?)[\s*_`]*[:：][\s*_`$]*$")
+
+
+def _label(before: str) -> tuple[str, ...]:
+    """The name a label gives the group after its colon: ``Softmax: [...]``,
+    ``- **Attention weights:** [...]``, ``print("Q:", Q)``'s ``Q: [[...]]``."""
+    found = _LABEL.search(before[-120:])
+    if found is None:
+        return ()
+    label = found["label"].strip(" *_`\"'")
+    match = _NAME.match(label)
+    if match:
+        return (match["name"],)
+    words = _WORDS.search(label)
+    return ("_".join(words.group(0).split()),) if words else ()
 
 
 def _first_factor(text: str, group: Group, following: Group) -> bool:
