@@ -327,6 +327,42 @@ def main_check(args: argparse.Namespace, forms: list[str]) -> int:
     return 0
 
 
+def unspecified_alarms(corpus: Path, source: Path, slugs: list[str],
+                       verdicts: dict[str, Any]) -> list[str]:
+    """``check DOC`` with no spec: each number it calls wrong whose printed text is no
+    transcribed slip of the document (an upper bound on its false alarms, to read)."""
+    module = scorer(corpus)
+    done = subprocess.run([sys.executable, "-m", "symattn", "check", str(source), "-f", "json"],
+                          capture_output=True, text=True, cwd=ROOT)
+    if done.returncode not in (0, 1):
+        return [f"check: {(done.stderr.strip().splitlines() or ['no report'])[-1][:90]}"]
+    slips = {text for slug in slugs for _, text, verdict in truth_numbers(
+        module, module.read_spec(str(corpus / "truth" / f"{slug}.toml")),
+        verdicts.get(slug, {})) if verdict == "wrong"}
+    return [f"line {line}: {text} reported wrong at {_where(position)}"
+            for report in json.loads(done.stdout)["reports"]
+            for position, text, verdict, line in _reported(module, report)
+            if verdict == "wrong" and text not in slips]
+
+
+def main_unspecified(args: argparse.Namespace) -> int:
+    """``--check --no-spec``: what ``check DOC`` alone calls wrong that is no slip."""
+    verdicts = json.loads((args.corpus / "truth" / "verdicts.json").read_text(encoding="utf-8"))
+    by_source: dict[Path, list[str]] = {}
+    for slug, source in examples(args.corpus):
+        if args.only in slug:
+            by_source.setdefault(source, []).append(slug)
+    total = 0
+    for source, slugs in by_source.items():
+        alarms = unspecified_alarms(args.corpus, source, slugs, verdicts)
+        total += len(alarms)
+        print(f"  {source.name:<32} wrong and no slip: {len(alarms)}")
+        for alarm in alarms if args.verbose else []:
+            print(f"      {alarm}")
+    print(f"check DOC without a spec: {total} numbers called wrong that are no transcribed slip")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--form", choices=[*FORMS, "all"], default="source")
@@ -338,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="run check DOC --spec and count false alarms and slips found "
                              "against truth/verdicts.json")
+    parser.add_argument("--no-spec", action="store_true",
+                        help="with --check: run check DOC without the inputs files")
     args = parser.parse_args(argv)
     if not (args.corpus / "score_extract.py").exists():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
@@ -345,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.infer:
         return infer(args.corpus, args.only, args.verbose)
     forms = list(FORMS) if args.form == "all" else [args.form]
+    if args.check and args.no_spec:
+        return main_unspecified(args)
     if args.check:
         return main_check(args, forms)
     print(f"{'form':<8} {'placed':>13} {'placed wrongly':>15} {'of them certain':>17}")

@@ -1,5 +1,6 @@
-"""The fail-safe rule on outside documents: ``check DOC --spec`` calls no correct number of
-the corpus wrong, and ``extract`` places no number wrongly with confidence ``certain``.
+"""The fail-safe rule on outside documents: ``check DOC``, with ``--spec`` and without it,
+calls no correct number of the corpus wrong, and ``extract`` places no number wrongly with
+confidence ``certain``.
 
 The corpus (``../shared/corpus``, beside the project) holds documents other people
 published, with hand transcriptions and verdicts computed independently with mpmath;
@@ -35,3 +36,14 @@ def test_no_number_is_placed_wrongly_for_certain(slug: str, source: Path,
                                                  tmp_path: Path) -> None:
     score = corpus.score_one(corpus.CORPUS, slug, source, tmp_path)
     assert score.certain_wrong == 0
+
+
+SOURCES = sorted({source for _, source in EXAMPLES})
+
+
+@needs_corpus
+@pytest.mark.parametrize("source", SOURCES, ids=[s.name for s in SOURCES])
+def test_without_a_spec_nothing_but_a_transcribed_slip_is_called_wrong(source: Path) -> None:
+    verdicts = json.loads((corpus.CORPUS / "truth" / "verdicts.json").read_text("utf-8"))
+    slugs = [slug for slug, s in EXAMPLES if s == source]
+    assert corpus.unspecified_alarms(corpus.CORPUS, source, slugs, verdicts) == []
