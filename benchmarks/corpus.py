@@ -189,6 +189,9 @@ def infer(corpus: Path, only: str, verbose: bool) -> int:
         made = sum(len(d) for d in drafts.values())
         print(f"inputs inferred: {matched}/{total} examples ({share}); "
               f"{made} drafts from {documents} documents")
+    return 0
+
+
 @dataclass(frozen=True)
 class CheckScore:
     slug: str
