@@ -135,3 +135,30 @@ def test_sections_under_another_setting_keep_only_what_their_values_settle() -> 
         # the spec's own section, and no other: the rows of the other settings would be
         # wrong for this one, and their labels would make them certain
         assert [(p.line, p.confidence) for p in weights] == [(line, "certain")], options
+
+
+# ------------------------------------------------------------ numbers printed again
+
+def test_percentages_that_retell_a_row_are_that_row() -> None:
+    # a slip: the weights are 0.422, 0.155, 0.422; the prose retells the printed row
+    text = "The weights: [0.40, 0.20, 0.40] for the query.\n" \
+           "So it takes 40% from the first key, 20% from the second and 40% from the third.\n"
+    retold = [(p.key, p.layout, p.anchored) for p in _placements(text) if p.line == 2]
+    row = next(p for p in _placements(text) if p.line == 1)
+    assert [key for key, _, _ in retold] == ["weights[1,1]", "weights[1,2]", "weights[1,3]"]
+    assert [layout for _, layout, _ in retold] == ["40%", "20%", "40%"]
+    assert {anchored for _, _, anchored in retold} == {row.anchored} == {True}
+
+
+def test_a_percentage_after_an_approximation_sign_is_the_number_before_it() -> None:
+    # e / (2e + 1) = 0.42232...; "0.42 ≈ 4.2%" retells it wrong by a factor of ten
+    text = r"$w_{1} = \frac{2.718}{6.437} = 0.422 \approx 4.2\%$" + "\n"
+    found = {p.numbers[0].text: p.key for p in _placements(text)}
+    assert found["0.422"] == found["4.2%"] == "weights[1,1]"
+
+
+def test_a_row_printed_again_in_prose_is_the_row_it_repeats() -> None:
+    right = ", ".join(_printed(list(WEIGHTS), 3))
+    text = f"weights = [[{right}]]\n\nThe row `[{right}]` says where the query looks.\n"
+    lines = sorted({(p.line, p.key.split("[")[0]) for p in _placements(text)})
+    assert lines == [(1, "weights"), (3, "weights")]

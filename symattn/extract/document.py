@@ -63,7 +63,7 @@ _LATEX_WORDS: list[tuple[str, str]] = [
     (r"\\begin\{[bpvBV]?matrix\}", "[["), (r"\\end\{[bpvBV]?matrix\}", "]]"),
     (r"(?<!\\)\\[\[\]()]", " "), (r"&(?!=)", ","),
     (r"\\(?:times)(?![A-Za-z])", "×"), (r"\\(?:cdot)(?![A-Za-z])", "·"),
-    (r"\\approx(?![A-Za-z])", "≈"), (r"\\infty(?![A-Za-z])", "∞"),
+    (r"\\approx(?![A-Za-z])", "≈"), (r"\\infty(?![A-Za-z])", "∞"), (r"\\%", "%"),
     (r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle)(?![A-Za-z])", ""),
     (r"\\(?:quad|qquad)(?![A-Za-z])|\\[,;:! ]|~(?=\S)", " "),
     # a transpose mark is a letter, never a number: K^\top, K^{\intercal}, K^{T}

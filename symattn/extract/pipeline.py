@@ -37,6 +37,7 @@ from symattn.extract.examples import Example, find_examples, other_settings
 from symattn.extract.inputs import Note, Proposal, from_scores
 from symattn.extract.lines import place_line, vector_sums
 from symattn.extract.place import Placement, Placer
+from symattn.extract.restated import repeated_rows, restated
 from symattn.extract.scanner import Group, Number, Scanned, scan
 from symattn.extract.structure import continued, table_columns
 from symattn.problem import spec as spec_reader
@@ -156,6 +157,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     placements: list[Placement] = []
     unplaced: list[Number] = []
     elsewhere = False      # in another example: after its own inputs, before ours again
+    restricted: set[int] = set()    # the lines of other examples and other settings
     in_order: list[Group] = []
     for index in sorted(by_line):
         groups, singles = by_line[index]
@@ -172,10 +174,19 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         if elsewhere or any(first <= line <= last for first, last in others):
             # only what its values settle beyond doubt belongs to this computation
             found = [p for p in found if p.confidence == "certain"]
+            restricted.add(index)
         placements.extend(found)
         unplaced.extend(_unplaced_of(groups, singles, found))
     placements = _spread_products(document.text, placer, in_order, placements)
     placements = vector_sums(document.text, placer, in_order, placements)
+    # what another example prints again is its own: nothing restated is placed there
+    ours = [g for g in in_order if line_of(g.start) not in restricted]
+    taken = {n.start for p in placements for n in p.numbers}
+    placements += repeated_rows(placer, ours, placements, taken)
+    taken = {n.start for p in placements for n in p.numbers}
+    placements += restated(document.text, placer, placements,
+                           [n for n in unplaced if n.start not in taken and
+                            line_of(n.start) not in restricted])
     taken = {n.start for p in placements for n in p.numbers}
     unplaced = [n for n in unplaced if n.start not in taken]
     placements.sort(key=lambda p: p.numbers[0].start)

@@ -1,0 +1,136 @@
+"""Numbers a page prints again: a row printed again, percentages that restate a number.
+
+Prose retells what a formula or a print showed: "the row for *studying*
+([0.45, 0.18, 0.37]) takes 45% from *I*, 18% from *am* and 37% from
+*studying*"; "0.0000003 ≈ 0.0003%"; "the vector for *studying*, [1.53, -0.02,
+0.60], is ...". Such a number is the quantity the number it restates was placed
+on, whatever its value, so a slip in the retelling is found where the retold
+number was found, and is as sure as that number's place.
+
+>>> from symattn.extract.document import from_text
+>>> from symattn.extract.scanner import scan
+>>> found = scan(from_text("w = [0.25, 0.75]: 25% and 75%"))
+>>> [[n.text for n in run] for run in percent_runs(found.singles)]
+[['25%', '75%']]
+"""
+
+from __future__ import annotations
+
+__all__ = ["restated", "repeated_rows", "percent_runs"]
+
+import bisect
+import re
+from typing import Sequence
+
+from symattn.extract.place import Placement, Placer
+from symattn.extract.scanner import Group, Number
+
+RETOLD_WITHIN = 6      # a row is retold in percentages on its line or the 6 after it
+_EQUALS_BEFORE = re.compile(r"[\s$]*[=≈][\s$~]*$")
+
+
+def percent_runs(numbers: Sequence[Number], text: str = "") -> list[list[Number]]:
+    """The percentages of each line of ``text`` (a paragraph an HTML page wraps over
+    several source lines is one), in order, as one run per line."""
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    runs: dict[int, list[Number]] = {}
+    for number in numbers:
+        if number.percent and number.value is not None:
+            runs.setdefault(bisect.bisect(newlines, number.start), []).append(number)
+    return [runs[line] for line in sorted(runs)]
+
+
+def restated(text: str, placer: Placer, placements: list[Placement],
+             unplaced: Sequence[Number]) -> list[Placement]:
+    """Placements of the unplaced percentages that restate placed numbers: one printed
+    right after a placed number and ``=`` or ``≈``, and a line's run of two or more that
+    repeats, in order, consecutive entries of a row placed on that line or just above."""
+    found: list[Placement] = []
+    ends = {n.end: (p, k) for p in placements for k, n in enumerate(p.numbers)}
+    left = []
+    for number in (n for n in unplaced if n.percent and n.value is not None):
+        before = _retold_single(text, ends, number)
+        if before is None:
+            left.append(number)
+        else:
+            found += _same_place(placer, [number], [before[1]], before[0])
+    for run in percent_runs(left, text):
+        for placement in reversed(placements):
+            if run[0].line - RETOLD_WITHIN <= placement.line <= run[0].line and \
+                    len(placement.numbers) >= len(run) >= 2:
+                start = _run_in(placement, run)
+                if start is not None:
+                    found += _same_place(placer, run, range(start, start + len(run)),
+                                         placement)
+                    break
+    return found
+
+
+def _retold_single(text: str, ends: dict[int, tuple[Placement, int]], number: Number
+                   ) -> tuple[Placement, int] | None:
+    """The placed number that ``number`` follows after ``=`` or ``≈`` (its placement and
+    its index there), if any."""
+    sign = _EQUALS_BEFORE.search(text, max(0, number.start - 40), number.start)
+    return ends.get(sign.start()) if sign else None
+
+
+def _run_in(placement: Placement, run: list[Number]) -> int | None:
+    """Where ``run`` repeats consecutive entries of one row of ``placement`` (their
+    values, a percentage as its hundredth), or None."""
+    values = [n.magnitude for n in placement.numbers]
+    wanted = [n.magnitude for n in run]
+    for start in range(len(values) - len(run) + 1):
+        targets = placement.targets[start:start + len(run)]
+        if values[start:start + len(run)] == wanted and len({t.row for t in targets}) == 1 \
+                and len({t.step for t in targets}) == 1:
+            return start
+    return None
+
+
+def _same_place(placer: Placer, numbers: Sequence[Number], indexes: Sequence[int],
+                source: Placement) -> list[Placement]:
+    """``numbers`` on the targets ``indexes`` of ``source``, as anchored as it is."""
+    found = []
+    for number, index in zip(numbers, indexes):
+        placed = placer.place_single(number, must=source.targets[index],
+                                     why=f"restates {source.numbers[index].printed} "
+                                         f"(line {source.line})", anchored=source.anchored)
+        if placed is not None:
+            found.append(placed)
+    return found
+
+
+def repeated_rows(placer: Placer, groups: Sequence[Group], placements: list[Placement],
+                  taken: set[int]) -> list[Placement]:
+    """Placements of the unplaced rows that print, number for number, a row placed
+    before them (the same printed text in the same order)."""
+    rows: dict[tuple[str, ...], tuple[Placement, int]] = {}
+    ordered = sorted(placements, key=lambda p: p.numbers[0].start)
+    found: list[Placement] = []
+    index = 0
+    for group in sorted(groups, key=lambda g: g.start):
+        while index < len(ordered) and ordered[index].numbers[0].start < group.start:
+            _remember_rows(rows, ordered[index])
+            index += 1
+        if group.shape[0] != 1 or group.shape[1] < 2 or \
+                any(n.start in taken for n in group.numbers):
+            continue
+        source = rows.get(tuple(n.text for n in group.numbers))
+        if source is not None:
+            placement, start = source
+            found += _same_place(placer, group.numbers,
+                                 range(start, start + len(group.numbers)), placement)
+    return found
+
+
+def _remember_rows(rows: dict[tuple[str, ...], tuple[Placement, int]],
+                   placement: Placement) -> None:
+    """Each whole row of entries a placement holds, by its printed texts."""
+    by_row: dict[tuple[str, int], list[int]] = {}
+    for k, target in enumerate(placement.targets):
+        if target.part == "entry":
+            by_row.setdefault((target.step, target.row), []).append(k)
+    for indexes in by_row.values():
+        if len(indexes) >= 2 and indexes == list(range(indexes[0], indexes[-1] + 1)):
+            texts = tuple(placement.numbers[k].text for k in indexes)
+            rows[texts] = (placement, indexes[0])
