@@ -9,7 +9,7 @@ catalogs' ``[whatif]``; JSON is data, its notes English.
 
 from __future__ import annotations
 
-__all__ = ["render_whatif_text", "render_whatif_json", "render_whatif_latex",
+__all__ = ["render_whatif_text", "whatif_blocks", "render_whatif_json", "render_whatif_latex",
            "SIDE_BY_SIDE_WIDTH", "SIDE_BY_SIDE_LATEX"]
 
 import dataclasses
@@ -26,7 +26,9 @@ from symattn.render.reports.explore import (largest_parts, largest_text,
                                             numbers_phrase)
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)
-from symattn.render.text import matrix_lines
+from symattn.render.blocks import Block, Line, grid_numbers, joined, padded, \
+    text as blocks_text
+from symattn.render.text import matrix_rows
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -146,28 +148,39 @@ def _grids(variant: Variant) -> dict[str, Grid | None]:
     return {"weights": variant.weights, "output": variant.output}
 
 
-def _labelled_block(label: str, grid: Grid, fmt: NumberFormat) -> list[str]:
+def _labelled_block(label: str, grid: Grid, fmt: NumberFormat) -> list[Line]:
     """A matrix under its label, every line padded to the block's width."""
-    lines = matrix_lines(_cells(grid, fmt), tuple(grid.rows()), tuple(grid.columns()), indent="")
+    cells = grid_numbers(grid, fmt, "(symbolic)")
+    lines = matrix_rows(cells, tuple(grid.rows()), tuple(grid.columns()), indent="")
     width = max(len(label), *(len(line) for line in lines))
-    return [label.ljust(width)] + [line.ljust(width) for line in lines]
+    return [padded(label, width)] + [padded(line, width) for line in lines]
+
+
+def _stripped(line: Line) -> Line:
+    """``line`` without its trailing spaces (the padding of its last block)."""
+    pieces = list(line.pieces)
+    while pieces and isinstance(pieces[-1], str) and not pieces[-1].strip():
+        pieces.pop()
+    if pieces and isinstance(pieces[-1], str):
+        pieces[-1] = pieces[-1].rstrip()
+    return Line(tuple(pieces))
 
 
 def _blocks(title: str, variants: Sequence[Variant], which: str, fmt: NumberFormat,
-            width: int) -> list[str]:
+            width: int) -> list[Block]:
     """The variants' ``which`` matrices side by side when they fit ``width``, else stacked."""
     shown = [(v.label, grid) for v in variants if (grid := _grids(v)[which]) is not None]
     if not shown:
         return []
     blocks = [_labelled_block(label, grid, fmt) for label, grid in shown]
-    out = [title]
+    out: list[Block] = [title]
     total = sum(len(block[0]) for block in blocks) + 3 * (len(blocks) - 1) + 2
     if total <= width:
         for parts in zip(*blocks):
-            out.append(("  " + "   ".join(parts)).rstrip())
+            out.append(_stripped(joined(["  ", joined(parts, "   ")], "")))
     else:
         for block in blocks:
-            out += ["  " + line.rstrip() for line in block]
+            out += [_stripped(joined(["  ", line], "")) for line in block]
             out.append("")
         out.pop()
     return out
@@ -177,9 +190,16 @@ def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: Numbe
                        width: int = SIDE_BY_SIDE_WIDTH, language: str = "en") -> str:
     """A note per variant, then the weights and the outputs, side by side within ``width``,
     every word in ``language``."""
+    return blocks_text(whatif_blocks(problem, variants, fmt, width, language))
+
+
+def whatif_blocks(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
+                  width: int = SIDE_BY_SIDE_WIDTH, language: str = "en") -> list[Block]:
+    """``render_whatif_text``'s report as blocks (``render.blocks``)."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("whatif.title")),
+    out: list[Block] = []
+    out += heading(say(catalog.text("whatif.title")),
                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("text.decimals", numbers=numbers_phrase(fmt, catalog))))
     out.append("")
@@ -195,7 +215,7 @@ def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: Numbe
         if block:
             out.append("")
             out += block
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _row_width(rows: Sequence[Sequence[str]]) -> int:
