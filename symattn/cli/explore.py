@@ -156,5 +156,6 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
         "json": lambda: layouts.render_whatif_json(problem, variants, fmt),
         "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment,
                                                      language)}, language,
-        lambda: layouts.whatif_blocks(problem, variants, fmt, language=language))
+        lambda: layouts.whatif_blocks(problem, variants, fmt, layouts.SIDE_BY_SIDE_PAGE,
+                                      language))
     return EXIT_OK

@@ -71,8 +71,8 @@ class Line:
 
 @dataclass(frozen=True)
 class Table:
-    """A table: a header and rows of cells, the columns ``right`` right-aligned, each line
-    after ``indent`` (the text layout is ``text_table.aligned``'s)."""
+    """A table: a header (none when empty) and rows of cells, the columns ``right``
+    right-aligned, each line after ``indent`` (the text layout is ``text_table.aligned``'s)."""
 
     header: tuple[str, ...]
     rows: tuple[tuple[Piece | Line, ...], ...]
@@ -80,8 +80,10 @@ class Table:
     indent: str = ""
 
     def lines(self) -> list[str]:
-        return aligned(self.header, [[str(cell) for cell in row] for row in self.rows],
-                       right=self.right, indent=self.indent)
+        rows = [[str(cell) for cell in row] for row in self.rows]
+        if not self.header:
+            return aligned(rows[0], rows[1:], right=self.right, indent=self.indent)
+        return aligned(self.header, rows, right=self.right, indent=self.indent)
 
 
 Block = Union[str, Line, Table]

@@ -10,7 +10,7 @@ catalogs' ``[whatif]``; JSON is data, its notes English.
 from __future__ import annotations
 
 __all__ = ["render_whatif_text", "whatif_blocks", "render_whatif_json", "render_whatif_latex",
-           "SIDE_BY_SIDE_WIDTH", "SIDE_BY_SIDE_LATEX"]
+           "SIDE_BY_SIDE_WIDTH", "SIDE_BY_SIDE_PAGE", "SIDE_BY_SIDE_LATEX"]
 
 import dataclasses
 import re
@@ -26,7 +26,7 @@ from symattn.render.reports.explore import (largest_parts, largest_text,
                                             numbers_phrase)
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)
-from symattn.render.blocks import Block, Line, grid_numbers, joined, padded, \
+from symattn.render.blocks import Block, Line, Table, grid_numbers, joined, padded, \
     text as blocks_text
 from symattn.render.text import matrix_rows
 from symattn.values.exact import Exact
@@ -34,6 +34,9 @@ from symattn.values.number_format import NumberFormat
 
 SIDE_BY_SIDE_WIDTH = 160     # the width the text comparison of whatif fits side by side in,
                              # when the output is not a terminal (the command passes its width)
+
+SIDE_BY_SIDE_PAGE = 100     # the width a page shows them side by side in (a page's width of
+                            # preformatted text, so that a matrix is never scrolled to)
 
 SIDE_BY_SIDE_LATEX = 64    # widest weights + output rows (characters) set side by side
 
@@ -205,10 +208,8 @@ def whatif_blocks(problem: Problem, variants: Sequence[Variant], fmt: NumberForm
     out.append("")
     original = variants[0]
     labels = [say(_label(v, catalog)) for v in variants]
-    label_width = max(len(label) for label in labels)
-    for label, variant in zip(labels, variants):
-        out.append(f"  {label.ljust(label_width)}  "
-                   f"{say(_note_latex(variant, original, fmt, problem, catalog))}")
+    out.append(Table((), tuple((label, say(_note_latex(variant, original, fmt, problem, catalog)))
+                               for label, variant in zip(labels, variants)), indent="  "))
     shown = [dataclasses.replace(v, label=label) for v, label in zip(variants, labels)]
     for which in ("weights", "output"):
         block = _blocks(say(catalog.text(f"whatif.{which}_word")), shown, which, fmt, width)

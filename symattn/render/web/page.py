@@ -58,6 +58,8 @@ STYLE = """\
 .symattn [aria-describedby] { position: relative; cursor: help; }
 .symattn [aria-describedby]:hover, .symattn [aria-describedby]:focus { background: #fff8c5;
   outline: 2px solid #9a6700; }
+.symattn td[aria-describedby]:hover + td.f, .symattn td[aria-describedby]:focus + td.f {
+  background: #fff8c5; }
 .symattn .tip { position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip-path: inset(50%); white-space: pre; }
 .symattn :hover > .tip, .symattn :focus > .tip { width: auto; height: auto; overflow: visible;

@@ -48,11 +48,12 @@ def _piece_html(piece: Piece | Line, catalog: Catalog) -> str:
 def _table_html(table: Table, catalog: Catalog) -> str:
     """A table; a column of numbers as two cells a row (``page.numbered``), so that it
     lines up on the decimal mark."""
-    columns = range(len(table.header))
+    columns = range(len(table.rows[0]))
     numeric = [any(isinstance(row[c], Number) for row in table.rows) for c in columns]
     spans = [' colspan="2"' if numeric[c] else "" for c in columns]
-    head = "".join(f"<th{spans[c]}>{escape(table.header[c])}</th>" for c in columns)
-    out = ['<table class="report">', f"<thead><tr>{head}</tr></thead>", "<tbody>"]
+    head = "".join(f"<th{spans[c]}>{escape(cell)}</th>" for c, cell in enumerate(table.header))
+    out = ['<table class="report">'] + ([f"<thead><tr>{head}</tr></thead>"] if head else [])
+    out.append("<tbody>")
     for row in table.rows:
         cells = []
         for c, cell in zip(columns, row):
