@@ -122,3 +122,17 @@ def test_sizes_counts_show_their_exact_value(capsys) -> None:  # type: ignore[no
     tips = {tip for _, tip in _tips(out)}
     # W_Q holds 64 x 64 numbers; one head's score matrix 8 x 8, four heads 4 x 64
     assert {f"exact: {64 * 64}", f"exact: {4 * 8 * 8}"} <= tips
+
+
+def test_derives_framework_steps_stay_preformatted(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # float16 of e^12 overflows 65,504: the naive row's sum is inf (side by side with
+    # the max-shifted one, which only a preformatted block keeps lined up)
+    path = tmp_path / "f16.toml"
+    path.write_text('language = "en"\n[inputs]\nscaled = [[12, 11.5, 10.25]]\n', encoding="utf-8")
+    status, out, err = run(capsys, "derive", str(path), "-f", "html", "--precision", "float16")
+    assert status == 0, err
+    section = re.search(r'<section class="text">(.*?)</section>', out, re.S)
+    assert section is not None and "<p>" not in section.group(1)
+    lines = unescape(re.sub(r"<[^>]*>", "", section.group(1))).split("\n")
+    bars = {line.index("|") for line in lines if "|" in line}
+    assert len(bars) == 1 and any("inf" in line for line in lines)

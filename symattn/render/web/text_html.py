@@ -1,4 +1,5 @@
-"""A report (``sweep``, ``whatif``, ``permute``, ``kvcache``, ``sizes``) as an HTML page.
+"""A report (``sweep``, ``whatif``, ``permute``, ``kvcache``, ``sizes``) as an HTML page,
+and a plain text layout as a section of one (``text_section``: derive's framework steps).
 
 The page is laid out from the report's blocks (``render.blocks``), the same
 data its text layout is printed from: a line underlined with ``===`` or
@@ -13,13 +14,15 @@ certified digits (``tips.number_tip``); every string is escaped.
 ...                    "0.5")), ("<1>", "-")), right=(1,))], "en")
 >>> "<h1>Sweep</h1>" in out, "&lt;1&gt;" in out, "exact: 1/2" in out
 (True, True, True)
->>> "<h1>Sweep</h1>" in text_page("Sweep\\n=====\\nT    w\\n", "en")
-True
+>>> print(text_body("Sweep\\n=====\\nT    w\\n0.3  1\\n")[1])
+<h1>Sweep</h1>
+<pre>T    w
+0.3  1</pre>
 """
 
 from __future__ import annotations
 
-__all__ = ["text_page", "text_body", "text_section", "blocks_page", "blocks_body"]
+__all__ = ["text_body", "text_section", "blocks_page", "blocks_body"]
 
 from typing import Sequence
 
@@ -68,9 +71,11 @@ def _table_html(table: Table, catalog: Catalog) -> str:
     return "\n".join(out)
 
 
-def blocks_body(blocks: Sequence[Block], language: str) -> tuple[str, str]:
+def blocks_body(blocks: Sequence[Block], language: str,
+                paragraphs: bool = True) -> tuple[str, str]:
     """The first heading (the page's title) and the body of ``blocks`` as HTML, the tips'
-    words in ``language``."""
+    words in ``language``; ``paragraphs``: a line of prose is a paragraph (else every
+    line but a heading is preformatted, as a plain text layout needs)."""
     catalog = messages.load(language)
     out: list[str] = []
     lines: list[str] = []        # preformatted lines (HTML) waiting for their <pre>
@@ -100,7 +105,7 @@ def blocks_body(blocks: Sequence[Block], language: str) -> tuple[str, str]:
         if isinstance(block, Table):
             flush()
             out.append(_table_html(block, catalog))
-        elif said[:1] not in ("", " "):      # prose: a paragraph, wrapped to the page
+        elif paragraphs and said[:1] not in ("", " "):    # prose, wrapped to the page
             flush()
             out.append(f"<p>{_piece_html(block, catalog)}</p>")
         elif lines or said.strip():          # indented: laid out as the text has it
@@ -117,13 +122,9 @@ def blocks_page(blocks: Sequence[Block], language: str) -> str:
 
 
 def text_body(text: str) -> tuple[str, str]:
-    """The first heading (the page's title) and the body of a text layout as HTML."""
-    return blocks_body(text.rstrip("\n").split("\n"), "en")
-
-
-def text_page(text: str, language: str) -> str:
-    """``--format html`` of a report whose text layout is ``text``, in ``language``."""
-    return blocks_page(text.rstrip("\n").split("\n"), language)
+    """The first heading (the page's title) and the body of a text layout as HTML, its
+    aligned columns kept in preformatted blocks."""
+    return blocks_body(text.rstrip("\n").split("\n"), "en", paragraphs=False)
 
 
 def text_section(text: str) -> str:
