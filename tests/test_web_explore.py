@@ -88,10 +88,18 @@ def test_sweep_is_a_table_whose_entropies_show_their_digits(tmp_path: Path, caps
 
 def test_whatif_weights_show_their_exact_form(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     mpmath.mp.dps = 40
-    tips = _tips(_page(tmp_path, capsys, "whatif"))
+    out = _page(tmp_path, capsys, "whatif")
+    # five variants' weights and outputs, each a bracketed table of its own
+    assert out.count('<table class="matrix">') == 10 and "<pre>" not in out
+    tips = _tips(out)
     weight = _softmax([mpmath.mpf(2), mpmath.mpf(0)])[0]       # row 2, key 1
+    # the focusable cell is the whole part, the rest its neighbour: 0 | .8808
     shown = [s for s, tip in tips if tip in _certain(tips, weight)]
-    assert shown and set(shown) == {"0.8808"}
+    assert shown and set(shown) == {"0"}
+    digits = mpmath.nstr(weight, 15, strip_zeros=False)
+    cells = re.findall(r'>0<span class="tip"[^>]*>([^<]*)</span></td><td class="f num">'
+                       r'(\.\d+)</td>', out)
+    assert {rest for tip, rest in cells if digits in unescape(tip)} == {".8808"}
     assert any(tip.startswith("exact: ") and "exp" in tip for tip in _certain(tips, weight))
 
 

@@ -26,8 +26,9 @@ T        H
 
 from __future__ import annotations
 
-__all__ = ["Number", "Piece", "Line", "Table", "Block", "number", "numbers", "grid_numbers",
-           "bracketed", "padded", "joined", "text", "text_lines"]
+__all__ = ["Number", "Piece", "Line", "Table", "Matrix", "Matrices", "Block", "number",
+           "numbers", "grid_numbers", "bracketed", "padded", "joined", "matrix_rows", "text",
+           "text_lines"]
 
 from dataclasses import dataclass
 from typing import Iterable, Sequence, Union
@@ -86,7 +87,47 @@ class Table:
         return aligned(self.header, rows, right=self.right, indent=self.indent)
 
 
-Block = Union[str, Line, Table]
+@dataclass(frozen=True)
+class Matrix:
+    """A labelled matrix: its numbers, and the rows and columns they are (0-based; where
+    one is not next to the one before, some are left out)."""
+
+    label: str
+    cells: tuple[tuple[Number, ...], ...]
+    rows: tuple[int, ...]
+    columns: tuple[int, ...]
+
+    def block(self) -> list[Line]:
+        """The label over the matrix (``matrix_rows``), every line padded to one width."""
+        lines = matrix_rows(self.cells, self.rows, self.columns, indent="")
+        width = max(len(self.label), *(len(line) for line in lines))
+        return [padded(self.label, width)] + [padded(line, width) for line in lines]
+
+
+@dataclass(frozen=True)
+class Matrices:
+    """Labelled matrices side by side when they fit ``width`` characters, else one under
+    another, each line after two spaces."""
+
+    matrices: tuple[Matrix, ...]
+    width: int
+
+    def text_rows(self) -> list[Line]:
+        blocks = [matrix.block() for matrix in self.matrices]
+        total = sum(len(block[0]) for block in blocks) + 3 * (len(blocks) - 1) + 2
+        if total <= self.width:
+            return [_stripped(joined(["  ", joined(parts, "   ")], "")) for parts in zip(*blocks)]
+        out: list[Line] = []
+        for k, block in enumerate(blocks):
+            out += ([Line(("",))] if k else []) + [_stripped(joined(["  ", line], ""))
+                                                   for line in block]
+        return out
+
+    def lines(self) -> list[str]:
+        return [str(line) for line in self.text_rows()]
+
+
+Block = Union[str, Line, Table, Matrices]
 
 
 def number(value: Exact, number_format: NumberFormat) -> Number:
@@ -143,11 +184,38 @@ def padded(part: Piece | Line, width: int, right: bool = False) -> Line:
     return joined([pad, part] if right else [part, pad], "")
 
 
+def _stripped(line: Line) -> Line:
+    """``line`` without its trailing spaces (the padding of its last block)."""
+    pieces = list(line.pieces)
+    while pieces and isinstance(pieces[-1], str) and not pieces[-1].strip():
+        pieces.pop()
+    if pieces and isinstance(pieces[-1], str):
+        pieces[-1] = pieces[-1].rstrip()
+    return Line(tuple(pieces))
+
+
+def matrix_rows(cells: Sequence[Sequence[Piece]], rows: Sequence[int], columns: Sequence[int],
+                indent: str = "    ") -> list[Line]:
+    """``matrix_lines`` as lines of pieces: a cell that is a number stays one."""
+    widths = [max(len(str(row[c])) for row in cells) for c in range(len(columns))]
+    lines = []
+    for r, row in enumerate(cells):
+        parts: list[Piece | Line] = []
+        for c, cell in enumerate(row):
+            if c > 0 and columns[c] != columns[c - 1] + 1:
+                parts.append("...")
+            parts.append(padded(cell, widths[c], right=True))
+        if r > 0 and rows[r] != rows[r - 1] + 1:
+            lines.append(Line((f"{indent}  ...",)))
+        lines.append(joined([f"{indent}[ ", joined(parts, "  "), " ]"], ""))
+    return lines
+
+
 def text_lines(blocks: Iterable[Block]) -> list[str]:
     """The blocks' lines as the text report prints them."""
     out: list[str] = []
     for block in blocks:
-        out += block.lines() if isinstance(block, Table) else [str(block)]
+        out += block.lines() if isinstance(block, (Table, Matrices)) else [str(block)]
     return out
 
 

@@ -7,7 +7,7 @@ layout is the documented, stable ``{"steps": [{"name", "shape", "exact",
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_json_steps", "iter_json_steps", "matrix_rows",
+__all__ = ["render_text", "render_json", "render_json_steps", "iter_json_steps",
            "derivation_document", "matrix_lines"]
 
 import json
@@ -18,7 +18,7 @@ from symattn.errors import visible, visible_lines
 from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
-from symattn.render.blocks import Line, Piece, joined, padded
+from symattn.render.blocks import matrix_rows
 from symattn.render.view import Cells, DerivationView, StepView
 from symattn.values.number_format import NumberFormat
 
@@ -72,23 +72,6 @@ def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: S
                  indent: str = "    ") -> list[str]:
     """Aligned rows of a matrix, with ... where rows or columns are elided."""
     return [str(line) for line in matrix_rows(cells, rows, columns, indent)]
-
-
-def matrix_rows(cells: Sequence[Sequence[Piece]], rows: Sequence[int], columns: Sequence[int],
-                indent: str = "    ") -> list[Line]:
-    """``matrix_lines`` as lines of pieces: a cell that is a number stays one."""
-    widths = [max(len(str(row[c])) for row in cells) for c in range(len(columns))]
-    lines = []
-    for r, row in enumerate(cells):
-        parts: list[Piece | Line] = []
-        for c, cell in enumerate(row):
-            if c > 0 and columns[c] != columns[c - 1] + 1:
-                parts.append("...")
-            parts.append(padded(cell, widths[c], right=True))
-        if r > 0 and rows[r] != rows[r - 1] + 1:
-            lines.append(Line((f"{indent}  ...",)))
-        lines.append(joined([f"{indent}[ ", joined(parts, "  "), " ]"], ""))
-    return lines
 
 
 def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_label: str,

@@ -26,9 +26,8 @@ from symattn.render.reports.explore import (largest_parts, largest_text,
                                             numbers_phrase)
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)
-from symattn.render.blocks import Block, Line, Table, grid_numbers, joined, padded, \
+from symattn.render.blocks import Block, Matrices, Matrix, Table, grid_numbers, \
     text as blocks_text
-from symattn.render.text import matrix_rows
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -151,42 +150,13 @@ def _grids(variant: Variant) -> dict[str, Grid | None]:
     return {"weights": variant.weights, "output": variant.output}
 
 
-def _labelled_block(label: str, grid: Grid, fmt: NumberFormat) -> list[Line]:
-    """A matrix under its label, every line padded to the block's width."""
-    cells = grid_numbers(grid, fmt, "(symbolic)")
-    lines = matrix_rows(cells, tuple(grid.rows()), tuple(grid.columns()), indent="")
-    width = max(len(label), *(len(line) for line in lines))
-    return [padded(label, width)] + [padded(line, width) for line in lines]
-
-
-def _stripped(line: Line) -> Line:
-    """``line`` without its trailing spaces (the padding of its last block)."""
-    pieces = list(line.pieces)
-    while pieces and isinstance(pieces[-1], str) and not pieces[-1].strip():
-        pieces.pop()
-    if pieces and isinstance(pieces[-1], str):
-        pieces[-1] = pieces[-1].rstrip()
-    return Line(tuple(pieces))
-
-
-def _blocks(title: str, variants: Sequence[Variant], which: str, fmt: NumberFormat,
-            width: int) -> list[Block]:
+def _matrices(title: str, variants: Sequence[Variant], which: str, fmt: NumberFormat,
+              width: int) -> list[Block]:
     """The variants' ``which`` matrices side by side when they fit ``width``, else stacked."""
-    shown = [(v.label, grid) for v in variants if (grid := _grids(v)[which]) is not None]
-    if not shown:
-        return []
-    blocks = [_labelled_block(label, grid, fmt) for label, grid in shown]
-    out: list[Block] = [title]
-    total = sum(len(block[0]) for block in blocks) + 3 * (len(blocks) - 1) + 2
-    if total <= width:
-        for parts in zip(*blocks):
-            out.append(_stripped(joined(["  ", joined(parts, "   ")], "")))
-    else:
-        for block in blocks:
-            out += [_stripped(joined(["  ", line], "")) for line in block]
-            out.append("")
-        out.pop()
-    return out
+    shown = [Matrix(v.label, tuple(map(tuple, grid_numbers(grid, fmt, "(symbolic)"))),
+                    tuple(grid.rows()), tuple(grid.columns()))
+             for v in variants if (grid := _grids(v)[which]) is not None]
+    return [title, Matrices(tuple(shown), width)] if shown else []
 
 
 def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
@@ -212,7 +182,7 @@ def whatif_blocks(problem: Problem, variants: Sequence[Variant], fmt: NumberForm
                                for label, variant in zip(labels, variants)), indent="  "))
     shown = [dataclasses.replace(v, label=label) for v, label in zip(variants, labels)]
     for which in ("weights", "output"):
-        block = _blocks(say(catalog.text(f"whatif.{which}_word")), shown, which, fmt, width)
+        block = _matrices(say(catalog.text(f"whatif.{which}_word")), shown, which, fmt, width)
         if block:
             out.append("")
             out += block

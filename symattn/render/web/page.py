@@ -62,6 +62,9 @@ STYLE = """\
 .symattn table.softmax td:nth-child(2), .symattn table.softmax th:nth-child(2) {
   text-align: left; }
 .symattn table.softmax tr.sum td { border-top: 2px solid #1f2328; }
+.symattn .matrices { display: flex; flex-wrap: wrap; gap: 0.6rem 1.6rem; margin: 0.3rem 0; }
+.symattn figure.matrix { margin: 0; }
+.symattn figure.matrix figcaption { font-size: 0.9rem; color: #57606a; margin-bottom: 0.2rem; }
 .symattn .eq { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; }
 .symattn [aria-describedby] { position: relative; cursor: help; }
 .symattn [aria-describedby]:hover, .symattn [aria-describedby]:focus { background: #fff8c5;

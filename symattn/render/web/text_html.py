@@ -4,7 +4,8 @@ and a plain text layout as a section of one (``text_section``: derive's framewor
 The page is laid out from the report's blocks (``render.blocks``), the same
 data its text layout is printed from: a line underlined with ``===`` or
 ``---`` becomes a heading, a ``Table`` a table whose number columns line up on
-the decimal mark, a line of prose a paragraph; indented lines stay
+the decimal mark, ``Matrices`` bracketed tables side by side, a line of prose a
+paragraph; indented lines stay
 preformatted so that their aligned columns stay aligned. Every number can be
 focused and shows, on hover and on keyboard focus, its exact form and its
 certified digits (``tips.number_tip``); every string is escaped.
@@ -28,7 +29,7 @@ from typing import Sequence
 
 from symattn import messages
 from symattn.messages import Catalog
-from symattn.render.blocks import Block, Line, Number, Piece, Table
+from symattn.render.blocks import Block, Line, Matrices, Matrix, Number, Piece, Table
 from symattn.render.web.page import escape, numbered, page, tipped
 from symattn.render.web.tips import number_tip
 
@@ -71,6 +72,29 @@ def _table_html(table: Table, catalog: Catalog) -> str:
     return "\n".join(out)
 
 
+def _matrix_html(matrix: Matrix, catalog: Catalog) -> str:
+    """A labelled matrix as a bracketed table, each entry two cells lined up on the
+    decimal mark, ⋮ and ⋯ where rows and columns are left out."""
+    out = [f'<figure class="matrix"><figcaption>{escape(matrix.label)}</figcaption>'
+           '<table class="matrix">']
+    for r, row in enumerate(matrix.cells):
+        if r and matrix.rows[r] != matrix.rows[r - 1] + 1:
+            out.append("<tr>" + '<td colspan="2">⋮</td>' * len(row) + "</tr>")
+        cells = []
+        for c, cell in enumerate(row):
+            if c and matrix.columns[c] != matrix.columns[c - 1] + 1:
+                cells.append("<td>⋯</td>")
+            cells.append(numbered(cell.shown, number_tip(cell.exact, cell.certified, catalog)))
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(out) + "</table></figure>"
+
+
+def _matrices_html(block: Matrices, catalog: Catalog) -> str:
+    """Labelled matrices side by side, wrapping to the page's width."""
+    return '<div class="matrices">' + "".join(
+        _matrix_html(matrix, catalog) for matrix in block.matrices) + "</div>"
+
+
 def blocks_body(blocks: Sequence[Block], language: str,
                 paragraphs: bool = True) -> tuple[str, str]:
     """The first heading (the page's title) and the body of ``blocks`` as HTML, the tips'
@@ -101,10 +125,13 @@ def blocks_body(blocks: Sequence[Block], language: str,
             out.append(f"<h{level}>{escape(str(block).strip())}</h{level}>")
             k += 2
             continue
-        said = "" if isinstance(block, Table) else str(block)
+        said = "" if isinstance(block, (Table, Matrices)) else str(block)
         if isinstance(block, Table):
             flush()
             out.append(_table_html(block, catalog))
+        elif isinstance(block, Matrices):
+            flush()
+            out.append(_matrices_html(block, catalog))
         elif paragraphs and said[:1] not in ("", " "):    # prose, wrapped to the page
             flush()
             out.append(f"<p>{_piece_html(block, catalog)}</p>")
