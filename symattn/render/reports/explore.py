@@ -20,8 +20,8 @@ from symattn.problem.problem import Problem
 from symattn import messages
 from symattn.messages import Catalog
 from symattn.render import latex, prose
-from symattn.render.blocks import Block, Line, Piece, Table, joined, number as number_of, text as \
-    blocks_text
+from symattn.render.blocks import (Block, Line, Piece, Table, joined, number as number_of,
+                                   text as blocks_text)
 from symattn.render.reasons import head_label
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report,
                                            number, render, text)
@@ -135,7 +135,7 @@ def sweep_blocks(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat,
     say = prose.plain
     out: list[Block] = []
     out += heading(say(catalog.text("reports.sweep_title")),
-                  problem.prose_in("title", catalog.language))
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("reports.sweep_intro", numbers=numbers_phrase(fmt, catalog))))
     out += [say(catalog.fill("reports.note", note=note)) for note in _sweep_notes(problem,
                                                                                   catalog)]

@@ -20,8 +20,8 @@ from symattn.explore.kvcache import DecodingStep, work_saved
 from symattn.messages import Catalog
 from symattn.problem.problem import Problem
 from symattn.render import prose
-from symattn.render.blocks import Block, Line, bracketed, joined, numbers, padded, \
-    text as blocks_text
+from symattn.render.blocks import (Block, Line, bracketed, joined, numbers, padded,
+                                   text as blocks_text)
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.render.view import shown_indices
@@ -230,7 +230,7 @@ def kvcache_blocks(problem: Problem, steps: Sequence[DecodingStep], number_forma
     n = len(steps)
     out: list[Block] = []
     out += heading(say(catalog.text("kvcache.title")),
-                  problem.prose_in("title", catalog.language))
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("kvcache.intro", count=str(n),
                                 positions=_positions_text(problem, catalog),
                                 numbers=_numbers(number_format, catalog))))

@@ -25,7 +25,7 @@ from symattn.explore.permute import PermutationResult, RowComparison
 from symattn.messages import Catalog
 from symattn.problem.problem import Problem
 from symattn.render import prose
-from symattn.render.blocks import Block, Line, Piece, Table, numbers, text as blocks_text, bracketed
+from symattn.render.blocks import Block, Line, Piece, Table, bracketed, numbers, text as blocks_text
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.values.exact import exact_text
@@ -170,7 +170,7 @@ def permute_blocks(problem: Problem, result: PermutationResult, number_format: N
     say = prose.plain
     out: list[Block] = []
     out += heading(say(catalog.text("permute.title")),
-                  problem.prose_in("title", catalog.language))
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("permute.order", order=",".join(map(str, result.order)))))
     step = catalog.text(f"permute.step_{result.step}")
     out.append(say(catalog.fill("permute.setting", positions=_positions_text(result, catalog),

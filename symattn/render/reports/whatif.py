@@ -26,8 +26,8 @@ from symattn.render.reports.explore import (largest_parts, largest_text,
                                             numbers_phrase)
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)
-from symattn.render.blocks import Block, Matrices, Matrix, Table, grid_numbers, \
-    text as blocks_text
+from symattn.render.blocks import (Block, Matrices, Matrix, Table, grid_numbers,
+                                   text as blocks_text)
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
@@ -173,7 +173,7 @@ def whatif_blocks(problem: Problem, variants: Sequence[Variant], fmt: NumberForm
     say = prose.plain
     out: list[Block] = []
     out += heading(say(catalog.text("whatif.title")),
-                  problem.prose_in("title", catalog.language))
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("text.decimals", numbers=numbers_phrase(fmt, catalog))))
     out.append("")
     original = variants[0]
