@@ -127,9 +127,11 @@ def run(args: argparse.Namespace) -> int:
         reports.emit(args, render_latex(sizes, args.fragment, language, args.locale), "sizes")
         return 0
     if args.format == "html":      # the report's blocks as a page (render/web/text_html.py)
+        from symattn import messages
         from symattn.render.web.text_html import blocks_page
 
-        text = blocks_page(sizes_blocks(sizes, language, args.locale), language)
+        text = blocks_page(sizes_blocks(sizes, language, args.locale), language,
+                           messages.load(language).text("sizes.title"))
     else:
         text = render_json(sizes) if args.format == "json" else \
             render_text(sizes, language, args.locale)

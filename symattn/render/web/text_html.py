@@ -30,7 +30,8 @@ from typing import Sequence
 from symattn import messages
 from symattn.messages import Catalog
 from symattn.render.blocks import Block, Line, Matrices, Matrix, Number, Piece, Table
-from symattn.render.web.page import escape, numbered, page, tipped
+from symattn.render import prose
+from symattn.render.web.page import escape, numbered, page, tipped, words
 from symattn.render.web.tips import number_tip
 
 
@@ -142,10 +143,13 @@ def blocks_body(blocks: Sequence[Block], language: str,
     return title, "\n".join(out)
 
 
-def blocks_page(blocks: Sequence[Block], language: str) -> str:
-    """``--format html`` of a report whose blocks are ``blocks``, in ``language``."""
-    title, body = blocks_body(blocks, language)
-    return page(title or "symattn", body, language)
+def blocks_page(blocks: Sequence[Block], language: str, title: str = "") -> str:
+    """``--format html`` of a report whose blocks are ``blocks``, in ``language``;
+    ``title``: the page's heading when the blocks have none (a catalog message)."""
+    heading, body = blocks_body(blocks, language)
+    if not heading and title:
+        heading, body = prose.plain(title), f"<h1>{words(title)}</h1>\n{body}"
+    return page(heading or "symattn", body, language)
 
 
 def text_body(text: str) -> tuple[str, str]:
