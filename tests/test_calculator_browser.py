@@ -219,6 +219,41 @@ def test_serve_answers_an_edited_matrix_in_the_browser(browser: Any, served: str
     assert "cannot be used" in alert.text
 
 
+_CONTROLS = "input:not([type=hidden]), textarea, select, button"
+
+
+def _control_name(browser: Any, element: Any) -> str:
+    """What a screen reader names a control: its label's text, a button its own text."""
+    return str(browser.execute_script(
+        "const e = arguments[0];"
+        "if (e.tagName === 'BUTTON') return e.textContent.trim();"
+        "return e.labels && e.labels.length ? e.labels[0].textContent.trim() :"
+        " (e.getAttribute('aria-label') || '')", element))
+
+
+def test_the_keyboard_reaches_every_control_of_serve(browser: Any, served: str) -> None:
+    browser.get(served)
+    controls = browser.find_elements(By.CSS_SELECTOR, _CONTROLS)
+    assert len(controls) >= 12          # the matrices, the options, the spec, the sliders
+    for control in controls:
+        assert _control_name(browser, control), control.get_attribute("outerHTML")[:120]
+    reached: list[Any] = []
+    browser.find_element(By.TAG_NAME, "body").click()
+    for _ in range(2000):               # every number of the page is a stop too
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+        active = browser.switch_to.active_element
+        if active.tag_name == "summary" and active.get_attribute("data-opened") is None:
+            # the advanced part is folded: Enter opens it, as a keyboard user does
+            browser.execute_script("arguments[0].setAttribute('data-opened', '')", active)
+            active.send_keys(Keys.ENTER)
+        if active in reached[:1]:
+            break
+        if active.tag_name in ("input", "textarea", "select", "button"):
+            reached.append(active)
+    # every control, each once, in the order the page shows them
+    assert reached == controls
+
+
 def test_page_data_is_what_the_table_starts_with(browser: Any, page_file: Path) -> None:
     # the static table (what a reader without JavaScript sees) is the spec's own state
     data = page_data(page_file.read_text(encoding="utf-8"))

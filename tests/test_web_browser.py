@@ -102,6 +102,30 @@ def test_the_keyboard_reaches_a_number_and_sees_its_exact_form(browser: Any,
     assert described[2] > 20 and described[3] > 10
 
 
+def test_the_keyboard_reaches_a_number_of_a_sweep_and_hears_its_tip(
+        browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:
+    import mpmath
+    from selenium.webdriver.common.keys import Keys
+
+    _load(browser, pages["sweep"])
+    browser.find_element("tag name", "body").send_keys(Keys.TAB)
+    focused = browser.execute_script(
+        "const a = document.activeElement; const t = document.getElementById("
+        "a.getAttribute('aria-describedby')); const r = t.getBoundingClientRect();"
+        "return [a.tagName, a.closest('table').className, a.contains(t), t.textContent,"
+        " r.width, r.height]")
+    assert focused[:3] == ["TD", "report", True]
+    # the first number is H_max of row 1: log2 6 of the six keys (the page is in Russian)
+    mpmath.mp.dps = 30
+    digits = mpmath.nstr(mpmath.log(6, 2), 15).replace(".", ",")
+    assert focused[3] == f"точно: log(6)/log(2)\n15 значащих цифр, все верные: {digits}"
+    assert focused[4] > 20 and focused[5] > 10          # shown on focus, not only read
+    # the next Tab reaches the next number of the row
+    browser.switch_to.active_element.send_keys(Keys.TAB)
+    assert browser.execute_script("return document.activeElement.closest('tr').rowIndex") == 1
+    assert browser.save_screenshot(str(tmp_path / "sweep-focus.png"))
+
+
 def test_screenshots(browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:
     """Screenshots of a derive and a check page (tests/regen_gallery_html.py keeps
     them in docs/gallery)."""

@@ -137,7 +137,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         "text": lambda: layouts.render_sweep_text(problem, sweeps, fmt, language),
         "json": lambda: layouts.render_sweep_json(problem, sweeps, fmt),
         "latex": lambda: layouts.render_sweep_latex(problem, sweeps, fmt, args.fragment,
-                                                    language)}, language)
+                                                    language)}, language,
+        lambda: layouts.sweep_blocks(problem, sweeps, fmt, language))
     return EXIT_OK
 
 
@@ -154,5 +155,7 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
                                                    language),
         "json": lambda: layouts.render_whatif_json(problem, variants, fmt),
         "latex": lambda: layouts.render_whatif_latex(problem, variants, fmt, args.fragment,
-                                                     language)}, language)
+                                                     language)}, language,
+        lambda: layouts.whatif_blocks(problem, variants, fmt, layouts.SIDE_BY_SIDE_PAGE,
+                                      language))
     return EXIT_OK

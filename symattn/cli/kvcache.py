@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         "text": lambda: layouts.render_text(problem, steps, fmt, limit, language),
         "json": lambda: layouts.render_json(problem, steps, fmt),
         "latex": lambda: layouts.render_latex(problem, steps, fmt, limit, args.fragment,
-                                              language)}, language)
+                                              language)}, language,
+        lambda: layouts.kvcache_blocks(problem, steps, fmt, limit, language))
     if not all(step.equal for step in steps):   # pragma: no cover - would be a bug
         import sys
 

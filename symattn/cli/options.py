@@ -15,9 +15,10 @@ __all__ = ["EXIT_OK", "EXIT_WRONG", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRU
            "terminal_width", "add_table_options", "table_options", "REPORT_WIDTH"]
 
 import argparse
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, TypeAlias
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeAlias
 
 if TYPE_CHECKING:
+    from symattn.render.blocks import Block
     from symattn.render.report import TableOptions
     from symattn.problem.limits import Limits
     from symattn.problem.problem import Problem
@@ -287,20 +288,22 @@ def write_output(text: str | Iterable[str], output: str | None) -> None:
 
 
 def write_report(args: argparse.Namespace, stem: str,
-                 layouts: Mapping[str, Callable[[], str]], language: str = "en") -> None:
+                 layouts: Mapping[str, Callable[[], str]], language: str = "en",
+                 blocks: Callable[[], Sequence[Block]] | None = None) -> None:
     """A report command's output: ``layouts[args.format]()`` written to stdout or ``-o``;
     LaTeX (``--format latex`` or ``--pdf``) written or compiled like ``derive``'s, the
-    PDF named ``STEM.pdf`` unless ``-o`` names it; HTML the text layout as a page in
-    ``language``."""
+    PDF named ``STEM.pdf`` unless ``-o`` names it; HTML the report's ``blocks`` (the
+    data of its text layout) as a page in ``language``."""
     from symattn.errors import visible_lines
     from symattn.render.reports import shared
 
     if shared.wants_latex(args):
         shared.emit(args, layouts["latex"](), stem)
-    elif args.format == "html":       # the text report as a page (render/web/text_html.py)
-        from symattn.render.web.text_html import text_page
+    elif args.format == "html":       # the report's blocks as a page (render/web/text_html.py)
+        from symattn.render.web.text_html import blocks_page
 
-        write_output(text_page(layouts["text"](), language), args.output)
+        assert blocks is not None, "a report written as html has blocks"
+        write_output(blocks_page(blocks(), language), args.output)
     else:
         text = layouts[args.format]()
         write_output(visible_lines(text) if args.format == "text" else text, args.output)

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         "text": lambda: layouts.render_text(problem, result, fmt, language),
         "json": lambda: layouts.render_json(problem, result, fmt),
         "latex": lambda: layouts.render_latex(problem, result, fmt, args.fragment, language)},
-        language)
+        language, lambda: layouts.permute_blocks(problem, result, fmt, language))
     return EXIT_OK
 
 

@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     """The ``sizes`` command; returns the exit status (0)."""
     from symattn.errors import InputError
     from symattn.render.reports import shared as reports
-    from symattn.render.reports.sizes import render_json, render_latex, render_text
+    from symattn.render.reports.sizes import render_json, render_latex, render_text, sizes_blocks
     from symattn.sizes import compute
 
     if args.format not in FORMATS:
@@ -126,12 +126,15 @@ def run(args: argparse.Namespace) -> int:
     if reports.wants_latex(args):
         reports.emit(args, render_latex(sizes, args.fragment, language, args.locale), "sizes")
         return 0
-    text = render_json(sizes) if args.format == "json" else \
-        render_text(sizes, language, args.locale)
-    if args.format == "html":
-        from symattn.render.web.text_html import text_page
+    if args.format == "html":      # the report's blocks as a page (render/web/text_html.py)
+        from symattn import messages
+        from symattn.render.web.text_html import blocks_page
 
-        text = text_page(text, language)
+        text = blocks_page(sizes_blocks(sizes, language, args.locale), language,
+                           messages.load(language).text("sizes.title"))
+    else:
+        text = render_json(sizes) if args.format == "json" else \
+            render_text(sizes, language, args.locale)
     from symattn.cli.options import write_output
 
     write_output(text, args.output)

@@ -18,6 +18,7 @@ from symattn.errors import visible, visible_lines
 from symattn import messages, progress
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
+from symattn.render.blocks import matrix_rows
 from symattn.render.view import Cells, DerivationView, StepView
 from symattn.values.number_format import NumberFormat
 
@@ -70,18 +71,7 @@ def _plain(latex: str) -> str:
 def matrix_lines(cells: Sequence[Sequence[str]], rows: Sequence[int], columns: Sequence[int],
                  indent: str = "    ") -> list[str]:
     """Aligned rows of a matrix, with ... where rows or columns are elided."""
-    widths = [max(len(row[c]) for row in cells) for c in range(len(columns))]
-    lines = []
-    for r, row in enumerate(cells):
-        parts = []
-        for c, cell in enumerate(row):
-            if c > 0 and columns[c] != columns[c - 1] + 1:
-                parts.append("...")
-            parts.append(cell.rjust(widths[c]))
-        if r > 0 and rows[r] != rows[r - 1] + 1:
-            lines.append(f"{indent}  ...")
-        lines.append(f"{indent}[ {'  '.join(parts)} ]")
-    return lines
+    return [str(line) for line in matrix_rows(cells, rows, columns, indent)]
 
 
 def _step_text(step: StepView, number: int, catalog: prose.ProseCatalog, digits_label: str,

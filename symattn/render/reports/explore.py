@@ -9,8 +9,8 @@ its notes English. ``whatif``'s report is in ``reports.whatif``.
 
 from __future__ import annotations
 
-__all__ = ["render_sweep_text", "render_sweep_json", "render_sweep_latex", "row_label",
-           "largest_parts", "largest_text", "numbers_phrase"]
+__all__ = ["sweep_blocks", "render_sweep_text", "render_sweep_json", "render_sweep_latex",
+           "row_label", "largest_parts", "largest_text", "numbers_phrase"]
 
 from typing import Sequence
 
@@ -19,8 +19,9 @@ from symattn.explore.sweep import Sweep, SweepRow
 from symattn.problem.problem import Problem
 from symattn import messages
 from symattn.messages import Catalog
-from symattn.render.text_table import aligned
 from symattn.render import latex, prose
+from symattn.render.blocks import (Block, Line, Piece, Table, joined, number as number_of,
+                                   text as blocks_text)
 from symattn.render.reasons import head_label
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report,
                                            number, render, text)
@@ -82,28 +83,41 @@ def numbers_phrase(fmt: NumberFormat, catalog: Catalog) -> str:
     return catalog.count("document.numbers_digits", digits, digits=str(digits), rule=rule)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
+def _table(header: Sequence[str], rows: Sequence[Sequence[Piece | Line]]) -> Table:
     """Aligned columns: the first and last left-aligned, the numbers between right-aligned.
 
-    >>> for line in _table(["T", "H[1]", "note"], [["0.3", "1.25", "a"], ["2", "0.5", "b"]]):
+    >>> for line in _table(["T", "H[1]", "note"], [["0.3", "1.25", "a"], ["2", "0.5", "b"]]
+    ...                    ).lines():
     ...     print(line)
     T    H[1]  note
     0.3  1.25  a
     2     0.5  b
     """
-    return aligned(header, rows, right=range(1, len(header) - 1), indent=indent)
+    return Table(tuple(header), tuple(tuple(row) for row in rows),
+                 right=tuple(range(1, len(header) - 1)))
+
+
+def _largest_line(largest: Largest | None, fmt: NumberFormat, problem: Problem,
+                  catalog: Catalog) -> Line:
+    """``largest_text`` with the weight as a number (its exact value on a page)."""
+    parts = largest_parts(largest, fmt, problem, catalog)
+    if largest is None or parts is None:
+        return Line(("-",))
+    return joined([number_of(largest[0], fmt), f" ({parts[1]})"], "")
 
 
 # -------------------------------------------------------------------- sweep
 def _sweep_rows(problem: Problem, sweep: Sweep, fmt: NumberFormat,
-                catalog: Catalog) -> list[list[str]]:
+                catalog: Catalog) -> list[list[Piece | Line]]:
     """The table of one head: H_max, then a row per temperature."""
-    rows = [["H_max"] + [decimal(h, fmt) for h in sweep.entropy_max] +
-            [decimal(mean_entropy(sweep.entropy_max), fmt), ""]]
+    rows: list[list[Piece | Line]] = [
+        ["H_max", *(number_of(h, fmt) for h in sweep.entropy_max),
+         number_of(mean_entropy(sweep.entropy_max), fmt), ""]]
     for row in sweep.rows:
-        rows.append([_local(row.temperature.text, fmt)] + [decimal(h, fmt) for h in row.entropy] +
-                    [decimal(row.mean_entropy, fmt),
-                     largest_text(row.largest, fmt, problem, catalog)])
+        rows.append([_local(row.temperature.text, fmt),
+                     *(number_of(h, fmt) for h in row.entropy),
+                     number_of(row.mean_entropy, fmt),
+                     _largest_line(row.largest, fmt, problem, catalog)])
     return rows
 
 
@@ -111,10 +125,17 @@ def render_sweep_text(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberForm
                       language: str = "en") -> str:
     """The entropies as a table per head: a row per temperature, a column per query row,
     every word in ``language``."""
+    return blocks_text(sweep_blocks(problem, sweeps, fmt, language))
+
+
+def sweep_blocks(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberFormat,
+                 language: str = "en") -> list[Block]:
+    """``render_sweep_text``'s report as blocks (``render.blocks``)."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("reports.sweep_title")),
-                  problem.prose_in("title", catalog.language))
+    out: list[Block] = []
+    out += heading(say(catalog.text("reports.sweep_title")),
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("reports.sweep_intro", numbers=numbers_phrase(fmt, catalog))))
     out += [say(catalog.fill("reports.note", note=note)) for note in _sweep_notes(problem,
                                                                                   catalog)]
@@ -126,8 +147,8 @@ def render_sweep_text(problem: Problem, sweeps: Sequence[Sweep], fmt: NumberForm
         header = ["T"] + [f"H[{row_label(problem, i)}]" for i in range(len(sweep.entropy_max))]
         header += [say(catalog.text("reports.mean_entropy")),
                    say(catalog.text("reports.largest_weight"))]
-        out += _table(header, _sweep_rows(problem, sweep, fmt, catalog))
-    return "\n".join(out) + "\n"
+        out.append(_table(header, _sweep_rows(problem, sweep, fmt, catalog)))
+    return out
 
 
 def _largest_latex(row: SweepRow, fmt: NumberFormat, problem: Problem,

@@ -9,7 +9,7 @@ language (the catalogs' ``[kvcache]``); JSON is data.
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_latex"]
+__all__ = ["render_text", "kvcache_blocks", "render_json", "render_latex"]
 
 from typing import Any, Callable, Sequence
 
@@ -20,6 +20,8 @@ from symattn.explore.kvcache import DecodingStep, work_saved
 from symattn.messages import Catalog
 from symattn.problem.problem import Problem
 from symattn.render import prose
+from symattn.render.blocks import (Block, Line, bracketed, joined, numbers, padded,
+                                   text as blocks_text)
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.render.view import shown_indices
@@ -37,9 +39,9 @@ def _new_vectors(step: DecodingStep) -> tuple[tuple[str, Row], ...]:
     return ("Q", step.query), ("K", step.key), ("V", step.value)
 
 
-def _vector(values: Row, number_format: NumberFormat) -> str:
+def _vector(values: Row, number_format: NumberFormat) -> Line:
     comma = "; " if number_format.separator == "," else ", "
-    return "[" + comma.join(decimal_cells(values, number_format)) + "]"
+    return bracketed(numbers(values, number_format), comma)
 
 
 def _numbers(fmt: NumberFormat, catalog: Catalog) -> str:
@@ -173,38 +175,39 @@ def render_latex(problem: Problem, steps: Sequence[DecodingStep], number_format:
 
 # --------------------------------------------------------------------- text
 def _cache_text(step: DecodingStep, number_format: NumberFormat, limit: int | None,
-                new_mark: str) -> list[str]:
+                new_mark: str) -> list[Block]:
     """The cached rows on show, ``...`` where some are left out, the new one marked."""
     t = step.position
     keys = [_vector(k, number_format) for k in step.cached_keys]
     values = [_vector(v, number_format) for v in step.cached_values]
     shown = shown_indices(t, limit)
     width = max(len(k) for k in keys)
-    out = []
+    out: list[Block] = []
     for r, j in enumerate(shown):
         if r > 0 and j != shown[r - 1] + 1:
             out.append("      ...")
         mark = f"   {new_mark}" if j == t - 1 else ""
-        out.append(f"      k_{j + 1} = {keys[j].ljust(width)}   v_{j + 1} = "
-                   f"{values[j]}{mark}")
+        out.append(joined([f"      k_{j + 1} = ", padded(keys[j], width),
+                           f"   v_{j + 1} = ", values[j], mark], ""))
     return out
 
 
 def _step_text(problem: Problem, step: DecodingStep, n: int, number_format: NumberFormat,
-               limit: int | None, catalog: Catalog) -> list[str]:
+               limit: int | None, catalog: Catalog) -> list[Block]:
     say, c, t = prose.plain, catalog, step.position
-    out = [say(_heading(step, c, str))]
+    out: list[Block] = [say(_heading(step, c, str))]
     out.append("  " + say(c.text("kvcache.new")))
     for name, values in _new_vectors(step):
         lhs, made = _source_latex(problem, name, t, c)
-        out.append(f"    {say('$' + lhs + ' = ' + made + '$')} = "
-                   f"{_vector(values, number_format)}")
+        out.append(joined([f"    {say('$' + lhs + ' = ' + made + '$')} = ",
+                           _vector(values, number_format)], ""))
     out.append("  " + say(c.fill("kvcache.cache", t=str(t))))
     out += _cache_text(step, number_format, limit, say(c.text("kvcache.new_mark")))
     out.append("  " + say(c.text("kvcache.attention")))
     for key, values in (("scores", step.scores), ("weights", step.weights),
                         ("output", step.output)):
-        out.append(f"    {say(c.text(f'kvcache.{key}'))}: {_vector(values, number_format)}")
+        out.append(joined([f"    {say(c.text(f'kvcache.{key}'))}: ",
+                           _vector(values, number_format)], ""))
     out.append("  " + say(c.text("kvcache.proof")))
     out += ["    " + say(line) for line in _proof(step, n, c)]
     out.append("  " + say(c.fill("kvcache.work", work=_work_text(step, c))))
@@ -216,11 +219,18 @@ def render_text(problem: Problem, steps: Sequence[DecodingStep], number_format: 
                 limit: int | None, language: str = "en") -> str:
     """Every decoding step: the new q, k, v, the cache (``limit`` rows), scores, proof,
     every word in ``language``."""
+    return blocks_text(kvcache_blocks(problem, steps, number_format, limit, language))
+
+
+def kvcache_blocks(problem: Problem, steps: Sequence[DecodingStep], number_format: NumberFormat,
+                   limit: int | None, language: str = "en") -> list[Block]:
+    """``render_text``'s report as blocks (``render.blocks``)."""
     catalog = messages.load(language)
     say = prose.plain
     n = len(steps)
-    out = heading(say(catalog.text("kvcache.title")),
-                  problem.prose_in("title", catalog.language))
+    out: list[Block] = []
+    out += heading(say(catalog.text("kvcache.title")),
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("kvcache.intro", count=str(n),
                                 positions=_positions_text(problem, catalog),
                                 numbers=_numbers(number_format, catalog))))
@@ -233,7 +243,7 @@ def render_text(problem: Problem, steps: Sequence[DecodingStep], number_format: 
     result, saved = _totals(steps, catalog)
     out.append(say(catalog.fill("kvcache.result", result=result)))
     out.append(say(catalog.fill("kvcache.saved", saved=saved)))
-    return "\n".join(out) + "\n"
+    return out
 
 
 # --------------------------------------------------------------------- JSON

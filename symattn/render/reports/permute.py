@@ -16,7 +16,7 @@ is data, its notes English.
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_latex"]
+__all__ = ["render_text", "permute_blocks", "render_json", "render_latex"]
 
 import dataclasses
 
@@ -25,6 +25,7 @@ from symattn.explore.permute import PermutationResult, RowComparison
 from symattn.messages import Catalog
 from symattn.problem.problem import Problem
 from symattn.render import prose
+from symattn.render.blocks import Block, Line, Piece, Table, bracketed, numbers, text as blocks_text
 from symattn.render.reports.shared import (TemplateValue, decimal_cells, heading, json_report,
                                            render, text, vector)
 from symattn.values.exact import exact_text
@@ -33,18 +34,23 @@ from symattn.values.number_format import NumberFormat
 MORE_DIGITS_TRIES = 12     # 3 more digits each time: rows proved different print apart
 
 
-def _distinguishing(row: RowComparison, number_format: NumberFormat
-                    ) -> tuple[list[str], list[str]]:
-    """Decimals of both rows; more digits when rows proved different print alike."""
+def _distinguishing_format(row: RowComparison, number_format: NumberFormat) -> NumberFormat:
+    """``number_format``, or one with more digits when rows proved different print alike."""
     fmt = number_format
-    mine, theirs = decimal_cells(row.permuted, fmt), decimal_cells(row.original, fmt)
     for _ in range(MORE_DIGITS_TRIES):
-        if row.verdict != "differs" or mine != theirs:
+        if row.verdict != "differs" or \
+                decimal_cells(row.permuted, fmt) != decimal_cells(row.original, fmt):
             break
         fmt = dataclasses.replace(fmt, places=fmt.places + 3) if fmt.places is not None \
             else dataclasses.replace(fmt, digits=(fmt.digits or 6) + 3)
-        mine, theirs = decimal_cells(row.permuted, fmt), decimal_cells(row.original, fmt)
-    return mine, theirs
+    return fmt
+
+
+def _distinguishing(row: RowComparison, number_format: NumberFormat
+                    ) -> tuple[list[str], list[str]]:
+    """Decimals of both rows; more digits when rows proved different print alike."""
+    fmt = _distinguishing_format(row, number_format)
+    return decimal_cells(row.permuted, fmt), decimal_cells(row.original, fmt)
 
 
 def _count_text(counts: tuple[int, int, int], unit: str, catalog: Catalog) -> str:
@@ -129,7 +135,7 @@ def _summary_text(result: PermutationResult, catalog: Catalog) -> list[str]:
 
 
 def _rows_text(result: PermutationResult, number_format: NumberFormat,
-               catalog: Catalog) -> list[str]:
+               catalog: Catalog) -> Table:
     """Each row of the permuted problem next to the original row it should equal."""
     say = prose.plain
     c = catalog
@@ -140,26 +146,31 @@ def _rows_text(result: PermutationResult, number_format: NumberFormat,
     header = [say(c.text("permute.row")), say(c.text("permute.token")), "order[i]",
               say(c.text("permute.verdict")), f"{step} {say(c.text('permute.permuted_row'))}",
               original]
-    table = [header]
+    table: list[tuple[Piece | Line, ...]] = []
     comma = "; " if number_format.separator == "," else ", "    # 0,5; 0,3 with a decimal comma
     for row in result.rows:
-        mine, theirs = _distinguishing(row, number_format)
-        table.append([str(row.row), row.token or "-", str(row.source),
-                      say(_verdict_text(row, c)),
-                      "[" + comma.join(mine) + "]", "[" + comma.join(theirs) + "]"])
-    widths = [max(len(r[col]) for r in table) for col in range(len(header))]
-    return ["  ".join(cell.ljust(widths[col]) for col, cell in enumerate(r)).rstrip()
-            for r in table]
+        fmt = _distinguishing_format(row, number_format)
+        table.append((str(row.row), row.token or "-", str(row.source),
+                      say(_verdict_text(row, c)), bracketed(numbers(row.permuted, fmt), comma),
+                      bracketed(numbers(row.original, fmt), comma)))
+    return Table(tuple(header), tuple(table))
 
 
 def render_text(problem: Problem, result: PermutationResult, number_format: NumberFormat,
                 language: str = "en") -> str:
     """The order, the counts and proof, a table of the rows, and the verdict, every word
     in ``language``."""
+    return blocks_text(permute_blocks(problem, result, number_format, language))
+
+
+def permute_blocks(problem: Problem, result: PermutationResult, number_format: NumberFormat,
+                   language: str = "en") -> list[Block]:
+    """``render_text``'s report as blocks (``render.blocks``)."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("permute.title")),
-                  problem.prose_in("title", catalog.language))
+    out: list[Block] = []
+    out += heading(say(catalog.text("permute.title")),
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("permute.order", order=",".join(map(str, result.order)))))
     step = catalog.text(f"permute.step_{result.step}")
     out.append(say(catalog.fill("permute.setting", positions=_positions_text(result, catalog),
@@ -167,11 +178,11 @@ def render_text(problem: Problem, result: PermutationResult, number_format: Numb
     out.append("")
     out += _summary_text(result, catalog)
     out.append("")
-    out += _rows_text(result, number_format, catalog)
+    out.append(_rows_text(result, number_format, catalog))
     out.append("")
     out.append(say(catalog.fill("permute.result", result=_result_text(result, catalog))))
     out += [say(catalog.fill("reports.note", note=note)) for note in _notes(result, catalog)]
-    return "\n".join(out) + "\n"
+    return out
 
 
 # -------------------------------------------------------------------- LaTeX

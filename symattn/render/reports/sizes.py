@@ -29,13 +29,15 @@ each number in int8 takes b = 1 B.
 
 from __future__ import annotations
 
-__all__ = ["render_text", "render_json", "render_latex"]
+__all__ = ["render_text", "sizes_blocks", "render_json", "render_latex"]
 
 import json
+from typing import Sequence
 
 from symattn import messages
 from symattn._version import SCHEMA_VERSION, __version__
 from symattn.render import prose
+from symattn.render.blocks import Block, Number, Piece, Table, text as blocks_text
 from symattn.render.reports.shared import render
 from symattn.render.reports.sizes_view import SizesView
 from symattn.sizes import Sizes, format_bytes
@@ -65,10 +67,16 @@ def _by_dtype(sizes: Sizes, view: SizesView) -> str:
     return view.catalog.fill("sizes.by_dtype", list=listed)
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
-    return ["  " + "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:-1]))
-            + "  " + row[-1] for row in rows]
+def _numbered(rows: list[tuple[str, ...]], column: int,
+              exact: list[str]) -> list[tuple[Piece, ...]]:
+    """``rows`` with the cells of ``column`` as numbers whose exact forms are ``exact``."""
+    return [row[:column] + (Number(row[column], value),) + row[column + 1:]
+            for row, value in zip(rows, exact)]
+
+
+def _table(header: tuple[str, ...], rows: Sequence[tuple[Piece, ...]]) -> Table:
+    """A table of the text report: every column left-aligned, indented."""
+    return Table(tuple(prose.plain(cell) for cell in header), tuple(rows), indent="  ")
 
 
 def _plain_rows(rows: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -77,24 +85,30 @@ def _plain_rows(rows: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
 
 def render_text(sizes: Sizes, language: str = "en", locale: str | None = None) -> str:
     """A readable report in ``language``: the shape, the tensors, the quantities."""
+    return blocks_text(sizes_blocks(sizes, language, locale))
+
+
+def sizes_blocks(sizes: Sizes, language: str = "en", locale: str | None = None) -> list[Block]:
+    """``render_text``'s report as blocks (``render.blocks``), each count and size a
+    number with its exact value."""
     view = _view(language, locale)
     c = view.catalog
 
     def head(*keys: str) -> tuple[str, ...]:
         return tuple(c.text(f"sizes.{key}") for key in keys)
 
-    lines = [prose.plain(view.shape_text(sizes.shape)), prose.plain(c.text("sizes.units")), "",
-             prose.plain(c.text("sizes.tensors"))]
-    lines += _table(_plain_rows([head("col_tensor", "col_dims", "col_shape", "col_elements",
-                                      "col_what")] + _tensor_rows(sizes, view)))
+    lines: list[Block] = [prose.plain(view.shape_text(sizes.shape)),
+                          prose.plain(c.text("sizes.units")), "",
+                          prose.plain(c.text("sizes.tensors"))]
+    lines.append(_table(head("col_tensor", "col_dims", "col_shape", "col_elements", "col_what"),
+                        _numbered(_plain_rows(_tensor_rows(sizes, view)), 3,
+                                  [str(tensor.elements) for tensor in sizes.tensors])))
     lines += ["", prose.plain(c.text("sizes.quantities"))]
-    quantities = [(what, value, human, formula) for what, value, human, formula in
-                  _plain_rows(_quantity_rows(sizes, view))]
-    lines += _table([head("col_quantity", "col_value") + ("", c.text("sizes.col_formula"))]
-                    + [(what, value, human, formula)
-                       for what, value, human, formula in quantities])
-    lines += ["", prose.plain(_by_dtype(sizes, view)), ""]
-    return "\n".join(lines)
+    lines.append(_table(head("col_quantity", "col_value") + ("", c.text("sizes.col_formula")),
+                        _numbered(_plain_rows(_quantity_rows(sizes, view)), 1,
+                                  [quantity.exact for quantity in sizes.quantities])))
+    lines += ["", prose.plain(_by_dtype(sizes, view))]
+    return lines
 
 
 def render_latex(sizes: Sizes, fragment: bool = False, language: str = "en",

@@ -9,8 +9,8 @@ catalogs' ``[whatif]``; JSON is data, its notes English.
 
 from __future__ import annotations
 
-__all__ = ["render_whatif_text", "render_whatif_json", "render_whatif_latex",
-           "SIDE_BY_SIDE_WIDTH", "SIDE_BY_SIDE_LATEX"]
+__all__ = ["render_whatif_text", "whatif_blocks", "render_whatif_json", "render_whatif_latex",
+           "SIDE_BY_SIDE_WIDTH", "SIDE_BY_SIDE_PAGE", "SIDE_BY_SIDE_LATEX"]
 
 import dataclasses
 import re
@@ -26,12 +26,16 @@ from symattn.render.reports.explore import (largest_parts, largest_text,
                                             numbers_phrase)
 from symattn.render.reports.shared import (TemplateValue, decimal, heading, json_report, matrix,
                                            number, render, text)
-from symattn.render.text import matrix_lines
+from symattn.render.blocks import (Block, Matrices, Matrix, Table, grid_numbers,
+                                   text as blocks_text)
 from symattn.values.exact import Exact
 from symattn.values.number_format import NumberFormat
 
 SIDE_BY_SIDE_WIDTH = 160     # the width the text comparison of whatif fits side by side in,
                              # when the output is not a terminal (the command passes its width)
+
+SIDE_BY_SIDE_PAGE = 100     # the width a page shows them side by side in (a page's width of
+                            # preformatted text, so that a matrix is never scrolled to)
 
 SIDE_BY_SIDE_LATEX = 64    # widest weights + output rows (characters) set side by side
 
@@ -146,56 +150,43 @@ def _grids(variant: Variant) -> dict[str, Grid | None]:
     return {"weights": variant.weights, "output": variant.output}
 
 
-def _labelled_block(label: str, grid: Grid, fmt: NumberFormat) -> list[str]:
-    """A matrix under its label, every line padded to the block's width."""
-    lines = matrix_lines(_cells(grid, fmt), tuple(grid.rows()), tuple(grid.columns()), indent="")
-    width = max(len(label), *(len(line) for line in lines))
-    return [label.ljust(width)] + [line.ljust(width) for line in lines]
-
-
-def _blocks(title: str, variants: Sequence[Variant], which: str, fmt: NumberFormat,
-            width: int) -> list[str]:
+def _matrices(title: str, variants: Sequence[Variant], which: str, fmt: NumberFormat,
+              width: int) -> list[Block]:
     """The variants' ``which`` matrices side by side when they fit ``width``, else stacked."""
-    shown = [(v.label, grid) for v in variants if (grid := _grids(v)[which]) is not None]
-    if not shown:
-        return []
-    blocks = [_labelled_block(label, grid, fmt) for label, grid in shown]
-    out = [title]
-    total = sum(len(block[0]) for block in blocks) + 3 * (len(blocks) - 1) + 2
-    if total <= width:
-        for parts in zip(*blocks):
-            out.append(("  " + "   ".join(parts)).rstrip())
-    else:
-        for block in blocks:
-            out += ["  " + line.rstrip() for line in block]
-            out.append("")
-        out.pop()
-    return out
+    shown = [Matrix(v.label, tuple(map(tuple, grid_numbers(grid, fmt, "(symbolic)"))),
+                    tuple(grid.rows()), tuple(grid.columns()))
+             for v in variants if (grid := _grids(v)[which]) is not None]
+    return [title, Matrices(tuple(shown), width)] if shown else []
 
 
 def render_whatif_text(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
                        width: int = SIDE_BY_SIDE_WIDTH, language: str = "en") -> str:
     """A note per variant, then the weights and the outputs, side by side within ``width``,
     every word in ``language``."""
+    return blocks_text(whatif_blocks(problem, variants, fmt, width, language))
+
+
+def whatif_blocks(problem: Problem, variants: Sequence[Variant], fmt: NumberFormat,
+                  width: int = SIDE_BY_SIDE_WIDTH, language: str = "en") -> list[Block]:
+    """``render_whatif_text``'s report as blocks (``render.blocks``)."""
     catalog = messages.load(language)
     say = prose.plain
-    out = heading(say(catalog.text("whatif.title")),
-                  problem.prose_in("title", catalog.language))
+    out: list[Block] = []
+    out += heading(say(catalog.text("whatif.title")),
+                   problem.prose_in("title", catalog.language))
     out.append(say(catalog.fill("text.decimals", numbers=numbers_phrase(fmt, catalog))))
     out.append("")
     original = variants[0]
     labels = [say(_label(v, catalog)) for v in variants]
-    label_width = max(len(label) for label in labels)
-    for label, variant in zip(labels, variants):
-        out.append(f"  {label.ljust(label_width)}  "
-                   f"{say(_note_latex(variant, original, fmt, problem, catalog))}")
+    out.append(Table((), tuple((label, say(_note_latex(variant, original, fmt, problem, catalog)))
+                               for label, variant in zip(labels, variants)), indent="  "))
     shown = [dataclasses.replace(v, label=label) for v, label in zip(variants, labels)]
     for which in ("weights", "output"):
-        block = _blocks(say(catalog.text(f"whatif.{which}_word")), shown, which, fmt, width)
+        block = _matrices(say(catalog.text(f"whatif.{which}_word")), shown, which, fmt, width)
         if block:
             out.append("")
             out += block
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _row_width(rows: Sequence[Sequence[str]]) -> int:

@@ -33,6 +33,8 @@ from symattn.render.web.mathml import prose_html, to_mathml
 from symattn.render.web.page import escape, filled, page, tipped, words
 from symattn.render.web.report_html import report_section
 from symattn.render.web.tips import CERTIFIED, number_tip
+from symattn.render.web.worked_html import expansions_html
+from symattn.render import worked
 from symattn.derivation.names import base_name
 from symattn.render.worked.names import description, formula_words, heading
 from symattn.values.decimals import UndecidedError
@@ -104,9 +106,10 @@ def matrix_html(step: StepView, certified: Cells, catalog: Catalog,
 
 
 def step_html(step: StepView, number: int, catalog: Catalog, symbols: Mapping[str, str],
-              certified: Cells, marks: Mapping[tuple[str, int, int], Mark] | None = None
-              ) -> str:
-    """One step: heading, description, formula (MathML) and its matrix."""
+              certified: Cells, marks: Mapping[tuple[str, int, int], Mark] | None = None,
+              worked: str = "") -> str:
+    """One step: heading, description, formula (MathML), its matrix, and the rows it
+    writes out (``worked``: ``worked_html.expansions_html``)."""
     title = heading(step, catalog)
     head = prose_html(catalog.fill("step.heading", number=str(number), heading=title))
     said = description(step, catalog)
@@ -121,8 +124,21 @@ def step_html(step: StepView, number: int, catalog: Catalog, symbols: Mapping[st
     out.append(f'<div class="eq">{to_mathml(step.symbol + " =")}'
                f"{matrix_html(step, certified, catalog, marks or {})}"
                f'<span class="note">({shape})</span></div>')
+    if worked:
+        out.append(worked)
     out.append("</section>")
     return "\n".join(out)
+
+
+def _written_out(derivation: Derivation, number_format: NumberFormat, language: str,
+                 report: Report | None, limit: int | None) -> dict[str, str]:
+    """The rows each step writes out (the worked example's, as Markdown shows them), as
+    HTML by step name."""
+    options = worked.Options(number_format=number_format, limit=limit, language=language)
+    document = worked.build(derivation, report, options, escape=str)
+    catalog = messages.load(language)
+    return {model.step: expansions_html(model, catalog) for model in document.steps
+            if model.expansions}
 
 
 def derivation_body(derivation: Derivation, number_format: NumberFormat, language: str,
@@ -150,9 +166,11 @@ def derivation_body(derivation: Derivation, number_format: NumberFormat, languag
     marks = printed_marks(report, catalog) if report is not None else {}
     last_weights = max((k for k, s in enumerate(built.steps) if base_name(s.name) == "weights"),
                        default=None)
+    written = _written_out(derivation, number_format, language, report, limit)
     for number, step in enumerate(built.steps, start=1):
         out.append(step_html(step, number, catalog, symbols,
-                             certified_cells(derivation[step.name], step, number_format), marks))
+                             certified_cells(derivation[step.name], step, number_format), marks,
+                             written.get(step.name, "")))
         if number - 1 == last_weights:
             out.append(heatmap_html(derivation, language, number_format.locale))
     if report is not None:      # after the steps whose numbers it judges

@@ -9,6 +9,9 @@ so those are taken out first and put back escaped.
 True
 >>> "&lt;b&gt;" in to_mathml(r"\\text{<b>} + 1")
 True
+>>> to_mathml("0{,}25"), to_mathml("1{,}000{.}5")
+('<math><mrow><mn>0,25</mn></mrow></math>', '<math><mrow><mn>1,000.5</mn></mrow></math>')
+
 >>> out = prose_html(r"Raw scores $q_i \\cdot k_j$ & more")
 >>> out.startswith("Raw scores <math>"), "<msub><mi>q</mi><mi>i</mi></msub>" in out
 (True, True)
@@ -28,6 +31,11 @@ _MATH = re.compile(r"\$([^$]*)\$")     # a catalog message's math, as render.pro
 _TEXT = re.compile(r"\\text\{([^{}]*)\}")
 _HOLE = "symattntext"
 _XMLNS = ' xmlns="http://www.w3.org/1998/Math/MathML"'
+# "0{,}25" and "0{.}25" (a decimal mark, or a thousands comma) convert to 0, 25
+# with an operator's space: one number, as the digits are written
+_MARKED_NUMBER = re.compile(
+    r"<mn>([\d.,]+)</mn><mrow><mo>&#x0002([CE]);</mo></mrow><mn>(\d+)</mn>")
+_MARKS = {"C": ",", "E": "."}
 
 
 def _name(k: int) -> str:
@@ -49,6 +57,10 @@ def to_mathml(latex: str, block: bool = False) -> str:
         return f"<code>{escape(latex)}</code>"
     for k, word in enumerate(words):
         converted = converted.replace(f"<mo>{_name(k)}</mo>", f"<mtext>{escape(word)}</mtext>")
+    merged = None
+    while merged != converted:      # 1{,}000{,}5: each comma in turn
+        merged, converted = converted, _MARKED_NUMBER.sub(
+            lambda m: f"<mn>{m.group(1)}{_MARKS[m.group(2)]}{m.group(3)}</mn>", converted)
     # HTML parsers put <math> in the MathML namespace themselves
     return converted.replace(_XMLNS, "", 1).replace('<math display="inline"', "<math")
 

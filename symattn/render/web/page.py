@@ -54,10 +54,23 @@ STYLE = """\
 .symattn table.matrix td { padding: 0.1rem 0.45rem; text-align: left; }
 .symattn table.matrix td.i { text-align: right; padding-right: 0; }
 .symattn table.matrix td.f { text-align: left; padding-left: 0; }
+.symattn .worked p.row { font-weight: 600; margin: 0.9rem 0 0.3rem; }
+.symattn table.chain td { padding: 0.1rem 0.25rem; vertical-align: baseline; }
+.symattn table.chain td.lhs { text-align: right; }
+.symattn table.softmax th, .symattn table.softmax td { text-align: right;
+  padding: 0.15rem 0.6rem; border-bottom: 1px solid #d0d7de; }
+.symattn table.softmax td:nth-child(2), .symattn table.softmax th:nth-child(2) {
+  text-align: left; }
+.symattn table.softmax tr.sum td { border-top: 2px solid #1f2328; }
+.symattn .matrices { display: flex; flex-wrap: wrap; gap: 0.6rem 1.6rem; margin: 0.3rem 0; }
+.symattn figure.matrix { margin: 0; }
+.symattn figure.matrix figcaption { font-size: 0.9rem; color: #57606a; margin-bottom: 0.2rem; }
 .symattn .eq { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; }
 .symattn [aria-describedby] { position: relative; cursor: help; }
 .symattn [aria-describedby]:hover, .symattn [aria-describedby]:focus { background: #fff8c5;
   outline: 2px solid #9a6700; }
+.symattn td[aria-describedby]:hover + td.f, .symattn td[aria-describedby]:focus + td.f {
+  background: #fff8c5; }
 .symattn .tip { position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip-path: inset(50%); white-space: pre; }
 .symattn :hover > .tip, .symattn :focus > .tip { width: auto; height: auto; overflow: visible;
