@@ -162,3 +162,11 @@ def test_a_row_printed_again_in_prose_is_the_row_it_repeats() -> None:
     text = f"weights = [[{right}]]\n\nThe row `[{right}]` says where the query looks.\n"
     lines = sorted({(p.line, p.key.split("[")[0]) for p in _placements(text)})
     assert lines == [(1, "weights"), (3, "weights")]
+
+
+def test_with_no_scaling_a_row_of_scores_is_the_scores_not_the_scaled_scores() -> None:
+    # scale 1 makes the scaled scores the scores themselves: the first step is named
+    text = "The dot products, after the weights:\nsoftmax: [0.422, 0.155, 0.422]\n" \
+           "and the products were [1, 0, 1] and [1.0, 0.0, 1.0]\n"
+    keys = [p.key for p in _placements(text) if p.line == 3]
+    assert keys == ["scores[1]", "scores[1]"]

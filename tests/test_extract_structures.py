@@ -295,3 +295,10 @@ def test_a_spec_is_not_about_the_sections_of_other_temperatures(tmp_path) -> Non
         assert {c["line"] for c in claims if c["step"] == "weights"} == {line}, document
         assert [(c["printed"], c["verdict"]) for c in claims if c["line"] == line] == [
             ("0.63", "ok"), ("0.37", "ok")]
+
+
+def test_a_minus_before_an_alignment_mark_stays_with_its_number() -> None:
+    # an aligned environment puts "&" between a sign and its number: "=& -&1.23"
+    assert _singles(r"$$\begin{aligned} c =& -&0.93 &*& 1.10 =& -&1.023 \end{aligned}$$") == \
+        ["-0.93", "1.10", "-1.023"]
+    assert _rows(r"$\begin{bmatrix}1 & -2\\ 3 & 4\end{bmatrix}$") == [[["1", "-2"], ["3", "4"]]]

@@ -62,6 +62,9 @@ def _float(value: Exact) -> float | None:
         return None
 
 
+_MADE_FROM_BEFORE = frozenset({"scaled", "masked"})
+
+
 class Candidates:
     """The quantities of one derivation, sorted by value."""
 
@@ -89,6 +92,15 @@ class Candidates:
         for c in found:
             if c.target.part == "entry":
                 self.grid[c.target.step][c.target.row][c.target.column] = c.value
+        # steps made from the one before that change nothing (the scaled scores with
+        # scale 1, the masked scores with no mask): a printed number is the first one's
+        steps = [step.name for step in derivation.steps]
+        self.repeats = frozenset(
+            later for earlier, later in zip(steps, steps[1:])
+            if split_name(later)[1] in _MADE_FROM_BEFORE and
+            self.shapes[earlier] == self.shapes[later] and
+            self.grid[earlier] == self.grid[later] and
+            all(v is not None for row in self.grid[later] for v in row))
 
     def _targets(self) -> Iterator[tuple[Target, int]]:
         for order, step in enumerate(self.derivation.steps):

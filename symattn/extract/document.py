@@ -61,7 +61,7 @@ _LATEX_MATRIX = re.compile(r"\[\[[^\[\]]{0,20000}\]\]")
 _LATEX_ROW_BREAK = r"\\\\"
 _LATEX_WORDS: list[tuple[str, str]] = [
     (r"\\begin\{[bpvBV]?matrix\}", "[["), (r"\\end\{[bpvBV]?matrix\}", "]]"),
-    (r"(?<!\\)\\[\[\]()]", " "), (r"&(?!=)", ","),
+    (r"(?<!\\)\\[\[\]()]", " "), (r"([-−])\s*&\s*(?=\d)", r"\1"), (r"&(?!=)", ","),
     (r"\\(?:times)(?![A-Za-z])", "×"), (r"\\(?:cdot)(?![A-Za-z])", "·"),
     (r"\\approx(?![A-Za-z])", "≈"), (r"\\infty(?![A-Za-z])", "∞"), (r"\\%", "%"),
     (r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle)(?![A-Za-z])", ""),

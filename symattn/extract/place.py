@@ -329,7 +329,8 @@ class Placer:
         (``Masked Scores`` read as ``Scores``) then does not outweigh it."""
         order = self.candidates.order.get(option.step, 0)
         forward = 0.05 if order >= self.last_order else 0.0
-        side = 0.1 if split_name(option.step)[1] in _SIDE_STEPS else 0.0
+        side = 0.1 if split_name(option.step)[1] in _SIDE_STEPS or \
+            option.step in self.candidates.repeats else 0.0
         named = self._named(group, option) and (option.exact == 1.0 or not exact_elsewhere)
         return option.score + (1.0 if named else 0.0) + forward - \
             0.002 * abs(order - self.last_order) - side
@@ -532,7 +533,7 @@ class Placer:
             rank -= 0.02    # a walk-through prints each quantity once before it repeats
         if target.part == "entry":
             rank += 0.1
-        if split_name(target.step)[1] in _SIDE_STEPS:
+        if split_name(target.step)[1] in _SIDE_STEPS or target.step in self.candidates.repeats:
             rank -= 0.1
         if candidate.order >= self.last_order:
             rank += 0.05
