@@ -170,6 +170,15 @@ def test_recompute_gives_weights_or_the_reason() -> None:
     assert "900" in too_big.error and "400" in too_big.error
 
 
+def test_the_served_limits_take_a_bundled_example_with_positions() -> None:
+    # sinusoidal positions over vectors of 4 columns: a served page's smaller matrices
+    # must not shrink the width positions may have below an example's
+    from symattn.problem import examples
+
+    result = recompute(examples.path("003-positions-sinusoidal").read_text("utf-8"), "ru")
+    assert not result.error, result.error
+
+
 def test_bounded_stops_slow_work() -> None:
     started = time.monotonic()
     with pytest.raises(TimedOut):

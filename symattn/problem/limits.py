@@ -44,6 +44,7 @@ SYMBOLIC_TERMS = 8_192
 # under a minute even on a loaded machine; 400 temperatures at 128 x 128 took 259 s.
 SWEEP_ENTRIES = 1024 * 1024
 _SWEEP_FLOOR = 1024   # a few temperatures over a small spec stay allowed at any --max-size
+_WIDTH_FLOOR = 32     # a score with positions costs about the same whatever the width
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class Limits:
         return cls(max_entries, max(1, int(cls.max_symbolic_entries * ratio)),
                    max(1, int(cls.max_symbolic_terms * ratio)),
                    max(1, int(cls.max_position_tokens * root)),
-                   max(2, int(cls.max_position_width * root)),
+                   max(_WIDTH_FLOOR, int(cls.max_position_width * root)),
                    max(1, int(cls.max_position_written * ratio)),
                    max(1, int(cls.max_written_digits * ratio)),
                    max(_SWEEP_FLOOR, int(cls.max_sweep_entries * ratio)))
