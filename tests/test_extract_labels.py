@@ -170,3 +170,19 @@ def test_with_no_scaling_a_row_of_scores_is_the_scores_not_the_scaled_scores() -
            "and the products were [1, 0, 1] and [1.0, 0.0, 1.0]\n"
     keys = [p.key for p in _placements(text) if p.line == 3]
     assert keys == ["scores[1]", "scores[1]"]
+
+
+# ------------------------------------------------------------ names in other languages
+
+def test_the_catalogs_headings_name_steps_in_their_languages() -> None:
+    # a slip in Russian, under the catalog's own heading of the weights
+    [row] = [p for p in _placements("Веса внимания: [0.50, 0.20, 0.30]\n")]
+    assert (row.key, row.anchored) == ("weights[1]", True)
+    # raw scores in Polish, first word of a Slavic noun phrase in Russian
+    [row] = [p for p in _placements("Surowe wyniki = [1, 0, 1]\n")]
+    assert row.key == "scores[1]" and "named Surowe_wyniki" in row.why
+    [row] = [p for p in _placements("Оценки внимания: [1, 0, 1]\n")]
+    assert row.key == "scores[1]" and row.anchored
+    output = [(E + 3 + 6 * E) / (2 * E + 1), (2 * E + 4 + 5 * E) / (2 * E + 1)]   # w · V
+    [row] = [p for p in _placements(f"Výstup: [{', '.join(_printed(output, 3))}]\n")]
+    assert (row.key, row.confidence, row.anchored) == ("output[1]", "certain", True)

@@ -35,6 +35,7 @@ from symattn.derivation.names import split_name
 from symattn.derivation.terms import claim_term, term_count
 from symattn.extract.candidates import Candidate, Candidates, exact_tolerance
 from symattn.extract.scanner import Group, Number
+from symattn.extract.step_words import STEP_SYMBOLS, step_named
 from symattn.verify.claims import Target
 from symattn.verify.targets import row_label
 
@@ -42,22 +43,6 @@ CONFIDENCES = ("certain", "likely", "guess")
 _AMBIGUOUS_COMMA = re.compile(r"^-?\d{1,3},\d{3}$")
 CARRIED = 0.75     # the fit of a number that is what the document's own printed numbers give
 _ROW_NAME = re.compile(r"^(?P<letter>[qkvxoyz]|out)_?(?P<index>\d+)$")
-_STEP_NAMES = {"Q": "Q", "K": "K", "V": "V", "X": "X", "E": "X", "W_Q": "W_Q", "WQ": "W_Q",
-               "W_K": "W_K", "WK": "W_K", "W_V": "W_V", "WV": "W_V", "scores": "scores",
-               "weights": "weights", "output": "output"}
-# Names of a step in words, any case: "Attention Weights", "softmax(...)", "context_vectors"
-_STEP_WORDS = {"scores": "scores", "score": "scores", "attn_scores": "scores",
-               "attention_scores": "scores", "qk^t": "scores", "scaled": "scaled",
-               "scaled_scores": "scaled", "weights": "weights", "attn_weights": "weights",
-               "attention_weights": "weights", "alpha": "weights", "softmax": "weights",
-               "output": "output", "outputs": "output", "context": "output",
-               "context_vectors": "output", "attention": "output", "z": "output",
-               "masked_scores": "masked", "raw_scores": "scores", "attention_output": "output",
-               "scaled_attention_scores": "scaled", "softmax_weights": "weights",
-               "probs": "weights", "probabilities": "weights", "softmax_output": "weights",
-               "softmax_outputs": "weights", "softmax_result": "weights",
-               "softmax_values": "weights",
-               "attention_probabilities": "weights", "attention_probs": "weights"}
 # The max-shift working (the same numbers as exp and weights): chosen only when nothing else fits.
 # steps whose rows are not (only) queries: a row of K is a key
 _INPUTS = frozenset({"Q", "K", "V", "X", "W_Q", "W_K", "W_V"})
@@ -127,17 +112,6 @@ def probability_rows(group: Group) -> bool:
         if abs(sum(values, Fraction(0)) - 1) > slack:
             return False
     return True
-
-
-def _step_named(name: str) -> str | None:
-    """The step a name written before a matrix names (None for other names)."""
-    found = _STEP_NAMES.get(name) or _STEP_WORDS.get(name.lower())
-    words = name.split("_")
-    if found is None and len(words) > 1 and all(w.isalpha() and len(w) > 1 for w in words):
-        # "the scaled scores": the last two words say, else the last ("Final Weights")
-        return _STEP_WORDS.get("_".join(words[-2:]).lower()) or \
-            _STEP_WORDS.get(words[-1].lower())
-    return found
 
 
 def entry_score(number: Number, value: float) -> float:
@@ -284,7 +258,7 @@ class Placer:
 
     def _named(self, group: Group, option: _Option) -> bool:
         for name in group.names:
-            step = _step_named(name) or (
+            step = step_named(name) or (
                 "weights" if name in _PROBABILITY_SYMBOLS and probability_rows(group) else None)
             if step == option.step and option.kind in ("matrix", "row"):
                 return option.kind == "matrix" or group.shape[0] == 1
@@ -302,8 +276,8 @@ class Placer:
         (False). Words (``weights``, ``softmax``) do not: a row printed in part is common."""
         inputs = set(self.problem.inputs)
         steps = {_ROW_STEPS[m["letter"]] if (m := _ROW_NAME.match(name)) else
-                 _step_named(name) for name in group.names}
-        symbols = {_STEP_NAMES.get(name) for name in group.names}
+                 step_named(name) for name in group.names}
+        symbols = {STEP_SYMBOLS.get(name) for name in group.names}
         ours = group.shape[0] > 1 and bool(symbols & set(self.candidates.shapes) - inputs)
         if not ours and not steps & inputs:
             return None     # (most groups: no name of ours, no layout worth computing)
@@ -319,7 +293,7 @@ class Placer:
         """Named after a step this derivation does not have (x_1 when X is not an input)."""
         for name in group.names:
             match = _ROW_NAME.match(name)
-            step = _ROW_STEPS[match["letter"]] if match else _step_named(name)
+            step = _ROW_STEPS[match["letter"]] if match else step_named(name)
             if step is not None and step not in self.candidates.shapes:
                 return True
         return False

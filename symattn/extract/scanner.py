@@ -45,11 +45,12 @@ MAX_ROWS = 200             # a matrix with more rows is read row by row
 # one way to match, no backtracking; a comment in code may close the line: "[1, 0],  # Token 0"
 _ROW_SEPARATOR = re.compile(r"\s*(?:[,;]\s*)?(?:(?:#|//)[^\n]*\n\s*)?")
 _ELISION = re.compile(r"\.\.\.|…")
-_NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[A-Za-z][\w^]*?)(?:\[\w+\])?\s*"
+_NAME = re.compile(r"^\s*(?:(?:np|torch|numpy)\.)?(?P<name>[^\W\d_][\w^]*?)(?:\[\w+\])?\s*"
                    r"(?:\([^()=]{0,40}\))?\s*$")
 # the line so far opens a continuation: "   ≈ ", "&= ", "→ " (what the line above computes)
 CONTINUES_ABOVE = re.compile(r"^[\s$&]*[=≈→][\s$&]*$")
-_WORDS = re.compile(r"(?<![\w])[A-Za-z]{2,20}(?: [A-Za-z]{2,20}){1,2}$")   # "Scaled Scores"
+# "Scaled Scores", "Веса внимания": two or three words in any alphabet
+_WORDS = re.compile(r"(?<![\w])[^\W\d_]{2,20}(?: [^\W\d_]{2,20}){1,2}$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 _ARROW = re.compile(r"→|⇒|->|=>")
 
