@@ -186,3 +186,12 @@ def test_the_catalogs_headings_name_steps_in_their_languages() -> None:
     output = [(E + 3 + 6 * E) / (2 * E + 1), (2 * E + 4 + 5 * E) / (2 * E + 1)]   # w · V
     [row] = [p for p in _placements(f"Výstup: [{', '.join(_printed(output, 3))}]\n")]
     assert (row.key, row.confidence, row.anchored) == ("output[1]", "certain", True)
+
+
+def test_percentages_that_make_a_distribution_are_a_row_of_weights_never_certain() -> None:
+    # 30 + 20 + 50 = 100, three of them, as many as a row of weights: the row, by value
+    text = "The query gives 30% to the first key, 20% to the second and 50% to the third.\n"
+    found = [(p.key, p.anchored) for p in _placements(text)]
+    assert found == [("weights[1,1]", False), ("weights[1,2]", False), ("weights[1,3]", False)]
+    # 30 + 20 + 40 is no distribution: nothing is said of the weights
+    assert _placements(text.replace("50%", "40%")) == []

@@ -184,9 +184,11 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
     taken = {n.start for p in placements for n in p.numbers}
     placements += repeated_rows(placer, ours, placements, taken)
     taken = {n.start for p in placements for n in p.numbers}
-    placements += restated(document.text, placer, placements,
-                           [n for n in unplaced if n.start not in taken and
-                            line_of(n.start) not in restricted])
+    again = restated(document.text, placer, placements,
+                     [n for n in unplaced if n.start not in taken and
+                      line_of(n.start) not in restricted])
+    mine = {n.start for p in again for n in p.numbers}
+    placements = [p for p in placements if not {n.start for n in p.numbers} & mine] + again
     taken = {n.start for p in placements for n in p.numbers}
     unplaced = [n for n in unplaced if n.start not in taken]
     placements.sort(key=lambda p: p.numbers[0].start)

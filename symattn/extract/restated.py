@@ -22,8 +22,10 @@ import bisect
 import re
 from typing import Sequence
 
-from symattn.extract.place import Placement, Placer
+from symattn.derivation.names import split_name
+from symattn.extract.place import Placement, Placer, probability_rows
 from symattn.extract.scanner import Group, Number
+from symattn.verify.claims import Target
 
 RETOLD_WITHIN = 6      # a row is retold in percentages on its line or the 6 after it
 _EQUALS_BEFORE = re.compile(r"[\s$]*[=≈][\s$~]*$")
@@ -44,7 +46,10 @@ def restated(text: str, placer: Placer, placements: list[Placement],
              unplaced: Sequence[Number]) -> list[Placement]:
     """Placements of the unplaced percentages that restate placed numbers: one printed
     right after a placed number and ``=`` or ``≈``, and a line's run of two or more that
-    repeats, in order, consecutive entries of a row placed on that line or just above."""
+    repeats, in order, consecutive entries of a row placed on that line or just above;
+    else a line's percentages that make a row of weights (``_distribution``), those placed
+    by their value alone among them. They take the place of any earlier placement of
+    the same numbers."""
     found: list[Placement] = []
     ends = {n.end: (p, k) for p in placements for k, n in enumerate(p.numbers)}
     left = []
@@ -55,14 +60,54 @@ def restated(text: str, placer: Placer, placements: list[Placement],
         else:
             found += _same_place(placer, [number], [before[1]], before[0])
     for run in percent_runs(left, text):
-        for placement in reversed(placements):
-            if run[0].line - RETOLD_WITHIN <= placement.line <= run[0].line and \
-                    len(placement.numbers) >= len(run) >= 2:
-                start = _run_in(placement, run)
-                if start is not None:
-                    found += _same_place(placer, run, range(start, start + len(run)),
-                                         placement)
-                    break
+        retold = _retold_row(placements, run)
+        if retold is not None:
+            placement, start = retold
+            found += _same_place(placer, run, range(start, start + len(run)), placement)
+    # what is left, with the percentages placed by their value alone: rows of weights
+    done = {n.start for p in found for n in p.numbers}
+    by_value = [p.numbers[0] for p in placements if len(p.numbers) == 1 and
+                p.numbers[0].percent and not p.anchored]
+    for run in percent_runs([n for n in left if n.start not in done] + by_value, text):
+        if any(n.start in done for n in run):
+            continue
+        found += _distribution(placer, sorted(run, key=lambda n: n.start))
+    return found
+
+
+def _retold_row(placements: list[Placement], run: list[Number]
+                ) -> tuple[Placement, int] | None:
+    """The placement (and where in it) whose row ``run`` retells, if any."""
+    for placement in reversed(placements):
+        if run[0].line - RETOLD_WITHIN <= placement.line <= run[0].line and \
+                len(placement.numbers) >= len(run) >= 2:
+            start = _run_in(placement, run)
+            if start is not None:
+                return placement, start
+    return None
+
+
+def _distribution(placer: Placer, run: list[Number]) -> list[Placement]:
+    """A line's percentages that add up to 100% (as printed, each rounded) and are as
+    many as a row of weights has: a row of weights in prose ("22% and 78%, and 0%"),
+    on the row they fit best. Only the values say which row, so the place is never
+    certain: a slip there is suspicious, not wrong."""
+    if len(run) < 2 or not probability_rows(Group((tuple(run),), run[0].start,
+                                                  run[-1].end, ())):
+        return []
+    rows = [(step, i) for step, (count, columns) in placer.candidates.shapes.items()
+            if split_name(step)[1] == "weights" and columns == len(run)
+            for i in range(count)]
+    if not rows:
+        return []
+    step, i = max(rows, key=lambda r: sum(placer.score(n, Target(r[0], r[1], j))
+                                          for j, n in enumerate(run)))
+    found = []
+    for j, number in enumerate(run):
+        placed = placer.place_single(number, must=Target(step, i, j),
+                                     why="percentages that add up to 100%, a row of weights")
+        if placed is not None:
+            found.append(placed)
     return found
 
 
