@@ -195,3 +195,22 @@ def test_percentages_that_make_a_distribution_are_a_row_of_weights_never_certain
     assert found == [("weights[1,1]", False), ("weights[1,2]", False), ("weights[1,3]", False)]
     # 30 + 20 + 40 is no distribution: nothing is said of the weights
     assert _placements(text.replace("50%", "40%")) == []
+
+
+TWO_QUERIES = """[inputs]
+Q = [[1, 0, 0], [0, 0, 5]]
+K = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+V = [[1, 0], [0, 1], [1, 1]]
+
+[options]
+scale = "none"
+"""   # weights: row 1 softmax([1, 0, 0]), row 2 softmax([0, 0, 5])
+
+
+def test_the_weights_of_one_weighted_sum_are_one_row() -> None:
+    row_1 = _softmax([1, 0, 0])
+    row_2 = _softmax([0, 0, 5])
+    assert f"{row_2[0]:.2f}, {row_1[1]:.2f}" == "0.01, 0.21"   # 0.01 alone fits row 2
+    text = "y_1 = 0.01 [1, 0]\n    + 0.21 [0, 1]\n    + 0.21 [1, 1]\n"
+    found = [p.key for p in _placements(text, TWO_QUERIES) if p.key.startswith("weights")]
+    assert found == ["weights[1,1]", "weights[1,2]", "weights[1,3]"]

@@ -28,6 +28,7 @@ from symattn.derivation.names import split_name
 from symattn.derivation.terms import claim_term, term_count
 from symattn.extract.place import CARRIED, Placement, Placer, entry_score, whole_numbers
 from symattn.extract.scanner import Group, Number
+from symattn.extract.weighted_sums import WEIGHT_OF_A_VALUE
 from symattn.verify.claims import Target
 
 N, G = "\ue000", "\ue001"
@@ -415,7 +416,7 @@ def _weights(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Nu
         if len(rows) == 1 and next(iter(rows))[0] == "V":
             value_row = next(iter(rows))[1]
     found = placer.place_single(numbers[0], prefer=frozenset({"weights"}),
-                                why="it multiplies a value vector", column=value_row)
+                                why=WEIGHT_OF_A_VALUE, column=value_row)
     return [found] if found else []
 
 

@@ -38,6 +38,7 @@ from symattn.extract.inputs import Note, Proposal, from_scores
 from symattn.extract.lines import place_line, vector_sums
 from symattn.extract.place import Placement, Placer
 from symattn.extract.restated import repeated_rows, restated
+from symattn.extract.weighted_sums import one_row_of_weights
 from symattn.extract.scanner import Group, Number, Scanned, scan
 from symattn.extract.structure import continued, table_columns
 from symattn.problem import spec as spec_reader
@@ -179,6 +180,7 @@ def _place(document: Document, scanned: Scanned, placer: Placer,
         unplaced.extend(_unplaced_of(groups, singles, found))
     placements = _spread_products(document.text, placer, in_order, placements)
     placements = vector_sums(document.text, placer, in_order, placements)
+    placements = one_row_of_weights(document.text, placer, placements)
     # what another example prints again is its own: nothing restated is placed there
     ours = [g for g in in_order if line_of(g.start) not in restricted]
     taken = {n.start for p in placements for n in p.numbers}
