@@ -214,3 +214,11 @@ def test_the_weights_of_one_weighted_sum_are_one_row() -> None:
     text = "y_1 = 0.01 [1, 0]\n    + 0.21 [0, 1]\n    + 0.21 [1, 1]\n"
     found = [p.key for p in _placements(text, TWO_QUERIES) if p.key.startswith("weights")]
     assert found == ["weights[1,1]", "weights[1,2]", "weights[1,3]"]
+
+
+def test_an_input_is_printed_as_given_so_a_number_only_close_to_it_is_something_else() -> None:
+    # V[3,1] is 6: "6.1" is no reprint of it (and nothing else here is near 6.1)
+    assert [p.key for p in _placements("a norm of 6.1 here\n")] == []
+    assert [p.key for p in _placements("a norm of 6.0 here\n")] == ["V[3,1]"]
+    # an unnamed row close to a row of V but not it: no reprint either
+    assert [p.key for p in _placements("the row [6.1, 5.0] below\n")] == []

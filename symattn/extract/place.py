@@ -321,6 +321,9 @@ class Placer:
                    self._named(group, o)]   # a name fixes the place, whatever the values
         if only is not None:
             options = [o for o in options if split_name(o.step)[1] == only]
+        # an input is printed as given: a block only close to one is something else
+        options = [o for o in options if split_name(o.step)[1] not in _INPUTS or
+                   o.exact == 1.0 or self._named(group, o) or only is not None]
         options = [o for o in options if o.exact == 1.0 or self._named(group, o) or
                    any(n.value is None or n.value not in (0, 1)
                        for n, t in zip(group.numbers, o.targets)
@@ -484,6 +487,9 @@ class Placer:
                      and c.target.part == "entry"]
         if prefer:
             found = [c for c in found if split_name(c.target.step)[1] in prefer] or found
+        # an input is printed as given: a number only close to one is something else
+        found = [c for c in found if split_name(c.target.step)[1] not in _INPUTS or
+                 entry_score(number, c.value) == 1.0]
         if not prefer or number.places == 0:
             exact = [c for c in found if entry_score(number, c.value) == 1.0]
             rows = {(c.target.step, c.target.row) for c in exact}
