@@ -89,6 +89,24 @@ def test_the_softmax_table_has_the_exponentials_their_sum_and_the_weights(page: 
     assert rows[2][4:] == ["1", "100%"]
 
 
+def test_the_softmax_tables_numbers_show_their_exact_form_and_certain_digits(page: str) -> None:
+    mpmath.mp.dps = 30
+    table = re.search(r'<table class="softmax">.*?</table>', _section(page, "weights"), re.S)
+    assert table is not None
+    tips = [unescape(t) for t in re.findall(r'<span class="tip"[^>]*>([^<]*)</span>',
+                                            table.group(0))]
+    focusable = re.findall(r'<span class="num" tabindex="0" aria-describedby="([^"]+)"',
+                           table.group(0))
+    assert len(tips) == len(focusable) == 6     # score, e^score, weight of each key
+    # row 1, key 1: the score 1, e^1, the weight e/(e+1), each with 15 certain digits
+    e = mpmath.e
+    digits = [tip.split(": ")[-1] for tip in tips[:3]]
+    for shown, value in zip(digits, (mpmath.mpf(1), e, e / (e + 1))):
+        assert len(shown.replace(".", "").lstrip("0")) == 15
+        assert abs(mpmath.mpf(shown) - value) <= mpmath.mpf(10) ** -14 * value / 2
+    assert tips[0].startswith("exact: 1\n") and "exp(1)" in tips[1]
+
+
 def test_the_output_is_the_weighted_sum_of_the_value_rows(page: str) -> None:
     mpmath.mp.dps = 30
     worked = _text(_section(page, "output")).replace(" ", "")

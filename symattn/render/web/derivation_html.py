@@ -33,7 +33,7 @@ from symattn.render.web.mathml import prose_html, to_mathml
 from symattn.render.web.page import escape, filled, page, tipped, words
 from symattn.render.web.report_html import report_section
 from symattn.render.web.tips import CERTIFIED, number_tip
-from symattn.render.web.worked_html import expansions_html
+from symattn.render.web.worked_html import Tips, expansions_html
 from symattn.render import worked
 from symattn.derivation.names import base_name
 from symattn.render.worked.names import description, formula_words, heading
@@ -131,14 +131,21 @@ def step_html(step: StepView, number: int, catalog: Catalog, symbols: Mapping[st
 
 
 def _written_out(derivation: Derivation, number_format: NumberFormat, language: str,
-                 report: Report | None, limit: int | None) -> dict[str, str]:
+                 report: Report | None, limit: int | None, tips: Tips) -> dict[str, str]:
     """The rows each step writes out (the worked example's, as Markdown shows them), as
-    HTML by step name."""
+    HTML by step name, their numbers with the ``tips`` of the matrix entries they are."""
     options = worked.Options(number_format=number_format, limit=limit, language=language)
     document = worked.build(derivation, report, options, escape=str)
     catalog = messages.load(language)
-    return {model.step: expansions_html(model, catalog) for model in document.steps
+    return {model.step: expansions_html(model, catalog, tips) for model in document.steps
             if model.expansions}
+
+
+def _tips(steps: Sequence[StepView], certified: Mapping[str, Cells], catalog: Catalog) -> Tips:
+    """The tip of every matrix entry on show, by (step, row, column), 0-based."""
+    return {(step.name, step.rows[r], step.columns[c]):
+            number_tip(step.exact[r][c], certified[step.name][r][c], catalog)
+            for step in steps for r in range(len(step.rows)) for c in range(len(step.columns))}
 
 
 def derivation_body(derivation: Derivation, number_format: NumberFormat, language: str,
@@ -166,10 +173,12 @@ def derivation_body(derivation: Derivation, number_format: NumberFormat, languag
     marks = printed_marks(report, catalog) if report is not None else {}
     last_weights = max((k for k, s in enumerate(built.steps) if base_name(s.name) == "weights"),
                        default=None)
-    written = _written_out(derivation, number_format, language, report, limit)
+    certified = {step.name: certified_cells(derivation[step.name], step, number_format)
+                 for step in built.steps}
+    written = _written_out(derivation, number_format, language, report, limit,
+                           _tips(built.steps, certified, catalog))
     for number, step in enumerate(built.steps, start=1):
-        out.append(step_html(step, number, catalog, symbols,
-                             certified_cells(derivation[step.name], step, number_format), marks,
+        out.append(step_html(step, number, catalog, symbols, certified[step.name], marks,
                              written.get(step.name, "")))
         if number - 1 == last_weights:
             out.append(heatmap_html(derivation, language, number_format.locale))

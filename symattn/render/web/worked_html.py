@@ -18,17 +18,19 @@ number is the record's string.
 
 from __future__ import annotations
 
-__all__ = ["expansion_html", "expansions_html"]
+__all__ = ["expansion_html", "expansions_html", "Tips"]
 
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 from symattn.messages import Catalog
 from symattn.render.web.mathml import prose_html, to_mathml
-from symattn.render.web.page import escape, words
+from symattn.render.web.page import escape, tipped, words
 from symattn.render.worked.model import (Expansion, OutputRow, ProductRow, ScaledRow, ScoreRow,
                                          SoftmaxEntry, SoftmaxRow, StepModel, Value)
 
 Chain = Sequence[tuple[str, str]]     # (left side, the rest) of each line, as LaTeX
+Tips = Mapping[tuple[str, int, int], str]    # a matrix entry's tip by (step, row, column)
+EMPTY_TIPS: Tips = {}
 
 
 _TOKEN = "\x00token\x00"      # where the row's token goes, once the words are HTML
@@ -59,18 +61,38 @@ def _shown(value: Value) -> str:
     return value.exact if value.is_exact else value.decimal
 
 
-def _softmax_entry(entry: SoftmaxEntry, softmax: bool) -> str:
+def _row_steps(row: SoftmaxRow) -> tuple[int, tuple[str, ...]] | None:
+    """The 0-based row a softmax table shows, and the steps of its score, exponential and
+    weight columns in order, from the numbers it prints (None when it prints none)."""
+    entries = [s for s in row.shown if s.part == "entry"]
+    if not entries:
+        return None
+    steps = tuple(dict.fromkeys(s.step for s in entries if s.step.split(".")[-1] != "exp_sum"))
+    return entries[0].row, steps
+
+
+def _softmax_entry(entry: SoftmaxEntry, softmax: bool, tip: Callable[[int, int], str]
+                   ) -> str:
+    """One key's line of the table; ``tip(column, j)``: the tip of the number in the
+    table's ``column`` (0 score, 1 exponential, 2 weight) for key ``j`` (0-based)."""
     if entry.elision:
         return "<tr>" + "<td>⋮</td>" * (6 if softmax else 5) + "</tr>"
-    cells = [to_mathml(entry.key), escape(entry.token), to_mathml(_shown(entry.score))]
-    if softmax:
-        cells.append(to_mathml(_shown(entry.exp)))
-    cells += [to_mathml(_shown(entry.weight)), to_mathml(entry.percent)]
+    j = int(entry.key) - 1 if entry.key.isdigit() else -1
+    values = [entry.score, entry.exp, entry.weight] if softmax else [entry.score, entry.weight]
+    numbers = [_tipped(to_mathml(_shown(value)), tip(k if softmax or k == 0 else 2, j))
+               for k, value in enumerate(values)]
+    cells = [to_mathml(entry.key), escape(entry.token), *numbers, to_mathml(entry.percent)]
     return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
 
 
-def _softmax_html(row: SoftmaxRow, softmax: bool, shifted: bool, catalog: Catalog) -> str:
-    """The row's table: key, score, e^score, weight and percentage, then the sums."""
+def _tipped(shown: str, tip: str) -> str:
+    return tipped(shown, tip) if tip else shown
+
+
+def _softmax_html(row: SoftmaxRow, softmax: bool, shifted: bool, catalog: Catalog,
+                  tips: Tips) -> str:
+    """The row's table: key, score, e^score, weight and percentage, then the sums; each
+    number with the tip of its matrix entry (``tips``), where the page has one."""
     out = [_title("step.row_heading", row.query, row.token, catalog)]
     if row.fully_masked:
         said = catalog.fill("step.weights_fully_masked", value=row.weight_total)
@@ -83,7 +105,16 @@ def _softmax_html(row: SoftmaxRow, softmax: bool, shifted: bool, catalog: Catalo
     head += [to_mathml(f"a_{{{q} j}}"), "%"]
     out.append('<table class="softmax"><thead><tr>' +
                "".join(f"<th>{cell}</th>" for cell in head) + "</tr></thead><tbody>")
-    out += [_softmax_entry(entry, softmax) for entry in row.entries]
+    found = _row_steps(row)
+
+    def tip(column: int, j: int) -> str:
+        if found is None or j < 0:
+            return ""
+        i, steps = found
+        step = steps[column] if column < len(steps) else steps[-1] if column == 2 else ""
+        return tips.get((step, i, j), "")
+
+    out += [_softmax_entry(entry, softmax, tip) for entry in row.entries]
     total = row.sum_shown or (f"= {row.total.exact}" if row.total.is_exact
                               else f"\\approx {row.total.decimal}")
     sums = [words(catalog.text("step.weights_sum_row")), "", ""]
@@ -122,7 +153,8 @@ def _output_html(row: OutputRow, catalog: Catalog) -> str:
     return "\n".join(out)
 
 
-def expansion_html(row: Expansion, normalisation: str, shifted: bool, catalog: Catalog) -> str:
+def expansion_html(row: Expansion, normalisation: str, shifted: bool, catalog: Catalog,
+                   tips: Tips = EMPTY_TIPS) -> str:
     """One row written out; a softmax row by its step's ``normalisation`` ("softmax", or
     "sum": the scores divided by their sum) and whether its scores were ``shifted`` by
     the row's maximum."""
@@ -136,7 +168,7 @@ def expansion_html(row: Expansion, normalisation: str, shifted: bool, catalog: C
                  for e in row.entries]
         return _title("step.row_heading", row.query, row.token, catalog) + _chain(lines)
     if isinstance(row, SoftmaxRow):
-        return _softmax_html(row, normalisation == "softmax", shifted, catalog)
+        return _softmax_html(row, normalisation == "softmax", shifted, catalog, tips)
     if isinstance(row, OutputRow):
         return _output_html(row, catalog)
     assert isinstance(row, ProductRow)
@@ -147,12 +179,14 @@ def expansion_html(row: Expansion, normalisation: str, shifted: bool, catalog: C
     return title + _chain(lines)
 
 
-def expansions_html(step: StepModel, catalog: Catalog) -> str:
-    """Every row the step writes out, in a section of its own ("" when none)."""
+def expansions_html(step: StepModel, catalog: Catalog, tips: Tips = EMPTY_TIPS) -> str:
+    """Every row the step writes out, in a section of its own ("" when none); ``tips``:
+    the tip of each matrix entry the page shows, by (step, row, column), 0-based."""
     if not step.expansions:
         return ""
     normalisation = step.info.get("normalisation", "softmax")
     shifted = bool(step.info.get("shifted"))
     return '<div class="worked">' + "\n".join(
-        expansion_html(row, normalisation, shifted, catalog) for row in step.expansions) + \
+        expansion_html(row, normalisation, shifted, catalog, tips)
+        for row in step.expansions) + \
         "</div>"
