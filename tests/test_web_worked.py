@@ -70,6 +70,12 @@ def test_scores_are_written_out_term_by_term(page: str) -> None:
     worked = _text(_section(page, "scores"))
     # s_{2,1} = q_{2,1} k_{1,1} = 2 · 1 = 2
     assert "=2·1=2" in worked.replace(" ", "")
+    # each line's left side, focused, shows the exact score it works out (1, 0, 2, 0)
+    chains = re.findall(r'<table class="chain">.*?</table>', _section(page, "scores"), re.S)
+    tips = [unescape(t) for chain in chains
+            for t in re.findall(r'<span class="tip"[^>]*>([^<]*)</span>', chain)]
+    assert [tip.split("\n")[0] for tip in tips] == ["exact: 1", "exact: 0", "exact: 2",
+                                                     "exact: 0"]
 
 
 def test_the_softmax_table_has_the_exponentials_their_sum_and_the_weights(page: str) -> None:

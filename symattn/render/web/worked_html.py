@@ -26,7 +26,7 @@ from symattn.messages import Catalog
 from symattn.render.web.mathml import prose_html, to_mathml
 from symattn.render.web.page import escape, tipped, words
 from symattn.render.worked.model import (Expansion, OutputRow, ProductRow, ScaledRow, ScoreRow,
-                                         SoftmaxEntry, SoftmaxRow, StepModel, Value)
+                                         Shown, SoftmaxEntry, SoftmaxRow, StepModel, Value)
 
 Chain = Sequence[tuple[str, str]]     # (left side, the rest) of each line, as LaTeX
 Tips = Mapping[tuple[str, int, int], str]    # a matrix entry's tip by (step, row, column)
@@ -43,11 +43,22 @@ def _title(key: str, query: str, token: str, catalog: Catalog) -> str:
     return f'<p class="row">{said}</p>'
 
 
-def _chain(lines: Chain) -> str:
-    """Equations one under another, lined up on their relation (a table of two columns)."""
-    rows = "".join(f'<tr><td class="lhs">{to_mathml(left) if left else ""}</td>'
-                   f"<td>{to_mathml(right)}</td></tr>" for left, right in lines)
-    return f'<table class="chain">{rows}</table>'
+def _chain(lines: Chain, tips: Sequence[str] = ()) -> str:
+    """Equations one under another, lined up on their relation (a table of two columns);
+    ``tips``: a line's left side, focused, shows its entry's tip."""
+    rows = []
+    for k, (left, right) in enumerate(lines):
+        shown = to_mathml(left) if left else ""
+        tip = tips[k] if k < len(tips) else ""
+        rows.append(f'<tr><td class="lhs">{_tipped(shown, tip) if left else ""}</td>'
+                    f"<td>{to_mathml(right)}</td></tr>")
+    return f'<table class="chain">{"".join(rows)}</table>'
+
+
+def _result_tip(shown: Sequence[Shown], step: str, tips: Tips) -> str:
+    """The tip of the entry a line works out (its number of ``step``), or ""."""
+    entry = next((s for s in shown if s.part == "entry" and s.step == step), None)
+    return tips.get((entry.step, entry.row, entry.column), "") if entry else ""
 
 
 def _sum_lines(lhs: str, symbolic: str, relation: str, substituted: str, terms: str,
@@ -135,7 +146,7 @@ def _softmax_html(row: SoftmaxRow, softmax: bool, shifted: bool, catalog: Catalo
     return "\n".join(out)
 
 
-def _output_html(row: OutputRow, catalog: Catalog) -> str:
+def _output_html(row: OutputRow, catalog: Catalog, step: str, tips: Tips) -> str:
     out = [_title("step.row_components", row.query, row.token, catalog)]
     if row.fully_masked:
         out.append(f"<p>{words(catalog.text('step.output_fully_masked'))}</p>")
@@ -149,28 +160,32 @@ def _output_html(row: OutputRow, catalog: Catalog) -> str:
     lines = [line for c in row.components for line in _sum_lines(
         c.lhs, c.symbolic, c.relation, c.substituted, c.terms, c.value.chain)]
     if lines:
-        out.append(_chain(lines))
+        out.append(_chain(lines, [tip for c in row.components
+                                  for tip in (_result_tip(c.shown, step, tips), "")]))
     return "\n".join(out)
 
 
 def expansion_html(row: Expansion, normalisation: str, shifted: bool, catalog: Catalog,
-                   tips: Tips = EMPTY_TIPS) -> str:
+                   tips: Tips = EMPTY_TIPS, step: str = "") -> str:
     """One row written out; a softmax row by its step's ``normalisation`` ("softmax", or
     "sum": the scores divided by their sum) and whether its scores were ``shifted`` by
-    the row's maximum."""
+    the row's maximum; ``tips``, by ``step``'s entries: what a result shows focused."""
     if isinstance(row, ScoreRow):
         lines = [line for e in row.entries for line in _sum_lines(
             e.lhs, e.symbolic, e.relation, e.substituted, e.terms, e.value.chain)]
+        results = [t for e in row.entries for t in (_result_tip(e.shown, step, tips), "")]
         note = f"<p>{words(catalog.text('step.scores_elided'))}</p>" if row.elided else ""
-        return _title("step.row_terms", row.query, row.token, catalog) + _chain(lines) + note
+        return _title("step.row_terms", row.query, row.token, catalog) + \
+            _chain(lines, results) + note
     if isinstance(row, ScaledRow):
         lines = [(e.lhs, f"= {e.substituted}" + ("" if e.masked else f" {e.value.chain}"))
                  for e in row.entries]
-        return _title("step.row_heading", row.query, row.token, catalog) + _chain(lines)
+        return _title("step.row_heading", row.query, row.token, catalog) + \
+            _chain(lines, [_result_tip(e.shown, step, tips) for e in row.entries])
     if isinstance(row, SoftmaxRow):
         return _softmax_html(row, normalisation == "softmax", shifted, catalog, tips)
     if isinstance(row, OutputRow):
-        return _output_html(row, catalog)
+        return _output_html(row, catalog, step, tips)
     assert isinstance(row, ProductRow)
     lines = [line for e in row.entries for line in _sum_lines(
         e.lhs, e.symbolic, e.relation, e.substituted, e.terms,
@@ -187,6 +202,6 @@ def expansions_html(step: StepModel, catalog: Catalog, tips: Tips = EMPTY_TIPS) 
     normalisation = step.info.get("normalisation", "softmax")
     shifted = bool(step.info.get("shifted"))
     return '<div class="worked">' + "\n".join(
-        expansion_html(row, normalisation, shifted, catalog, tips)
+        expansion_html(row, normalisation, shifted, catalog, tips, step.step)
         for row in step.expansions) + \
         "</div>"
