@@ -53,6 +53,7 @@ CONTINUES_ABOVE = re.compile(r"^[\s$&]*[=≈→][\s$&]*$")
 _WORDS = re.compile(r"(?<![\w])[^\W\d_]{2,20}(?: [^\W\d_]{2,20}){1,2}$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 _ARROW = re.compile(r"→|⇒|->|=>")
+_MARKUP = re.compile(r"`|\*\*")
 
 
 @dataclass
@@ -88,6 +89,8 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
 def _names_in(before: str) -> tuple[str, ...]:
     # an arrow ends what was said before it: "d_k = 2 → Output = [[...]]" names the output only
     before = _ARROW.split(_CALL.sub("", before.rstrip()).rstrip())[-1]
+    # Markdown's inline code and bold around a name: "- `q1 = [1, 0]`", "**K** = [[...]]"
+    before = _MARKUP.sub(" ", before)
     if not before.endswith(("=", "≈")):
         return _label(before)
     segments = re.split("[=≈]", before[:-1])

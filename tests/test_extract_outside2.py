@@ -1,0 +1,62 @@
+"""symattn check DOC without a spec on more forms worked examples take outside.
+
+Names inside Markdown's inline code or bold (``- `q1 = [1, 0]` ``, ``**K** = [[...]]``).
+Every document is written for the test; every expected value is computed here with
+NumPy, independently of the checker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symattn.extract.checking import check_draft
+from symattn.extract.document import from_text
+from symattn.extract.pipeline import extract
+from symattn.extract.scanner import scan
+from symattn.problem import spec
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    exp = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def _placed(text: str) -> list[tuple[int, str, str]]:
+    """(line, printed, verdict) of every placed number, over every example found."""
+    document = from_text(text)
+    found = []
+    for draft in extract(document).drafts:
+        check = check_draft(document, draft)
+        found += [(line, v.printed, v.verdict)
+                  for v, (line, _) in zip(check.report.verdicts, check.places)]
+    return found
+
+
+def _inputs(text: str) -> list[dict[str, list[list[float]]]]:
+    return [{name: [[float(entry.value) for entry in row] for row in rows]
+             for name, rows in spec.loads(draft.head).inputs.items()}
+            for draft in extract(from_text(text)).drafts]
+
+
+# ---------------------------------------------------------------- names in markup
+
+def test_a_name_in_inline_code_or_bold_names_its_group() -> None:
+    found = scan(from_text("- `q1 = [1, 0]`\n**K** = [[1, 0], [0, 1]]\n* `v_2` = [3, 4]\n"))
+    assert [g.names for g in found.groups] == [("q1",), ("K",), ("v_2",)]
+
+
+def test_vectors_listed_in_inline_code_are_the_inputs_and_a_slip_is_found() -> None:
+    queries = np.array([[1.0, 0.0], [0.0, 1.0]])
+    keys = np.array([[1.0, 1.0], [0.0, 2.0]])
+    values = np.array([[1.0, 0.0], [0.0, 1.0]])
+    weights = _softmax(queries @ keys.T / np.sqrt(2))
+    right, slipped = f"{weights[0, 0]:.3f}", f"{weights[0, 1] + 0.01:.3f}"
+    text = ("# Vectors\n\n**Word 1:**\n- `q1 = [1, 0]`\n- `k1 = [1, 1]`\n- `v1 = [1, 0]`\n\n"
+            "**Word 2:**\n- `q2 = [0, 1]`\n- `k2 = [0, 2]`\n- `v2 = [0, 1]`\n\n"
+            f"The weights of word 1 are `[{right}, {slipped}]`.\n")
+    assert _inputs(text)[0] == {"Q": queries.tolist(), "K": keys.tolist(),
+                                "V": values.tolist()}
+    verdicts = {(line, printed): verdict for line, printed, verdict in _placed(text)}
+    assert verdicts[(13, right)] == "ok"
+    # an unnamed row is placed by its values alone: the slip is suspicious, never right
+    assert verdicts[(13, slipped)] == "suspicious"
