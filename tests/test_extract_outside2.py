@@ -60,3 +60,30 @@ def test_vectors_listed_in_inline_code_are_the_inputs_and_a_slip_is_found() -> N
     assert verdicts[(13, right)] == "ok"
     # an unnamed row is placed by its values alone: the slip is suspicious, never right
     assert verdicts[(13, slipped)] == "suspicious"
+
+
+# ---------------------------------------------------------------- one line a token
+
+def test_a_query_key_and_value_on_each_token_line_are_stacked() -> None:
+    queries = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    keys = np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])
+    values = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+    lines = "\n\n".join(f'"{token}": Query = {q}, Key = {k}, Value = {v}'
+                        for token, q, k, v in zip(("cat", "sat", "mat"), queries.tolist(),
+                                                  keys.tolist(), values.tolist()))
+    weights = _softmax(queries @ keys.T / np.sqrt(2))
+    right = ", ".join(f"{w:.3f}" for w in weights[1])
+    text = f"# Tokens\n\n{lines}\n\nWeights of sat: [{right}]\n"
+    assert _inputs(text)[0] == {"Q": queries.tolist(), "K": keys.tolist(),
+                                "V": values.tolist()}
+    placed = _placed(text)
+    assert {verdict for line, _, verdict in placed} == {"ok"}
+    assert sorted(printed for line, printed, _ in placed if line == 9) == \
+        sorted(f"{w:.3f}" for w in weights[1])
+
+
+def test_rows_under_one_name_on_one_line_are_not_stacked() -> None:
+    # two keys on one line are no token lines: nothing is stacked from them
+    text = ("# T\n\nQuery = [1, 0], Query = [0, 1]\n\nKey = [1, 1], Key = [0, 1]\n\n"
+            "Value = [1, 0], Value = [0, 1]\n")
+    assert all(found.get("K") != [[1.0, 1.0], [0.0, 1.0]] for found in _inputs(text))
