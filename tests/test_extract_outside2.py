@@ -87,3 +87,33 @@ def test_rows_under_one_name_on_one_line_are_not_stacked() -> None:
     text = ("# T\n\nQuery = [1, 0], Query = [0, 1]\n\nKey = [1, 1], Key = [0, 1]\n\n"
             "Value = [1, 0], Value = [0, 1]\n")
     assert all(found.get("K") != [[1.0, 1.0], [0.0, 1.0]] for found in _inputs(text))
+
+
+# ---------------------------------------------------------------- products and their total
+
+def _products(query: np.ndarray, key: np.ndarray) -> str:
+    return " + ".join(f"{a:g}×{b:g}" for a, b in zip(query, key))
+
+
+def test_products_written_out_fix_the_score_their_total_stands_for() -> None:
+    queries = np.array([[0.2, 0.5, 0.1], [0.3, 0.4, 0.1]])
+    keys = np.array([[0.1, 0.3, 0.6], [0.2, 0.4, 0.7]])
+    scores = queries @ keys.T                     # row 2: 0.21, 0.29
+    slipped = scores[1, 1] - 0.03                 # 0.26 printed for 0.29
+    rows = "\n".join(f"{name} = [{', '.join(f'{v:g}' for v in row)}]"
+                     for letter, matrix in (("q", queries), ("k", keys), ("v", keys))
+                     for name, row in ((f"{letter}{i + 1}", r) for i, r in enumerate(matrix)))
+    text = (f"# Products\n\n{rows}\n\n"
+            f"Score of 2 on 1 = {_products(queries[1], keys[0])} = {scores[1, 0]:.2f}\n\n"
+            f"Score of 2 on 2 = {_products(queries[1], keys[1])} = {slipped:.2f}\n")
+    verdicts = {(line, printed): verdict for line, printed, verdict in _placed(text)}
+    assert verdicts[(10, f"{scores[1, 0]:.2f}")] == "ok"
+    assert verdicts[(12, f"{slipped:.2f}")] == "wrong"      # the factors fix its place
+
+
+def test_products_that_fit_several_entries_leave_a_slip_suspicious() -> None:
+    # q1·k1 and q1·k2 are both 1×1 + 0×0: which score a wrong total stands for is unsure
+    text = ("# Same\n\nq1 = [1, 0]\nk1 = [1, 0]\nk2 = [1, 0]\nv1 = [1, 0]\nv2 = [0, 1]\n\n"
+            "Score: 1×1 + 0×0 = 2\n")
+    verdicts = {(line, printed): verdict for line, printed, verdict in _placed(text)}
+    assert verdicts.get((9, "2")) in (None, "suspicious")
