@@ -117,3 +117,25 @@ def test_products_that_fit_several_entries_leave_a_slip_suspicious() -> None:
             "Score: 1×1 + 0×0 = 2\n")
     verdicts = {(line, printed): verdict for line, printed, verdict in _placed(text)}
     assert verdicts.get((9, "2")) in (None, "suspicious")
+
+
+# ---------------------------------------------------------------- names multiplied
+
+def test_two_names_multiplied_name_neither_of_the_vectors_after_them() -> None:
+    found = scan(from_text("q1 . k2 = [1, 0] . [0, 1] = 0\nq_1 · k_2 = [1, 0] · [0, 1] = 0\n"
+                           "We compute. K = [1, 2]\nscores = Q × K^T = [[1, 2]]\n"))
+    assert [g.names for g in found.groups] == [(), (), (), (), ("K",), ("scores",)]
+
+
+def test_a_dot_product_restated_does_not_start_another_example() -> None:
+    # "q1 . k1 = [...] . [...]" once named the query vector k1: an input printed with
+    # other values, so nothing after it was placed but what is certain
+    queries = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    keys = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
+    scaled = queries @ keys.T / np.sqrt(3)      # every entry 1/√3: which one is not sure
+    text = ("# Dot\n\nq1 = [1, 0, 0]\nk1 = [1, 1, 0]\nv1 = [1, 0, 0]\n"
+            "q2 = [0, 1, 0]\nk2 = [1, 1, 0]\nv2 = [0, 1, 0]\n\n"
+            "q1 . k1 = [1, 0, 0] . [1, 1, 0] = 1\n\n"
+            f"1 / 1.732 = {scaled[0, 0]:.3f}\n")
+    verdicts = {(line, printed): verdict for line, printed, verdict in _placed(text)}
+    assert verdicts[(12, f"{scaled[0, 0]:.3f}")] == "ok"
