@@ -139,3 +139,17 @@ def test_a_dot_product_restated_does_not_start_another_example() -> None:
             f"1 / 1.732 = {scaled[0, 0]:.3f}\n")
     verdicts = {(line, printed): verdict for line, printed, verdict in _placed(text)}
     assert verdicts[(12, f"{scaled[0, 0]:.3f}")] == "ok"
+
+
+# ---------------------------------------------------------------- a printed vocabulary
+
+def test_token_ids_in_a_printed_dict_are_no_claims() -> None:
+    weights = _softmax(np.array([2.0, 1.0, 0.0]))
+    text = ("# Ids\n\n{'cat': 0, 'sat': 1, 'mat': 2}\n\nscores = [2, 1, 0]\n\n"
+            f"weights = [{', '.join(f'{w:.3f}' for w in weights)}]\n\n"
+            "{'cat': 0.665}\n")
+    placed = _placed(text)
+    assert [printed for line, printed, _ in placed if line == 3] == []
+    # a decimal under a quoted key is still read: the weight of "cat"
+    assert [(printed, verdict) for line, printed, verdict in placed if line == 9] == \
+        [(f"{weights[0]:.3f}", "ok")]

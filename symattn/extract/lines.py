@@ -60,6 +60,9 @@ _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+$")
 # a whole number that starts a product after "=" is a factor: "= 1×1 + 0×0 = 1"
 _FACTOR = re.compile(r"\s*[×*·]\s*[\d(]")
+# a whole number mapped from a quoted key in a printed dict, no claim: a vocabulary's
+# token ids ({'Life': 0, 'dessert': 1, ...}), a count
+_MAPPED_WHOLE = re.compile(r"\{[^{}\n]*['\"]\s*:\s*$")
 # a whole number as a keyword argument in code, no claim: axis=1, dim=-1, diagonal=1
 _KEYWORD_ARGUMENT = re.compile(r"[(,]\s*[A-Za-z_]\w*=$")
 # a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
@@ -166,7 +169,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
 
 def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
     """A number of the line that is no claim: "-inf" in prose, "step 3", "4 × 4",
-    "d_model = 4", a factor ("= 1×1 + 0×0"), "axis=1", a heading's "## 3.1"."""
+    "d_model = 4", a factor ("= 1×1 + 0×0"), "axis=1", a heading's "## 3.1", a token id
+    in a printed dict ("{'cat': 0, 'sat': 1}")."""
     if number.value is None or _SIZE.search(before) or \
             _HEADING.match(text, 0, number.start - base):
         return True
@@ -175,7 +179,8 @@ def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
     after = text[number.end - base:number.end - base + 12]
     call = text[max(0, number.start - base - 60):number.start - base]
     return not _AFTER_SIGN.search(before) or bool(_FACTOR.match(after)) or \
-        bool(_KEYWORD_ARGUMENT.search(call))
+        bool(_KEYWORD_ARGUMENT.search(call)) or \
+        bool(_MAPPED_WHOLE.search(text, 0, number.start - base))
 
 
 def _term_score(placer: Placer, number: Number, target: Target) -> float:
