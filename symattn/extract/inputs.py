@@ -213,12 +213,39 @@ def from_scores(group: Group) -> Proposal:
     return proposal
 
 
+def _stacked_rows(scanned: Scanned) -> dict[str, list[Group]]:
+    """The rows printed under ``Q``, ``K``, ``V`` (or their names spelled out), in order."""
+    rows: dict[str, list[Group]] = {"Q": [], "K": [], "V": []}
+    for group in scanned.groups:
+        letters = {_SPELLED.get(n.lower(), n.upper()) for n in group.names}
+        if group.shape[0] == 1 and len(letters & set(rows)) == 1:
+            rows[(letters & set(rows)).pop()].append(group)
+    return rows
+
+
+def _from_token_rows(scanned: Scanned, proposal: Proposal) -> bool:
+    """One line a token, each with its own query, key and value rows under the same names
+    (``"The": Query = [...], Key = [...], Value = [...]``): the rows stacked in order."""
+    rows = _stacked_rows(scanned)
+    count = len(rows["K"])
+    if count < 2 or any(len(found) != count for found in rows.values()) or \
+            any(len({g.line for g in found}) != count or len({g.shape for g in found}) != 1
+                for found in rows.values()) or rows["Q"][0].shape != rows["K"][0].shape:
+        return False
+    for name in "QKV":
+        proposal.inputs[name] = [_cells(group)[0] for group in rows[name]]
+        proposal.used.extend(rows[name])
+    proposal.notes.append(_note("matrices", lines=_lines(proposal.used)))
+    return True
+
+
 def propose(scanned: Scanned) -> Proposal:
     """The inputs of the computation the named matrices make, or an empty proposal."""
     named = _named(scanned)
     proposal = Proposal()
     if not any(way(named, proposal) for way in (_from_projections, _from_matrices,
-                                                 _from_vectors, _from_named_scores)):
+                                                 _from_vectors, _from_named_scores)) and \
+            not _from_token_rows(scanned, proposal):
         return proposal
     return with_mask(scanned, proposal)
 

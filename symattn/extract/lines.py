@@ -5,6 +5,7 @@ every printed vector or matrix is ``g``; patterns on the skeleton give the
 numbers their roles:
 
     n×n + n×n + ... = n + n + ... = n    factors, terms and total of a written-out sum (or ≈)
+    n×n + n×n + ... = n                  factors and total (the factors fix the entry)
     e^n = n, exp(n) = n                  a scaled score and its exponential
     n / n = n, n / n → n%                score / divisor = scaled; exp / sum = weight
     \frac{n}{n} = n                      the same in LaTeX
@@ -20,6 +21,7 @@ from __future__ import annotations
 __all__ = ["place_line", "vector_sums"]
 
 import dataclasses
+import itertools
 import math
 import re
 from typing import Sequence
@@ -35,6 +37,9 @@ N, G = "\ue000", "\ue001"
 _TIMES = r"\s*[×*·x]\s*"
 _SUM = re.compile(rf"(?:(?P<factors>(?:{N}{_TIMES}{N}\s*\+\s*)+{N}{_TIMES}{N})\s*[=≈]\s*)?"
                   rf"(?P<terms>(?:{N}\s*\+\s*)+{N})\s*[=≈]\s*{N}")
+# the products written out and their total, no terms between: 0.3×0.1 + 0.4×0.3 = 0.15
+_PRODUCTS = re.compile(rf"(?P<factors>(?:{N}{_TIMES}{N}\s*\+\s*)+{N}{_TIMES}{N})\s*[=≈]\s*{N}"
+                       rf"(?!{_TIMES}|\s*[+\-−/^])")
 _EXP = re.compile(rf"(?:e\^\(?\s*|exp\(\s*){N}\s*\)?\s*[=≈]\s*{N}")
 # a / b, and LaTeX's \frac{a}{b}
 _DIVISION = re.compile(rf"(?:{N}\s*/\s*{N}|\\[dt]?frac\s*\{{\s*{N}\s*\}}\s*\{{\s*{N}\s*\}})"
@@ -55,6 +60,9 @@ _SIZE = re.compile(r"(?:(?:\b[dn]_?\w*|\w*dim\w*|\w*heads?\w*|\b[hTBnmL]|"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+$")
 # a whole number that starts a product after "=" is a factor: "= 1×1 + 0×0 = 1"
 _FACTOR = re.compile(r"\s*[×*·]\s*[\d(]")
+# a whole number mapped from a quoted key in a printed dict, no claim: a vocabulary's
+# token ids ({'Life': 0, 'dessert': 1, ...}), a count
+_MAPPED_WHOLE = re.compile(r"\{[^{}\n]*['\"]\s*:\s*$")
 # a whole number as a keyword argument in code, no claim: axis=1, dim=-1, diagonal=1
 _KEYWORD_ARGUMENT = re.compile(r"[(,]\s*[A-Za-z_]\w*=$")
 # a weight times a value vector: 0.309 × v_1, 0.5 × [2, 8, 0], LaTeX's 0.5\begin{bmatrix}...
@@ -115,8 +123,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
     notebook's output ``927``), which is a claim where it is exactly a quantity."""
     line = _Line(text, base, singles, groups)
     placed: list[Placement] = []
-    for pattern, rule in ((_SUM, _sums), (_DOT, _dots), (_EXP, _exps), (_DIVISION, _divisions),
-                          (_SQRT, _roots), (_WEIGHT, _weights)):
+    for pattern, rule in ((_SUM, _sums), (_DOT, _dots), (_PRODUCTS, _products), (_EXP, _exps),
+                          (_DIVISION, _divisions), (_SQRT, _roots), (_WEIGHT, _weights)):
         for match in list(pattern.finditer(line.skeleton)):
             numbers = line.numbers_in(match.start(), match.end())
             if any(n.start in line.done for n in numbers):
@@ -161,7 +169,8 @@ def place_line(placer: Placer, text: str, base: int, singles: list[Number],
 
 def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
     """A number of the line that is no claim: "-inf" in prose, "step 3", "4 × 4",
-    "d_model = 4", a factor ("= 1×1 + 0×0"), "axis=1", a heading's "## 3.1"."""
+    "d_model = 4", a factor ("= 1×1 + 0×0"), "axis=1", a heading's "## 3.1", a token id
+    in a printed dict ("{'cat': 0, 'sat': 1}")."""
     if number.value is None or _SIZE.search(before) or \
             _HEADING.match(text, 0, number.start - base):
         return True
@@ -170,7 +179,8 @@ def _no_claim(text: str, base: int, number: Number, before: str) -> bool:
     after = text[number.end - base:number.end - base + 12]
     call = text[max(0, number.start - base - 60):number.start - base]
     return not _AFTER_SIGN.search(before) or bool(_FACTOR.match(after)) or \
-        bool(_KEYWORD_ARGUMENT.search(call))
+        bool(_KEYWORD_ARGUMENT.search(call)) or \
+        bool(_MAPPED_WHOLE.search(text, 0, number.start - base))
 
 
 def _term_score(placer: Placer, number: Number, target: Target) -> float:
@@ -257,6 +267,44 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
         found = dataclasses.replace(found, confidence="likely",
                                     why=found.why + " (the sum of its printed terms)")
         placer.remember(found)
+    return placements + ([found] if found else [])
+
+
+def _factor_fits(placer: Placer, factors: Sequence[Number]
+                 ) -> list[tuple[Target, list[Target]]]:
+    """The entries whose terms are exactly the printed products, each with the places of
+    the factors (a row of Q and a column of K; a weight and an entry of V)."""
+    shapes = placer.candidates.shapes
+    count = len(factors) // 2
+    found = []
+    for step in shapes:
+        if split_name(step)[1] not in _TERM_STEPS or term_count(step, shapes) != count:
+            continue
+        operands = placer.derivation_operands(step)
+        rows, columns = shapes[step]
+        for i, j in itertools.product(range(rows), range(columns)):
+            targets = [Target(f.step, f.row, f.column) for k in range(count)
+                       for f in claim_term(step, i, j, k, operands)]
+            if _all_fit(placer, factors, targets):
+                found.append((Target(step, i, j), targets))
+    return found
+
+
+def _products(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
+              ) -> list[Placement]:
+    """``a×b + c×d = t``: the factors printed exactly fix the entry ``t`` is the total of
+    (certain when one entry fits them, or the total fits the one chosen)."""
+    factors, total = numbers[:-1], numbers[-1]
+    fitting = _factor_fits(placer, factors)
+    if not fitting:
+        return []
+    target, factor_targets = max(fitting, key=lambda f: placer.score(total, f[0]))
+    sure = len(fitting) == 1 or placer.score(total, target) == 1.0
+    placements = [found for number, factor in zip(factors, factor_targets)
+                  if (found := placer.place_single(number, must=factor,
+                                                   why="a factor of the sum written out"))]
+    found = placer.place_single(total, must=target, why="the total of the products written out",
+                                anchored=sure)
     return placements + ([found] if found else [])
 
 

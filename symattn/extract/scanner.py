@@ -53,6 +53,11 @@ CONTINUES_ABOVE = re.compile(r"^[\s$&]*[=≈→][\s$&]*$")
 _WORDS = re.compile(r"(?<![\w])[^\W\d_]{2,20}(?: [^\W\d_]{2,20}){1,2}$")
 _CALL = re.compile(r"(?:(?:np|torch|numpy)\.)?(?:array|tensor|matrix)\(\s*$")
 _ARROW = re.compile(r"→|⇒|->|=>")
+_MARKUP = re.compile(r"`|\*\*")
+# two names multiplied: "q1 . k1", "q_1 · k_2", "Q × K^T" (a sentence's full stop has no
+# space before it: "We compute. K = [...]" names K)
+_NAMES_MULTIPLIED = re.compile(r"(?:^|[\s(])[^\W\d_][\w^]*\s*(?:\s\.\s|[·⋅×*@])\s*"
+                               r"[^\W\d_][\w^]*\s*$")
 
 
 @dataclass
@@ -88,11 +93,15 @@ def _names(document: Document, start: int, floor: int) -> tuple[str, ...]:
 def _names_in(before: str) -> tuple[str, ...]:
     # an arrow ends what was said before it: "d_k = 2 → Output = [[...]]" names the output only
     before = _ARROW.split(_CALL.sub("", before.rstrip()).rstrip())[-1]
+    # Markdown's inline code and bold around a name: "- `q1 = [1, 0]`", "**K** = [[...]]"
+    before = _MARKUP.sub(" ", before)
     if not before.endswith(("=", "≈")):
         return _label(before)
     segments = re.split("[=≈]", before[:-1])
     names = []
     for number, segment in enumerate(segments):
+        if _NAMES_MULTIPLIED.search(segment):
+            continue      # "q1 . k1 = [1, 0] . [1, 1]": the groups are its factors, not it
         segment = re.split(r"[:;.,(]\s|\s[-—–]\s", segment)[-1]
         match = _NAME.match(segment) or _NAME.match(segment.split("(")[-1])
         words = _WORDS.search(segment[-80:].rstrip())

@@ -38,7 +38,8 @@ _ENGLISH = {"scores": "scores", "score": "scores", "attn_scores": "scores",
             "probs": "weights", "probabilities": "weights", "softmax_output": "weights",
             "softmax_outputs": "weights", "softmax_result": "weights",
             "softmax_values": "weights", "attention_probabilities": "weights",
-            "attention_probs": "weights"}
+            "attention_probs": "weights", "query": "Q", "queries": "Q", "key": "K",
+            "keys": "K", "value": "V", "values": "V"}
 # the steps named by words, and the step a word shared within a family names
 _FAMILIES = {"scores": "scores", "scaled": "scores", "masked": "scores",
              "weights": "weights", "output": "output"}
