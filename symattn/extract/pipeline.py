@@ -42,6 +42,7 @@ from symattn.extract.weighted_sums import one_row_of_weights
 from symattn.extract.scanner import Group, Number, Scanned, scan
 from symattn.extract.structure import continued, table_columns
 from symattn.problem import spec as spec_reader
+from symattn.problem.problem import Problem
 from symattn.verify.claims import read_claims
 
 SIDE_LINES = 20            # a side calculation is placed over its line and the 20 after it
@@ -345,37 +346,27 @@ def _valid(placements: list[Placement], candidates: Candidates) -> list[Placemen
     return kept
 
 
-def _temperature(mapping: Mapping[str, Any]) -> Fraction:
-    """A spec's temperature (1 when it gives none or one that is not a number)."""
-    options = mapping.get("options")
-    value = options.get("temperature", 1) if isinstance(options, Mapping) else 1
+def _settings(problem: Problem) -> tuple[Fraction, int | None]:
+    """A spec's temperature (1 when it is not a rational number) and its d_k when it says
+    one (0: it does not scale the scores; None: it scales some other way)."""
     try:
-        return Fraction(str(value))
+        temperature = Fraction(str(problem.temperature))
     except (ValueError, ZeroDivisionError):
-        return Fraction(1)
-
-
-def _d_k(mapping: Mapping[str, Any]) -> int | None:
-    """A spec's d_k when it says one (0: it does not scale the scores), else None."""
-    options = mapping.get("options")
-    if not isinstance(options, Mapping):
-        return None
-    d_k, scale = options.get("d_k"), options.get("scale")
-    if isinstance(d_k, int) and not isinstance(d_k, bool) and d_k > 0 and scale is None:
-        return d_k
-    words = ("none", "1", "off")
-    unscaled = scale == 1 or isinstance(scale, str) and scale.strip().lower() in words
-    return 0 if unscaled else None
+        temperature = Fraction(1)
+    if problem.scale is None:
+        return temperature, problem.d_k
+    return temperature, 0 if problem.scale == 1 else None
 
 
 def _draft(document: Document, scanned: Scanned, head: str, language: str,
            reasons: list[str], lines: tuple[int, int] | None = None,
-           source: str | None = None, others: list[tuple[int, int]] | None = None) -> Draft:
-    """``others``: the lines of the examples under other settings (only what their values
-    settle beyond doubt is placed there)."""
+           source: str | None = None, spec_settings: bool = False) -> Draft:
+    """``spec_settings``: the spec's setting tells which sections work the same inputs
+    under another one (only what their values settle beyond doubt is placed there)."""
     problem = spec_reader.loads(head, source or document.name + " (draft)")
     candidates = Candidates(derivation_pipeline.derive(problem))
-    placements, unplaced = _place(document, scanned, Placer(candidates), lines, others or [])
+    others = other_settings(document, *_settings(problem)) if spec_settings else []
+    placements, unplaced = _place(document, scanned, Placer(candidates), lines, others)
     return Draft(head, _valid(placements, candidates), unplaced, reasons, language, lines)
 
 
@@ -458,8 +449,7 @@ def extract(document: Document, spec_text: str | None = None,
         head = spec_head(spec_text)
         extraction.drafts.append(_draft(document, scanned, head, spoken or language,
                                         [f"inputs from {spec_name}"], source=spec_name,
-                                        others=other_settings(document, _temperature(mapping),
-                                                              _d_k(mapping))))
+                                        spec_settings=True))
         return extraction
     examples = find_examples(document, scanned, _scorer(document, scanned, language))
     if examples:   # what comes before the first example belongs to it
