@@ -21,7 +21,7 @@ not placed is listed at the end of the draft with its line.
 
 from __future__ import annotations
 
-__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score", "heading_step",
+__all__ = ["Placement", "Placer", "CONFIDENCES", "entry_score", "heading_step", "sums_to_one",
            "whole_numbers", "CARRIED"]
 
 import bisect
@@ -104,14 +104,17 @@ def probability_rows(group: Group) -> bool:
     >>> [probability_rows(g) for g in scan(from_text("[0.71, 0.23, 0.06] [0.5, 0.7]")).groups]
     [True, False]
     """
-    for row in group.rows:
-        values = [v for n in row if (v := n.magnitude) is not None and v >= 0]
-        if len(values) < len(row):
-            return False
-        slack = sum(Fraction(1, 2 * 10 ** (n.places + 2 * n.percent)) for n in row)
-        if abs(sum(values, Fraction(0)) - 1) > slack:
-            return False
-    return True
+    return all(sums_to_one(row) for row in group.rows)
+
+
+def sums_to_one(row: Sequence[Number]) -> bool:
+    """A distribution as printed: no negative number, and a sum that their rounding can
+    make 1 (half a unit in the last place each; a percentage as its hundredth)."""
+    values = [v for n in row if (v := n.magnitude) is not None and v >= 0]
+    if len(values) < len(row):
+        return False
+    slack = sum(Fraction(1, 2 * 10 ** (n.places + 2 * n.percent)) for n in row)
+    return abs(sum(values, Fraction(0)) - 1) <= slack
 
 
 def entry_score(number: Number, value: float) -> float:

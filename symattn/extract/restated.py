@@ -23,7 +23,7 @@ import re
 from typing import Sequence
 
 from symattn.derivation.names import split_name
-from symattn.extract.place import Placement, Placer, probability_rows
+from symattn.extract.place import Placement, Placer, sums_to_one
 from symattn.extract.scanner import Group, Number
 from symattn.verify.claims import Target
 
@@ -92,8 +92,7 @@ def _distribution(placer: Placer, run: list[Number]) -> list[Placement]:
     many as a row of weights has: a row of weights in prose ("22% and 78%, and 0%"),
     on the row they fit best. Only the values say which row, so the place is never
     certain: a slip there is suspicious, not wrong."""
-    if len(run) < 2 or not probability_rows(Group((tuple(run),), run[0].start,
-                                                  run[-1].end, ())):
+    if len(run) < 2 or not sums_to_one(run):
         return []
     rows = [(step, i) for step, (count, columns) in placer.candidates.shapes.items()
             if split_name(step)[1] == "weights" and columns == len(run)
@@ -102,13 +101,8 @@ def _distribution(placer: Placer, run: list[Number]) -> list[Placement]:
         return []
     step, i = max(rows, key=lambda r: sum(placer.score(n, Target(r[0], r[1], j))
                                           for j, n in enumerate(run)))
-    found = []
-    for j, number in enumerate(run):
-        placed = placer.place_single(number, must=Target(step, i, j),
-                                     why="percentages that add up to 100%, a row of weights")
-        if placed is not None:
-            found.append(placed)
-    return found
+    return _on_targets(placer, run, [Target(step, i, j) for j in range(len(run))],
+                       "percentages that add up to 100%, a row of weights", False)
 
 
 def _retold_single(text: str, ends: dict[int, tuple[Placement, int]], number: Number
@@ -137,12 +131,18 @@ def _same_place(placer: Placer, numbers: Sequence[Number], indexes: Sequence[int
     """``numbers`` on the targets ``indexes`` of ``source``, as anchored as it is."""
     found = []
     for number, index in zip(numbers, indexes):
-        placed = placer.place_single(number, must=source.targets[index],
-                                     why=f"restates {source.numbers[index].printed} "
-                                         f"(line {source.line})", anchored=source.anchored)
-        if placed is not None:
-            found.append(placed)
+        found += _on_targets(placer, [number], [source.targets[index]],
+                             f"restates {source.numbers[index].printed} (line {source.line})",
+                             source.anchored)
     return found
+
+
+def _on_targets(placer: Placer, numbers: Sequence[Number], targets: Sequence[Target],
+                why: str, anchored: bool) -> list[Placement]:
+    """Each number placed on its target, for ``why``."""
+    placed = (placer.place_single(n, must=t, why=why, anchored=anchored)
+              for n, t in zip(numbers, targets))
+    return [p for p in placed if p is not None]
 
 
 def repeated_rows(placer: Placer, groups: Sequence[Group], placements: list[Placement],
