@@ -35,8 +35,7 @@ from typing import Iterable, Sequence, Union
 
 from symattn.derivation.grids import Grid
 from symattn.render.text_table import aligned
-from symattn.render.web.tips import CERTIFIED
-from symattn.values.decimals import UndecidedError
+from symattn.render.web.tips import certified, certified_block
 from symattn.values.exact import Exact, exact_text
 from symattn.values.number_format import NumberFormat
 
@@ -135,26 +134,16 @@ def number(value: Exact, number_format: NumberFormat) -> Number:
     text and its certified digits in the same rounding and decimal mark."""
     from symattn.render.reports.shared import decimal
 
-    certain = NumberFormat(digits=CERTIFIED, rounding=number_format.rounding,
-                           locale=number_format.locale)
-    try:
-        certified = certain.format(value)
-    except UndecidedError:      # too large to write out: the tip says less
-        certified = None
-    return Number(decimal(value, number_format), exact_text(value), certified)
+    return Number(decimal(value, number_format), exact_text(value),
+                  certified(value, number_format))
 
 
 def grid_numbers(grid: Grid, number_format: NumberFormat, symbolic: str) -> list[list[Number]]:
     """Every entry of ``grid`` as a number (``symbolic`` shown where it has no decimal)."""
     rows, columns = tuple(grid.rows()), tuple(grid.columns())
     shown = number_format.format_block(grid, rows, columns)
-    certain = NumberFormat(digits=CERTIFIED, rounding=number_format.rounding,
-                           locale=number_format.locale)
-    try:
-        certified = certain.format_block(grid, rows, columns)
-    except UndecidedError:      # a number too large to write out: the tip says less
-        certified = tuple(tuple(None for _ in columns) for _ in rows)
-    return [[Number(shown[r][c] or symbolic, grid.text(i, j), certified[r][c])
+    digits = certified_block(grid, rows, columns, number_format)
+    return [[Number(shown[r][c] or symbolic, grid.text(i, j), digits[r][c])
              for c, j in enumerate(columns)] for r, i in enumerate(rows)]
 
 

@@ -32,12 +32,11 @@ from symattn.render.web.claims_html import Mark, printed_marks
 from symattn.render.web.mathml import prose_html, to_mathml
 from symattn.render.web.page import escape, filled, page, tipped, words
 from symattn.render.web.report_html import report_section
-from symattn.render.web.tips import CERTIFIED, number_tip
+from symattn.render.web.tips import CERTIFIED, certified_block, number_tip
 from symattn.render.web.worked_html import Tips, expansions_html
 from symattn.render import worked
 from symattn.derivation.names import base_name
 from symattn.render.worked.names import description, formula_words, heading
-from symattn.values.decimals import UndecidedError
 from symattn.values.number_format import NumberFormat
 from symattn.verify.verdicts import Report
 
@@ -49,12 +48,7 @@ _SIGNS = {"-inf": "−∞", "inf": "∞"}     # a masked score as the page print
 
 def certified_cells(step: Step, shown: StepView, number_format: NumberFormat) -> Cells:
     """The entries on show to ``CERTIFIED`` significant digits (None where undecidable)."""
-    chosen = NumberFormat(digits=CERTIFIED, rounding=number_format.rounding,
-                          locale=number_format.locale)
-    try:
-        return chosen.format_block(step.value, shown.rows, shown.columns)
-    except UndecidedError:     # a number too large to write out: the tip says less
-        return tuple(tuple(None for _ in shown.columns) for _ in shown.rows)
+    return certified_block(step.value, shown.rows, shown.columns, number_format)
 
 
 def _widths(step: StepView) -> list[int]:

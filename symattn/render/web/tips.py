@@ -9,12 +9,40 @@
 
 from __future__ import annotations
 
-__all__ = ["number_tip", "CERTIFIED", "EXACT_SHOWN"]
+__all__ = ["number_tip", "certified", "certified_block", "CERTIFIED", "EXACT_SHOWN"]
+
+from typing import Sequence
 
 from symattn.messages import Catalog
+from symattn.values.decimals import UndecidedError
+from symattn.values.exact import Exact
+from symattn.values.number_format import Block, NumberFormat
 
 CERTIFIED = 15          # significant digits a number's tip shows, every one proved
 EXACT_SHOWN = 200       # longer closed forms are left to derive --format json
+
+
+def _certain(number_format: NumberFormat) -> NumberFormat:
+    """``CERTIFIED`` significant digits, in the rounding and decimal mark of the page."""
+    return NumberFormat(digits=CERTIFIED, rounding=number_format.rounding,
+                        locale=number_format.locale)
+
+
+def certified(value: Exact, number_format: NumberFormat) -> str | None:
+    """A value's tip digits (None when it is too large to write out: the tip says less)."""
+    try:
+        return _certain(number_format).format(value)
+    except UndecidedError:
+        return None
+
+
+def certified_block(grid: Block, rows: Sequence[int], columns: Sequence[int],
+                    number_format: NumberFormat) -> tuple[tuple[str | None, ...], ...]:
+    """The tip digits of a block of a grid (all None where one is undecidable)."""
+    try:
+        return _certain(number_format).format_block(grid, rows, columns)
+    except UndecidedError:
+        return tuple(tuple(None for _ in columns) for _ in rows)
 
 
 def number_tip(exact: str | None, certified: str | None, catalog: Catalog,
