@@ -17,8 +17,9 @@ their whole heading only (its other words are prepositions: ``после``, ``po
 
 from __future__ import annotations
 
-__all__ = ["STEP_SYMBOLS", "STEP_WORDS", "step_named"]
+__all__ = ["STEP_SYMBOLS", "step_words", "step_named"]
 
+import functools
 import re
 
 from symattn import messages
@@ -69,14 +70,19 @@ def _catalog_words() -> dict[str, str]:
     return found
 
 
-STEP_WORDS = {**_catalog_words(), **_ENGLISH}
+@functools.cache
+def step_words() -> dict[str, str]:
+    """Every word and heading that names a step, English first (read from the catalogs
+    when a name is first looked up, not when extract is imported)."""
+    return {**_catalog_words(), **_ENGLISH}
 
 
 def step_named(name: str) -> str | None:
     """The step a name written before a matrix names (None for other names). Of several
     words, the last two or the last say in English ("the scaled scores", "Final
     Weights"); in the languages whose nouns come first ("Оценки внимания"), the first."""
-    found = STEP_SYMBOLS.get(name) or STEP_WORDS.get(name.lower())
+    words_of_steps = step_words()
+    found = STEP_SYMBOLS.get(name) or words_of_steps.get(name.lower())
     words = name.lower().split("_")
     if found is not None or len(words) < 2 or \
             not all(w.isalpha() and len(w) > 1 for w in words):
@@ -84,4 +90,4 @@ def step_named(name: str) -> str | None:
     tried = ["_".join(words[-2:]), words[-1]]
     if not name.isascii():
         tried = ["_".join(words[:2]), words[0]] + tried
-    return next((STEP_WORDS[w] for w in tried if w in STEP_WORDS), None)
+    return next((words_of_steps[w] for w in tried if w in words_of_steps), None)
