@@ -236,9 +236,7 @@ def _sums(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Numbe
     if not targets:
         return []
     target = targets[0]
-    operands = placer.derivation_operands(target.step)
-    factor_targets = [Target(f.step, f.row, f.column) for k in range(len(factors) // 2)
-                      for f in claim_term(target.step, target.row, target.column, k, operands)]
+    factor_targets = _factor_targets(placer, target, len(factors) // 2)
     term_targets = tuple(Target(target.step, target.row, target.column, "term", k)
                          for k in range(len(terms)))
     # A part's place is fixed, whatever its value, by the other parts fitting exactly: the
@@ -280,14 +278,19 @@ def _factor_fits(placer: Placer, factors: Sequence[Number]
     for step in shapes:
         if split_name(step)[1] not in _TERM_STEPS or term_count(step, shapes) != count:
             continue
-        operands = placer.derivation_operands(step)
         rows, columns = shapes[step]
         for i, j in itertools.product(range(rows), range(columns)):
-            targets = [Target(f.step, f.row, f.column) for k in range(count)
-                       for f in claim_term(step, i, j, k, operands)]
+            targets = _factor_targets(placer, Target(step, i, j), count)
             if _all_fit(placer, factors, targets):
                 found.append((Target(step, i, j), targets))
     return found
+
+
+def _factor_targets(placer: Placer, entry: Target, count: int) -> list[Target]:
+    """The places of the factors of an entry's first ``count`` terms, in order."""
+    operands = placer.derivation_operands(entry.step)
+    return [Target(f.step, f.row, f.column) for k in range(count)
+            for f in claim_term(entry.step, entry.row, entry.column, k, operands)]
 
 
 def _products(placer: Placer, line: _Line, match: re.Match[str], numbers: list[Number]
